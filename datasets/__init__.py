@@ -1,0 +1,1 @@
+"""Synthetic photo generator and YOLO dataset tools."""

@@ -1,0 +1,96 @@
+"""Reading and writing YOLO-format datasets (``images/``, ``labels/``, ``data.yaml``)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from xingzi.engine.tiles import CLASS_NAMES
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+def data_yaml_text(root: str | Path = ".", train: str = "images", val: str = "images") -> str:
+    """data.yaml with the 31 class names generated from the tile enum."""
+    lines = [f"path: {Path(root).as_posix()}", f"train: {train}", f"val: {val}",
+             f"nc: {len(CLASS_NAMES)}", "names:"]
+    lines += [f"  {i}: {name}" for i, name in enumerate(CLASS_NAMES)]
+    return "\n".join(lines) + "\n"
+
+
+def read_labels(path: str | Path) -> np.ndarray:
+    """(N, 5) float array ``cls cx cy w h`` (normalised). Missing file → empty array.
+
+    Polygon rows (more than 5 numbers) are reduced to their bounding box.
+    """
+    p = Path(path)
+    if not p.exists():
+        return np.zeros((0, 5), np.float64)
+    rows = []
+    for lineno, line in enumerate(p.read_text().splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            values = [float(v) for v in parts]
+        except ValueError as e:
+            raise ValueError(f"{p}:{lineno}: expected numbers 'cls cx cy w h', got {line!r}") from e
+        if len(values) == 5:
+            rows.append(values)
+        elif len(values) >= 7 and len(values) % 2 == 1:
+            xs, ys = np.array(values[1::2]), np.array(values[2::2])
+            rows.append([values[0], (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2,
+                         xs.max() - xs.min(), ys.max() - ys.min()])
+        else:
+            raise ValueError(f"{p}:{lineno}: expected 5 numbers 'cls cx cy w h', got {len(values)}")
+    return np.array(rows, np.float64).reshape(-1, 5)
+
+
+def format_labels(rows: np.ndarray) -> str:
+    return "".join(f"{int(r[0])} {r[1]:.6f} {r[2]:.6f} {r[3]:.6f} {r[4]:.6f}\n" for r in rows)
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write via a temp file and rename, so a crash never leaves a half-written file."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def xyxy_to_yolo(xyxy: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Pixel boxes (N,4) → normalised cx cy w h (N,4)."""
+    b = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    return np.stack([(b[:, 0] + b[:, 2]) / 2 / width, (b[:, 1] + b[:, 3]) / 2 / height,
+                     (b[:, 2] - b[:, 0]) / width, (b[:, 3] - b[:, 1]) / height], axis=1)
+
+
+def yolo_to_xyxy(cxcywh: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Normalised cx cy w h (N,4) → pixel boxes (N,4)."""
+    b = np.asarray(cxcywh, np.float64).reshape(-1, 4)
+    return np.stack([(b[:, 0] - b[:, 2] / 2) * width, (b[:, 1] - b[:, 3] / 2) * height,
+                     (b[:, 0] + b[:, 2] / 2) * width, (b[:, 1] + b[:, 3] / 2) * height], axis=1)
+
+
+def image_files(images_dir: str | Path) -> list[Path]:
+    d = Path(images_dir)
+    return sorted(p for p in d.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+
+
+def label_path_for(image_path: str | Path) -> Path:
+    """YOLO convention: the last ``images`` folder in the path becomes ``labels``, suffix .txt."""
+    parts = list(Path(image_path).parts)
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] == "images":
+            parts[i] = "labels"
+            break
+    return Path(*parts).with_suffix(".txt")

@@ -1,0 +1,130 @@
+"""The one parser and formatter of hand notation used by every tool and test.
+
+Tiles: mpsz runs (``123m456p789s``), dragons as 中/发/白 (also Z/F/B, ``5z``=白, ``6z``=发,
+``7z``=中, or words ``zhong``/``fa``/``bai``). Whitespace and commas between groups are ignored.
+A hand string may end with a separated winning tile: ``"12m456m789p22345s 3m"``.
+Melds: ``"pung 中"``, ``"kong 9p"``, ``"concealed_kong 4s"`` (also 碰/明杠/暗杠, ``ankong``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .melds import Meld, MeldKind
+from .tiles import SUITS, Tile
+
+_DRAGON_CHARS = {"中": Tile.ZHONG, "发": Tile.FA, "發": Tile.FA, "白": Tile.BAI,
+                 "Z": Tile.ZHONG, "F": Tile.FA, "B": Tile.BAI}
+_HONOR_Z = {"5": Tile.BAI, "6": Tile.FA, "7": Tile.ZHONG}
+_WORDS = re.compile(r"zhong|fa|bai", re.IGNORECASE)
+_MELD_KINDS = {
+    "pung": MeldKind.PUNG, "peng": MeldKind.PUNG, "碰": MeldKind.PUNG,
+    "kong": MeldKind.KONG, "gang": MeldKind.KONG, "minggang": MeldKind.KONG, "明杠": MeldKind.KONG,
+    "concealed_kong": MeldKind.CONCEALED_KONG, "ankong": MeldKind.CONCEALED_KONG,
+    "angang": MeldKind.CONCEALED_KONG, "暗杠": MeldKind.CONCEALED_KONG,
+}
+
+
+def parse_tiles(text: str) -> list[Tile]:
+    """Tiles in the order written. Raises ValueError naming the bad part."""
+    if not isinstance(text, str):
+        raise ValueError(f"expected a tile string such as '123m中中', got {type(text).__name__}")
+    tiles: list[Tile] = []
+    digits = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        word = _WORDS.match(text, i)
+        if ch.isdigit():
+            digits += ch
+        elif ch in SUITS or ch == "z":
+            if not digits:
+                raise ValueError(f"suit letter {ch!r} at position {i} in {text!r} has no digits before it")
+            for d in digits:
+                tiles.append(_number_tile(d, ch, text))
+            digits = ""
+        elif word and not digits:
+            tiles.append(Tile(word.group(0).lower()))
+            i = word.end()
+            continue
+        elif ch in _DRAGON_CHARS and not digits:
+            tiles.append(_DRAGON_CHARS[ch])
+        elif ch in " \t,;" and not digits:
+            pass
+        else:
+            expected = "a suit letter m/p/s/z after digits" if digits else "digits, m/p/s/z or 中/发/白"
+            raise ValueError(f"unexpected {ch!r} at position {i} in {text!r}: expected {expected}")
+        i += 1
+    if digits:
+        raise ValueError(f"digits {digits!r} at the end of {text!r} have no suit letter (m/p/s)")
+    return tiles
+
+
+def _number_tile(digit: str, suit: str, text: str) -> Tile:
+    if suit == "z":
+        if digit not in _HONOR_Z:
+            raise ValueError(f"'{digit}z' in {text!r}: only 5z=白, 6z=发, 7z=中 exist (no winds)")
+        return _HONOR_Z[digit]
+    if digit == "0":
+        raise ValueError(f"'0{suit}' in {text!r}: ranks are 1..9 (no red fives)")
+    return Tile(f"{digit}{suit}")
+
+
+def parse_hand(text: str) -> tuple[list[Tile], Tile | None]:
+    """A hand with an optional winning tile written last after whitespace.
+
+    ``"12m456m789p22345s 3m"`` gives the 14 tiles (winning tile included, last) and ``3m``.
+    Without a separated last group the winning tile is None.
+    """
+    parts = text.split()
+    if len(parts) >= 2:
+        last = parse_tiles(parts[-1])
+        if len(last) == 1:
+            return parse_tiles(" ".join(parts[:-1])) + last, last[0]
+    return parse_tiles(text), None
+
+
+def format_tiles(tiles: list[Tile] | tuple[Tile, ...], sort: bool = True) -> str:
+    """Compact notation: ``123m456p99s中中``. Unsorted keeps order, still grouping runs of a suit."""
+    seq = sorted(tiles) if sort else list(tiles)
+    out: list[str] = []
+    run = ""
+    suit = ""
+    for t in seq:
+        if t.suit is not None and t.suit == suit:
+            run += str(t.rank)
+            continue
+        if run:
+            out.append(run + suit)
+        run, suit = ("", "")
+        if t.suit is None:
+            out.append(t.symbol)
+        else:
+            run, suit = str(t.rank), t.suit
+    if run:
+        out.append(run + suit)
+    return "".join(out)
+
+
+def parse_meld(text: str) -> Meld:
+    """``"pung 中"`` → Meld(PUNG, 中)."""
+    parts = text.split() if isinstance(text, str) else []
+    if len(parts) != 2:
+        raise ValueError(
+            f"meld {text!r}: expected 'pung|kong|concealed_kong TILE', e.g. 'pung 中' or 'kong 9p'"
+        )
+    kind = _MELD_KINDS.get(parts[0].lower())
+    if kind is None:
+        raise ValueError(f"meld {text!r}: kind {parts[0]!r} is not one of pung, kong, concealed_kong")
+    tiles = parse_tiles(parts[1])
+    if len(tiles) == 1:
+        return Meld(kind, tiles[0])
+    if len(tiles) == kind.size and len(set(tiles)) == 1:
+        return Meld(kind, tiles[0])
+    raise ValueError(
+        f"meld {text!r}: a {kind.value} is {kind.size} copies of one tile; write the tile once, got {parts[1]!r}"
+    )
+
+
+def format_meld(meld: Meld) -> str:
+    return f"{meld.kind.value} {meld.tile.symbol}"

@@ -1,0 +1,1 @@
+"""Shipped detector weights, their model card, conversion and training scripts."""

@@ -1,0 +1,62 @@
+"""The vision boundary: detections as numpy arrays, independent of any detector library."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, CLASS_NAMES_CN, Tile
+
+
+@dataclass(frozen=True)
+class Detections:
+    """N detections in pixel coordinates of the image they came from.
+
+    xyxy: (N, 4) float32 boxes; cls: (N,) int64 class ids (0..29 faces, 30 ``back``);
+    conf: (N,) float32 scores. ``probs`` optionally holds (N, 31) per-class scores so that
+    later stages can offer second choices.
+    """
+
+    xyxy: np.ndarray
+    cls: np.ndarray
+    conf: np.ndarray
+    probs: np.ndarray | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        n = len(self.cls)
+        if self.xyxy.shape != (n, 4) or self.conf.shape != (n,):
+            raise ValueError(
+                f"detections need xyxy (N,4), cls (N,), conf (N,); got {self.xyxy.shape}, "
+                f"{self.cls.shape}, {self.conf.shape}"
+            )
+        if self.probs is not None and self.probs.shape != (n, len(CLASS_NAMES)):
+            raise ValueError(f"probs must be (N, {len(CLASS_NAMES)}), got {self.probs.shape}")
+
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32))
+
+    def __len__(self) -> int:
+        return len(self.cls)
+
+    def subset(self, mask: np.ndarray) -> Detections:
+        """Detections selected by a boolean mask or index array."""
+        probs = None if self.probs is None else self.probs[mask]
+        return Detections(self.xyxy[mask], self.cls[mask], self.conf[mask], probs)
+
+    @property
+    def centers(self) -> np.ndarray:
+        return (self.xyxy[:, :2] + self.xyxy[:, 2:]) / 2
+
+
+def class_name(cls_id: int, chinese: bool = False) -> str:
+    names = CLASS_NAMES_CN if chinese else CLASS_NAMES
+    if not 0 <= cls_id < len(names):
+        raise ValueError(f"class id must be 0..{len(names) - 1}, got {cls_id}")
+    return names[cls_id]
+
+
+def class_tile(cls_id: int) -> Tile | None:
+    """The face of a class id, or None for ``back``."""
+    return None if cls_id == BACK_CLASS else Tile.from_index(cls_id)

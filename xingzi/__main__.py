@@ -1,0 +1,3 @@
+from xingzi.cli import main
+
+raise SystemExit(main())
