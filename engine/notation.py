@@ -35,6 +35,10 @@ def parse_tiles(text: str) -> list[Tile]:
     while i < len(text):
         ch = text[i]
         word = _WORDS.match(text, i)
+        if word and not digits:
+            tiles.append(Tile(word.group(0).lower()))
+            i = word.end()
+            continue
         if ch.isdigit():
             digits += ch
         elif ch in SUITS or ch == "z":
@@ -43,10 +47,6 @@ def parse_tiles(text: str) -> list[Tile]:
             for d in digits:
                 tiles.append(_number_tile(d, ch, text))
             digits = ""
-        elif word and not digits:
-            tiles.append(Tile(word.group(0).lower()))
-            i = word.end()
-            continue
         elif ch in _DRAGON_CHARS and not digits:
             tiles.append(_DRAGON_CHARS[ch])
         elif ch in " \t,;" and not digits:
