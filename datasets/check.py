@@ -1,0 +1,234 @@
+"""Find label errors in a YOLO dataset (``xingzi dataset check``).
+
+Also holds the small dataset-walking helpers the other dataset tools share: which image goes with
+which label file, which label files have no image, and the class names a dataset declares.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from xingzi.datasets.yolo import IMAGE_SUFFIXES, image_files, label_path_for
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
+
+# A box may poke this far (normalised) past the border before it counts as outside: exporters round.
+EDGE_TOLERANCE = 0.005
+# Two boxes this similar mark the same tile twice.
+DUPLICATE_IOU = 0.9
+COPIES_PER_FACE = 4
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Issue:
+    severity: str  # ERROR or WARNING
+    kind: str  # short machine name: malformed, unknown-class, outside, duplicate, fifth-copy, ...
+    path: str
+    line: int | None
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    root: str
+    images: int
+    label_files: int
+    boxes: int
+    issues: tuple[Issue, ...]
+
+    @property
+    def errors(self) -> tuple[Issue, ...]:
+        return tuple(i for i in self.issues if i.severity == ERROR)
+
+    @property
+    def warnings(self) -> tuple[Issue, ...]:
+        return tuple(i for i in self.issues if i.severity == WARNING)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def counts_by_kind(self) -> dict[str, int]:
+        return dict(sorted(Counter(i.kind for i in self.issues).items()))
+
+    def to_dict(self) -> dict:
+        return {"root": self.root, "images": self.images, "label_files": self.label_files,
+                "boxes": self.boxes, "errors": len(self.errors), "warnings": len(self.warnings),
+                "by_kind": self.counts_by_kind(), "issues": [asdict(i) for i in self.issues]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
+
+    def format_text(self, max_per_kind: int = 20) -> str:
+        lines = [f"{self.root}: {self.images} images, {self.label_files} label files, {self.boxes} boxes"]
+        shown: Counter[str] = Counter()
+        for issue in self.issues:
+            shown[issue.kind] += 1
+            if shown[issue.kind] <= max_per_kind:
+                where = issue.path + (f":{issue.line}" if issue.line else "")
+                lines.append(f"  {issue.severity:7s} {issue.kind:14s} {where}: {issue.message}")
+        for kind, n in self.counts_by_kind().items():
+            if n > max_per_kind:
+                lines.append(f"  ... {n - max_per_kind} more {kind}")
+        summary = ", ".join(f"{k}={n}" for k, n in self.counts_by_kind().items()) or "none"
+        lines.append(f"{len(self.errors)} errors, {len(self.warnings)} warnings ({summary})")
+        return "\n".join(lines)
+
+
+def label_file_for(image: Path) -> Path:
+    """YOLO layout (``images/`` ↔ ``labels/``), or CVAT's label next to the image when there is no
+    ``images`` folder in the path."""
+    if "images" in image.parts:
+        return label_path_for(image)
+    return image.with_suffix(".txt")
+
+
+def dataset_pairs(root: str | Path) -> list[tuple[Path, Path]]:
+    """(image, label path) for every image under ``root``; the label file may not exist."""
+    r = Path(root)
+    if not r.is_dir():
+        raise FileNotFoundError(f"dataset folder not found: {r}")
+    return [(img, label_file_for(img)) for img in image_files(r) if not _hidden(img.relative_to(r))]
+
+
+def orphan_labels(root: str | Path) -> list[Path]:
+    """Label files inside a ``labels`` folder whose image (any image suffix) is missing."""
+    r = Path(root)
+    orphans = []
+    for txt in sorted(r.rglob("*.txt")):
+        rel = txt.relative_to(r)
+        if "labels" not in rel.parts or _hidden(rel):
+            continue
+        parts = list(txt.parts)
+        idx = len(parts) - 1 - parts[::-1].index("labels")
+        parts[idx] = "images"
+        stem = str(Path(*parts))[: -len(".txt")]  # not with_suffix: Roboflow stems contain dots
+        if not any(Path(stem + s).exists() or Path(stem + s.upper()).exists() for s in IMAGE_SUFFIXES):
+            orphans.append(txt)
+    return orphans
+
+
+def _hidden(rel: Path) -> bool:
+    return any(p.startswith(".") for p in rel.parts)
+
+
+def read_class_names(root: str | Path) -> tuple[str, ...] | None:
+    """Class names a dataset declares: data.yaml (``names`` as list or mapping), or a CVAT-style
+    ``obj.names`` / ``classes.txt``. None when it declares none (our class order is assumed)."""
+    r = Path(root)
+    for yaml_path in [r / "data.yaml", *sorted(r.glob("*.yaml"))]:
+        if yaml_path.exists():
+            import yaml  # PyYAML comes with ultralytics
+
+            doc = yaml.safe_load(yaml_path.read_text()) or {}
+            names = doc.get("names") if isinstance(doc, dict) else None
+            if isinstance(names, dict):
+                return tuple(str(names[k]) for k in sorted(names, key=int))
+            if isinstance(names, list):
+                return tuple(str(n) for n in names)
+    for txt_name in ("obj.names", "classes.txt"):
+        if (r / txt_name).exists():
+            return tuple(n.strip() for n in (r / txt_name).read_text().splitlines() if n.strip())
+    return None
+
+
+def parse_label_text(text: str) -> tuple[list[tuple[int, list[float]]], list[tuple[int, str]]]:
+    """Rows ``(line number, [cls cx cy w h])`` and malformed lines ``(line number, reason)``.
+    Polygon rows are reduced to their bounding box, as Ultralytics does."""
+    rows, bad = [], []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            values = [float(v) for v in parts]
+        except ValueError:
+            bad.append((lineno, f"expected numbers 'cls cx cy w h', got {line.strip()!r}"))
+            continue
+        if len(values) >= 7 and len(values) % 2 == 1:
+            xs, ys = np.array(values[1::2]), np.array(values[2::2])
+            values = [values[0], (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2,
+                      xs.max() - xs.min(), ys.max() - ys.min()]
+        elif len(values) != 5:
+            bad.append((lineno, f"expected 5 numbers 'cls cx cy w h', got {len(values)}"))
+            continue
+        rows.append((lineno, values))
+    return rows, bad
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU between every box of ``a`` (N,4 xyxy) and ``b`` (M,4 xyxy)."""
+    a = np.asarray(a, np.float64).reshape(-1, 4)
+    b = np.asarray(b, np.float64).reshape(-1, 4)
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.clip(rb - lt, 0, None).prod(axis=2)
+    area_a = (a[:, 2:] - a[:, :2]).clip(0).prod(axis=1)
+    area_b = (b[:, 2:] - b[:, :2]).clip(0).prod(axis=1)
+    union = area_a[:, None] + area_b[None, :] - inter
+    return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
+
+
+def check_label_text(text: str, path: str, names: tuple[str, ...] = CLASS_NAMES) -> tuple[list[Issue], int]:
+    """Issues in one label file's text, and the number of well-formed boxes."""
+    issues: list[Issue] = []
+    rows, bad = parse_label_text(text)
+    issues += [Issue(ERROR, "malformed", path, n, why) for n, why in bad]
+    good: list[tuple[int, list[float]]] = []
+    for lineno, (c, cx, cy, w, h) in rows:
+        if c != int(c) or not 0 <= c < len(names):
+            issues.append(Issue(ERROR, "unknown-class", path, lineno,
+                                f"class must be an integer 0..{len(names) - 1}, got {c:g}"))
+            continue
+        x1, y1, x2, y2 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+        if w <= 0 or h <= 0:
+            issues.append(Issue(ERROR, "empty-box", path, lineno, f"width and height must be > 0, got {w:g} x {h:g}"))
+            continue
+        t = EDGE_TOLERANCE
+        if x1 < -t or y1 < -t or x2 > 1 + t or y2 > 1 + t:
+            issues.append(Issue(ERROR, "outside", path, lineno,
+                                f"box {x1:.3f},{y1:.3f}..{x2:.3f},{y2:.3f} reaches outside the image (0..1)"))
+        good.append((lineno, [int(c), x1, y1, x2, y2]))
+    if len(good) > 1:
+        boxes = np.array([g[1][1:] for g in good])
+        iou = iou_matrix(boxes, boxes)
+        for i, j in zip(*np.nonzero(np.triu(iou, 1) > DUPLICATE_IOU), strict=True):
+            (li, ri), (lj, rj) = good[i], good[j]
+            same = ri[0] == rj[0]
+            what = f"same tile '{names[ri[0]]}' twice" if same else \
+                f"one tile labelled both '{names[ri[0]]}' and '{names[rj[0]]}'"
+            issues.append(Issue(ERROR, "duplicate", path, lj, f"{what} (IoU {iou[i, j]:.2f} with line {li})"))
+    counts = Counter(r[0] for _, r in good)
+    for c, n in sorted(counts.items()):
+        if c < min(BACK_CLASS, len(names)) and n > COPIES_PER_FACE and names[c] == CLASS_NAMES[c]:
+            issues.append(Issue(ERROR, "fifth-copy", path, None,
+                                f"'{names[c]}' labelled {n} times; a set has only {COPIES_PER_FACE} of each face"))
+    return issues, len(good)
+
+
+def check_dataset(root: str | Path) -> CheckReport:
+    """Check every label file under ``root``; images without a label file and label files without
+    an image are errors too (an empty label file is a deliberate background image)."""
+    r = Path(root)
+    pairs = dataset_pairs(r)
+    names = read_class_names(r) or CLASS_NAMES
+    issues: list[Issue] = []
+    boxes = label_files = 0
+    for image, label in pairs:
+        if not label.exists():
+            issues.append(Issue(ERROR, "unlabelled", str(image.relative_to(r)), None, "image has no label file"))
+            continue
+        label_files += 1
+        found, n = check_label_text(label.read_text(errors="replace"), str(label.relative_to(r)), names)
+        issues += found
+        boxes += n
+    for txt in orphan_labels(r):
+        issues.append(Issue(ERROR, "no-image", str(txt.relative_to(r)), None, "label file has no image"))
+    return CheckReport(str(r), len(pairs), label_files, boxes, tuple(issues))

@@ -1,0 +1,178 @@
+"""Pre-label a folder of photos with a detector (``xingzi label PHOTOS --out DATASET``).
+
+Writes a YOLO dataset (``images/``, ``labels/``, ``data.yaml``) and Label Studio files to correct
+the boxes in. Work is never lost: an existing label file is kept (corrected labels win) unless
+``overwrite`` is asked, and then it is backed up first; every file is written atomically, so an
+interrupted run simply resumes; a photo that cannot be read is reported and the rest go on.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from xingzi.datasets.labelstudio import save_label, write_labelstudio_files
+from xingzi.datasets.split import place_file
+from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, image_files, xyxy_to_yolo
+from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.vision.detections import Detections
+
+Predictor = Callable[[np.ndarray], Detections]
+# Photos are decoded at reduced size for the detector (boxes are stored normalised, so the scale
+# does not matter); the copy in the dataset keeps full resolution.
+DECODE_SIZE = (1280, 1280)
+
+
+@dataclass(frozen=True)
+class PrelabelReport:
+    out: str
+    photos: int
+    predicted: int  # label files written from the model this run
+    kept: int  # existing label files left alone (corrected labels win; resumed runs)
+    replaced: int  # with overwrite: changed after a backup
+    failed: tuple[tuple[str, str], ...]  # (photo, why) for photos that could not be read
+    predict_seconds: float  # reading + predicting + writing, for the photos predicted
+    tasks_file: str
+
+    @property
+    def photos_per_second(self) -> float:
+        return self.predicted / self.predict_seconds if self.predict_seconds > 0 else 0.0
+
+    def summary(self) -> str:
+        lines = [f"{self.out}: {self.photos} photos, {self.predicted} pre-labelled"
+                 f" ({self.photos_per_second:.2f} photos/s), {self.kept} existing labels kept,"
+                 f" {self.replaced} replaced (backups in labels_backup/), {len(self.failed)} failed"]
+        lines += [f"  skipped {p}: {why}" for p, why in self.failed]
+        lines.append(f"Label Studio: import {self.tasks_file} with labelling config labelstudio_config.xml")
+        return "\n".join(lines)
+
+
+def load_photo(path: Path) -> tuple[np.ndarray, bool]:
+    """(BGR image as the viewer sees it, reduced for speed; whether EXIF rotates it). Raises
+    OSError/ValueError for files that are not readable images."""
+    from PIL import Image, ImageOps
+
+    with Image.open(path) as im:
+        rotated = im.getexif().get(0x0112, 1) not in (1, None)
+        im.draft("RGB", DECODE_SIZE)  # JPEG: decode at 1/2..1/8 scale, much faster
+        rgb = ImageOps.exif_transpose(im).convert("RGB")
+        return np.ascontiguousarray(np.asarray(rgb)[:, :, ::-1]), rotated
+
+
+def store_photo(src: Path, dst: Path, rotated: bool, link: bool) -> None:
+    """Put the photo into the dataset; a rotated one is saved upright so every tool sees the same
+    pixels the boxes refer to."""
+    if not rotated:
+        place_file(src, dst, link)
+        return
+    if dst.exists():
+        return
+    from PIL import Image, ImageOps
+
+    tmp = dst.with_name(f".{dst.name}.tmp")
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    fmt = Image.registered_extensions().get(dst.suffix.lower(), "PNG")
+    with Image.open(src) as im:
+        ImageOps.exif_transpose(im).convert("RGB").save(tmp, format=fmt, quality=95)
+    tmp.replace(dst)
+
+
+def detections_to_label_text(dets: Detections, width: int, height: int) -> str:
+    """YOLO label text for detections in pixels of a ``width`` x ``height`` image; boxes clipped."""
+    xyxy = np.asarray(dets.xyxy, np.float64).reshape(-1, 4).copy()
+    xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, width)
+    xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, height)
+    cls = np.asarray(dets.cls, np.int64)
+    if len(cls) and (cls.min() < 0 or cls.max() >= len(CLASS_NAMES)):
+        raise ValueError(f"detector returned class ids outside 0..{len(CLASS_NAMES) - 1}: {sorted(set(cls))}")
+    keep = (xyxy[:, 2] > xyxy[:, 0]) & (xyxy[:, 3] > xyxy[:, 1])
+    rows = np.concatenate([cls[keep, None].astype(np.float64), xyxy_to_yolo(xyxy[keep], width, height)], axis=1)
+    return format_labels(rows)
+
+
+def dataset_name_for(photo: Path, photos_dir: Path) -> str:
+    """Photos in sub-folders get the folder in their name, so two ``IMG_0001.jpg`` cannot collide."""
+    return photo.relative_to(photos_dir).as_posix().replace("/", "__")
+
+
+def progress(items: list, desc: str, enabled: bool) -> Iterable:
+    if not enabled:
+        return items
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _plain_progress(items, desc)
+    return tqdm(items, desc=desc, unit="photo", file=sys.stderr)
+
+
+def _plain_progress(items: list, desc: str) -> Iterator:
+    n = len(items)
+    for i, item in enumerate(items, 1):
+        yield item
+        print(f"\r{desc}: {i}/{n} photos", end="\n" if i == n else "", file=sys.stderr, flush=True)
+
+
+def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predictor, overwrite: bool = False,
+                    link: bool = False, show_progress: bool = True, url_prefix: str | None = None,
+                    model_version: str = "xingzi") -> PrelabelReport:
+    """Pre-label every photo under ``photos_dir`` into the dataset ``out_dir``."""
+    src, out = Path(photos_dir), Path(out_dir)
+    if not src.is_dir():
+        raise FileNotFoundError(f"photo folder not found: {src}")
+    out_resolved = out.resolve()
+    photos = [p for p in image_files(src) if out_resolved not in p.resolve().parents]
+    if not photos:
+        raise ValueError(f"no photos ({', '.join(('.jpg', '.png', '.webp', '...'))}) found under {src}")
+    predicted = kept = replaced = 0
+    failed: list[tuple[str, str]] = []
+    seconds = 0.0
+    for photo in progress(photos, "pre-labelling", show_progress):
+        name = dataset_name_for(photo, src)
+        image_dst = out / "images" / name
+        label = out / "labels" / (Path(name).stem + ".txt")
+        if label.exists() and not overwrite:
+            if not image_dst.exists():
+                store_photo(photo, image_dst, _is_rotated(photo), link)
+            kept += 1
+            continue
+        t0 = time.perf_counter()
+        try:
+            image, rotated = load_photo(photo)
+            store_photo(photo, image_dst, rotated, link)
+        except (OSError, ValueError, SyntaxError) as e:  # PIL's errors for broken files
+            failed.append((str(photo), f"not a readable image ({e})"))
+            continue
+        dets = predict(image)
+        text = detections_to_label_text(dets, image.shape[1], image.shape[0])
+        status = save_label(out, label, text, replace=overwrite)
+        seconds += time.perf_counter() - t0
+        predicted += 1
+        replaced += status == "replaced"
+    if not (out / "data.yaml").exists():
+        atomic_write_text(out / "data.yaml", data_yaml_text(out.resolve()))
+    tasks = write_labelstudio_files(out, url_prefix, model_version)
+    return PrelabelReport(str(out), len(photos), predicted, kept, replaced, tuple(failed), seconds, str(tasks))
+
+
+def _is_rotated(photo: Path) -> bool:
+    from PIL import Image
+
+    try:
+        with Image.open(photo) as im:
+            return im.getexif().get(0x0112, 1) != 1
+    except OSError:
+        return False
+
+
+def detector_predictor(weights: str | None = None, imgsz: int = 640, conf: float = 0.25) -> Predictor:
+    """The shipped detector's ``predict`` (imports the vision stack only when called)."""
+    try:
+        from xingzi.vision.detector import Detector
+    except ImportError as e:
+        raise ValueError(f"the tile detector (xingzi.vision.detector) is not available: {e}") from e
+    return Detector(weights=weights, imgsz=imgsz, conf=conf).predict

@@ -1,0 +1,1 @@
+"""Synthetic phone photos of revealed Xingzi hands with exact YOLO labels."""

@@ -1,0 +1,104 @@
+"""Writing a synthetic YOLO dataset (images/, labels/, meta/, data.yaml) and the preview sheet."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, xyxy_to_yolo
+from xingzi.engine.tiles import CLASS_NAMES
+
+from . import faces
+from .generate import Sample, check_styles, render_sample
+
+
+def stem(seed: int, index: int) -> str:
+    return f"synth_s{seed}_{index:06d}"
+
+
+def label_text(sample: Sample) -> str:
+    yolo = xyxy_to_yolo(sample.boxes, sample.width, sample.height)
+    rows = np.column_stack([sample.classes.astype(np.float64), yolo]) if len(yolo) else np.zeros((0, 5))
+    return format_labels(rows)
+
+
+def write_sample(out: Path, name: str, sample: Sample) -> None:
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    tmp = out / "images" / f".{name}.jpg.tmp"
+    tmp.write_bytes(sample.jpeg)
+    tmp.replace(out / "images" / f"{name}.jpg")
+    atomic_write_text(out / "labels" / f"{name}.txt", label_text(sample))
+    atomic_write_text(out / "meta" / f"{name}.json", json.dumps(sample.meta, ensure_ascii=False, indent=1) + "\n")
+
+
+def _job(args: tuple) -> tuple[int, dict[int, int]]:
+    out, seed, index, imgsz, styles = args
+    sample = render_sample(seed, index, imgsz, styles)
+    write_sample(Path(out), stem(seed, index), sample)
+    return index, {int(c): int((sample.classes == c).sum()) for c in np.unique(sample.classes)}
+
+
+def warm_faces(styles: tuple[str, ...]) -> None:
+    """Build the face textures of ``styles`` now (they are cached per process)."""
+    for style in styles:
+        if style == "procedural":
+            for k in range(faces.PROCEDURAL_VARIANTS):
+                faces.procedural_set(k)
+        else:
+            faces.load_pack(style)
+
+
+def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, workers: int = 1,
+                     styles: tuple[str, ...] | None = None, start: int = 0) -> Iterator[tuple[int, dict]]:
+    """Write images ``start .. start+n-1``; yields (index, per-class counts) as each is done."""
+    if n < 1:
+        raise ValueError(f"--n must be at least 1, got {n}")
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    if imgsz < 64:
+        raise ValueError(f"--imgsz must be at least 64 pixels, got {imgsz}")
+    styles = check_styles(styles)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "data.yaml", data_yaml_text(out.resolve()))
+    jobs = [(str(out), seed, i, imgsz, styles) for i in range(start, start + n)]
+    if workers == 1:
+        yield from map(_job, jobs)
+        return
+    warm_faces(styles)  # built once here; forked workers inherit them
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    with ctx.Pool(workers) as pool:
+        yield from pool.imap_unordered(_job, jobs, chunksize=4)
+
+
+def draw_boxes(sample: Sample) -> np.ndarray:
+    img = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    for (x1, y1, x2, y2), c in zip(sample.boxes, sample.classes, strict=True):
+        colour = (0, 0, 255) if c != len(CLASS_NAMES) - 1 else (255, 160, 0)
+        cv2.rectangle(img, (int(x1), int(y1)), (int(x2), int(y2)), colour, 1, cv2.LINE_AA)
+        cv2.putText(img, CLASS_NAMES[int(c)], (int(x1) + 1, int(y1) + 9), cv2.FONT_HERSHEY_SIMPLEX, 0.3,
+                    (255, 255, 255), 1, cv2.LINE_AA)
+    return img
+
+
+def contact_sheet(seed: int = 0, count: int = 12, cols: int = 4, cell: int = 320, imgsz: int = 640,
+                  styles: tuple[str, ...] | None = None, boxes: bool = True) -> np.ndarray:
+    """A grid of generated photos (with their boxes and class names when ``boxes``)."""
+    if count < 1 or cols < 1:
+        raise ValueError(f"a contact sheet needs count >= 1 and cols >= 1, got {count} and {cols}")
+    rows = -(-count // cols)
+    sheet = np.full((rows * cell, cols * cell, 3), 24, np.uint8)
+    for i in range(count):
+        sample = render_sample(seed, i, imgsz, check_styles(styles))
+        img = draw_boxes(sample) if boxes else cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), 1)
+        s = cell / max(img.shape[:2])
+        img = cv2.resize(img, (int(img.shape[1] * s), int(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
+        r, c = divmod(i, cols)
+        y, x = r * cell + (cell - img.shape[0]) // 2, c * cell + (cell - img.shape[1]) // 2
+        sheet[y:y + img.shape[0], x:x + img.shape[1]] = img
+    return sheet

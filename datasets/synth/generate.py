@@ -1,0 +1,154 @@
+"""One synthetic photo: deal → layout → camera → table, shadows, tiles, fingers → camera effects → JPEG.
+
+Every random choice comes from ``numpy.random.default_rng([seed, index])``, so an image depends
+only on (seed, index, imgsz, styles) and not on how the work is split between processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from xingzi.engine.tiles import BACK_CLASS, Tile
+
+from . import faces
+from .hands import sample_deal
+from .photo import camera_effects, draw_fingers, draw_rack, draw_shadows, draw_table
+from .render import Colours, body_points, draw_tile
+from .scene import choose_camera, layout_deal
+
+# BGR back colours of real sets: greens, blues, yellow, orange, pink, red, dark
+BACK_COLOURS = [(60, 140, 40), (40, 95, 25), (80, 170, 90), (170, 100, 30), (200, 150, 70), (40, 190, 230),
+                (40, 140, 240), (150, 120, 230), (40, 40, 170), (60, 60, 60), (120, 180, 120)]
+PROCEDURAL_SHARE = 0.5  # the rest is spread evenly over the art packs
+MIN_VISIBLE = 0.35  # a tile cut by the photo's edge is labelled if this share of its box is inside
+MAX_COVERED = 0.6  # a tile whose box is covered more than this by fingers is not labelled
+
+
+@dataclass(frozen=True)
+class Sample:
+    jpeg: bytes
+    width: int
+    height: int
+    boxes: np.ndarray  # (N, 4) pixel xyxy, clipped to the image
+    classes: np.ndarray  # (N,) class ids (30 = back)
+    meta: dict
+
+
+def check_styles(styles: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    known = faces.style_names()
+    if not styles:
+        return tuple(known)
+    bad = [s for s in styles if s not in known]
+    if bad:
+        raise ValueError(f"unknown style(s) {', '.join(bad)}: expected some of {', '.join(known)}")
+    return tuple(styles)
+
+
+def _pick_style(rng: np.random.Generator, styles: tuple[str, ...]) -> str:
+    packs = [s for s in styles if s != "procedural"]
+    if "procedural" in styles and (not packs or rng.random() < PROCEDURAL_SHARE):
+        return "procedural"
+    return packs[rng.integers(len(packs))]
+
+
+def _image_size(rng: np.random.Generator, imgsz: int) -> tuple[int, int]:
+    aspect = (4 / 3, 3 / 4, 1.0, 16 / 9, 9 / 16)[rng.choice(5, p=[0.35, 0.35, 0.14, 0.08, 0.08])]
+    if aspect >= 1:
+        return imgsz, int(round(imgsz / aspect / 2) * 2)
+    return int(round(imgsz * aspect / 2) * 2), imgsz
+
+
+def expected_result(situation: dict) -> dict | None:
+    """The engine's result for the situation (None while the engine has no scorer).
+
+    A scorer failure must not stop a long generation run: it is recorded as ``{"error": ...}``
+    in the meta (and counted by ``xingzi synth``) instead.
+    """
+    try:
+        from xingzi.engine import score_situation
+    except ImportError:
+        return None
+    try:
+        return score_situation(situation)
+    except Exception as e:  # noqa: BLE001 - recorded in the meta, see docstring
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
+def _covered(mask: np.ndarray, box: tuple[float, ...]) -> float:
+    x1, y1, x2, y2 = (int(round(v)) for v in box)
+    roi = mask[y1:max(y2, y1 + 1), x1:max(x2, x1 + 1)]
+    return float(roi.mean()) if roi.size else 0.0
+
+
+def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ...] | None = None,
+                  pattern: str | None = None) -> Sample:
+    if imgsz < 64:
+        raise ValueError(f"imgsz must be at least 64 pixels, got {imgsz}")
+    styles = check_styles(styles)
+    rng = np.random.default_rng([seed, index])
+    deal = sample_deal(rng, pattern)
+    layout = layout_deal(deal, rng)
+    width, height = _image_size(rng, imgsz)
+    cam = choose_camera(layout, rng, width, height)
+    style = _pick_style(rng, styles)
+    face_set = faces.face_set(style, int(rng.integers(faces.PROCEDURAL_VARIANTS)))
+    plate = tuple(float(c) * rng.uniform(0.96, 1.02) for c in face_set.plate)
+    back = tuple(float(c) * rng.uniform(0.85, 1.1) for c in BACK_COLOURS[rng.integers(len(BACK_COLOURS))])
+    colours = Colours(back=back, plate=plate)
+    el = rng.uniform(np.radians(35), np.radians(80))
+    az = rng.uniform(0, 2 * np.pi)
+    light = np.array([np.cos(az) * np.cos(el), np.sin(az) * np.cos(el), np.sin(el)])
+    ambient = rng.uniform(0.5, 0.75)
+    gloss = (rng.uniform(0.0, 0.5), rng.uniform(8, 60))
+
+    pts = np.concatenate([body_points(layout.shape, t) for t in layout.tiles])
+    centre = (pts.min(0) + pts.max(0)) / 2
+    extent = float(np.max(pts.max(0) - pts.min(0)))
+    img = draw_table(cam, extent, centre, rng)
+    tile_px = cam.f * layout.shape.height / float(np.linalg.norm(cam.pos - centre))
+    on_table = [t for t in layout.tiles if t.centre[2] < layout.shape.height]
+    draw_shadows(img, cam, layout.shape, on_table, light, rng.uniform(0.25, 0.6), tile_px)
+    if layout.rack is not None:
+        r = layout.rack
+        draw_rack(img, cam, r.lo, r.hi, r.colour, light, ambient)
+    order = np.argsort([-np.linalg.norm(cam.pos - t.centre) for t in layout.tiles], kind="stable")
+    projected: dict[int, np.ndarray] = {}
+    for i in order:
+        t = layout.tiles[i]
+        tex = None if t.face_down else face_set.face(t.cls, tile_px)
+        projected[int(i)] = draw_tile(img, cam, layout.shape, t, tex, colours, light, ambient, gloss)
+    fingers = draw_fingers(img, rng) if rng.random() < 0.15 else None
+    img = camera_effects(img, rng)
+    quality = int(rng.integers(55, 96))
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:  # pragma: no cover - OpenCV always encodes a uint8 image
+        raise RuntimeError("JPEG encoding failed")
+
+    boxes, classes, tiles_meta = [], [], []
+    for i, t in enumerate(layout.tiles):
+        px = projected[i]
+        x1, y1 = px.min(0)
+        x2, y2 = px.max(0)
+        cx1, cy1, cx2, cy2 = max(x1, 0.0), max(y1, 0.0), min(x2, width), min(y2, height)
+        full = (x2 - x1) * (y2 - y1)
+        if cx2 - cx1 < 2 or cy2 - cy1 < 2 or (cx2 - cx1) * (cy2 - cy1) < MIN_VISIBLE * full:
+            continue
+        if fingers is not None and _covered(fingers, (cx1, cy1, cx2, cy2)) > MAX_COVERED:
+            continue
+        cls = BACK_CLASS if t.face_down else t.cls
+        xyxy = [round(float(v), 2) for v in (cx1, cy1, cx2, cy2)]
+        boxes.append(xyxy)
+        classes.append(cls)
+        tiles_meta.append({"cls": int(cls), "face": Tile.from_index(t.cls).value, "xyxy": xyxy, "group": t.group,
+                           "role": t.role, "sideways": bool(t.sideways), "face_down": bool(t.face_down)})
+    shown = sum(1 for t in tiles_meta if t["role"] != "loose")
+    situation = deal.situation()
+    meta = {"situation": situation, "expect": expected_result(situation), "style": face_set.name,
+            "pattern": deal.pattern, "layout": layout.kind, "standing": layout.standing,
+            "size": [width, height], "seed": seed,
+            "complete": shown == sum(1 for t in layout.tiles if t.role != "loose"), "index": index, "tiles": tiles_meta}
+    return Sample(buf.tobytes(), width, height, np.array(boxes, np.float64).reshape(-1, 4),
+                  np.array(classes, np.int64), meta)

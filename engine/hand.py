@@ -1,0 +1,135 @@
+"""The values scoring works on: Hand (the winner's tiles), Payer, WinContext. Built and checked
+here, so that scoring never sees a hand that could not exist on a table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .melds import Meld, MeldKind
+from .tiles import TILES, Tile
+
+FA_INDEX = Tile.FA.index
+EVENTS = ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "hai_di_pao",
+          "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
+SELF_DRAW_EVENTS = frozenset({"kong_bloom", "hai_di_lao_yue"})
+DISCARD_EVENTS = frozenset({"kong_tears", "robbing_kong", "hai_di_pao", "hui_tou", "wang_en"})
+
+
+@dataclass(frozen=True)
+class Hand:
+    """The winner's concealed tiles as a count vector (winning tile included), melds, 发 count."""
+
+    counts: tuple[int, ...]
+    win_tile: int
+    melds: tuple[Meld, ...] = ()
+    fa: int = 0
+
+    @property
+    def tiles(self) -> list[Tile]:
+        return [TILES[i] for i, n in enumerate(self.counts) for _ in range(n)]
+
+    @property
+    def n_sets(self) -> int:
+        """Sets the concealed tiles must still form (4 minus the melds)."""
+        return 4 - len(self.melds)
+
+
+@dataclass(frozen=True)
+class Payer:
+    """What a paying player shows in front of them (for 吃炮)."""
+
+    dealer: bool = False
+    fa: int = 0
+    melds: tuple[Meld, ...] = ()
+
+
+@dataclass(frozen=True)
+class WinContext:
+    """How the hand was won and who pays. ``payers`` as given (padding happens at settlement)."""
+
+    self_draw: bool = False
+    dealer: bool = False
+    events: frozenset[str] = frozenset()
+    payers: tuple[Payer, ...] = ()
+
+
+def make_hand(tiles: list[Tile], win_tile: Tile | None, melds: tuple[Meld, ...] = (), fa: int = 0) -> Hand:
+    """Check and build a Hand. Raises ValueError naming what is wrong."""
+    if not isinstance(fa, int) or isinstance(fa, bool) or not 0 <= fa <= 4:
+        raise ValueError(f"fa (发 in front of the winner) must be 0..4, got {fa!r}")
+    if len(melds) > 4:
+        raise ValueError(f"at most 4 melds, got {len(melds)}")
+    if Tile.FA in tiles:
+        raise ValueError("发 is a bonus tile and never part of a hand: set it aside and count it with fa=N")
+    expected = 14 - 3 * len(melds)
+    if len(tiles) != expected:
+        raise ValueError(
+            f"a winning hand with {len(melds)} meld(s) has {expected} tiles standing in the hand "
+            f"(winning tile included), got {len(tiles)}"
+        )
+    if win_tile is None:
+        raise ValueError("winning tile missing: give win_tile, or write the hand as '12m456m789p22345s 3m'")
+    if win_tile not in tiles:
+        raise ValueError(f"winning tile {win_tile.symbol} is not among the hand's tiles")
+    counts = [0] * len(TILES)
+    for t in tiles:
+        counts[t.index] += 1
+    _check_copies(counts, melds, "the winner's hand and melds")
+    return Hand(tuple(counts), win_tile.index, tuple(melds), fa)
+
+
+def _check_copies(counts: list[int], melds: tuple[Meld, ...], what: str) -> list[int]:
+    total = list(counts)
+    for m in melds:
+        total[m.tile.index] += m.kind.size
+    for i, n in enumerate(total):
+        if n > 4:
+            raise ValueError(f"{n} copies of {TILES[i].symbol} in {what}: a set has only 4 of each tile")
+    return total
+
+
+def make_context(hand: Hand, self_draw: bool, dealer: bool, events: list[str] | tuple[str, ...],
+                 payers: tuple[Payer, ...] = ()) -> WinContext:
+    """Check events and payers against the hand and build the WinContext."""
+    for e in events:
+        if e not in EVENTS:
+            raise ValueError(f"unknown event {e!r}; expected any of {', '.join(EVENTS)}")
+    ev = frozenset(events)
+    if self_draw and ev & DISCARD_EVENTS:
+        raise ValueError(f"event(s) {sorted(ev & DISCARD_EVENTS)} are wins on a discard, but self_draw is true")
+    if not self_draw and ev & SELF_DRAW_EVENTS:
+        raise ValueError(f"event(s) {sorted(ev & SELF_DRAW_EVENTS)} are self-drawn wins: set self_draw true")
+    if "kong_bloom" in ev and not any(m.kind is not MeldKind.PUNG for m in hand.melds):
+        raise ValueError("kong_bloom needs the kong just made among the winner's melds (e.g. 'kong 9p')")
+    if "robbing_kong" in ev and "kong_tears" in ev:
+        raise ValueError("robbing_kong and kong_tears cannot both happen on one tile")
+    limit = 3 if self_draw else 1
+    if len(payers) > limit:
+        raise ValueError(
+            f"{'a self-drawn win has 3 payers' if self_draw else 'a discard win has 1 payer (the discarder)'}, "
+            f"got {len(payers)}"
+        )
+    dealers = int(dealer) + sum(p.dealer for p in payers)
+    if dealers > 1:
+        raise ValueError(f"only one player is the dealer, got {dealers} (winner and payers together)")
+    if hand.fa + sum(p.fa for p in payers) > 4:
+        raise ValueError("more than four 发 in front of the players in all")
+    total = list(hand.counts)
+    for m in hand.melds:
+        total[m.tile.index] += m.kind.size
+    for p in payers:
+        melds = p.melds
+        if "robbing_kong" in ev:  # the robbed kong stays a pung: its fourth tile is the winning tile
+            melds = robbed(melds, hand.win_tile)
+        total = _check_copies(total, melds, "all players' hands and melds together")
+    return WinContext(bool(self_draw), bool(dealer), ev, tuple(payers))
+
+
+def robbed(melds: tuple[Meld, ...], win_tile: int) -> tuple[Meld, ...]:
+    """A payer's melds with the kong robbed by 抢杠 (of the winning tile) turned back into a pung."""
+    out = list(melds)
+    for i in range(len(out) - 1, -1, -1):
+        if out[i].kind is MeldKind.KONG and out[i].tile.index == win_tile:
+            out[i] = Meld(MeldKind.PUNG, out[i].tile)
+            break
+    return tuple(out)

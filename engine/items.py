@@ -1,0 +1,326 @@
+"""The scoring items: one small function each, all ``item(r: Reading) -> int`` (炮, 0 = absent).
+
+``ITEMS`` lists them in the order they are reported, each with its key (the §10 item key) and
+Chinese name; the 炮 numbers come from the ruleset. Which items cancel which is not decided
+here: that is the ruleset's ``[replaces]`` table, applied in ``scoring.apply_replaces``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .hand import Hand, WinContext
+from .melds import MeldKind
+from .ruleset import Ruleset
+from .shapes import BAI, SEQ, ZHONG
+
+FLOWER = ("qi_xian_nv", "qing_yi_se", "hun_yi_se", "peng_peng_hu", "qi_dui", "yi_tiao_long", "hong_qi")
+DRAGONS = (ZHONG, BAI)
+
+
+class Facts:
+    """What one hand shows whatever way it is read, worked out once per claim."""
+
+    __slots__ = ("hand", "ctx", "rules", "events", "single", "exposed", "melds", "bloom", "suits",
+                 "dragons", "quads")
+
+    def __init__(self, hand: Hand, ctx: WinContext, rules: Ruleset, events: frozenset[str], single: bool) -> None:
+        self.hand, self.ctx, self.rules, self.events, self.single = hand, ctx, rules, events, single
+        # (kind, tile id) of each meld, in the order made
+        self.melds = tuple((m.kind.value, m.tile.index) for m in hand.melds)
+        self.exposed = sum(1 for k, _t in self.melds if k != "concealed_kong")
+        self.bloom = -1
+        if "kong_bloom" in events:
+            for i in range(len(self.melds) - 1, -1, -1):
+                if self.melds[i][0] != "pung":
+                    self.bloom = i
+                    break
+        counts = hand.counts
+        suits = {i // 9 for i in range(27) if counts[i]} | {t // 9 for _k, t in self.melds if t < 27}
+        self.suits = suits
+        self.dragons = bool(counts[ZHONG] or counts[BAI]) or any(t >= 27 for _k, t in self.melds)
+        self.quads = sum(1 for c in counts if c == 4)
+
+
+class Reading:
+    """One way of reading a winning hand: a split (or seven pairs) and the winning tile's role.
+
+    ``role`` is ("pair",), ("tri", tile), ("seq", first tile, position of the winning tile),
+    or ("seven",). ``dragon_sets`` lists (tile, kind, is the 杠上开花 kong) for 中/白 triplets
+    and kongs, kind one of pung / concealed_pung / kong / concealed_kong.
+    """
+
+    __slots__ = ("f", "hand", "ctx", "rules", "events", "seven", "pair", "sets", "role", "patterns",
+                 "dragon_sets", "bloom", "exposed", "single", "won_tri_exposed", "peng_peng")
+
+    def __init__(self, f: Facts, seven: bool, pair: int, sets: tuple, role: tuple) -> None:
+        self.f, self.hand, self.ctx, self.rules, self.events = f, f.hand, f.ctx, f.rules, f.events
+        self.exposed, self.single, self.bloom = f.exposed, f.single, f.bloom
+        self.seven, self.pair, self.sets, self.role = seven, pair, sets, role
+        self.peng_peng = not seven and all(kind != SEQ for kind, _t in sets)
+        # §9 won_triplet_concealed: a triplet completed by the winning discard
+        self.won_tri_exposed = (role[0] == "tri" and not f.ctx.self_draw
+                                and not f.rules.options["won_triplet_concealed"])
+        dragon_sets: list[tuple[int, str, bool]] = []
+        if f.dragons:
+            for kind, t in sets:
+                if kind != SEQ and t >= 27:
+                    exposed = self.won_tri_exposed and role[1] == t
+                    dragon_sets.append((t, "pung" if exposed else "concealed_pung", False))
+            for i, (kind, t) in enumerate(f.melds):
+                if t >= 27:
+                    dragon_sets.append((t, kind, i == f.bloom))
+        self.dragon_sets = dragon_sets
+        self.patterns: frozenset[str] = frozenset()
+
+
+Item = Callable[[Reading], int]
+
+
+def _addition(r: Reading, key: str) -> int:
+    """自摸/门前清/胡单张 value: depends on the hand having 花炮 (RULES §4 and §9 flower_additions)."""
+    table = r.rules.additions[key]
+    flowers = [p for p in r.patterns if p in FLOWER]
+    if not flowers:
+        return table["ping_hu"]
+    return max(table.get(p, table["flower"]) for p in flowers)
+
+
+def _pattern(key: str) -> Item:
+    def item(r: Reading) -> int:
+        return r.rules.pao[key] if key in r.patterns else 0
+    item.__doc__ = f"§5 花炮 pattern {key}: its 炮 when the reading shows it."
+    return item
+
+
+def hong_qi(r: Reading) -> int:
+    """§5 红旗飘飘: base 炮 plus each 中/白 set at its 红旗 value (replacing the §3 value)."""
+    if "hong_qi" not in r.patterns:
+        return 0
+    sets = r.rules.hong_qi_sets
+    return r.rules.pao["hong_qi"] + sum(sets[kind] for _t, kind, bloom in r.dragon_sets if not bloom)
+
+
+def ping_hu(r: Reading) -> int:
+    """§3 平胡 base: a standard-shape hand showing no 花炮 pattern."""
+    return 0 if r.seven or any(p in FLOWER for p in r.patterns) else r.rules.pao["ping_hu"]
+
+
+def fa(r: Reading) -> int:
+    """§3 发 in front: 1 each; four are worth the four_fa number (in all, or on top per §9)."""
+    n = r.hand.fa
+    if n < 4:
+        return n * r.rules.pao["fa"]
+    if r.rules.options["four_fa"] == "on_top":
+        return 4 * r.rules.pao["fa"] + r.rules.pao["four_fa"]
+    return r.rules.pao["four_fa"]
+
+
+def _suit_kongs(kind: MeldKind) -> Item:
+    key = "kong" if kind is MeldKind.KONG else "concealed_kong"
+
+    def item(r: Reading) -> int:
+        n = sum(1 for i, (k, t) in enumerate(r.f.melds) if k == kind.value and t < 27 and i != r.bloom)
+        return n * r.rules.pao[key]
+    item.__doc__ = f"§3 {key} of m/p/s in front of the winner (the 杠上开花 kong is reported apart)."
+    return item
+
+
+def _dragon(kind: str, key: str) -> Item:
+    def item(r: Reading) -> int:
+        if "hong_qi" in r.patterns:
+            return 0
+        return sum(r.rules.pao[key] for _t, k, bloom in r.dragon_sets if k == kind and not bloom)
+    item.__doc__ = f"§3 {key}: 中/白 {kind} at its own value, unless 红旗飘飘 values it."
+    return item
+
+
+def bloom_kong(r: Reading) -> int:
+    """§4 杠上开花: the kong just made, reported apart so that 杠上开花 can swallow it."""
+    if r.bloom < 0:
+        return 0
+    kind, t = r.f.melds[r.bloom]
+    if t < 27:
+        return r.rules.pao[kind]
+    if "hong_qi" in r.patterns:
+        return r.rules.hong_qi_sets[kind]
+    return r.rules.pao["dragon_" + kind]
+
+
+def self_draw(r: Reading) -> int:
+    """§4 自摸: won on one's own draw (kong or 发 replacements included)."""
+    return _addition(r, "self_draw") if r.ctx.self_draw else 0
+
+
+def concealed(r: Reading) -> int:
+    """§4 门前清: nothing claimed from others before winning (暗杠 allowed)."""
+    return 0 if r.exposed else _addition(r, "concealed")
+
+
+def single_wait(r: Reading) -> int:
+    """§4 胡单张: the hand before the winning tile waited on exactly one tile kind."""
+    return _addition(r, "single_wait") if r.single else 0
+
+
+def _event(key: str) -> Item:
+    def item(r: Reading) -> int:
+        return r.rules.pao[key] if key in r.events else 0
+    item.__doc__ = f"§4 {key}: a fixed addition when the event is given (and switched on if optional)."
+    return item
+
+
+def _runs(ranks_by_suit: list[set[int]]) -> int:
+    """Number of 潇洒: each run of k ≥ 3 consecutive ranks in one suit gives k − 2."""
+    total = 0
+    for ranks in ranks_by_suit:
+        run = 0
+        for rank in range(10):
+            if rank in ranks:
+                run += 1
+            else:
+                total += max(0, run - 2)
+                run = 0
+    return total
+
+
+def xiaosa(r: Reading) -> int:
+    """§4 潇洒/带滚: runs of consecutive pairs (七对) or triplets/kongs (碰碰胡) in one suit."""
+    if r.seven:
+        counts = r.hand.counts
+        ranks = [{i for i in range(9) if counts[b + i] >= 2} for b in (0, 9, 18)]
+    elif r.peng_peng:
+        tiles = [t for _k, t in r.sets] + [t for _k, t in r.f.melds]
+        ranks = [{t - b for t in tiles if b <= t < b + 9} for b in (0, 9, 18)]
+    else:
+        return 0
+    return _runs(ranks) * r.rules.pao["xiaosa"]
+
+
+def haohua(r: Reading) -> int:
+    """§4 豪华: four of a kind inside 七对, counted as two pairs, each (up to a maximum)."""
+    if not r.seven:
+        return 0
+    return min(r.f.quads, r.rules.pao["haohua_max"]) * r.rules.pao["haohua"]
+
+
+def wenrou(r: Reading) -> int:
+    """§4 温柔碰碰胡: 碰碰胡 with nothing claimed (the completed triplet per won_triplet_concealed)."""
+    ok = r.peng_peng and not r.exposed and not r.won_tri_exposed
+    return r.rules.pao["wenrou"] if ok else 0
+
+
+def quan_qiu_ren(r: Reading) -> int:
+    """§4 全求人: 碰碰胡 with four exposed melds, won on the one tile left in hand."""
+    return r.rules.pao["quan_qiu_ren"] if r.peng_peng and r.exposed == 4 else 0
+
+
+def _edge_or_middle(role: tuple) -> bool:
+    if role[0] != "seq":
+        return False
+    first, pos = role[1] % 9, role[2]
+    return pos == 1 or (pos == 2 and first == 0) or (pos == 0 and first == 6)
+
+
+def _two_sided(role: tuple) -> bool:
+    if role[0] != "seq":
+        return False
+    first, pos = role[1] % 9, role[2]
+    return (pos == 0 and first <= 5) or (pos == 2 and first >= 1)
+
+
+def shuang_bian(r: Reading) -> int:
+    """§4 双边双夹: the winning tile closes one of two identical sequences at its edge or middle."""
+    if not _edge_or_middle(r.role) or sum(1 for s in r.sets if s == (SEQ, r.role[1])) < 2:
+        return 0
+    return r.rules.pao["shuang_bian"]
+
+
+def tong_ku(r: Reading) -> int:
+    """§4 痛苦 (optional): an edge or middle wait won on its last copy (the event says it was)."""
+    return r.rules.pao["tong_ku"] if "tong_ku" in r.events and _edge_or_middle(r.role) else 0
+
+
+def shang_xin(r: Reading) -> int:
+    """§4 伤心痛苦 (optional): a two-sided wait won on the last of its eight tiles."""
+    return r.rules.pao["shang_xin"] if "shang_xin" in r.events and _two_sided(r.role) else 0
+
+
+def hai_di_pao(r: Reading) -> int:
+    """§4 海底放炮 (optional): +5, or (§9) the hand counts from 10: lifted to that base."""
+    if "hai_di_pao" not in r.events:
+        return 0
+    if r.rules.options["hai_di_pao"] == "addition":
+        return r.rules.pao["hai_di_pao"]
+    base = ping_hu(r) + sum(r.rules.pao[p] for p in r.patterns if p in FLOWER)
+    return max(0, r.rules.pao["hai_di_pao_start"] - base)
+
+
+# What a reading shows; an item is tried only when the reading shows one of the things it needs.
+FLOWER_SHOWN, FA_SHOWN, MELDS_SHOWN, DRAGONS_SHOWN, SELF_DRAW, SINGLE, EVENTS_SHOWN, SEVEN, PENG, SEQ_WIN = (
+    1 << i for i in range(10))
+
+# (key, Chinese name, function, needs) in report order; patterns first. needs 0 = always tried.
+ITEMS: tuple[tuple[str, str, Item, int], ...] = (
+    ("qi_xian_nv", "七仙女", _pattern("qi_xian_nv"), FLOWER_SHOWN),
+    ("qing_yi_se", "清一色", _pattern("qing_yi_se"), FLOWER_SHOWN),
+    ("hun_yi_se", "混一色", _pattern("hun_yi_se"), FLOWER_SHOWN),
+    ("peng_peng_hu", "碰碰胡", _pattern("peng_peng_hu"), FLOWER_SHOWN),
+    ("qi_dui", "七对", _pattern("qi_dui"), FLOWER_SHOWN),
+    ("yi_tiao_long", "一条龙", _pattern("yi_tiao_long"), FLOWER_SHOWN),
+    ("hong_qi", "红旗飘飘", hong_qi, FLOWER_SHOWN),
+    ("ping_hu", "平胡", ping_hu, 0),
+    ("fa", "发财", fa, FA_SHOWN),
+    ("kong", "明杠", _suit_kongs(MeldKind.KONG), MELDS_SHOWN),
+    ("concealed_kong", "暗杠", _suit_kongs(MeldKind.CONCEALED_KONG), MELDS_SHOWN),
+    ("dragon_pung", "碰中/白", _dragon("pung", "dragon_pung"), DRAGONS_SHOWN),
+    ("dragon_concealed_pung", "中/白暗刻", _dragon("concealed_pung", "dragon_concealed_pung"), DRAGONS_SHOWN),
+    ("dragon_kong", "中/白明杠", _dragon("kong", "dragon_kong"), DRAGONS_SHOWN),
+    ("dragon_concealed_kong", "中/白暗杠", _dragon("concealed_kong", "dragon_concealed_kong"), DRAGONS_SHOWN),
+    ("bloom_kong", "开花的杠", bloom_kong, MELDS_SHOWN),
+    ("self_draw", "自摸", self_draw, SELF_DRAW),
+    ("concealed", "门前清", concealed, 0),
+    ("single_wait", "胡单张", single_wait, SINGLE),
+    ("kong_bloom", "杠上开花", _event("kong_bloom"), EVENTS_SHOWN),
+    ("kong_tears", "杠上流泪", _event("kong_tears"), EVENTS_SHOWN),
+    ("robbing_kong", "抢杠", _event("robbing_kong"), EVENTS_SHOWN),
+    ("xiaosa", "潇洒", xiaosa, SEVEN | PENG),
+    ("haohua", "豪华", haohua, SEVEN),
+    ("wenrou", "温柔", wenrou, PENG),
+    ("quan_qiu_ren", "全求人", quan_qiu_ren, PENG),
+    ("shuang_bian", "双边双夹", shuang_bian, SEQ_WIN),
+    ("hai_di_lao_yue", "海底捞月", _event("hai_di_lao_yue"), EVENTS_SHOWN),
+    ("hai_di_pao", "海底放炮", hai_di_pao, EVENTS_SHOWN),
+    ("tong_ku", "痛苦", tong_ku, EVENTS_SHOWN),
+    ("shang_xin", "伤心痛苦", shang_xin, EVENTS_SHOWN),
+    ("hui_tou", "回头一笑", _event("hui_tou"), EVENTS_SHOWN),
+    ("tao_sheng", "涛声依旧", _event("tao_sheng"), EVENTS_SHOWN),
+    ("wang_en", "忘恩负义", _event("wang_en"), EVENTS_SHOWN),
+)
+NAMES: dict[str, str] = {key: name for key, name, _f, _n in ITEMS}
+
+
+def shown(r: Reading) -> int:
+    """The bit mask of what this reading shows (see ITEMS needs)."""
+    f = r.f
+    mask = 0
+    if r.patterns:
+        mask |= FLOWER_SHOWN
+    if f.hand.fa:
+        mask |= FA_SHOWN
+    if f.melds:
+        mask |= MELDS_SHOWN
+    if r.dragon_sets:
+        mask |= DRAGONS_SHOWN
+    if f.ctx.self_draw:
+        mask |= SELF_DRAW
+    if f.single:
+        mask |= SINGLE
+    if f.events:
+        mask |= EVENTS_SHOWN
+    if r.seven:
+        mask |= SEVEN
+    if r.peng_peng:
+        mask |= PENG
+    if r.role[0] == "seq":
+        mask |= SEQ_WIN
+    return mask

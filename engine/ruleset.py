@@ -1,0 +1,214 @@
+"""Rulesets: every RULES.md §9 option and every 炮 number, loaded from TOML, never mutated.
+
+``load_ruleset()`` gives the shipped default (the 003 text), ``load_ruleset("text000")`` the
+second preset, ``load_ruleset(path)`` a house file. A file may start with ``base = "default"``
+and write only what it changes. ``ruleset.with_overrides({...})`` returns a new Ruleset.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+RULESET_DIR = Path(__file__).parent / "rulesets"
+PRESETS = {"default": "default.toml", "text000": "text000.toml"}
+OPTIONAL_ITEMS = ("hai_di_lao_yue", "hai_di_pao", "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
+CHOICES: dict[str, tuple[Any, ...]] = {
+    "flower_additions": ("003", "000"),
+    "specials_lift_threshold": (False, True),
+    "hong_qi_seven_pairs": ("pairs", "fours"),
+    "eaten_hong_qi": ("in_all", "on_top"),
+    "four_fa": ("in_all", "on_top"),
+    "self_draw_eating": ("each", "pool"),
+    "hai_di_pao": ("addition", "start_at_10"),
+    "won_triplet_concealed": (True, False),
+}
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+_OPEN_TABLES = ("replaces.", "flower_additions.")  # tables that may gain new keys
+
+
+def _merge(base: dict, top: Mapping, where: str = "") -> dict:
+    out = copy.deepcopy(base)
+    for key, value in top.items():
+        if key not in out and where.startswith(_OPEN_TABLES):
+            out[key] = copy.deepcopy(_thaw(value))
+        elif key not in out:
+            raise ValueError(f"ruleset: unknown key {where + key!r}; expected one of {sorted(out)}")
+        if isinstance(out[key], dict):
+            if not isinstance(value, Mapping):
+                raise ValueError(f"ruleset: {where + key!r} must be a table, got {value!r}")
+            out[key] = _merge(out[key], value, f"{where}{key}.")
+        else:
+            out[key] = copy.deepcopy(_thaw(value))
+    return out
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"ruleset {path}: not valid TOML: {e}") from None
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One table's rules. Fields mirror the TOML tables; ``data`` keeps the whole file."""
+
+    name: str
+    options: Mapping[str, Any]
+    optional: frozenset[str]
+    pao: Mapping[str, int]
+    hong_qi_sets: Mapping[str, int]
+    additions: Mapping[str, Mapping[str, int]]
+    replaces: Mapping[str, tuple[str, ...]]
+    min_own: int
+    not_lifting: frozenset[str]
+    eating: Mapping[str, int]
+    eating_hong_qi: Mapping[str, int]
+    settlement: Mapping[str, Any]
+    data: Mapping[str, Any] = field(repr=False)
+
+    @classmethod
+    def from_data(cls, raw: Mapping[str, Any]) -> Ruleset:
+        data = _thaw(raw)
+        data.pop("base", None)
+        data = _merge(_default_data(), data)  # a file may write only what it changes
+        _check(data)
+        opts = data["options"]
+        not_lifting = set(data["threshold"]["not_lifting"])
+        if opts["specials_lift_threshold"]:
+            not_lifting -= set(data["threshold"]["lifted_by_option"])
+        frozen = _freeze(data)
+        return cls(
+            name=data["name"],
+            options=frozen["options"],
+            optional=frozenset(opts["optional"]),
+            pao=frozen["pao"],
+            hong_qi_sets=frozen["hong_qi_sets"],
+            additions=frozen["flower_additions"][opts["flower_additions"]],
+            replaces=frozen["replaces"],
+            min_own=int(data["threshold"]["min_own"]),
+            not_lifting=frozenset(not_lifting),
+            eating=frozen["eating"],
+            eating_hong_qi=frozen["eating"]["hong_qi"][opts["eaten_hong_qi"]],
+            settlement=frozen["settlement"],
+            data=frozen,
+        )
+
+    def option(self, key: str) -> Any:
+        return self.options[key]
+
+    def with_overrides(self, overrides: Mapping[str, Any] | None) -> Ruleset:
+        """A new Ruleset with §10 ``rules`` overrides applied.
+
+        Keys may be whole tables (``{"pao": {"qing_yi_se": 20}}``) or, as shortcuts, option names
+        (``{"specials_lift_threshold": true, "optional": ["tong_ku"]}``) and 炮 names.
+        """
+        if not overrides:
+            return self
+        if not isinstance(overrides, Mapping):
+            raise ValueError(f"rules overrides must be an object, got {overrides!r}")
+        nested: dict[str, Any] = {}
+        for key, value in overrides.items():
+            if key in self.options and not isinstance(value, Mapping):  # flower_additions is both
+                nested.setdefault("options", {})[key] = value
+            elif key in self.data:
+                nested.setdefault(key, {})
+                if isinstance(value, Mapping):
+                    nested[key].update(value)
+                else:
+                    nested[key] = value
+            elif key in self.options:
+                nested.setdefault("options", {})[key] = value
+            elif key in self.pao:
+                nested.setdefault("pao", {})[key] = value
+            else:
+                raise ValueError(
+                    f"rules override {key!r} is not an option, a 炮 name or a table of the ruleset "
+                    f"(options: {', '.join(self.options)})"
+                )
+        return Ruleset.from_data(_merge(_thaw(self.data), nested))
+
+
+def _check(data: dict) -> None:
+    opts = data["options"]
+    for key, allowed in CHOICES.items():
+        if opts.get(key) not in allowed or type(opts.get(key)) is not type(allowed[0]):
+            raise ValueError(f"ruleset option {key!r} must be one of {list(allowed)}, got {opts.get(key)!r}")
+    optional = opts.get("optional")
+    if not isinstance(optional, list) or any(o not in OPTIONAL_ITEMS for o in optional):
+        raise ValueError(f"ruleset option 'optional' must list items among {list(OPTIONAL_ITEMS)}, got {optional!r}")
+    for table in ("pao", "hong_qi_sets", "eating"):
+        for key, value in data[table].items():
+            if key != "hong_qi" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+                raise ValueError(f"ruleset {table}.{key} must be a whole number ≥ 0, got {value!r}")
+    if opts["flower_additions"] not in data["flower_additions"]:
+        raise ValueError(f"ruleset has no [flower_additions.\"{opts['flower_additions']}\"] table")
+    for key, value in data["replaces"].items():
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"ruleset replaces.{key} must be a list of item keys, got {value!r}")
+
+
+_DEFAULT: dict | None = None
+
+
+def _default_data() -> dict:
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = _read_toml(RULESET_DIR / PRESETS["default"])
+    return _DEFAULT
+
+
+_CACHE: dict[str, Ruleset] = {}
+
+
+def load_ruleset(source: str | Path | None = None) -> Ruleset:
+    """The default ruleset, a preset name (``default``, ``text000``) or a TOML file path."""
+    key = str(source or "default")
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    if key in PRESETS:
+        path = RULESET_DIR / PRESETS[key]
+    else:
+        path = Path(key)
+        if not path.is_file():
+            raise ValueError(f"ruleset file {key!r} not found (or use a preset: {', '.join(PRESETS)})")
+    raw = _read_toml(path)
+    base = raw.get("base")
+    if base is not None and base not in PRESETS:
+        raise ValueError(f"ruleset {path}: base must be one of {list(PRESETS)}, got {base!r}")
+    if base and base != "default":
+        merged = _merge(_thaw(load_ruleset(base).data), {k: v for k, v in raw.items() if k != "base"})
+        ruleset = Ruleset.from_data(merged)
+    else:
+        ruleset = Ruleset.from_data(raw)
+    _CACHE[key] = ruleset
+    return ruleset

@@ -1,0 +1,161 @@
+"""The §10 JSON contract: a situation dict in, a result dict out. Also whole rounds
+(several winners on one discard, 跟庄, the next dealer) as an extension of the contract."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .hand import Hand, Payer, WinContext, make_context, make_hand
+from .items import NAMES
+from .melds import Meld
+from .notation import format_tiles, parse_hand, parse_meld, parse_tiles
+from .ruleset import Ruleset, load_ruleset
+from .scoring import Score, score_hand
+from .settlement import CLAIMANT, Payment, follow_dealer, next_dealer
+from .tiles import TILES, Tile
+
+
+def _bool(s: Mapping, key: str, default: bool = False) -> bool:
+    value = s.get(key, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"{key!r} must be true or false, got {value!r}")
+    return value
+
+
+def _int(s: Mapping, key: str, default: int = 0) -> int:
+    value = s.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{key!r} must be a whole number, got {value!r}")
+    return value
+
+
+def _melds(value: Any, who: str) -> tuple[Meld, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ValueError(f"{who} melds must be a list like [\"pung 中\", \"kong 9p\"], got {value!r}")
+    out = []
+    for m in value:
+        if isinstance(m, Mapping):
+            m = f"{m.get('kind')} {m.get('tile')}"
+        out.append(parse_meld(m))
+    return tuple(out)
+
+
+def _tile(text: Any, what: str) -> Tile:
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be one tile such as '3m' or '中', got {text!r}")
+    tiles = parse_tiles(text)
+    if len(tiles) != 1:
+        raise ValueError(f"{what} must be exactly one tile, got {text!r}")
+    return tiles[0]
+
+
+def parse_situation(s: Any, ruleset: Ruleset | None = None) -> tuple[Hand, WinContext, Ruleset]:
+    """Check a §10 situation and turn it into values. Raises ValueError on malformed input."""
+    if not isinstance(s, Mapping):
+        raise ValueError(f"a situation is a JSON object with at least \"hand\", got {type(s).__name__}")
+    if "hand" not in s:
+        raise ValueError("situation has no \"hand\" (the tiles standing in the hand, winning tile included)")
+    text = s["hand"]
+    if isinstance(text, list):
+        text = " ".join(map(str, text))
+    if not isinstance(text, str):
+        raise ValueError(f"\"hand\" must be a tile string like '123m456p中中', got {text!r}")
+    tiles, separated = parse_hand(text)
+    win = _tile(s["win_tile"], "win_tile") if s.get("win_tile") is not None else separated
+    melds = _melds(s.get("melds"), "the winner's")
+    hand = make_hand(tiles, win, melds, _int(s, "fa"))
+    payers_raw = s.get("payers") or []
+    if not isinstance(payers_raw, list) or not all(isinstance(p, Mapping) for p in payers_raw):
+        raise ValueError(f"\"payers\" must be a list of objects like {{\"dealer\": true, \"fa\": 1}}, got {payers_raw!r}")
+    payers = []
+    for i, p in enumerate(payers_raw):
+        fa = _int(p, "fa")
+        if not 0 <= fa <= 4:
+            raise ValueError(f"payer {i}: fa must be 0..4, got {fa}")
+        payers.append(Payer(_bool(p, "dealer"), fa, _melds(p.get("melds"), f"payer {i}'s")))
+    events = s.get("events") or []
+    if not isinstance(events, list):
+        raise ValueError(f"\"events\" must be a list of names, got {events!r}")
+    ctx = make_context(hand, _bool(s, "self_draw"), _bool(s, "dealer"), events, tuple(payers))
+    base = ruleset
+    if s.get("ruleset") is not None:
+        base = load_ruleset(s["ruleset"])
+    rules = (base or load_ruleset()).with_overrides(s.get("rules"))
+    return hand, ctx, rules
+
+
+def payment_json(p: Payment) -> dict[str, Any]:
+    if p.payer == CLAIMANT:
+        return {"payer": "claimant", "payee": p.payee, "pao": p.pao, "amount": p.amount}
+    return {"payer": p.payer, "eaten": p.eaten, "pao": p.pao, "amount": p.amount}
+
+
+def score_json(score: Score, hand: Hand, rules: Ruleset) -> dict[str, Any]:
+    """A Score as the §10 result object (plus readable extras)."""
+    out: dict[str, Any] = {
+        "valid": score.valid,
+        "own": score.own,
+        "items": [{"key": k, "name": NAMES[k], "pao": v} for k, v in score.items],
+        "payments": [payment_json(p) for p in score.payments],
+    }
+    if not score.valid:
+        out["reason"] = score.reason
+    out["hand"] = format_tiles(hand.tiles)
+    out["win_tile"] = TILES[hand.win_tile].symbol
+    out["melds"] = [str(m) for m in hand.melds]
+    out["reading"] = list(score.reading)
+    out["waits"] = [TILES[t].symbol for t in score.waits]
+    out["ruleset"] = rules.name
+    return out
+
+
+def score_situation(situation: dict, ruleset: Ruleset | None = None) -> dict:
+    """§10: score one situation dict and return the result dict.
+
+    Malformed input raises ValueError; a false claim (诈胡) is a result with ``valid`` false.
+    ``ruleset`` is the base ruleset (default: the shipped one); the situation's ``rules``
+    overrides apply on top of it.
+    """
+    hand, ctx, rules = parse_situation(situation, ruleset)
+    return score_json(score_hand(hand, ctx, rules), hand, rules)
+
+
+def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> dict:
+    """A whole hand of play: ``{"dealer": seat, "discarder": seat|null, "wins": [situation +
+    {"seat": n}], "follow_dealer": tile|null}`` → results per winner, 跟庄 payments, next dealer.
+
+    Several ``wins`` on one discard are 一炮多响: each is scored on its own.
+    """
+    dealer = _int(round_, "dealer")
+    discarder = round_.get("discarder")
+    if discarder is not None and (not isinstance(discarder, int) or isinstance(discarder, bool)):
+        raise ValueError(f"\"discarder\" must be a seat 0..3 or null, got {discarder!r}")
+    wins = round_.get("wins") or []
+    if not isinstance(wins, list):
+        raise ValueError("\"wins\" must be a list of situations with a \"seat\"")
+    results, seats = [], []
+    for w in wins:
+        if not isinstance(w, Mapping):
+            raise ValueError(f"each win is a situation object, got {w!r}")
+        seat = _int(w, "seat", -1)
+        s = dict(w)
+        s.setdefault("dealer", seat == dealer)
+        s.setdefault("self_draw", discarder is None)
+        if s["self_draw"] != (discarder is None):
+            raise ValueError(f"seat {seat}: self_draw must be {discarder is None} when discarder is {discarder!r}")
+        if s["dealer"] != (seat == dealer):
+            raise ValueError(f"seat {seat}: dealer flag disagrees with the round's dealer seat {dealer}")
+        result = score_situation(s, ruleset)
+        results.append({"seat": seat, **result})
+        if result["valid"]:
+            seats.append(seat)
+    if discarder is None and len(wins) > 1:
+        raise ValueError("several winners need a discarder (一炮多响 is on one discard)")
+    out: dict[str, Any] = {"results": results, "next_dealer": next_dealer(dealer, seats, discarder)}
+    if round_.get("follow_dealer") is not None:
+        tile = _tile(round_["follow_dealer"], "follow_dealer")
+        out["follow_dealer"] = [payment_json(p) for p in follow_dealer(tile, ruleset or load_ruleset())]
+    return out

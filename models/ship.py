@@ -1,0 +1,76 @@
+"""Ship a checkpoint: strip the optimizer into ``models/xingzi_yolo11n.pt`` and export
+``models/xingzi_yolo11n.onnx`` (static 640×640, simplified) for ONNX Runtime.
+
+    xingzi train --ship runs/train/real416            # the run's best.pt
+    xingzi train --ship runs/train/real416/weights/last.pt
+    python -m xingzi.models.ship RUN_DIR_OR_PT
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+from pathlib import Path
+
+MODELS_DIR = Path(__file__).resolve().parent
+SHIPPED_PT = MODELS_DIR / "xingzi_yolo11n.pt"
+SHIPPED_ONNX = MODELS_DIR / "xingzi_yolo11n.onnx"
+SHIP_IMGSZ = 640
+MAX_BYTES = 25 * 1024 * 1024
+
+
+def checkpoint_of(source: Path) -> Path:
+    """A run dir → its weights/best.pt (else last.pt); a .pt → itself."""
+    source = Path(source)
+    if source.is_file() and source.suffix == ".pt":
+        return source
+    for name in ("best.pt", "last.pt"):
+        if (source / "weights" / name).is_file():
+            return source / "weights" / name
+    raise FileNotFoundError(f"no checkpoint: expected a .pt file or a run dir with weights/best.pt, got {source}")
+
+
+def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPED_ONNX,
+         imgsz: int = SHIP_IMGSZ) -> list[str]:
+    """Copy+strip+export; returns report lines."""
+    from xingzi.vision.runtime import configure_ultralytics
+
+    configure_ultralytics()
+    from ultralytics import YOLO
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    ckpt = checkpoint_of(source)
+    with tempfile.TemporaryDirectory() as tmp:
+        stripped = Path(tmp) / "model.pt"
+        info = strip_optimizer(ckpt, str(stripped))
+        if not info:
+            raise ValueError(f"{ckpt} is not an Ultralytics checkpoint")
+        nc = len(getattr(info["model"], "names", {}) or {})
+        if nc != 31:
+            raise ValueError(f"{ckpt} has {nc} classes, expected 31")
+        if stripped.stat().st_size > MAX_BYTES:
+            raise ValueError(f"stripped weights are {stripped.stat().st_size / 1e6:.1f} MB, over the 25 MB limit")
+        out_pt.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(stripped, out_pt)
+        lines = [f"{ckpt} (epoch {info.get('epoch', '?')}) -> {out_pt} ({out_pt.stat().st_size / 1e6:.1f} MB)"]
+        if out_onnx is not None:
+            exported = Path(YOLO(str(stripped)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False,
+                                                       half=False, device="cpu", nms=False))
+            shutil.copyfile(exported, out_onnx)
+            lines.append(f"exported {out_onnx} ({out_onnx.stat().st_size / 1e6:.1f} MB, {imgsz}x{imgsz})")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("source", type=Path, help="run dir (uses weights/best.pt) or a .pt checkpoint")
+    ap.add_argument("--no-onnx", action="store_true")
+    args = ap.parse_args(argv)
+    for line in ship(args.source, out_onnx=None if args.no_onnx else SHIPPED_ONNX):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,156 @@
+"""Fine-tune the 31-class YOLO11n tile detector with Ultralytics, offline, on CPU or GPU.
+
+The real photos are read from ``../shared/data`` through a *data view* under ``runs/`` (symlinked
+images, labels remapped to our 31 classes), so no photo is ever copied into the repository.
+Settings are written as ``xingzi_train.json`` beside Ultralytics' own ``args.yaml`` in the run dir.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels
+from xingzi.engine.tiles import CLASS_NAMES
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
+RUNS = REPO / "runs"
+TRAIN_PROJECT = RUNS / "train"
+START_WEIGHTS = RUNS / "start" / "mahjong_detector_31.pt"
+# real_cn_* label ids 0..29 are our faces; 30 is `other` (winds, flowers), dropped -> background.
+REAL_OTHER_CLASS = 30
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    data: str
+    model: str
+    imgsz: int = 416
+    epochs: int = 30
+    batch: int = 16
+    device: str | None = None  # None: Ultralytics picks cuda:0 when there is one, else cpu
+    workers: int = 2
+    optimizer: str = "SGD"
+    lr0: float = 0.02
+    warmup_epochs: float = 0.3
+    freeze: int | None = 10
+    fliplr: float = 0.0  # a mirrored 萬 is not a tile
+    mosaic: float = 1.0
+    degrees: float = 0.0
+    cache: bool = True
+    save_period: int = 1
+    patience: int = 100
+    project: str = str(TRAIN_PROJECT)
+    name: str = "real416"
+    seed: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def ultralytics_kwargs(self) -> dict:
+        kw = {k: v for k, v in asdict(self).items() if k not in ("model", "extra")}
+        kw.update(self.extra)
+        kw.update(exist_ok=False, plots=False, verbose=True, val=True)
+        if kw["device"] is None:
+            kw.pop("device")
+        return kw
+
+
+def remap_real_labels(rows: np.ndarray) -> np.ndarray:
+    """Drop `other` rows of a real_cn label array; class ids 0..29 are already ours."""
+    if len(rows) and (rows[:, 0].min() < 0 or rows[:, 0].max() > REAL_OTHER_CLASS):
+        raise ValueError(f"real_cn labels must use ids 0..{REAL_OTHER_CLASS}, got {sorted(set(rows[:, 0]))}")
+    return rows[rows[:, 0] != REAL_OTHER_CLASS]
+
+
+def make_view(src: Path, dst: Path) -> int:
+    """Symlink ``src/images/*`` into ``dst/images`` and write remapped labels to ``dst/labels``."""
+    images = image_files(src / "images")
+    if not images:
+        raise FileNotFoundError(f"no images under {src / 'images'}")
+    (dst / "images").mkdir(parents=True, exist_ok=True)
+    (dst / "labels").mkdir(parents=True, exist_ok=True)
+    for img in images:
+        link = dst / "images" / img.name
+        if not link.is_symlink():
+            link.symlink_to(img.resolve())
+        rows = remap_real_labels(read_labels(src / "labels" / f"{img.stem}.txt"))
+        atomic_write_text(dst / "labels" / f"{img.stem}.txt", format_labels(rows))
+    return len(images)
+
+
+def data_yaml(path: Path, train: list[Path], val: list[Path]) -> Path:
+    """A data.yaml with absolute image dirs and the 31 class names."""
+    lines = ["train:"] + [f"  - {p.resolve().as_posix()}" for p in train]
+    lines += ["val:"] + [f"  - {p.resolve().as_posix()}" for p in val]
+    lines += [f"nc: {len(CLASS_NAMES)}", "names:"] + [f"  {i}: {n}" for i, n in enumerate(CLASS_NAMES)]
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return path
+
+
+def prepare_real_view(shared: Path = SHARED_DATA, out: Path = RUNS / "data" / "real_cn",
+                      extra_train: list[Path] | None = None) -> Path:
+    """Build the real_cn view and return its data.yaml (optionally with extra train image dirs)."""
+    for split in ("train", "val"):
+        make_view(shared / f"real_cn_{split}", out / split)
+    train = [out / "train" / "images"] + list(extra_train or [])
+    name = "data.yaml" if not extra_train else "data_plus.yaml"
+    return data_yaml(out / name, train, [out / "val" / "images"])
+
+
+def _patch_for_offline_gpu() -> None:
+    # Ultralytics' AMP check downloads a reference model; on a GPU we trust AMP instead.
+    import ultralytics.engine.trainer as trainer
+
+    trainer.check_amp = lambda model: True
+
+
+def train(cfg: TrainConfig) -> Path:
+    """Run a training; returns the run directory."""
+    from xingzi.vision.runtime import configure_ultralytics
+
+    configure_ultralytics()
+    _patch_for_offline_gpu()
+    from ultralytics import YOLO
+
+    model = YOLO(cfg.model)
+    kw = cfg.ultralytics_kwargs()
+    callback_state: dict = {}
+
+    def save_config(trainer) -> None:  # once the run dir exists
+        if callback_state.get("saved"):
+            return
+        callback_state["saved"] = True
+        save = Path(trainer.save_dir) / "xingzi_train.json"
+        atomic_write_text(save, json.dumps(asdict(cfg) | {"device_used": str(trainer.device)}, indent=2) + "\n")
+
+    model.add_callback("on_train_start", save_config)
+    model.train(**kw)
+    return Path(model.trainer.save_dir)
+
+
+def latest_run(project: Path = TRAIN_PROJECT) -> Path:
+    runs = [p.parent.parent for p in project.glob("*/weights/last.pt")]
+    if not runs:
+        raise FileNotFoundError(f"no checkpoint to resume under {project}/*/weights/last.pt")
+    return max(runs, key=lambda p: (p / "weights" / "last.pt").stat().st_mtime)
+
+
+def resume(run_dir: Path | None = None) -> Path:
+    """Continue an interrupted run from its ``weights/last.pt`` (same args, same run dir)."""
+    from xingzi.vision.runtime import configure_ultralytics
+
+    configure_ultralytics()
+    _patch_for_offline_gpu()
+    from ultralytics import YOLO
+
+    run = run_dir or latest_run()
+    last = run / "weights" / "last.pt"
+    if not last.is_file():
+        raise FileNotFoundError(f"no checkpoint {last}")
+    model = YOLO(str(last))
+    model.train(resume=True)
+    return Path(model.trainer.save_dir)
+

@@ -1,0 +1,119 @@
+"""`xingzi dataset check`: every kind of label error is found, clean data passes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from xingzi.cli import main
+from xingzi.datasets.check import check_dataset, check_label_text, iou_matrix, orphan_labels, read_class_names
+
+CLEAN = "0 0.20 0.50 0.10 0.20\n27 0.60 0.50 0.10 0.20\n"
+
+
+def five_boxes(cls: int, copies: int) -> str:
+    return "".join(f"{cls} {0.1 + 0.15 * i:.2f} 0.5 0.1 0.2\n" for i in range(copies))
+
+
+@pytest.mark.parametrize(("text", "kinds"), [
+    pytest.param(CLEAN, [], id="clean"),
+    pytest.param("", [], id="empty-file-is-background"),
+    pytest.param("0 0.5 0.5 0.1\n", ["malformed"], id="four-numbers"),
+    pytest.param("zhong 0.5 0.5 0.1 0.1\n", ["malformed"], id="name-instead-of-id"),
+    pytest.param("31 0.5 0.5 0.1 0.1\n", ["unknown-class"], id="class-31"),
+    pytest.param("-1 0.5 0.5 0.1 0.1\n", ["unknown-class"], id="negative-class"),
+    pytest.param("2.5 0.5 0.5 0.1 0.1\n", ["unknown-class"], id="fractional-class"),
+    pytest.param("0 0.98 0.5 0.1 0.1\n", ["outside"], id="right-edge"),
+    pytest.param("0 0.5 0.02 0.1 0.1\n", ["outside"], id="top-edge"),
+    pytest.param("0 0.951 0.5 0.1 0.1\n", [], id="rounding-within-tolerance"),
+    pytest.param("0 0.5 0.5 0 0.1\n", ["empty-box"], id="zero-width"),
+    pytest.param("3 0.5 0.5 0.1 0.1\n3 0.501 0.5 0.1 0.1\n", ["duplicate"], id="same-class-twice"),
+    pytest.param("3 0.5 0.5 0.1 0.1\n4 0.5 0.5 0.1 0.1\n", ["duplicate"], id="two-classes-one-tile"),
+    pytest.param("3 0.5 0.5 0.1 0.1\n3 0.55 0.5 0.1 0.1\n", [], id="neighbours-overlap-a-little"),
+    pytest.param(five_boxes(0, 4), [], id="four-copies-ok"),
+    pytest.param(five_boxes(0, 5), ["fifth-copy"], id="five-copies"),
+    pytest.param(five_boxes(30, 6), [], id="backs-are-not-counted"),
+    pytest.param("1 0.4 0.4 0.6 0.4 0.6 0.6 0.4 0.6\n", [], id="polygon-row"),
+    pytest.param("0 0.5 0.5 0.1\n31 0.5 0.5 0.1 0.1\n" + five_boxes(2, 5), ["malformed", "unknown-class", "fifth-copy"],
+                 id="several-at-once"),
+])
+def test_label_text_issues(text, kinds):
+    issues, _ = check_label_text(text, "x.txt")
+    assert sorted(i.kind for i in issues) == sorted(kinds)
+    assert all(i.severity == "error" for i in issues)
+
+
+def test_issue_points_at_the_line():
+    issues, n = check_label_text(CLEAN + "0 1.2 0.5 0.1 0.1\n", "a.txt")
+    assert [(i.kind, i.line) for i in issues] == [("outside", 3)]
+    assert n == 3
+
+
+def test_iou_matrix_values():
+    a = [[0, 0, 2, 2]]
+    b = [[0, 0, 2, 2], [1, 0, 3, 2], [5, 5, 6, 6]]
+    assert iou_matrix(a, b).round(4).tolist() == [[1.0, round(2 / 6, 4), 0.0]]
+
+
+def make_dataset(root: Path, labels: dict[str, str | None], extra_labels: dict[str, str] | None = None) -> Path:
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    for stem, text in labels.items():
+        Image.new("RGB", (32, 24), "white").save(root / "images" / f"{stem}.jpg")
+        if text is not None:
+            (root / "labels" / f"{stem}.txt").write_text(text)
+    for stem, text in (extra_labels or {}).items():
+        (root / "labels" / f"{stem}.txt").write_text(text)
+    return root
+
+
+def test_dataset_finds_unlabelled_images_and_orphan_labels(tmp_path):
+    root = make_dataset(tmp_path / "d", {"a": CLEAN, "b": None, "c": ""}, {"gone": CLEAN})
+    report = check_dataset(root)
+    assert report.counts_by_kind() == {"no-image": 1, "unlabelled": 1}
+    assert {i.path for i in report.issues} == {"images/b.jpg", "labels/gone.txt"}
+    assert (report.images, report.label_files, report.boxes) == (3, 2, 2)
+    assert not report.ok
+
+
+def test_roboflow_stems_with_dots_are_matched(tmp_path):
+    root = make_dataset(tmp_path / "d", {"IMG_1_jpg.rf.0a1b2c": CLEAN})
+    assert orphan_labels(root) == []
+    assert check_dataset(root).ok
+
+
+def test_class_list_from_data_yaml_limits_ids(tmp_path):
+    root = make_dataset(tmp_path / "d", {"a": "2 0.5 0.5 0.1 0.1\n3 0.2 0.2 0.1 0.1\n"})
+    (root / "data.yaml").write_text("path: .\ntrain: images\nval: images\nnames:\n  0: East\n  1: South\n  2: 5p\n")
+    assert read_class_names(root) == ("East", "South", "5p")
+    assert [(i.kind, i.line) for i in check_dataset(root).issues] == [("unknown-class", 2)]
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    pytest.param("data.yaml", "names: [a, b]\n", ("a", "b"), id="yaml-list"),
+    pytest.param("data.yaml", "names:\n  1: b\n  0: a\n", ("a", "b"), id="yaml-mapping"),
+    pytest.param("obj.names", "a\nb\n\n", ("a", "b"), id="cvat-obj-names"),
+    pytest.param("classes.txt", "a\nb\n", ("a", "b"), id="classes-txt"),
+])
+def test_read_class_names_formats(tmp_path, name, text, expected):
+    (tmp_path / name).write_text(text)
+    assert read_class_names(tmp_path) == expected
+
+
+def test_cli_exit_codes_and_json(tmp_path, capsys):
+    clean = make_dataset(tmp_path / "clean", {"a": CLEAN})
+    assert main(["dataset", "check", str(clean)]) == 0
+    assert "0 errors" in capsys.readouterr().out
+    bad = make_dataset(tmp_path / "bad", {"a": five_boxes(5, 5)})
+    assert main(["dataset", "check", str(bad), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["errors"] == 1 and doc["by_kind"] == {"fifth-copy": 1}
+    assert doc["issues"][0]["path"] == "labels/a.txt"
+
+
+def test_cli_missing_folder_is_a_clear_error(tmp_path, capsys):
+    assert main(["dataset", "check", str(tmp_path / "nope")]) == 2
+    assert "dataset folder not found" in capsys.readouterr().err

@@ -1,0 +1,157 @@
+"""`xingzi label`: pre-labelling with an injected predictor never loses work."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from xingzi.cli import main
+from xingzi.datasets.label import detections_to_label_text, prelabel_folder
+from xingzi.datasets.labelstudio import CONFIG_FILE, TASKS_FILE
+from xingzi.datasets.yolo import read_labels
+from xingzi.vision.detections import Detections
+
+W, H = 120, 80
+# What the fake detector sees in every photo: a 1m and a 中, given in fractions of the image.
+FAKE = np.array([[0, 0.1, 0.2, 0.3, 0.6], [27, 0.5, 0.25, 0.9, 0.75]])
+EXPECTED = np.array([[0, 0.2, 0.4, 0.2, 0.4], [27, 0.7, 0.5, 0.4, 0.5]])
+
+
+class FakeDetector:
+    """Stands in for the tile detector: records the image sizes it was shown."""
+
+    def __init__(self, fail_after: int | None = None):
+        self.seen: list[tuple[int, int]] = []
+        self.fail_after = fail_after
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        if self.fail_after is not None and len(self.seen) >= self.fail_after:
+            raise KeyboardInterrupt  # the user pressed Ctrl-C
+        h, w = image.shape[:2]
+        self.seen.append((w, h))
+        xyxy = (FAKE[:, 1:] * [w, h, w, h]).astype(np.float32)
+        return Detections(xyxy, FAKE[:, 0].astype(np.int64), np.full(2, 0.9, np.float32))
+
+
+def make_photos(folder: Path, names: list[str], size=(W, H)) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in names:
+        (folder / n).parent.mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", size, (200, 180, 160)).save(folder / n)
+    return folder
+
+
+def test_prelabel_writes_dataset_and_labelstudio_files(tmp_path):
+    photos = make_photos(tmp_path / "photos", ["a.jpg", "b.png", "sub/a.jpg"])
+    fake = FakeDetector()
+    report = prelabel_folder(photos, tmp_path / "ds", fake, show_progress=False)
+    ds = tmp_path / "ds"
+    assert (report.photos, report.predicted, report.kept, report.failed) == (3, 3, 0, ())
+    assert sorted(p.name for p in (ds / "labels").iterdir()) == ["a.txt", "b.txt", "sub__a.txt"]
+    for stem in ("a", "b", "sub__a"):
+        np.testing.assert_allclose(read_labels(ds / "labels" / f"{stem}.txt"), EXPECTED, atol=1e-6)
+    assert (ds / "images" / "sub__a.jpg").exists() and "nc: 31" in (ds / "data.yaml").read_text()
+    tasks = json.loads((ds / TASKS_FILE).read_text())
+    assert len(tasks) == 3 and "<RectangleLabels" in (ds / CONFIG_FILE).read_text()
+    labels = [[r["value"]["rectanglelabels"][0] for r in t["predictions"][0]["result"]] for t in tasks]
+    assert labels == [["1m", "zhong"]] * 3
+    assert report.photos_per_second > 0
+
+
+def test_corrected_labels_win_and_overwrite_keeps_a_backup(tmp_path):
+    photos = make_photos(tmp_path / "photos", ["a.jpg", "b.jpg"])
+    ds = tmp_path / "ds"
+    prelabel_folder(photos, ds, FakeDetector(), show_progress=False)
+    corrected = "5 0.500000 0.500000 0.200000 0.200000\n"
+    (ds / "labels" / "a.txt").write_text(corrected)
+    again = FakeDetector()
+    report = prelabel_folder(photos, ds, again, show_progress=False)
+    assert (report.predicted, report.kept, again.seen) == (0, 2, [])
+    assert (ds / "labels" / "a.txt").read_text() == corrected
+    forced = prelabel_folder(photos, ds, FakeDetector(), overwrite=True, show_progress=False)
+    assert (forced.predicted, forced.replaced) == (2, 1)  # b.txt was already the same
+    [backup] = (ds / "labels_backup").iterdir()
+    assert backup.name.startswith("a.") and backup.read_text() == corrected
+    np.testing.assert_allclose(read_labels(ds / "labels" / "a.txt"), EXPECTED, atol=1e-6)
+
+
+def test_interrupted_run_resumes(tmp_path):
+    photos = make_photos(tmp_path / "photos", [f"p{i}.jpg" for i in range(5)])
+    ds = tmp_path / "ds"
+    with pytest.raises(KeyboardInterrupt):
+        prelabel_folder(photos, ds, FakeDetector(fail_after=2), show_progress=False)
+    assert sorted(p.name for p in (ds / "labels").iterdir()) == ["p0.txt", "p1.txt"]
+    assert not [p for p in ds.rglob("*.tmp")]
+    rest = FakeDetector()
+    report = prelabel_folder(photos, ds, rest, show_progress=False)
+    assert (report.predicted, report.kept, len(rest.seen)) == (3, 2, 3)
+    assert len(list((ds / "labels").iterdir())) == 5
+
+
+def test_corrupt_photo_is_reported_and_skipped(tmp_path, capsys):
+    photos = make_photos(tmp_path / "photos", ["a.jpg", "c.jpg"])
+    (photos / "b.jpg").write_bytes(b"\xff\xd8\xff\xe0 this is not really a jpeg")
+    good = (photos / "c.jpg").read_bytes()
+    (photos / "d.jpg").write_bytes(good[: len(good) // 2])  # truncated upload
+    report = prelabel_folder(photos, tmp_path / "ds", FakeDetector(), show_progress=True)
+    assert [Path(p).name for p, _ in report.failed] == ["b.jpg", "d.jpg"]
+    assert all("not a readable image" in why for _, why in report.failed)
+    assert sorted(p.name for p in (tmp_path / "ds" / "labels").iterdir()) == ["a.txt", "c.txt"]
+    assert not (tmp_path / "ds" / "images" / "b.jpg").exists()
+    assert "4/4 photos" in capsys.readouterr().err
+    assert "skipped" in report.summary() and "b.jpg" in report.summary()
+
+
+def test_exif_rotated_photo_is_stored_upright(tmp_path):
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    exif = Image.Exif()
+    exif[0x0112] = 6  # the phone was held sideways: viewers turn it 90°
+    Image.new("RGB", (W, H), "white").save(photos / "r.jpg", exif=exif.tobytes())
+    fake = FakeDetector()
+    prelabel_folder(photos, tmp_path / "ds", fake, show_progress=False)
+    assert fake.seen == [(H, W)]
+    with Image.open(tmp_path / "ds" / "images" / "r.jpg") as im:
+        assert im.size == (H, W) and im.getexif().get(0x0112, 1) == 1
+    task = json.loads((tmp_path / "ds" / TASKS_FILE).read_text())[0]
+    assert task["predictions"][0]["result"][0]["original_width"] == H
+
+
+def test_photos_inside_the_output_are_not_labelled_again(tmp_path):
+    photos = make_photos(tmp_path / "p", ["a.jpg"])
+    report = prelabel_folder(photos, photos / "ds", FakeDetector(), show_progress=False)
+    again = prelabel_folder(photos, photos / "ds", FakeDetector(), show_progress=False)
+    assert (report.photos, again.photos, again.kept) == (1, 1, 1)
+
+
+def test_detections_are_clipped_and_classes_checked():
+    dets = Detections(np.array([[-5, 10, 50, 90], [10, 10, 10, 20]], np.float32), np.array([3, 4]),
+                      np.ones(2, np.float32))
+    rows = [line.split() for line in detections_to_label_text(dets, 100, 80).splitlines()]
+    assert rows == [["3", "0.250000", "0.562500", "0.500000", "0.875000"]]  # the empty box is dropped
+    bad = Detections(np.array([[0, 0, 5, 5]], np.float32), np.array([31]), np.ones(1, np.float32))
+    with pytest.raises(ValueError, match="outside 0..30"):
+        detections_to_label_text(bad, 100, 80)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    pytest.param(["label", "--out", "X"], "exactly one of", id="nothing-to-do"),
+    pytest.param(["label", "P", "--import-labelstudio", "e.json", "--out", "X"], "exactly one of", id="two-things"),
+    pytest.param(["label", "--import-labelstudio", "missing.json", "--out", "X"], "missing.json", id="missing-export"),
+])
+def test_cli_bad_use_is_a_clear_error(tmp_path, monkeypatch, capsys, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_empty_or_missing_photo_folder(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="no photos"):
+        prelabel_folder(tmp_path / "empty", tmp_path / "ds", FakeDetector())
+    with pytest.raises(FileNotFoundError, match="photo folder not found"):
+        prelabel_folder(tmp_path / "nope", tmp_path / "ds", FakeDetector())

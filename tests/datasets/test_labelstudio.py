@@ -1,0 +1,180 @@
+"""Label Studio round trip and YOLO exports of other tools as input."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from xingzi.cli import main
+from xingzi.datasets.labelstudio import (
+    CONFIG_FILE,
+    TASKS_FILE,
+    import_labelstudio,
+    import_yolo_export,
+    labeling_config_xml,
+    task_for,
+    write_labelstudio_files,
+)
+from xingzi.datasets.yolo import read_labels
+from xingzi.engine.tiles import CLASS_NAMES
+
+W, H = 200, 100
+ROWS = np.array([[0, 0.25, 0.5, 0.1, 0.4], [27, 0.7, 0.3, 0.2, 0.2]])
+
+
+def make_dataset(root: Path, stems: dict[str, np.ndarray | None]) -> Path:
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    for stem, rows in stems.items():
+        Image.new("RGB", (W, H), "white").save(root / "images" / f"{stem}.jpg")
+        if rows is not None:
+            (root / "labels" / f"{stem}.txt").write_text(
+                "".join(f"{int(r[0])} {r[1]} {r[2]} {r[3]} {r[4]}\n" for r in rows))
+    return root
+
+
+def as_export(tasks: list[dict], updated_at: str = "2026-01-01T00:00:00Z") -> list[dict]:
+    """What Label Studio exports when the annotator accepted the predictions as they were."""
+    return [{"id": i, "data": t["data"], "annotations": [
+        {"id": 1, "result": t["predictions"][0]["result"], "was_cancelled": False, "updated_at": updated_at}]}
+        for i, t in enumerate(tasks, 1)]
+
+
+def rect(x, y, w, h, name, rotation=0):
+    return {"type": "rectanglelabels", "from_name": "label", "to_name": "image", "original_width": W,
+            "original_height": H, "value": {"x": x, "y": y, "width": w, "height": h, "rotation": rotation,
+                                           "rectanglelabels": [name]}}
+
+
+def test_config_names_all_classes():
+    root = ET.fromstring(labeling_config_xml())
+    labels = [e.get("value") for e in root.iter("Label")]
+    assert labels == list(CLASS_NAMES)
+    assert root.find("RectangleLabels").get("toName") == root.find("Image").get("name")
+
+
+def test_task_is_in_percent_from_top_left():
+    task = task_for("img.jpg", W, H, ROWS)
+    first = task["predictions"][0]["result"][0]
+    assert first["value"]["rectanglelabels"] == ["1m"]
+    assert [round(first["value"][k], 6) for k in ("x", "y", "width", "height")] == [20.0, 30.0, 10.0, 40.0]
+    assert (first["original_width"], first["original_height"]) == (W, H)
+    assert task["predictions"][0]["result"][1]["value"]["rectanglelabels"] == ["zhong"]
+
+
+def test_round_trip_keeps_labels(tmp_path):
+    d = make_dataset(tmp_path / "d", {"a": ROWS, "b": ROWS[:1]})
+    tasks_path = write_labelstudio_files(d)
+    tasks = json.loads(tasks_path.read_text())
+    assert tasks[0]["data"]["image"] == "/data/local-files/?d=d/images/a.jpg"
+    assert (d / CONFIG_FILE).exists()
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(as_export(tasks)))
+    report = import_labelstudio(export, d)
+    assert (report.new, report.replaced, report.not_annotated) == (0, 0, 0)
+    np.testing.assert_allclose(read_labels(d / "labels" / "a.txt"), ROWS, atol=1e-6)
+    assert not (d / "labels_backup").exists()
+
+
+def test_correction_replaces_with_backup_and_unannotated_tasks_keep_prelabels(tmp_path):
+    d = make_dataset(tmp_path / "d", {"a": ROWS, "b": ROWS, "c": None})
+    old_b = (d / "labels" / "b.txt").read_text()
+    export = [
+        {"data": {"image": "/data/local-files/?d=d/images/a.jpg"}, "annotations": []},
+        {"data": {"image": "/data/upload/4/3f2a9c01-b.jpg"}, "annotations": [
+            {"result": [rect(0, 0, 50, 50, "中")], "was_cancelled": False, "updated_at": "2026-01-02T00:00:00Z"},
+            {"result": [rect(50, 50, 50, 50, "1m")], "was_cancelled": False, "updated_at": "2026-01-01T00:00:00Z"},
+            {"result": [], "was_cancelled": True, "updated_at": "2026-01-03T00:00:00Z"}]},
+        {"data": {"image": "c.jpg"}, "annotations": [{"result": [], "was_cancelled": False}]},
+    ]
+    (tmp_path / "e.json").write_text(json.dumps(export))
+    report = import_labelstudio(tmp_path / "e.json", d)
+    assert (report.new, report.replaced, report.unchanged, report.not_annotated) == (1, 1, 0, 1)
+    np.testing.assert_allclose(read_labels(d / "labels" / "b.txt"), [[27, 0.25, 0.25, 0.5, 0.5]])
+    np.testing.assert_allclose(read_labels(d / "labels" / "a.txt"), ROWS)
+    assert (d / "labels" / "c.txt").read_text() == ""
+    backups = list((d / "labels_backup").iterdir())
+    assert len(backups) == 1 and backups[0].name.startswith("b.") and backups[0].read_text() == old_b
+
+
+def test_rotated_box_becomes_its_bounding_rectangle(tmp_path):
+    d = make_dataset(tmp_path / "d", {"a": None})
+    # 20x10 px box at (100, 20) turned 90° clockwise about its top-left corner: x 90..100, y 20..40
+    export = [{"data": {"image": "a.jpg"}, "annotations": [{"result": [rect(50, 20, 10, 10, "5p", rotation=90)]}]}]
+    (tmp_path / "e.json").write_text(json.dumps(export))
+    import_labelstudio(tmp_path / "e.json", d)
+    np.testing.assert_allclose(read_labels(d / "labels" / "a.txt"), [[13, 0.475, 0.3, 0.05, 0.2]], atol=1e-6)
+
+
+def test_json_min_export(tmp_path):
+    d = make_dataset(tmp_path / "d", {"a": None})
+    export = [{"image": "/data/local-files/?d=d%2Fimages%2Fa.jpg", "id": 3,
+               "label": [{"x": 10, "y": 20, "width": 30, "height": 40, "rotation": 0, "rectanglelabels": ["back"],
+                          "original_width": W, "original_height": H}]}]
+    (tmp_path / "e.json").write_text(json.dumps(export))
+    import_labelstudio(tmp_path / "e.json", d)
+    np.testing.assert_allclose(read_labels(d / "labels" / "a.txt"), [[30, 0.25, 0.4, 0.3, 0.4]])
+
+
+@pytest.mark.parametrize(("export", "message"), [
+    pytest.param({"not": "a list"}, "expected a JSON list", id="not-a-list"),
+    pytest.param([{"data": {}}], "no image reference", id="no-image"),
+    pytest.param([{"data": {"image": "zzz.jpg"}, "annotations": []}], "not in", id="unknown-image"),
+    pytest.param([{"data": {"image": "b.jpg"}, "annotations": [{"result": [rect(0, 0, 5, 5, "1m")]}]},
+                  {"data": {"image": "a.jpg"}, "annotations": [{"result": [rect(0, 0, 5, 5, "East")]}]}],
+                 "unknown class name 'East'", id="unknown-class-writes-nothing"),
+])
+def test_bad_exports_change_nothing(tmp_path, export, message):
+    d = make_dataset(tmp_path / "d", {"a": ROWS, "b": ROWS})
+    before = {p.name: p.read_text() for p in (d / "labels").iterdir()}
+    (tmp_path / "e.json").write_text(json.dumps(export))
+    with pytest.raises(ValueError, match=message):
+        import_labelstudio(tmp_path / "e.json", d)
+    assert {p.name: p.read_text() for p in (d / "labels").iterdir()} == before
+
+
+def test_roboflow_yolo_export_mapped_by_name(tmp_path):
+    src = tmp_path / "rf"
+    for split in ("train", "valid"):
+        (src / split / "images").mkdir(parents=True)
+        (src / split / "labels").mkdir()
+    (src / "data.yaml").write_text("train: ../train/images\nval: ../valid/images\nnc: 3\nnames: ['East', 'Red', '1m']\n")
+    Image.new("RGB", (W, H)).save(src / "train" / "images" / "p_jpg.rf.1.jpg")
+    (src / "train" / "labels" / "p_jpg.rf.1.txt").write_text("2 0.5 0.5 0.1 0.1\n0 0.2 0.2 0.1 0.1\n")
+    Image.new("RGB", (W, H)).save(src / "valid" / "images" / "q.jpg")
+    (src / "valid" / "labels" / "q.txt").write_text("1 0.5 0.5 0.1 0.1\n")
+    report = import_yolo_export(src, tmp_path / "d")
+    # 'Red' is not one of our spellings: dropped and reported, like the wind
+    assert (report.new, report.dropped_boxes, report.unmapped_names) == (2, 2, ("East", "Red"))
+    assert read_labels(tmp_path / "d" / "labels" / "p_jpg.rf.1.txt")[:, 0].tolist() == [0]
+    assert (tmp_path / "d" / "images" / "q.jpg").exists() and (tmp_path / "d" / "data.yaml").exists()
+
+
+def test_cvat_yolo_export_and_cli(tmp_path, capsys):
+    src = tmp_path / "cvat"
+    (src / "obj_train_data").mkdir(parents=True)
+    (src / "obj.names").write_text("zhong\nfa\nbai\n")
+    for stem, cls in (("h1", 1), ("h2", 2)):
+        Image.new("RGB", (W, H)).save(src / "obj_train_data" / f"{stem}.jpg")
+        (src / "obj_train_data" / f"{stem}.txt").write_text(f"{cls} 0.5 0.5 0.1 0.1\n")
+    d = make_dataset(tmp_path / "d", {"h1": ROWS})
+    assert main(["label", "--import-yolo", str(src), "--out", str(d), "--no-progress"]) == 0
+    assert "1 new, 1 replaced" in capsys.readouterr().out
+    assert [read_labels(d / "labels" / f"{s}.txt")[:, 0].tolist() for s in ("h1", "h2")] == [[28], [29]]
+    [backup] = (d / "labels_backup").iterdir()
+    np.testing.assert_allclose(read_labels(backup), ROWS)
+    assert len(json.loads((d / TASKS_FILE).read_text())) == 2
+
+
+def test_yolo_import_refuses_a_name_clash(tmp_path):
+    src = make_dataset(tmp_path / "src", {"h1": ROWS})
+    d = tmp_path / "d"
+    (d / "images").mkdir(parents=True)
+    Image.new("RGB", (W, H)).save(d / "images" / "h1.png")
+    with pytest.raises(ValueError, match="would share the label file"):
+        import_yolo_export(src, d)

@@ -1,0 +1,159 @@
+"""`xingzi dataset merge/split`: classes mapped by name, no photo leaks across splits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from xingzi.cli import main
+from xingzi.datasets.split import (
+    class_id_for_name,
+    merge_datasets,
+    plan_split,
+    remap_label_text,
+    source_key,
+    split_dataset,
+)
+
+BOX = " 0.5 0.5 0.1 0.1\n"
+
+
+def make_dataset(root: Path, labels: dict[str, str | None], names: list[str] | None = None) -> Path:
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    for stem, text in labels.items():
+        Image.new("RGB", (16, 16), "gray").save(root / "images" / f"{stem}.jpg")
+        if text is not None:
+            (root / "labels" / f"{stem}.txt").write_text(text)
+    if names is not None:
+        (root / "data.yaml").write_text("names:\n" + "".join(f"  {i}: {n}\n" for i, n in enumerate(names)))
+    return root
+
+
+@pytest.mark.parametrize(("stem", "key"), [
+    pytest.param("train__IMG_1_jpg.rf.28434bdc56de3a0e", "train__IMG_1_jpg", id="roboflow"),
+    pytest.param("a.b_jpg.rf.ff", "a.b_jpg", id="roboflow-dotted-name"),
+    pytest.param("hand_0007__aug3", "hand_0007", id="aug-copy"),
+    pytest.param("IMG_0001", "IMG_0001", id="plain-photo"),
+    pytest.param("IMG_aug3", "IMG_aug3", id="aug-without-double-underscore-is-a-name"),
+])
+def test_source_key(stem, key):
+    assert source_key(stem) == key
+
+
+@pytest.mark.parametrize(("name", "cls"), [
+    pytest.param("1m", 0, id="ours"), pytest.param("5p", 13, id="pin"), pytest.param("中", 27, id="chinese"),
+    pytest.param("zhong", 27, id="pinyin"), pytest.param("7z", 27, id="tenhou"), pytest.param("bai", 29, id="bai"),
+    pytest.param("back", 30, id="back"), pytest.param("East", None, id="wind-is-not-ours"),
+    pytest.param("other", None, id="other"),
+])
+def test_class_id_for_name(name, cls):
+    assert class_id_for_name(name) == cls
+
+
+stems_strategy = st.lists(
+    st.tuples(st.integers(0, 30), st.integers(1, 9)), min_size=2, max_size=40, unique_by=lambda t: t[0],
+).map(lambda groups: [f"p{g}_jpg.rf.{v:02x}" for g, n in groups for v in range(n)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(stems=stems_strategy, val=st.floats(0.05, 0.6), seed=st.integers(0, 1000))
+def test_plan_split_never_leaks_a_photo(stems, val, seed):
+    train, val_set = plan_split(stems, val, seed)
+    assert train | val_set == set(stems) and not train & val_set
+    assert train and val_set
+    assert not {source_key(s) for s in train} & {source_key(s) for s in val_set}
+    assert plan_split(list(reversed(stems)), val, seed) == (train, val_set)
+
+
+def test_plan_split_reaches_the_share():
+    stems = [f"p{i}" for i in range(100)]
+    _, val_set = plan_split(stems, 0.15, 3)
+    assert len(val_set) == 15
+    assert plan_split(stems, 0.15, 4)[1] != val_set
+
+
+@pytest.mark.parametrize(("stems", "val", "message"), [
+    pytest.param(["a", "b"], 0.0, "between 0 and 1", id="zero"),
+    pytest.param(["a", "b"], 1.5, "between 0 and 1", id="above-one"),
+    pytest.param(["a.rf.1", "a.rf.2"], 0.5, "two source photos", id="one-photo"),
+])
+def test_plan_split_rejects(stems, val, message):
+    with pytest.raises(ValueError, match=message):
+        plan_split(stems, val, 0)
+
+
+def test_split_in_place_writes_lists(tmp_path):
+    stems = {f"s{g}_jpg.rf.{v}": f"{g}{BOX}" for g in range(6) for v in range(3)}
+    root = make_dataset(tmp_path / "d", {**stems, "unlabelled": None})
+    report = split_dataset(root, val=0.3, seed=1)
+    train = (root / "train.txt").read_text().split()
+    val = (root / "val.txt").read_text().split()
+    assert len(train) + len(val) == 18 and len(val) == 6
+    assert all((root / p).exists() for p in train + val)
+    keys = lambda paths: {source_key(Path(p).stem) for p in paths}  # noqa: E731
+    assert not keys(train) & keys(val)
+    assert (report.groups_train, report.groups_val) == (4, 2)
+    assert "train: train.txt" in (root / "data.yaml").read_text()
+
+
+def test_split_to_new_folder_copies(tmp_path):
+    root = make_dataset(tmp_path / "d", {f"p{i}": f"{i}{BOX}" for i in range(10)})
+    report = split_dataset(root, val=0.2, seed=0, out=tmp_path / "o")
+    o = tmp_path / "o"
+    assert len(list((o / "images" / "val").iterdir())) == 2 == len(report.val)
+    for rel in report.train + report.val:
+        stem = Path(rel).stem
+        part = Path(rel).parts[1]
+        assert (o / "labels" / part / f"{stem}.txt").read_text() == (root / "labels" / f"{stem}.txt").read_text()
+    assert "val: images/val" in (o / "data.yaml").read_text()
+
+
+def test_remap_by_name_drops_foreign_classes():
+    text, dropped = remap_label_text(f"0{BOX}1{BOX}2{BOX}", {0: 13, 1: None, 2: 27}, "x")
+    assert (text.split("\n")[0].split()[0], text.split("\n")[1].split()[0], dropped) == ("13", "27", 1)
+    with pytest.raises(ValueError, match="not in the dataset's class list"):
+        remap_label_text(f"5{BOX}", {0: 0}, "x")
+    with pytest.raises(ValueError, match="dataset check"):
+        remap_label_text("0 0.5\n", {0: 0}, "x")
+
+
+def test_merge_maps_classes_and_keeps_sources_apart(tmp_path):
+    ours = make_dataset(tmp_path / "synth", {"a": f"0{BOX}", "b": f"29{BOX}"})
+    theirs = make_dataset(tmp_path / "real", {"a": f"0{BOX}1{BOX}2{BOX}", "c": None}, names=["5p", "East", "中"])
+    report = merge_datasets([ours, theirs], tmp_path / "m")
+    m = tmp_path / "m"
+    assert sorted(p.name for p in (m / "labels").iterdir()) == ["real__a.txt", "synth__a.txt", "synth__b.txt"]
+    assert [line.split()[0] for line in (m / "labels" / "real__a.txt").read_text().splitlines()] == ["13", "27"]
+    assert (report.images, report.dropped_boxes, report.unlabelled, report.unmapped_names) == (3, 1, 1, ("East",))
+    assert (m / "images" / "real__a.jpg").exists() and "nc: 31" in (m / "data.yaml").read_text()
+
+
+def test_merge_same_folder_names_get_distinct_prefixes(tmp_path):
+    a = make_dataset(tmp_path / "x" / "data", {"a": f"0{BOX}"})
+    b = make_dataset(tmp_path / "y" / "data", {"a": f"1{BOX}"})
+    merge_datasets([a, b], tmp_path / "m", link=True)
+    assert sorted(p.name for p in (tmp_path / "m" / "labels").iterdir()) == ["data2__a.txt", "data__a.txt"]
+
+
+@pytest.mark.parametrize("bad", ["one-source", "out-is-input"])
+def test_merge_rejects(tmp_path, bad):
+    a = make_dataset(tmp_path / "a", {"a": f"0{BOX}"})
+    b = make_dataset(tmp_path / "b", {"a": f"0{BOX}"})
+    sources, out, msg = ([a], tmp_path / "m", "at least two") if bad == "one-source" else ([a, b], a, "also an input")
+    with pytest.raises(ValueError, match=msg):
+        merge_datasets(sources, out)
+
+
+def test_cli_merge_then_split(tmp_path, capsys):
+    a = make_dataset(tmp_path / "a", {f"p{i}_jpg.rf.{j}": f"{i}{BOX}" for i in range(5) for j in range(2)})
+    b = make_dataset(tmp_path / "b", {f"q{i}": f"{i}{BOX}" for i in range(5)})
+    assert main(["dataset", "merge", str(a), str(b), "--out", str(tmp_path / "m")]) == 0
+    assert main(["dataset", "split", str(tmp_path / "m"), "--val", "0.2", "--seed", "7"]) == 0
+    out = capsys.readouterr().out
+    assert "m: 15 images" in out and "val 3 images" in out
+    assert main(["dataset", "split", str(tmp_path / "m"), "--val", "2"]) == 2

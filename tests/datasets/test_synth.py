@@ -1,0 +1,165 @@
+"""The synthetic photo generator: labels agree with the drawn tiles and the ground-truth hand,
+output is deterministic, every face style renders, bad arguments are refused clearly."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from xingzi.cli import main as cli_main
+from xingzi.datasets.synth.dataset import contact_sheet, generate_dataset, stem
+from xingzi.datasets.synth.faces import style_names
+from xingzi.datasets.synth.generate import check_styles, render_sample
+from xingzi.datasets.yolo import read_labels, yolo_to_xyxy
+from xingzi.engine.notation import parse_meld, parse_tiles
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
+
+SEED, N, IMGSZ = 11, 10, 256
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("synth")
+    list(generate_dataset(out, N, seed=SEED, imgsz=IMGSZ, workers=1))
+    return out
+
+
+def _load(dataset: Path, i: int):
+    name = stem(SEED, i)
+    img = cv2.imread(str(dataset / "images" / f"{name}.jpg"))
+    labels = read_labels(dataset / "labels" / f"{name}.txt")
+    meta = json.loads((dataset / "meta" / f"{name}.json").read_text())
+    return img, labels, meta
+
+
+@pytest.mark.parametrize("i", range(N))
+def test_labels_lie_inside_the_image_and_are_the_meta_tiles(dataset, i):
+    img, labels, meta = _load(dataset, i)
+    h, w = img.shape[:2]
+    assert [w, h] == meta["size"]
+    assert len(labels) == len(meta["tiles"]) > 0
+    assert np.all(labels[:, 1:] >= 0) and np.all(labels[:, 1:] <= 1)
+    boxes = yolo_to_xyxy(labels[:, 1:], w, h)
+    assert np.all(boxes[:, 2] > boxes[:, 0]) and np.all(boxes[:, 3] > boxes[:, 1])
+    assert np.all(boxes >= -1e-3) and np.all(boxes[:, 2] <= w + 1e-3) and np.all(boxes[:, 3] <= h + 1e-3)
+    meta_boxes = np.array([t["xyxy"] for t in meta["tiles"]])
+    np.testing.assert_allclose(boxes, meta_boxes, atol=0.01)
+    assert labels[:, 0].astype(int).tolist() == [t["cls"] for t in meta["tiles"]]
+    for t in meta["tiles"]:
+        assert (t["cls"] == BACK_CLASS) == t["face_down"]
+        assert t["role"] in ("concealed", "win", "pung", "kong", "concealed_kong", "fa", "loose")
+
+
+@pytest.mark.parametrize("i", range(N))
+def test_meta_tiles_show_exactly_the_ground_truth_hand(dataset, i):
+    _, _, meta = _load(dataset, i)
+    if not meta["complete"]:  # a close-up cut part of the hand off the photo
+        assert sum(t["role"] != "loose" for t in meta["tiles"]) > 0
+        return
+    sit = meta["situation"]
+    shown = [t for t in meta["tiles"] if t["role"] != "loose"]
+    want = Counter(parse_tiles(sit["hand"]))
+    for m in sit["melds"]:
+        want.update(parse_meld(m).tiles)
+    want[Tile.FA] += sit["fa"]
+    assert Counter(Tile(t["face"]) for t in shown) == want
+    # faces seen in the photo = everything not turned down; backs only in concealed kongs
+    seen = Counter(t["cls"] for t in shown)
+    downs = [t for t in shown if t["face_down"]]
+    assert seen[BACK_CLASS] == len(downs)
+    assert all(t["role"] == "concealed_kong" for t in downs)
+    assert sum(1 for t in shown if t["role"] == "win") == 1
+    assert Tile(next(t["face"] for t in shown if t["role"] == "win")) == parse_tiles(sit["win_tile"])[0]
+    groups = Counter(t["group"] for t in shown)
+    for k, m in enumerate(sit["melds"], start=1):
+        assert groups[k] == parse_meld(m).kind.size
+    kongs = [k for k, m in enumerate(sit["melds"], start=1) if m.startswith("concealed_kong")]
+    for k in kongs:
+        assert sum(t["face_down"] for t in shown if t["group"] == k) in (2, 4)
+
+
+@pytest.mark.parametrize("i", range(N))
+def test_expected_result_is_what_the_engine_says(dataset, i):
+    from xingzi.engine import score_situation
+
+    _, _, meta = _load(dataset, i)
+    assert meta["expect"] == json.loads(json.dumps(score_situation(meta["situation"]), ensure_ascii=False))
+
+
+def test_same_seed_gives_same_bytes_and_another_seed_does_not():
+    a = render_sample(5, 3, 192)
+    b = render_sample(5, 3, 192)
+    c = render_sample(6, 3, 192)
+    assert a.jpeg == b.jpeg and a.meta == b.meta
+    assert a.jpeg != c.jpeg
+
+
+def test_worker_count_does_not_change_the_output(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    list(generate_dataset(one, 4, seed=2, imgsz=160, workers=1))
+    list(generate_dataset(two, 4, seed=2, imgsz=160, workers=2))
+    files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file() and p.name != "data.yaml")
+    assert len(files) == 12
+    for f in files:
+        assert (one / f).read_bytes() == (two / f).read_bytes(), f
+
+
+def test_data_yaml_lists_the_31_classes(dataset):
+    text = (dataset / "data.yaml").read_text()
+    assert f"nc: {len(CLASS_NAMES)}" in text
+    assert "  30: back" in text and "  0: 1m" in text and "  29: bai" in text
+
+
+@pytest.mark.parametrize("style", style_names())
+def test_each_face_style_renders_a_loadable_photo(style):
+    s = render_sample(1, 0, 192, styles=(style,))
+    img = cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert img is not None and img.shape[:2] == (s.height, s.width) and max(img.shape[:2]) == 192
+    assert s.meta["style"].split(":")[0] == style
+    assert len(s.boxes) == len(s.classes) > 0
+
+
+def test_contact_sheet_has_the_asked_grid():
+    sheet = contact_sheet(seed=1, count=3, cols=2, cell=100, imgsz=128)
+    assert sheet.shape == (200, 200, 3)
+    assert sheet[:100, :100].std() > 5  # a photo was pasted, not the blank background
+
+
+@pytest.mark.parametrize("call, message", [
+    pytest.param(lambda: render_sample(1, 0, 32), "imgsz must be at least 64", id="tiny-imgsz"),
+    pytest.param(lambda: check_styles(["nope"]), "unknown style(s) nope", id="unknown-style"),
+    pytest.param(lambda: list(generate_dataset("unused", 0)), "--n must be at least 1", id="zero-images"),
+    pytest.param(lambda: list(generate_dataset("unused", 2, workers=0)), "--workers must be at least 1",
+                 id="zero-workers"),
+])
+def test_bad_arguments_raise_clear_errors(call, message):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize("argv, message", [
+    pytest.param(["--n", "0"], "--n must be at least 1", id="n"),
+    pytest.param(["--styles", "nope", "--n", "1"], "unknown style(s) nope", id="styles"),
+    pytest.param(["--preview", "--out", "sheet.txt"], "must be a .jpg or .png", id="preview-suffix"),
+])
+def test_cli_reports_bad_arguments(tmp_path, capsys, argv, message):
+    if "--preview" not in argv:
+        argv = argv + ["--out", str(tmp_path / "d")]
+    assert cli_main(["synth", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_writes_a_preview_and_a_dataset(tmp_path, capsys):
+    sheet = tmp_path / "sheet.jpg"
+    assert cli_main(["synth", "--preview", "--out", str(sheet), "--count", "2", "--imgsz", "128"]) == 0
+    assert cv2.imread(str(sheet)) is not None
+    out = tmp_path / "d"
+    assert cli_main(["synth", "--n", "2", "--out", str(out), "--imgsz", "128", "--workers", "1", "--quiet"]) == 0
+    assert len(list((out / "images").glob("*.jpg"))) == len(list((out / "labels").glob("*.txt"))) == 2
+    assert "wrote 2 images" in capsys.readouterr().out

@@ -1,0 +1,74 @@
+"""The hand sampler behind the synthetic photos draws legal Xingzi hands of the asked pattern."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from xingzi.datasets.synth.hands import PATTERN_WEIGHTS, sample_deal
+from xingzi.engine.melds import MeldKind
+from xingzi.engine.tiles import Tile
+
+SEEDS = range(60)
+
+
+@pytest.mark.parametrize("pattern", list(PATTERN_WEIGHTS))
+def test_deals_use_real_tiles(pattern):
+    for seed in SEEDS:
+        d = sample_deal(np.random.default_rng([seed]), pattern)
+        counts = Counter(d.hand) + Counter(t for m in d.melds for t in m.tiles)
+        counts[Tile.FA] += d.fa
+        assert max(counts.values()) <= 4
+        assert Tile.FA not in d.hand and 0 <= d.fa <= 4
+        kongs = sum(m.kind is not MeldKind.PUNG for m in d.melds)
+        assert sum(counts.values()) - d.fa == 14 + kongs
+        assert d.win_tile in d.hand
+        sit = d.situation()
+        assert len(sit["payers"]) == (3 if d.self_draw else 1)
+
+
+# pattern -> the scoring item every such hand must earn
+FLOWER = {
+    "qi_dui": "qi_dui", "haohua": "haohua", "peng_peng_hu": "peng_peng_hu", "qing_yi_se": "qing_yi_se",
+    "hun_yi_se": "hun_yi_se", "hong_qi": "hong_qi", "qi_xian_nv": "qi_xian_nv",
+    "yi_tiao_long": "yi_tiao_long",
+}
+
+
+@pytest.mark.parametrize("pattern, item", list(FLOWER.items()))
+def test_pattern_hands_score_their_pattern(pattern, item):
+    from xingzi.engine import score_situation
+
+    for seed in SEEDS:
+        d = sample_deal(np.random.default_rng([seed]), pattern)
+        result = score_situation(d.situation())
+        assert result["valid"], (pattern, d.situation(), result)
+        keys = {i["key"] for i in result["items"]}
+        assert item in keys, (pattern, d.situation(), result["items"])
+
+
+def test_plain_and_kong_hands_are_complete_wins():
+    from xingzi.engine import score_situation
+
+    for pattern in ("ping_hu", "kongs"):
+        for seed in SEEDS:
+            d = sample_deal(np.random.default_rng([seed]), pattern)
+            result = score_situation(d.situation())
+            # a win may still be refused (两炮起胡), but never because the tiles are no win
+            assert result["valid"] or result["own"] == 1, (d.situation(), result)
+
+
+def test_non_winning_rows_are_no_wins():
+    from xingzi.engine import score_situation
+
+    for seed in SEEDS:
+        d = sample_deal(np.random.default_rng([seed]), "not_winning")
+        result = score_situation(d.situation())
+        assert not result["valid"] and result["own"] == 0, (d.situation(), result)
+
+
+def test_unknown_pattern_is_refused():
+    with pytest.raises(ValueError, match="unknown hand pattern 'x'"):
+        sample_deal(np.random.default_rng(0), "x")

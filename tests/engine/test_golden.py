@@ -1,0 +1,46 @@
+"""Every worked example of RULES.md §11 and our own golden hands, from one committed data file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xingzi.engine import score_situation
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden_hands.jsonl"
+SHARED_EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "rules_examples.jsonl"
+CASES = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def check(result: dict, expect: dict) -> None:
+    assert result["valid"] is expect["valid"], result.get("reason")
+    if "own" in expect:
+        assert result["own"] == expect["own"]
+    if "items" in expect:
+        assert {i["key"]: i["pao"] for i in result["items"]} == expect["items"]
+    if "paos" in expect:
+        assert [p["pao"] for p in result["payments"]] == expect["paos"]
+    if "amounts" in expect:
+        assert [p["amount"] for p in result["payments"]] == expect["amounts"]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in CASES])
+def test_golden_hand(case: dict) -> None:
+    check(score_situation(case["situation"]), case["expect"])
+
+
+def test_all_nineteen_worked_examples_are_in_the_golden_file() -> None:
+    ids = {c["id"] for c in CASES if c["source"] == "RULES.md §11"}
+    assert ids == {f"ex{i}" for i in range(1, 20)} | {"ex12b"}
+
+
+@pytest.mark.skipif(not SHARED_EXAMPLES.is_file(), reason="../shared/rules_examples.jsonl not present")
+def test_committed_copy_matches_the_shared_examples() -> None:
+    ours = {c["id"]: c for c in CASES}
+    for line in SHARED_EXAMPLES.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            shared = json.loads(line)
+            assert ours[shared["id"]]["situation"] == shared["situation"]
+            assert ours[shared["id"]]["expect"] == shared["expect"]

@@ -1,0 +1,72 @@
+"""Rulesets: shipped presets, house files, overrides, and what a bad file gets told."""
+
+from __future__ import annotations
+
+import pytest
+
+from xingzi.engine import load_ruleset, score_situation
+from xingzi.engine.items import ITEMS
+from xingzi.engine.ruleset import CHOICES, OPTIONAL_ITEMS
+
+EX6 = {"hand": "111333555777s99s", "win_tile": "9s", "self_draw": True}
+
+
+def test_default_has_every_option_and_every_number() -> None:
+    rules = load_ruleset()
+    assert set(CHOICES) | {"optional"} == set(rules.options)
+    assert rules.optional == frozenset()
+    pattern_and_event_keys = {k for k, _n, _f, _needs in ITEMS} - {
+        "bloom_kong", "self_draw", "concealed", "single_wait"}
+    assert pattern_and_event_keys <= set(rules.pao)
+
+
+def test_text000_preset_takes_every_other_reading() -> None:
+    default, text000 = load_ruleset(), load_ruleset("text000")
+    for key, (first, other) in CHOICES.items():
+        assert default.options[key] == first and text000.options[key] == other, key
+    assert text000.optional == frozenset(OPTIONAL_ITEMS)
+    assert text000.replaces["shuang_bian"] == () and default.replaces["shuang_bian"] == ("single_wait",)
+
+
+def test_overrides_make_a_new_ruleset_and_leave_the_old_one() -> None:
+    rules = load_ruleset()
+    house = rules.with_overrides({"qing_yi_se": 20, "optional": ["tong_ku"], "specials_lift_threshold": True})
+    assert house.pao["qing_yi_se"] == 20 and "tong_ku" in house.optional and "robbing_kong" not in house.not_lifting
+    assert rules.pao["qing_yi_se"] == 15 and rules.optional == frozenset() and "robbing_kong" in rules.not_lifting
+    assert score_situation({**EX6, "rules": {"pao": {"qing_yi_se": 20}}})["own"] == 40
+
+
+def test_house_file_with_base_and_changes(tmp_path) -> None:
+    path = tmp_path / "house.toml"
+    path.write_text('base = "text000"\nname = "our table"\n[pao]\npeng_peng_hu = 12\n', encoding="utf-8")
+    rules = load_ruleset(path)
+    assert rules.name == "our table" and rules.pao["peng_peng_hu"] == 12
+    assert rules.options["four_fa"] == "on_top"  # from text000
+    # 15 清一色 + 12 碰碰胡 + 5 自摸 + 5 温柔 + 5 门清 (000: 温柔 adds to a +5 门清)
+    assert score_situation(EX6, rules)["own"] == 42
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        pytest.param("[options]\nfour_fa = 'lots'\n", "four_fa", id="bad-choice"),
+        pytest.param("[pao]\nqi_dui = -1\n", "qi_dui", id="negative"),
+        pytest.param("[pao]\nqi_dui = 'ten'\n", "qi_dui", id="not-a-number"),
+        pytest.param("[pao]\nno_such_item = 5\n", "no_such_item", id="unknown-key"),
+        pytest.param("[options]\noptional = ['tong_ku', 'flying']\n", "optional", id="unknown-optional"),
+        pytest.param("[options\n", "not valid TOML", id="broken-toml"),
+        pytest.param("base = 'nowhere'\n", "base", id="bad-base"),
+    ],
+)
+def test_bad_ruleset_files_say_what_is_wrong(tmp_path, text: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        load_ruleset(path)
+
+
+def test_missing_file_and_bad_override() -> None:
+    with pytest.raises(ValueError, match="not found"):
+        load_ruleset("/nonexistent/house.toml")
+    with pytest.raises(ValueError, match="is not an option"):
+        score_situation({**EX6, "rules": {"double_everything": True}})

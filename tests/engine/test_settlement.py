@@ -1,0 +1,84 @@
+"""吃炮 table, dealer doubling, 跟庄, several winners on one discard, the next dealer."""
+
+from __future__ import annotations
+
+import pytest
+
+from xingzi.engine import Payer, Tile, follow_dealer, load_ruleset, next_dealer, parse_meld, score_round
+from xingzi.engine.settlement import eaten_from
+
+IN_ALL = load_ruleset()
+ON_TOP = IN_ALL.with_overrides({"eaten_hong_qi": "on_top"})
+
+
+@pytest.mark.parametrize(
+    "fa, melds, in_all, on_top",
+    [
+        pytest.param(1, [], 1, 1, id="one-fa"),
+        pytest.param(4, [], 10, 10, id="four-fa"),
+        pytest.param(0, ["kong 5m", "concealed_kong 5p", "pung 5s"], 3, 3, id="suit-melds"),
+        pytest.param(0, ["pung 中"], 1, 1, id="dragon-pung"),
+        pytest.param(0, ["kong 白"], 3, 3, id="dragon-kong"),
+        pytest.param(0, ["concealed_kong 中"], 4, 4, id="dragon-concealed-kong"),
+        pytest.param(0, ["pung 中", "pung 白"], 10, 12, id="hong-qi-pungs"),
+        pytest.param(0, ["pung 中", "concealed_kong 白"], 12, 15, id="pung-and-concealed-kong"),
+        pytest.param(0, ["kong 中", "concealed_kong 白"], 13, 17, id="kong-and-concealed-kong"),
+        pytest.param(0, ["pung 中", "kong 白"], 11, 14, id="pung-and-kong"),
+        pytest.param(0, ["kong 中", "kong 白"], 12, 16, id="two-kongs"),
+        pytest.param(0, ["concealed_kong 中", "concealed_kong 白"], 14, 18, id="two-concealed-kongs"),
+        pytest.param(2, ["pung 中", "concealed_kong 4s"], 5, 5, id="example-13"),
+    ],
+)
+def test_eaten_table(fa: int, melds: list[str], in_all: int, on_top: int) -> None:
+    payer = Payer(False, fa, tuple(parse_meld(m) for m in melds))
+    assert eaten_from(payer, Tile.M1.index, frozenset(), IN_ALL) == in_all
+    assert eaten_from(payer, Tile.M1.index, frozenset(), ON_TOP) == on_top
+
+
+def test_kong_tears_and_robbing_kong_do_not_eat_that_kong() -> None:
+    payer = Payer(False, 0, (parse_meld("pung 中"), parse_meld("kong 白")))
+    assert eaten_from(payer, Tile.M1.index, frozenset({"kong_tears"}), IN_ALL) == 1  # 白 kong gone
+    assert eaten_from(payer, Tile.BAI.index, frozenset({"robbing_kong"}), IN_ALL) == 10  # 白 back to a pung
+
+
+@pytest.mark.parametrize(
+    "dealer, winners, discarder, expected",
+    [
+        pytest.param(0, [2], None, 2, id="self-draw"),
+        pytest.param(0, [1], 3, 1, id="discard"),
+        pytest.param(0, [1, 2], 0, 1, id="two-winners-next-after-discarder"),
+        pytest.param(0, [0, 1], 2, 0, id="wraps-around"),
+        pytest.param(1, [0, 2, 3], 1, 2, id="three-winners"),
+        pytest.param(3, [], None, 3, id="drawn-hand-dealer-stays"),
+    ],
+)
+def test_next_dealer(dealer: int, winners: list[int], discarder, expected: int) -> None:
+    assert next_dealer(dealer, winners, discarder) == expected
+
+
+def test_next_dealer_rejects_impossible_seats() -> None:
+    with pytest.raises(ValueError, match="0..3"):
+        next_dealer(0, [4], 1)
+    with pytest.raises(ValueError, match="own discard"):
+        next_dealer(0, [1], 1)
+
+
+@pytest.mark.parametrize("tile, pao, amount", [(Tile.M5, 1, 2), (Tile.ZHONG, 2, 4), (Tile.BAI, 2, 4)])
+def test_follow_dealer(tile: Tile, pao: int, amount: int) -> None:
+    assert [(p.payee, p.pao, p.amount) for p in follow_dealer(tile, IN_ALL)] == [(i, pao, amount) for i in range(3)]
+    undoubled = IN_ALL.with_overrides({"settlement": {"follow_dealer_doubled": False}})
+    assert {p.amount for p in follow_dealer(tile, undoubled)} == {pao}
+
+
+def test_two_winners_on_one_discard_are_scored_apart() -> None:
+    round_ = {
+        "dealer": 0, "discarder": 1, "follow_dealer": "中",
+        "wins": [
+            {"seat": 3, "hand": "12m456m789p22345s3m", "win_tile": "3m", "payers": [{"dealer": False, "fa": 1}]},
+            {"seat": 0, "hand": "111333555777s33m", "win_tile": "3m", "payers": [{"fa": 1}]},
+        ],
+    }
+    out = score_round(round_)
+    assert [(r["seat"], r["own"], r["payments"][0]["amount"]) for r in out["results"]] == [(3, 3, 4), (0, 16, 34)]
+    assert out["next_dealer"] == 3
+    assert [p["amount"] for p in out["follow_dealer"]] == [4, 4, 4]

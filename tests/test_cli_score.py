@@ -1,0 +1,147 @@
+"""The `xingzi score`, `xingzi rules` and `xingzi bench engine` commands, through cli.main(argv)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from xingzi.cli import main
+from xingzi.commands.score import parse_payer
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "situation.json"
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_hand_mode_prints_reading_items_and_payments(capsys) -> None:
+    code, out, _ = run(["score", "--hand", "12m456m789p22345s 3m", "--discard"], capsys)
+    assert code == 0
+    assert "12456m789p22345s + 3m" in out and "123m 456m 789p 345s 22s" in out
+    assert "平胡" in out and "门前清" in out and "胡单张" in out
+    assert "own       3 炮" in out and "payer 0   eaten 0, 3 炮 → pays 3" in out
+
+
+def test_hand_mode_json_with_melds_payers_and_events(capsys) -> None:
+    argv = ["score", "--hand", "234m567p8s 8s", "--meld", "kong 9p", "--meld", "pung 3s",
+            "--event", "kong_bloom", "--payer", "dealer; fa=1", "--json"]
+    code, out, _ = run(argv, capsys)
+    result = json.loads(out)
+    assert code == 0 and result["valid"] and result["own"] == 12
+    assert [(p["eaten"], p["amount"]) for p in result["payments"]] == [(1, 26), (0, 12), (0, 12)]
+
+
+def test_self_draw_dealer_and_fa_flags(capsys) -> None:
+    code, out, _ = run(["score", "--hand", "123456789m234p6s 6s", "--fa", "2", "--self-draw", "--dealer", "--json"], capsys)
+    result = json.loads(out)
+    assert result["own"] == 18 and [p["amount"] for p in result["payments"]] == [36, 36, 36]
+
+
+def test_rules_option_and_set_override(capsys, tmp_path) -> None:
+    hand = ["score", "--hand", "123m456m34s55p 2s", "--meld", "pung 7p", "--event", "robbing_kong", "--json"]
+    assert json.loads(run(hand, capsys)[1])["valid"] is False
+    assert json.loads(run(hand + ["--rules", "text000"], capsys)[1])["own"] == 11
+    assert json.loads(run(hand + ["--set", "specials_lift_threshold=true"], capsys)[1])["own"] == 11
+    house = tmp_path / "house.toml"
+    house.write_text("[pao]\nrobbing_kong = 20\n[options]\nspecials_lift_threshold = true\n", encoding="utf-8")
+    assert json.loads(run(hand + ["--rules", str(house)], capsys)[1])["own"] == 21
+
+
+def test_false_win_is_reported_not_an_error(capsys) -> None:
+    code, out, _ = run(["score", "--hand", "123m456m234s5s 5s", "--meld", "pung 9p", "--dealer"], capsys)
+    assert code == 0 and "诈胡" in out and "20 炮 → 40" in out
+
+
+@pytest.mark.parametrize(
+    "hand, message",
+    [
+        pytest.param("12m456m789p22345s3m 4m", "got 15", id="15-tiles"),
+        pytest.param("11111m456m789p222s 1m", "5 copies", id="fifth-copy"),
+        pytest.param("12m456m789p2234s发 3m", "发 is a bonus tile", id="fa-in-hand"),
+        pytest.param("12m456m789p22345q 3m", "unexpected 'q'", id="unknown-code"),
+        pytest.param("12m456m789p22345s3m", "winning tile missing", id="no-winning-tile"),
+    ],
+)
+def test_bad_hands_exit_non_zero_with_a_message(capsys, hand: str, message: str) -> None:
+    code, out, err = run(["score", "--hand", hand], capsys)
+    assert code == 2 and message in err and "Traceback" not in err and out == ""
+
+
+def test_bad_meld_and_win_tile(capsys) -> None:
+    code, _, err = run(["score", "--hand", "123m456m789s5p 5p", "--meld", "kong 99p"], capsys)
+    assert code == 2 and "4 copies of one tile" in err
+    code, _, err = run(["score", "--hand", "12m456m789p22345s3m", "--win", "9s"], capsys)
+    assert code == 2 and "not among the hand" in err
+
+
+def test_json_file_single_object(capsys) -> None:
+    code, out, _ = run(["score", "--json", str(EXAMPLE)], capsys)
+    result = json.loads(out)
+    assert code == 0 and result["own"] == 3 and result["payments"][0]["amount"] == 16
+
+
+def test_json_lines_from_stdin_keep_going_after_a_bad_line(capsys, monkeypatch) -> None:
+    lines = [
+        json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"}),
+        "{not json",
+        json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "9s"}),
+        "",
+        json.dumps({"hand": "11223344556677p", "win_tile": "7p", "fa": 1, "self_draw": True}),
+    ]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    code, out, _ = run(["score", "--json", "-"], capsys)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and len(results) == 4
+    assert results[0]["own"] == 3 and results[3]["own"] == 101
+    assert results[1]["line"] == 2 and "not JSON" in results[1]["error"]
+    assert results[2]["line"] == 3 and "not among the hand" in results[2]["error"]
+
+
+def test_json_round_with_two_winners(capsys, tmp_path) -> None:
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps({"dealer": 2, "discarder": 0, "wins": [
+        {"seat": 3, "hand": "12m456m789p22345s3m", "win_tile": "3m"},
+        {"seat": 1, "hand": "12m456m789p22345s3m", "win_tile": "3m"}]}), encoding="utf-8")
+    out = json.loads(run(["score", "--json", str(path)], capsys)[1])
+    assert out["next_dealer"] == 1 and [r["own"] for r in out["results"]] == [3, 3]
+
+
+def test_missing_json_file(capsys) -> None:
+    code, _, err = run(["score", "--json", "/nonexistent/s.json"], capsys)
+    assert code == 2 and "cannot read" in err
+
+
+def test_parse_payer() -> None:
+    assert parse_payer("dealer; fa=2; pung 中, concealed_kong 4s") == {
+        "dealer": True, "fa": 2, "melds": ["pung 中", "concealed_kong 4s"]}
+    with pytest.raises(ValueError, match="fa=N"):
+        parse_payer("fa=two")
+
+
+def test_rules_command_lists_items_and_options(capsys) -> None:
+    code, out, _ = run(["rules", "--rules", "text000"], capsys)
+    assert code == 0 and "text000" in out
+    assert any(line.startswith("tong_ku") and " on " in line for line in out.splitlines())
+    assert "flower_additions" in out and "000" in out
+    default = run(["rules"], capsys)[1]
+    assert any(line.startswith("tong_ku") and " off " in line for line in default.splitlines())
+
+
+def test_bench_engine_prints_rates_and_ratio(capsys) -> None:
+    code, out, _ = run(["bench", "engine", "--hands", "40", "--repeat", "1"], capsys)
+    assert code == 0 and "hands/s" in out and "ratio:" in out
+
+
+def test_installed_command_runs_without_traceback() -> None:
+    proc = subprocess.run([sys.executable, "-m", "xingzi", "score", "--hand", "12m456m789p22345s 3m", "--json"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["own"] == 3

@@ -1,0 +1,168 @@
+"""Grouping detections into a hand, on hand-built layouts at many rotations and perspectives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xingzi.engine.melds import Meld, MeldKind
+from xingzi.engine.notation import parse_meld, parse_tiles
+from xingzi.engine.tiles import BACK_CLASS, Tile
+from xingzi.vision.detections import Detections
+from xingzi.vision.grouping import ROLES, count_problems, group, row_direction
+from xingzi.vision.layouts import hand_layout
+
+HANDS = [
+    pytest.param("123m55p12s", "3s", ["pung 中", "concealed_kong 4s"], 2, id="pung+concealed-kong+fa"),
+    pytest.param("123m456m789p12s55p", "3s", [], 0, id="all-concealed"),
+    pytest.param("5p", "5p", ["pung 中", "kong 9p", "pung 1s", "concealed_kong 4m"], 1, id="four-melds"),
+    pytest.param("234m567m345p8p", "8p", ["pung 中"], 0, id="example-5"),
+    pytest.param("112233m5555p77s中", "中", [], 4, id="seven-pairs-four-fa"),
+]
+
+
+def reading_key(r):
+    return sorted(r.tiles), r.win_tile, sorted(map(str, r.melds)), r.fa
+
+
+def truth_key(hand, win, melds, fa):
+    return sorted(parse_tiles(hand + win)), Tile.parse(win), sorted(str(parse_meld(m)) for m in melds), fa
+
+
+@pytest.mark.parametrize("hand,win,melds,fa", HANDS)
+@pytest.mark.parametrize("angle", [0, 17, 44, 90, 133, 180, 251, 333])
+@pytest.mark.parametrize("perspective", [0.0, 0.3])
+def test_reads_hand_at_any_rotation(hand, win, melds, fa, angle, perspective):
+    layout = hand_layout(hand, win, melds, fa, angle=angle, perspective=perspective, jitter=0.01, seed=angle)
+    reading = group(layout.detections)
+    assert reading_key(reading) == truth_key(hand, win, melds, fa)
+    assert reading.win_set_apart
+    assert reading.problems == ()
+
+
+@pytest.mark.parametrize("melds_row", [0, 1], ids=["melds-in-row", "melds-below"])
+@pytest.mark.parametrize("scale", [25.0, 60.0, 200.0])
+def test_roles_per_detection_match_layout(melds_row, scale):
+    layout = hand_layout("123m55p12s", "3s", ["pung 中", "kong 9p", "concealed_kong 4s"], 2,
+                         size=scale, melds_row=melds_row, angle=25)
+    reading = group(layout.detections)
+    assert reading.roles == layout.roles
+    assert reading.meld_of == layout.meld_of
+    assert [str(m) for m in reading.melds] == ["pung 中", "kong 9p", "concealed_kong 4s"]
+
+
+def test_meld_touching_the_row_is_found_by_its_sideways_tile():
+    layout = hand_layout("123m55p12s", "3s", ["pung 中"], angle=30, gap=0.0, win_apart=False, sideways_at=1)
+    reading = group(layout.detections)
+    assert reading.melds == (Meld(MeldKind.PUNG, Tile.ZHONG),)
+    sideways_cls = {int(layout.detections.cls[i]) for i, s in enumerate(reading.sideways) if s}
+    assert sideways_cls == {Tile.ZHONG.index}
+
+
+def test_concealed_kong_inside_the_row_is_taken_out():
+    layout = hand_layout("123m55p12s", "3s", ["concealed_kong 4s"], gap=0.0, win_apart=False)
+    reading = group(layout.detections)
+    assert reading.melds == (Meld(MeldKind.CONCEALED_KONG, Tile.S4),)
+    assert sorted(reading.tiles) == sorted(parse_tiles("123m55p123s"))
+
+
+def test_winning_tile_not_apart_is_guessed_as_last_of_row_and_flagged():
+    layout = hand_layout("123m456m789p12s55p", "3s", [], win_apart=False, angle=20)
+    reading = group(layout.detections)
+    assert reading.win_tile is Tile.S3
+    assert not reading.win_set_apart
+    assert any("not set apart" in p for p in reading.problems)
+
+
+@pytest.mark.parametrize(
+    "hand,win,melds,expected",
+    [
+        pytest.param("123m456m789p1s55p", "3s", [], "13 tiles", id="one-short"),
+        pytest.param("33333p456m789p55s", "1s", [], "five 3p", id="five-of-a-tile"),
+        pytest.param("123m456m789p12s55p6s", "3s", [], "15 tiles", id="one-over"),
+    ],
+)
+def test_count_problems_are_named(hand, win, melds, expected):
+    reading = group(hand_layout(hand, win, melds).detections)
+    assert any(p.startswith(expected) for p in reading.problems), reading.problems
+
+
+def test_count_problems_accounts_for_kongs():
+    kong = [Meld(MeldKind.KONG, Tile.P9)]
+    assert count_problems(tuple(parse_tiles("123m456m12s55p3s")), kong) == []
+    assert count_problems(tuple(parse_tiles("123m456m12s55p")), kong)[0].startswith("14 tiles")
+
+
+@pytest.mark.parametrize(
+    "classes,expected",
+    [
+        pytest.param([], "no tiles found", id="empty"),
+        pytest.param([Tile.FA.index] * 2, "only 发 bonus tiles found", id="only-fa"),
+        pytest.param([Tile.FA.index] * 5, "five 发 (only four exist)", id="five-fa"),
+    ],
+)
+def test_degenerate_tables(classes, expected):
+    n = len(classes)
+    xyxy = np.array([[i * 50, 0, i * 50 + 45, 60] for i in range(n)], np.float32).reshape(n, 4)
+    det = Detections(xyxy, np.array(classes, np.int64), np.full(n, 0.9, np.float32))
+    reading = group(det)
+    assert expected in reading.problems
+    assert reading.tiles == ()
+
+
+def test_duplicate_box_of_one_tile_is_ignored():
+    layout = hand_layout("123m456m789p12s55p", "3s")
+    det = layout.detections
+    dup = Detections(
+        np.vstack([det.xyxy, det.xyxy[:1] + 1.0]), np.append(det.cls, det.cls[0]),
+        np.append(det.conf, np.float32(0.2)),
+    )
+    reading = group(dup)
+    assert reading.roles[-1] == "loose"
+    assert reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
+
+
+def test_all_face_down_kong_is_reported_not_guessed():
+    layout = hand_layout("123m55p12s", "3s", ["concealed_kong 4s"])
+    cls = layout.detections.cls.copy()
+    cls[layout.detections.cls == Tile.S4.index] = BACK_CLASS
+    det = Detections(layout.detections.xyxy, cls, layout.detections.conf)
+    reading = group(det)
+    assert reading.melds == ()
+    assert any("shows no face" in p for p in reading.problems)
+
+
+@pytest.mark.parametrize("angle", [0, 30, 60, 90, 120, 150])
+def test_row_direction_follows_rotation(angle):
+    det = hand_layout("123m456m789p12s55p", "3s", angle=angle).detections
+    wh = det.xyxy[:, 2:] - det.xyxy[:, :2]
+    u = row_direction(det.centers.astype(float), wh.astype(float))
+    expected = np.array([np.cos(np.deg2rad(angle)), np.sin(np.deg2rad(angle))])
+    assert abs(abs(float(u @ expected)) - 1.0) < 1e-3
+
+
+boxes = st.lists(
+    st.tuples(st.floats(0, 2000), st.floats(0, 2000), st.floats(5, 300), st.floats(5, 300),
+              st.integers(0, BACK_CLASS)),
+    max_size=45,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(boxes)
+def test_any_detections_give_a_consistent_reading(items):
+    n = len(items)
+    xyxy = np.array([[x, y, x + w, y + h] for x, y, w, h, _ in items], np.float32).reshape(n, 4)
+    det = Detections(xyxy, np.array([c for *_, c in items], np.int64), np.full(n, 0.5, np.float32))
+    reading = group(det)
+    assert len(reading.roles) == n if n else reading.roles == ()
+    assert set(reading.roles) <= set(ROLES)
+    standing = [i for i, r in enumerate(reading.roles) if r in ("concealed", "win")]
+    assert len(standing) == len(reading.tiles)
+    assert reading.fa == sum(1 for r in reading.roles if r == "fa")
+    for k, meld in enumerate(reading.melds):
+        members = [i for i, m in enumerate(reading.meld_of) if m == k]
+        faces = {int(det.cls[i]) for i in members} - {BACK_CLASS}
+        assert faces == {meld.tile.index}

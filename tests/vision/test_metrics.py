@@ -1,0 +1,107 @@
+"""Detection metrics on hand-made boxes whose answers can be worked out by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.vision.metrics import IGNORE, ImageBoxes, box_iou, confusion, score
+
+NC = 31
+ROW = np.array([[10, 10, 40, 50], [50, 10, 80, 50], [90, 10, 120, 50]], float)  # three tiles in a row
+
+
+def truth(cls):
+    return ImageBoxes.truth(ROW[: len(cls)], np.array(cls))
+
+
+def preds(boxes, cls, conf=None):
+    boxes = np.asarray(boxes, float).reshape(-1, 4)
+    conf = np.full(len(cls), 0.9) if conf is None else np.asarray(conf, float)
+    return ImageBoxes.preds(boxes, np.array(cls, int), conf)
+
+
+def test_box_iou_known_values():
+    a = np.array([[0, 0, 10, 10]], float)
+    b = np.array([[0, 0, 10, 10], [5, 0, 15, 10], [20, 20, 30, 30]], float)
+    np.testing.assert_allclose(box_iou(a, b), [[1.0, 50 / 150, 0.0]])
+
+
+@pytest.mark.parametrize(
+    ("pred", "tp", "fp", "fn", "exact"),
+    [
+        pytest.param(preds(ROW, [0, 9, 27]), 3, 0, 0, True, id="perfect"),
+        pytest.param(preds(ROW[:2], [0, 9]), 2, 0, 1, False, id="one-miss"),
+        pytest.param(preds(ROW, [0, 10, 27]), 2, 1, 1, False, id="one-wrong-class"),
+        pytest.param(preds(np.vstack([ROW, [[130, 10, 160, 50]]]), [0, 9, 27, 5]), 3, 1, 0, False, id="extra-box"),
+        pytest.param(preds(ROW + 0.5 * 30, [0, 9, 27]), 0, 3, 3, False, id="shifted-half-a-tile"),
+    ],
+)
+def test_counts_at_operating_threshold(pred, tp, fp, fn, exact):
+    s = score([truth([0, 9, 27])], [pred], NC, conf=0.25)
+    assert (int(s.tp.sum()), int(s.fp.sum()), int(s.fn.sum())) == (tp, fp, fn)
+    assert bool(s.image_exact[0]) is exact
+    p, r, f1 = s.micro()
+    assert p == pytest.approx(tp / max(tp + fp, 1))
+    assert r == pytest.approx(tp / 3)
+
+
+def test_perfect_gives_ap_one_and_only_classes_with_truth_count():
+    s = score([truth([0, 9, 27])], [preds(ROW, [0, 9, 27])], NC, conf=0.25)
+    assert s.map50 == pytest.approx(1.0)
+    assert s.map50_95 == pytest.approx(1.0)
+    assert np.isnan(s.ap50[1]) and s.n_truth[[0, 9, 27]].tolist() == [1, 1, 1]
+
+
+def test_low_confidence_boxes_count_for_ap_but_not_at_operating_threshold():
+    s = score([truth([0, 9, 27])], [preds(ROW, [0, 9, 27], conf=[0.9, 0.9, 0.1])], NC, conf=0.25)
+    assert s.ap50[27] == pytest.approx(1.0)
+    assert int(s.fn[27]) == 1 and not s.image_exact[0]
+
+
+def test_false_positive_ranked_above_true_positive_halves_ap():
+    # class 0: one truth; a wrong box with higher confidence then the right one -> precision 1/2 at recall 1
+    t = ImageBoxes.truth(ROW[:1], np.array([0]))
+    p = preds([[200, 200, 230, 240], ROW[0]], [0, 0], conf=[0.9, 0.8])
+    s = score([t], [p], NC, conf=0.25)
+    assert s.ap50[0] == pytest.approx(0.5, abs=0.01)
+
+
+def test_ignored_truth_is_not_a_miss_and_prediction_on_it_is_not_extra():
+    t = truth([0, IGNORE, 27])
+    p = preds(ROW, [0, 5, 27])  # something predicted on the wind tile
+    s = score([t], [p], NC, conf=0.25)
+    assert (int(s.tp.sum()), int(s.fp.sum()), int(s.fn.sum())) == (2, 0, 0)
+    assert s.image_exact[0] and s.n_tiles[0] == 2
+
+
+def test_confusion_matrix_rows_truth_cols_prediction_with_background():
+    cm = confusion(truth([0, 9, 27]), preds(np.vstack([ROW[:2], [[130, 10, 160, 50]]]), [0, 10, 4]), NC)
+    assert cm[0, 0] == 1 and cm[9, 10] == 1  # right, and 1p read as 2p
+    assert cm[27, NC] == 1 and cm[NC, 4] == 1  # missed zhong, extra 5m
+    assert cm.sum() == 4
+
+
+def test_hand_exact_only_counts_images_with_at_most_max_tiles():
+    many = ImageBoxes.truth(np.array([[i * 40, 0, i * 40 + 30, 40] for i in range(20)], float), np.zeros(20, int))
+    s = score([truth([0, 9, 27]), many], [preds(ROW, [0, 9, 27]), preds(many.xyxy[:19], [0] * 19)], NC, 0.25)
+    assert s.image_exact_rate() == (0.5, 2)
+    assert s.image_exact_rate(max_tiles=18) == (1.0, 1)
+
+
+@pytest.mark.parametrize(
+    ("truths", "predictions", "message"),
+    [
+        pytest.param([truth([0])], [], "one prediction set per image", id="length-mismatch"),
+        pytest.param([truth([31])], [preds(ROW[:1], [0])], "class ids", id="class-out-of-range"),
+        pytest.param([truth([0])], [preds(ROW[:1], [IGNORE])], "ignore class", id="ignored-prediction"),
+    ],
+)
+def test_bad_input_is_a_clear_value_error(truths, predictions, message):
+    with pytest.raises(ValueError, match=message):
+        score(truths, predictions, NC, conf=0.25)
+
+
+def test_boxes_shape_is_checked():
+    with pytest.raises(ValueError, match=r"xyxy \(N,4\)"):
+        ImageBoxes(np.zeros((2, 3)), np.zeros(2, int), np.ones(2))

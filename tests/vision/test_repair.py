@@ -1,0 +1,96 @@
+"""Saying why a reading is not a hand, and offering the nearest legal readings."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from xingzi.engine.melds import Meld, MeldKind
+from xingzi.engine.notation import parse_tiles
+from xingzi.engine.tiles import Tile
+from xingzi.vision.grouping import group
+from xingzi.vision.layouts import hand_layout
+from xingzi.vision.repair import Change, diagnose, explain, is_legal
+
+
+def misread(layout, index: int, shown: str, second: str, p_shown=0.6, p_second=0.3):
+    """The detector saw tile ``index`` as ``shown`` with ``second`` as its runner-up."""
+    det = layout.detections
+    cls, probs = det.cls.copy(), det.probs.copy()
+    probs[index] = 0.001
+    probs[index, Tile.parse(shown).index] = p_shown
+    probs[index, Tile.parse(second).index] = p_second
+    cls[index] = Tile.parse(shown).index
+    return group(replace(det, cls=cls, probs=probs))
+
+
+@pytest.mark.parametrize(
+    "tiles,melds,legal",
+    [
+        pytest.param("123m456m789p12s55p3s", [], True, id="standard"),
+        pytest.param("112233m5555p77s中中", [], True, id="seven-pairs-with-four"),
+        pytest.param("123m456m55p123s", [Meld(MeldKind.PUNG, Tile.ZHONG)], True, id="with-pung"),
+        pytest.param("123m456m789p12s55p4s", [], False, id="no-shape"),
+        pytest.param("中中123m55p12s3s", [Meld(MeldKind.PUNG, Tile.ZHONG), Meld(MeldKind.PUNG, Tile.ZHONG)],
+                     False, id="five-zhong"),
+    ],
+)
+def test_is_legal(tiles, melds, legal):
+    assert is_legal(parse_tiles(tiles), melds) is legal
+
+
+def test_legal_reading_needs_no_repair():
+    diagnosis = diagnose(group(hand_layout("123m456m789p12s55p", "3s").detections))
+    assert diagnosis.legal and diagnosis.reasons == () and diagnosis.suggestions == ()
+
+
+def test_second_choice_of_the_detector_is_offered_first():
+    layout = hand_layout("123m456m789p12s55p", "3s", probs=True)
+    reading = misread(layout, 10, shown="3s", second="2s")  # the 2s read as 3s
+    diagnosis = diagnose(reading)
+    assert not diagnosis.legal
+    assert "does not split into sets and a pair" in diagnosis.reasons[0]
+    best = diagnosis.suggestions[0]
+    assert best.changes == (Change(10, Tile.S3, Tile.S2),)
+    assert is_legal(best.tiles, best.melds)
+    assert best.cost == pytest.approx(np.log(2.0), rel=1e-3)
+    assert [s.cost for s in diagnosis.suggestions] == sorted(s.cost for s in diagnosis.suggestions)
+
+
+def test_misread_meld_tile_is_repaired_by_regrouping():
+    layout = hand_layout("123m456m55p12s", "3s", ["pung 中"], probs=True)
+    reading = misread(layout, 11, shown="白", second="中")  # first tile of the pung
+    assert reading.melds == ()
+    best = diagnose(reading).suggestions[0]
+    assert best.melds == (Meld(MeldKind.PUNG, Tile.ZHONG),)
+    assert best.changes == (Change(11, Tile.BAI, Tile.ZHONG),)
+
+
+def test_missing_tile_offers_what_completes_the_hand():
+    reading = group(hand_layout("123m456m789p1s55p", "3s").detections)
+    diagnosis = diagnose(reading)
+    assert diagnosis.reasons[0].startswith("13 tiles")
+    assert [s.changes for s in diagnosis.suggestions] == [(Change(None, None, Tile.S2),)]
+
+
+def test_extra_tile_offers_to_drop_it():
+    reading = group(hand_layout("123m456m789p12s55p6s", "3s").detections)
+    diagnosis = diagnose(reading)
+    assert diagnosis.reasons[0].startswith("15 tiles")
+    assert [c.old for s in diagnosis.suggestions for c in s.changes] == [Tile.S6]
+
+
+def test_five_of_a_tile_is_named_and_never_suggested():
+    reading = group(hand_layout("33333p456m789p5s", "5s").detections)
+    diagnosis = diagnose(reading)
+    assert "five 3p (only four of each tile exist)" in diagnosis.reasons
+    for s in diagnosis.suggestions:
+        assert s.tiles.count(Tile.P3) <= 4
+
+
+def test_no_winning_tile_is_a_reason():
+    reading = group(hand_layout("123m456m789p12s55p3s").detections)
+    assert reading.win_tile is not None  # guessed; dropping it leaves no winning tile
+    assert "no winning tile" in explain(replace(reading, win_tile=None))

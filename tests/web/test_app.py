@@ -1,0 +1,177 @@
+"""The web app with a fake detector: good and bad uploads, corrections, limits, no disk writes."""
+
+from __future__ import annotations
+
+import base64
+import io
+import struct
+import tempfile
+import zlib
+
+import pytest
+from conftest import FakeDetector, grid_detections, jpeg_bytes, layout_detections
+from fastapi.testclient import TestClient
+from PIL import Image
+
+from xingzi.engine.tiles import Tile
+from xingzi.vision.detections import Detections
+from xingzi.web.app import create_app
+
+
+def client_for(detections: Detections, **kwargs) -> tuple[TestClient, FakeDetector]:
+    fake = FakeDetector(detections)
+    return TestClient(create_app(fake, **kwargs), raise_server_exceptions=False), fake
+
+
+def huge_png_header(width: int, height: int) -> bytes:
+    """A valid PNG signature and IHDR claiming ``width`` x ``height`` (no pixel data needed)."""
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    idat = zlib.compress(b"\0" * 64)
+    chunk += struct.pack(">I", len(idat)) + b"IDAT" + idat + struct.pack(">I", zlib.crc32(b"IDAT" + idat))
+    return b"\x89PNG\r\n\x1a\n" + chunk
+
+
+def huge_jpeg_header(width: int, height: int) -> bytes:
+    """A small real JPEG whose frame header (SOF0) is patched to claim ``width`` x ``height``."""
+    data = bytearray(jpeg_bytes(16, 16))
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", height, width)
+    return bytes(data)
+
+
+def test_good_photo_is_read_scored_and_annotated(photo):
+    client, fake = client_for(layout_detections())
+    r = client.post("/api/read", content=photo)
+    assert r.status_code == 200
+    body = r.json()
+    assert body["valid"] is True and body["own"] == 3
+    assert [i["key"] for i in body["items"]] == ["ping_hu", "concealed", "single_wait"]
+    assert body["items"][0]["zh"] == "平胡"
+    assert body["reading"]["notation"] == "123456m55789p12s 3s"
+    assert (body["width"], body["height"]) == (1280, 960)
+    annotated = Image.open(io.BytesIO(base64.b64decode(body["image"].split(",", 1)[1])))
+    assert annotated.size == (1280, 960)
+    assert fake.calls == 1
+
+
+def test_context_from_the_query_changes_the_score(photo):
+    client, _ = client_for(layout_detections())
+    body = client.post("/api/read?self_draw=1&dealer=true", content=photo).json()
+    assert body["own"] == 4
+    assert [p["amount"] for p in body["payments"]] == [8, 8, 8]
+
+
+def test_correcting_a_tile_rescores_without_detecting_again(photo):
+    client, fake = client_for(layout_detections(misread_2s_as_3s=True))
+    first = client.post("/api/read", content=photo).json()
+    assert first["reading"]["legal"] is False
+    assert first["reading"]["suggestions"][0]["changes"] == [{"index": 10, "old": "3s", "new": "2s"}]
+    fixed = client.post("/api/rescore", json={"token": first["token"], "corrections": {"10": Tile.S2.index}})
+    assert fixed.status_code == 200
+    assert fixed.json()["valid"] is True and fixed.json()["own"] == 3
+    toggled = client.post("/api/rescore", json={"token": first["token"], "corrections": {"10": Tile.S2.index},
+                                                "self_draw": True, "events": ["hai_di_lao_yue"]})
+    assert toggled.json()["own"] != 3
+    assert fake.calls == 1
+
+
+@pytest.mark.parametrize(
+    "payload,status,message",
+    [
+        pytest.param(b"this is not a photo", 400, "not an image", id="not-an-image"),
+        pytest.param(b"", 400, "empty", id="empty-body"),
+        pytest.param(jpeg_bytes()[:1500], 400, "cannot be decoded", id="truncated-jpeg"),
+        pytest.param(huge_png_header(10_000, 10_000), 400, "100 megapixels", id="100-megapixel-png"),
+        pytest.param(huge_jpeg_header(12_000, 9_000), 400, "108 megapixels", id="108-megapixel-jpeg"),
+    ],
+)
+def test_bad_uploads_get_a_clear_message(payload, status, message):
+    client, fake = client_for(layout_detections())
+    r = client.post("/api/read", content=payload)
+    assert r.status_code == status
+    assert message in r.json()["error"]
+    assert fake.calls == 0
+    assert client.get("/healthz").json()["ok"] is True
+
+
+def test_upload_over_the_size_limit_is_refused():
+    client, fake = client_for(layout_detections(), max_upload=10_000)
+    r = client.post("/api/read", content=jpeg_bytes(400, 300) + b"\0" * 20_000)
+    assert r.status_code == 413
+    assert "limit" in r.json()["error"]
+    assert fake.calls == 0
+
+
+@pytest.mark.parametrize(
+    "detections,expected",
+    [
+        pytest.param(Detections.empty(), "no tiles found", id="empty-table"),
+        pytest.param(grid_detections(40), "40 tiles", id="forty-tiles"),
+    ],
+)
+def test_tables_that_are_no_hand_say_so(photo, detections, expected):
+    client, _ = client_for(detections)
+    r = client.post("/api/read", content=photo)
+    assert r.status_code == 200
+    body = r.json()
+    assert body["valid"] is False
+    said = " ".join([body.get("error") or "", body.get("reason") or ""] + body["reading"]["problems"])
+    assert expected in said
+
+
+@pytest.mark.parametrize(
+    "payload,status,message",
+    [
+        pytest.param({"token": "nope"}, 404, "upload it again", id="unknown-token"),
+        pytest.param({"corrections": {"99": 3}}, 400, "there are 14 tiles", id="index-out-of-range"),
+        pytest.param({"corrections": {"0": 31}}, 400, "class must be 0..30", id="class-out-of-range"),
+        pytest.param({"corrections": {"0": "x"}}, 400, "bad correction", id="class-not-a-number"),
+        pytest.param({"events": ["flying"]}, 400, "events must be a list of", id="unknown-event"),
+        pytest.param({"corrections": [1]}, 400, "corrections must be an object", id="corrections-not-object"),
+    ],
+)
+def test_bad_rescore_requests(photo, payload, status, message):
+    client, _ = client_for(layout_detections())
+    token = client.post("/api/read", content=photo).json()["token"]
+    r = client.post("/api/rescore", json={"token": token, **payload})
+    assert r.status_code == status
+    assert message in r.json()["error"]
+
+
+def test_rescore_needs_json():
+    client, _ = client_for(layout_detections())
+    r = client.post("/api/rescore", content=b"{not json")
+    assert r.status_code == 400 and "JSON" in r.json()["error"]
+
+
+def test_a_failing_detector_is_an_error_response_not_a_dead_server(photo):
+    class Broken:
+        def predict(self, image):
+            raise RuntimeError("model exploded")
+
+    client = TestClient(create_app(Broken()), raise_server_exceptions=False)
+    r = client.post("/api/read", content=photo)
+    assert r.status_code == 500 and "model exploded" in r.json()["error"]
+    assert client.get("/healthz").status_code == 200
+
+
+def test_nothing_is_written_to_disk(photo, tmp_path, monkeypatch):
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))
+    monkeypatch.chdir(tmp_path)
+    client, _ = client_for(layout_detections())
+    big = jpeg_bytes(3000, 2000)
+    for payload in (photo, big, b"junk", huge_png_header(10_000, 10_000)):
+        client.post("/api/read", content=payload)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["tmp"]
+
+
+def test_page_and_faces_are_served():
+    client, _ = client_for(layout_detections())
+    page = client.get("/")
+    assert page.status_code == 200 and "拍照" in page.text and "Take or upload a photo" in page.text
+    faces = client.get("/api/faces").json()["faces"]
+    assert len(faces) == 31 and faces[27]["zh"] == "红中"
+    assert client.get("/static/app.js").status_code == 200

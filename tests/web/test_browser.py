@@ -1,0 +1,95 @@
+"""The page in a real headless Chromium (Playwright): upload → correct a tile → the score changes.
+
+Uses /usr/bin/chromium (Debian's ``chromium`` package). Where it is missing and we are root
+with apt-get, the test installs it; it skips, saying why, only where no browser can be had.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import FakeDetector, jpeg_bytes, layout_detections
+
+from xingzi.engine.tiles import Tile
+from xingzi.web.app import create_app
+
+CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+
+
+def find_chromium() -> str | None:
+    for path in CANDIDATES:
+        if Path(path).is_file():
+            return path
+    return shutil.which("chromium")
+
+
+def chromium_or_skip() -> str:
+    path = find_chromium()
+    if path is None and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        for cmd in (["apt-get", "install", "-y", "-q", "chromium"], ["apt-get", "update", "-q"],
+                    ["apt-get", "install", "-y", "-q", "chromium"]):
+            subprocess.run(cmd, env=env, capture_output=True, timeout=900, check=False)
+            path = find_chromium()
+            if path:
+                break
+    if path is None:
+        pytest.skip("no Chromium: install Debian's 'chromium' package (apt-get install -y chromium)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def server():
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = create_app(FakeDetector(layout_detections(misread_2s_as_3s=True)))
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1)
+            page.goto(server)
+            expect(page.locator("#faces button")).to_have_count(31)
+            page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
+                                                   "buffer": jpeg_bytes()}])
+            expect(page.locator("#verdict")).to_contain_text("诈胡")
+            expect(page.locator(".hit")).to_have_count(14)
+            page.locator('.hit[data-index="10"]').click()
+            expect(page.locator("#picker")).to_be_visible()
+            expect(page.locator("#picker-current")).to_have_text("三条")
+            page.locator(f'#faces button[data-cls="{Tile.S2.index}"]').click()
+            expect(page.locator("#verdict")).to_contain_text("valid win")
+            expect(page.locator("#total")).to_have_text("3")
+            expect(page.locator("#items")).to_contain_text("门前清")
+            page.locator("#self_draw").check()
+            expect(page.locator("#total")).to_have_text("4")
+            expect(page.locator("#payments li")).to_have_count(3)
+            page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+        finally:
+            browser.close()

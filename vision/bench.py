@@ -1,0 +1,79 @@
+"""``xingzi bench detector``: latency of the detector through PyTorch and ONNX Runtime on this CPU.
+
+Times the model call alone (pre-processed 640×640 input) and the whole ``Detector.predict``
+(letterbox, model, decode, NMS) over real photos or a synthetic frame, and prints median / p95.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from xingzi.vision.detector import DEFAULT_ONNX, DEFAULT_WEIGHTS
+
+    parser.add_argument("--weights", type=Path, nargs="+", default=[DEFAULT_WEIGHTS, DEFAULT_ONNX],
+                        help="weights to compare (.pt and/or .onnx)")
+    parser.add_argument("--images", type=Path, default=None,
+                        help="folder of photos (default: ../shared/data/real_cn_val/images if present)")
+    parser.add_argument("--n", type=int, default=30, help="timed images per model")
+    parser.add_argument("--imgsz", type=int, default=640)
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
+
+
+def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str]:
+    import cv2
+
+    from xingzi.datasets.yolo import image_files
+
+    default = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_cn_val" / "images"
+    folder = folder or (default if default.is_dir() else None)
+    if folder is None:
+        rng = np.random.default_rng(0)
+        return [rng.integers(0, 255, (640, 640, 3), np.uint8)] * n, "random 640x640 frame"
+    paths = image_files(folder)[:n]
+    if not paths:
+        raise ValueError(f"no images in {folder}")
+    return [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths], f"{len(paths)} photos from {folder}"
+
+
+def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int, threads: int | None) -> dict:
+    from xingzi.vision.detector import Detector, letterbox
+
+    det = Detector(weights, imgsz=imgsz, threads=threads)
+    blob = letterbox(frames[0], det.imgsz)[0]
+    for _ in range(3):
+        det.backend(blob)
+    model_ms, predict_ms = [], []
+    for im in frames:
+        b = letterbox(im, det.imgsz)[0]
+        t0 = time.perf_counter()
+        det.backend(b)
+        model_ms.append((time.perf_counter() - t0) * 1e3)
+        t0 = time.perf_counter()
+        det.predict(im)
+        predict_ms.append((time.perf_counter() - t0) * 1e3)
+    return {"weights": str(weights), "backend": "onnxruntime" if weights.suffix == ".onnx" else "pytorch",
+            "imgsz": det.imgsz, "model_median": float(np.median(model_ms)),
+            "model_p95": float(np.percentile(model_ms, 95)), "predict_median": float(np.median(predict_ms)),
+            "predict_p95": float(np.percentile(predict_ms, 95))}
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    if args.n < 1:
+        raise ValueError(f"--n must be at least 1, got {args.n}")
+    frames, what = _frames(args.images, args.n)
+    threads = args.threads or os.cpu_count()
+    print(f"detector latency on {what}, {threads} threads (ms)")
+    print(f"{'backend':<13}{'imgsz':>6}{'model med':>11}{'model p95':>11}{'predict med':>13}{'predict p95':>13}  weights")
+    for w in args.weights:
+        r = bench_one(Path(w), frames, args.imgsz, threads)
+        print(f"{r['backend']:<13}{r['imgsz']:>6}{r['model_median']:>11.1f}{r['model_p95']:>11.1f}"
+              f"{r['predict_median']:>13.1f}{r['predict_p95']:>13.1f}  {w}")
+    return 0

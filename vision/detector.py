@@ -1,0 +1,147 @@
+"""The tile detector: a 31-class YOLO11n run through PyTorch (.pt) or ONNX Runtime (.onnx).
+
+Both back ends share the same letterbox pre-processing and numpy post-processing, so they return
+the same :class:`Detections`, including the per-class scores (``probs``) of every kept box.
+NMS is class-agnostic: tiles do not overlap, so two boxes on one tile are one tile read twice.
+Ultralytics is imported here only when a ``.pt`` file is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.vision.detections import Detections
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_WEIGHTS = MODELS_DIR / "xingzi_yolo11n.pt"
+DEFAULT_ONNX = MODELS_DIR / "xingzi_yolo11n.onnx"
+PAD_VALUE = 114
+
+
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """Resize keeping aspect ratio into a size×size canvas; returns (NCHW float32 RGB, scale, (padx, pady))."""
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"expected an HxWx3 uint8 BGR image, got shape {image.shape} dtype {image.dtype}")
+    h, w = image.shape[:2]
+    scale = min(size / h, size / w)
+    nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_LINEAR) if (nh, nw) != (h, w) else image
+    canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
+    px, py = (size - nw) // 2, (size - nh) // 2
+    canvas[py:py + nh, px:px + nw] = resized
+    blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    return np.ascontiguousarray(blob), scale, (px, py)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Indices of boxes kept by greedy non-maximum suppression, highest score first."""
+    order = np.argsort(-scores, kind="stable")
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    keep = []
+    while order.size:
+        i = order[0]
+        keep.append(i)
+        rest = order[1:]
+        lt = np.maximum(boxes[i, :2], boxes[rest, :2])
+        rb = np.minimum(boxes[i, 2:], boxes[rest, 2:])
+        inter = np.prod(np.clip(rb - lt, 0, None), axis=1)
+        overlap = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
+        order = rest[overlap <= iou]
+    return np.array(keep, np.int64)
+
+
+def decode(raw: np.ndarray, scale: float, pad: tuple[int, int], shape: tuple[int, int], conf: float,
+           iou: float, max_det: int = 300) -> Detections:
+    """Raw YOLO output (4+nc, A) in letterbox pixels → Detections in original image pixels."""
+    nc = raw.shape[0] - 4
+    if nc != len(CLASS_NAMES):
+        raise ValueError(f"model has {nc} classes, expected {len(CLASS_NAMES)} ({', '.join(CLASS_NAMES)})")
+    scores = raw[4:].T
+    best = scores.max(axis=1)
+    sel = np.flatnonzero(best >= conf)
+    if sel.size == 0:
+        return Detections.empty()
+    sel = sel[np.argsort(-best[sel])][: max_det * 10]
+    cx, cy, w, h = raw[:4, sel]
+    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    keep = nms(xyxy, best[sel], iou)[:max_det]
+    xyxy = xyxy[keep]
+    xyxy[:, [0, 2]] = ((xyxy[:, [0, 2]] - pad[0]) / scale).clip(0, shape[1])
+    xyxy[:, [1, 3]] = ((xyxy[:, [1, 3]] - pad[1]) / scale).clip(0, shape[0])
+    probs = scores[sel[keep]].astype(np.float32)
+    return Detections(xyxy.astype(np.float32), probs.argmax(axis=1).astype(np.int64),
+                      probs.max(axis=1).astype(np.float32), probs)
+
+
+class _TorchBackend:
+    def __init__(self, path: Path, threads: int | None) -> None:
+        from xingzi.vision.runtime import configure_ultralytics
+
+        configure_ultralytics(threads)
+        import torch
+        from ultralytics.nn.tasks import load_checkpoint
+
+        model, _ = load_checkpoint(str(path), device="cpu", fuse=True)
+        self.model = model.float().eval()
+        self.torch = torch
+
+    def __call__(self, blob: np.ndarray) -> np.ndarray:
+        with self.torch.inference_mode():
+            out = self.model(self.torch.from_numpy(blob))
+        out = out[0] if isinstance(out, (list, tuple)) else out
+        return out[0].numpy()
+
+
+class _OnnxBackend:
+    def __init__(self, path: Path, threads: int | None) -> None:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        if threads:
+            opts.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        inp = self.session.get_inputs()[0]
+        self.name = inp.name
+        self.fixed_size = inp.shape[2] if isinstance(inp.shape[2], int) else None
+
+    def __call__(self, blob: np.ndarray) -> np.ndarray:
+        return self.session.run(None, {self.name: blob})[0][0]
+
+
+class Detector:
+    """Read tiles from BGR photos. ``weights``: a .pt (PyTorch) or .onnx (ONNX Runtime) file."""
+
+    def __init__(self, weights: str | Path | None = None, imgsz: int = 640, conf: float = 0.25,
+                 iou: float = 0.5, threads: int | None = None) -> None:
+        path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
+        if not path.is_file():
+            raise FileNotFoundError(f"detector weights not found: {path}")
+        if path.suffix not in (".pt", ".onnx"):
+            raise ValueError(f"weights must be a .pt or .onnx file, got {path.name!r}")
+        if imgsz % 32:
+            raise ValueError(f"imgsz must be a multiple of 32, got {imgsz}")
+        if not (0 <= conf <= 1 and 0 < iou <= 1):
+            raise ValueError(f"conf must be in [0,1] and iou in (0,1], got conf={conf}, iou={iou}")
+        self.weights = path
+        self.backend = _OnnxBackend(path, threads) if path.suffix == ".onnx" else _TorchBackend(path, threads)
+        fixed = getattr(self.backend, "fixed_size", None)
+        self.imgsz = fixed or imgsz  # a static ONNX graph decides its own input size
+        self.conf, self.iou = conf, iou
+
+    def predict(self, image: np.ndarray) -> Detections:
+        blob, scale, pad = letterbox(image, self.imgsz)
+        return decode(self.backend(blob), scale, pad, image.shape[:2], self.conf, self.iou)
+
+    def predict_paths(self, paths: Iterable[str | Path]) -> list[Detections]:
+        out = []
+        for p in paths:
+            image = cv2.imread(str(p), cv2.IMREAD_COLOR)
+            if image is None:
+                raise ValueError(f"cannot read image {p}")
+            out.append(self.predict(image))
+        return out

@@ -1,0 +1,134 @@
+"""Draw a reading back onto the photo: each tile boxed and named in Chinese with its confidence,
+melds outlined, the winning tile marked, and the score as a caption.
+
+``draw(image, reading_or_detections, result=None)`` gives back the type it got: a numpy array
+(BGR, as OpenCV and the detector use) comes back as a BGR array, a PIL image as a PIL image.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from xingzi.engine.tiles import CLASS_NAMES_CN
+
+from .detections import Detections
+from .grouping import HandReading
+from .names import item_name
+
+FONT_PATH = Path(__file__).with_name("fonts") / "wqy-microhei-xingzi.ttf"
+
+# RGB per role: standing tiles green, winning tile red, claimed melds blue, concealed kongs purple.
+COLORS = {
+    "concealed": (40, 170, 70),
+    "win": (230, 30, 30),
+    "pung": (30, 110, 230),
+    "kong": (30, 110, 230),
+    "concealed_kong": (150, 60, 200),
+    "fa": (220, 160, 0),
+    "loose": (140, 140, 140),
+}
+
+
+@lru_cache(maxsize=32)
+def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """The vendored CJK font (WenQuanYi Micro Hei subset, Apache-2.0) at a pixel size."""
+    return ImageFont.truetype(str(FONT_PATH), max(8, int(size)))
+
+
+def draw(image, what: HandReading | Detections, result: dict | None = None):
+    """Annotate ``image`` with a reading (roles, melds, winning tile) or bare detections."""
+    if isinstance(image, Image.Image):
+        return _annotate(image.convert("RGB"), what, result)
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3):
+        raise ValueError(f"draw expects a PIL image or an HxW(x3) numpy array, got {type(image).__name__}")
+    rgb = np.ascontiguousarray(image[..., ::-1]) if image.ndim == 3 else np.stack([image] * 3, axis=-1)
+    out = _annotate(Image.fromarray(rgb.astype(np.uint8)), what, result)
+    return np.ascontiguousarray(np.asarray(out)[..., ::-1])
+
+
+def caption_lines(result: dict | None) -> list[str]:
+    """The score in words: total and items, then payments; or why the claim is false."""
+    if not result:
+        return []
+    if not result.get("valid", False):
+        reason = result.get("reason") or result.get("error") or ""
+        return [f"诈胡 invalid: {reason}".strip()]
+    items = " ".join(f"{item_name(i['key'])}{i['pao']}" for i in result.get("items", []))
+    lines = [f"共 {result.get('own', 0)} 炮  {items}"]
+    pays = result.get("payments", [])
+    if pays:
+        lines.append("  ".join(f"付 {p.get('amount', p.get('pao', 0))}" for p in pays))
+    return lines
+
+
+def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | None) -> Image.Image:
+    det = what.detections if isinstance(what, HandReading) else what
+    roles = what.roles if isinstance(what, HandReading) else ("concealed",) * len(det)
+    canvas = ImageDraw.Draw(img)
+    scale = max(img.size) / 1000.0
+    widths = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]) if len(det) else [40.0]
+    # Two CJK characters fit across a tile: name on one line, confidence under it.
+    label_font = font(int(np.clip(np.median(widths) * 0.42, 10, 60)))
+    line = max(2, int(round(2 * scale)))
+    if isinstance(what, HandReading):
+        _outline_melds(canvas, what, line)
+    for i in range(len(det)):
+        x0, y0, x1, y1 = (float(v) for v in det.xyxy[i])
+        role = roles[i] if i < len(roles) else "concealed"
+        color = COLORS.get(role, COLORS["loose"])
+        width = line * 2 if role == "win" else line
+        canvas.rectangle((x0, y0, x1, y1), outline=color, width=width)
+        name = CLASS_NAMES_CN[int(det.cls[i])]
+        text = f"{name}\n{float(det.conf[i]):.2f}"
+        if role == "win":
+            text = "胡" + text
+        _label(canvas, (x0, y0), text, color, label_font)
+    lines = caption_lines(result)
+    if isinstance(what, HandReading) and what.problems and not lines:
+        lines = list(what.problems[:2])
+    if lines:
+        _caption(img, canvas, lines, font(int(np.clip(28 * scale, 14, 72))))
+    return img
+
+
+def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int) -> None:
+    det = reading.detections
+    for k, meld in enumerate(reading.melds):
+        members = [i for i, m in enumerate(reading.meld_of) if m == k]
+        if not members:
+            continue
+        box = det.xyxy[members]
+        pad = float(np.median(box[:, 3] - box[:, 1])) * 0.12
+        x0, y0 = box[:, :2].min(axis=0) - pad
+        x1, y1 = box[:, 2:].max(axis=0) + pad
+        color = COLORS[meld.kind.value]
+        canvas.rounded_rectangle((float(x0), float(y0), float(x1), float(y1)), radius=pad,
+                                 outline=color, width=line * 2)
+        tag = f"{meld.kind.chinese} {CLASS_NAMES_CN[meld.tile.index]}"
+        _label(canvas, (float(x0), float(y1) + pad * 2.5), tag, color, font(int(max(12, pad * 2.2))))
+
+
+def _label(canvas: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, color, fnt) -> None:
+    """Text on a filled tag just above ``xy`` (kept inside the picture)."""
+    x, y = xy
+    left, top, right, bottom = canvas.multiline_textbbox((0, 0), text, font=fnt, spacing=1)
+    w, h = right - left, bottom - top
+    y = max(0.0, y - h - 4)
+    canvas.rectangle((x, y, x + w + 4, y + h + 4), fill=color)
+    canvas.multiline_text((x + 2 - left, y + 2 - top), text, fill=(255, 255, 255), font=fnt, spacing=1)
+
+
+def _caption(img: Image.Image, canvas: ImageDraw.ImageDraw, lines: list[str], fnt) -> None:
+    heights = [canvas.textbbox((0, 0), t, font=fnt) for t in lines]
+    pad = 8
+    total = sum(b[3] - b[1] + pad for b in heights) + pad
+    overlay = Image.new("RGBA", (img.size[0], int(total)), (0, 0, 0, 170))
+    img.paste(overlay, (0, 0), overlay)
+    y = pad
+    for text, b in zip(lines, heights, strict=True):
+        canvas.text((pad - b[0], y - b[1]), text, fill=(255, 255, 255), font=fnt)
+        y += b[3] - b[1] + pad

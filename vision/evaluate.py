@@ -1,0 +1,290 @@
+"""``xingzi eval``: score a detector (or another detector's YOLO txt predictions) on a YOLO dataset.
+
+A dataset is a data.yaml (``path``/``val``/``names``) or a folder with ``images/`` and ``labels/``
+whose class names come from ``classes.txt`` beside it or in its parent. Every class list is mapped
+onto ours by name (:func:`name_table`); names that are not Xingzi tiles (winds, ``other``) become
+ignore regions. Results go to ``OUT/<row>.json`` and PNG plots; rows are printed side by side.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
+from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.vision.metrics import IGNORE, ImageBoxes, Scores, score
+
+NC = len(CLASS_NAMES)
+# Classes of other label sets that are real tiles but not Xingzi tiles: ignored regions.
+NOT_OURS = {"other", "nan", "pe", "sha", "tou", "east", "south", "west", "north", "1z", "2z", "3z", "4z",
+            "flower", "season", "joker", "东", "南", "西", "北"}
+RIICHI_ALIASES = {"chun": "zhong", "hatsu": "fa", "haku": "bai"}
+HAND_MAX_TILES = 18
+# Pipeline hook: a callable (image path, Detections) -> bool "whole result equals the truth", given
+# DIR/meta/<stem>.json with "expect" (synthetic data). Set by the grouping/scoring stage once it exists.
+PIPELINE_CHECK: Callable | None = None
+
+
+def our_class(name: str) -> int:
+    """Our class id for a label name of any set, IGNORE for non-Xingzi tiles; ValueError if unknown."""
+    key = name.strip()
+    if key.lower() in NOT_OURS:
+        return IGNORE
+    if key == "back" or key == "背面":
+        return CLASS_NAMES.index("back")
+    try:
+        return Tile.parse(RIICHI_ALIASES.get(key.lower(), key)).index
+    except ValueError:
+        raise ValueError(f"class name {name!r} is not a tile name; give it in --name-map (e.g. '{name}=5p' "
+                         f"or '{name}=' to ignore)") from None
+
+
+def parse_name_map(text: str | None) -> dict[str, str]:
+    """'a=5p,b=' or a JSON file {"a": "5p", "b": null} → {name: our name or ''}."""
+    if not text:
+        return {}
+    p = Path(text)
+    if p.suffix == ".json" and p.is_file():
+        return {k: (v or "") for k, v in json.loads(p.read_text()).items()}
+    out = {}
+    for item in text.split(","):
+        if "=" not in item:
+            raise ValueError(f"--name-map items must look like 'theirs=ours' (or 'theirs=' to ignore), got {item!r}")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def name_table(names: Sequence[str], overrides: dict[str, str] | None = None) -> np.ndarray:
+    """Lookup array: their class id → our class id (or IGNORE)."""
+    overrides = overrides or {}
+    return np.array([(our_class(overrides[n]) if overrides[n] else IGNORE) if n in overrides else our_class(n)
+                     for n in names], np.int64)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    images: list[Path]
+    names: list[str]
+    root: Path
+
+
+def _names_from(obj) -> list[str]:
+    if isinstance(obj, dict):
+        return [str(obj[k]) for k in sorted(obj, key=int)]
+    return [str(n) for n in obj]
+
+
+def load_dataset(data: Path, split: str = "val") -> Dataset:
+    data = Path(data)
+    if data.is_dir():
+        for cand in (data / "classes.txt", data.parent / "classes.txt"):
+            if cand.is_file():
+                names = [n.strip() for n in cand.read_text().splitlines() if n.strip()]
+                break
+        else:
+            raise FileNotFoundError(f"no classes.txt in {data} or its parent (or pass a data.yaml)")
+        return Dataset(image_files(data / "images"), names, data)
+    if not data.is_file():
+        raise FileNotFoundError(f"dataset not found: {data}")
+    import yaml
+
+    cfg = yaml.safe_load(data.read_text())
+    if not isinstance(cfg, dict) or "names" not in cfg or split not in cfg:
+        raise ValueError(f"{data}: expected a data.yaml with 'names' and '{split}'")
+    base = Path(cfg.get("path") or data.parent)
+    base = base if base.is_absolute() else (data.parent / base)
+    dirs = cfg[split] if isinstance(cfg[split], list) else [cfg[split]]
+    images = [img for d in dirs for img in image_files(Path(d) if Path(d).is_absolute() else base / d)]
+    return Dataset(images, _names_from(cfg["names"]), base)
+
+
+def image_size(path: Path) -> tuple[int, int]:
+    from PIL import Image
+
+    with Image.open(path) as im:
+        return im.width, im.height
+
+
+def read_boxes(txt: Path, table: np.ndarray, size: tuple[int, int], with_conf: bool) -> ImageBoxes:
+    """YOLO txt (``cls cx cy w h [conf]``) → boxes in pixels with our class ids."""
+    rows = _read_rows(txt, with_conf)
+    cls_raw = rows[:, 0].astype(np.int64)
+    if len(cls_raw) and (cls_raw.min() < 0 or cls_raw.max() >= len(table)):
+        raise ValueError(f"{txt}: class ids must be 0..{len(table) - 1}, got {sorted(set(cls_raw.tolist()))}")
+    cls = table[cls_raw]
+    xyxy = yolo_to_xyxy(rows[:, 1:5], *size)
+    conf = rows[:, 5] if with_conf else np.ones(len(rows))
+    boxes = ImageBoxes(xyxy, cls, conf.astype(np.float64))
+    return boxes.select(boxes.cls != IGNORE) if with_conf else boxes
+
+
+def _read_rows(txt: Path, with_conf: bool) -> np.ndarray:
+    if not with_conf:
+        return read_labels(txt)
+    if not txt.exists():
+        return np.zeros((0, 6))
+    rows = [line.split() for line in txt.read_text().splitlines() if line.strip()]
+    if any(len(r) != 6 for r in rows):
+        raise ValueError(f"{txt}: prediction rows must be 'cls cx cy w h conf'")
+    return np.array(rows, np.float64).reshape(-1, 6)
+
+
+def truths_for(ds: Dataset, table: np.ndarray) -> tuple[list[ImageBoxes], list[tuple[int, int]]]:
+    sizes = [image_size(p) for p in ds.images]
+    return [read_boxes(label_path_for(p), table, s, False) for p, s in zip(ds.images, sizes)], sizes
+
+
+def preds_from_dir(ds: Dataset, sizes, pred_dir: Path, table: np.ndarray) -> list[ImageBoxes]:
+    if not pred_dir.is_dir():
+        raise FileNotFoundError(f"predictions folder not found: {pred_dir}")
+    return [read_boxes(pred_dir / f"{p.stem}.txt", table, s, True) for p, s in zip(ds.images, sizes)]
+
+
+def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int, conf: float, iou: float
+                     ) -> tuple[list[ImageBoxes], dict]:
+    """Predict at a low threshold (for AP); returns boxes and latency at the shipped settings."""
+    import cv2
+
+    from xingzi.vision.detector import Detector
+
+    det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou)
+    out = []
+    for p in ds.images:
+        d = det.predict(cv2.imread(str(p), cv2.IMREAD_COLOR))
+        out.append(ImageBoxes.preds(d.xyxy, d.cls, d.conf))
+    return out, latency(Detector(weights, imgsz=imgsz, conf=conf, iou=iou), ds.images[:30])
+
+
+def latency(det, images: Sequence[Path], warmup: int = 2) -> dict:
+    """Median/p95 ms per image: model call alone and the whole predict (decode + NMS included)."""
+    import cv2
+
+    from xingzi.vision.detector import letterbox
+
+    frames = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in images]
+    model_ms, total_ms = [], []
+    for i, im in enumerate([frames[0]] * warmup + frames):
+        blob = letterbox(im, det.imgsz)[0]
+        t0 = time.perf_counter()
+        det.backend(blob)
+        t1 = time.perf_counter()
+        det.predict(im)
+        t2 = time.perf_counter()
+        if i >= warmup:
+            model_ms.append((t1 - t0) * 1e3)
+            total_ms.append((t2 - t1) * 1e3)
+    return {"images": len(frames), "imgsz": det.imgsz, "backend": det.weights.suffix[1:],
+            "model_ms_median": float(np.median(model_ms)), "model_ms_p95": float(np.percentile(model_ms, 95)),
+            "predict_ms_median": float(np.median(total_ms)), "predict_ms_p95": float(np.percentile(total_ms, 95))}
+
+
+def summary(s: Scores) -> dict:
+    p, r, f1 = s.micro()
+    img, n_img = s.image_exact_rate()
+    hand, n_hand = s.image_exact_rate(HAND_MAX_TILES)
+    return {"mAP50": s.map50, "mAP50-95": s.map50_95, "precision": p, "recall": r, "f1": f1,
+            "image_exact": img, "images": n_img, "hand_exact": hand, "hand_images": n_hand,
+            "tiles": int(s.n_truth.sum())}
+
+
+def per_class(s: Scores) -> dict:
+    def num(x):
+        return None if not np.isfinite(x) else round(float(x), 4)
+
+    return {CLASS_NAMES[c]: {"truth": int(s.n_truth[c]), "tp": int(s.tp[c]), "fp": int(s.fp[c]), "fn": int(s.fn[c]),
+                             "ap50": num(s.ap50[c]), "ap50_95": num(s.ap50_95[c]), "precision": num(s.precision[c]),
+                             "recall": num(s.recall[c]), "f1": num(s.f1[c])} for c in range(NC)}
+
+
+def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float, out: Path, row: str,
+                 extra: dict) -> dict:
+    s = score(truths, preds, NC, conf)
+    result = {"row": row, "conf": conf, **extra, "summary": summary(s), "per_class": per_class(s),
+              "confusion": s.confusion.tolist()}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{row}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    confusion_png(s.confusion, out / f"{row}_confusion.png", title=f"{row} (conf ≥ {conf})")
+    per_class_png(s, out / f"{row}_per_class.png", title=row)
+    return result
+
+
+def format_rows(results: list[dict]) -> str:
+    cols = [("mAP50", "mAP50"), ("mAP50-95", "mAP50-95"), ("precision", "P"), ("recall", "R"), ("f1", "F1"),
+            ("image_exact", "img exact"), ("hand_exact", "hand exact")]
+    head = f"{'row':<28}" + "".join(f"{c:>11}" for _, c in cols) + f"{'ms med/p95':>14}"
+    lines = [head, "-" * len(head)]
+    for r in results:
+        s = r["summary"]
+        lat = r.get("latency")
+        lat_s = f"{lat['model_ms_median']:.0f}/{lat['model_ms_p95']:.0f}" if lat else "-"
+        lines.append(f"{r['row'][:28]:<28}" + "".join(f"{s[k]:>11.3f}" for k, _ in cols) + f"{lat_s:>14}")
+    n = results[0]["summary"] if results else {}
+    if n:
+        lines.append(f"{n['images']} images, {n['tiles']} tiles; hand exact over {n['hand_images']} images "
+                     f"with ≤{HAND_MAX_TILES} tiles; ms = model call at the shipped settings")
+    return "\n".join(lines)
+
+
+def _font():
+    from matplotlib import font_manager
+
+    from xingzi.vision.runtime import CJK_FONT
+
+    font_manager.fontManager.addfont(str(CJK_FONT))
+    return font_manager.FontProperties(fname=str(CJK_FONT))
+
+
+def confusion_png(cm: np.ndarray, path: Path, title: str) -> None:
+    """Counts with colour by share of the truth row; Chinese tile names on both axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xingzi.engine.tiles import CLASS_NAMES_CN
+
+    font = _font()
+    labels = [*CLASS_NAMES_CN, "背景"]
+    share = cm / np.maximum(cm.sum(axis=1, keepdims=True), 1)
+    fig, ax = plt.subplots(figsize=(15, 13))
+    ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
+    for (i, j), v in np.ndenumerate(cm):
+        if v:
+            ax.text(j, i, str(v), ha="center", va="center", fontsize=6, color="white" if share[i, j] > 0.5 else "black")
+    ax.set_xticks(range(len(labels)), labels, rotation=90, fontproperties=font, fontsize=8)
+    ax.set_yticks(range(len(labels)), labels, fontproperties=font, fontsize=8)
+    ax.set_xlabel("预测 prediction", fontproperties=font)
+    ax.set_ylabel("真值 truth", fontproperties=font)
+    ax.set_title(title, fontproperties=font)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def per_class_png(s: Scores, path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xingzi.engine.tiles import CLASS_NAMES_CN
+
+    font = _font()
+    x = np.arange(NC)
+    fig, ax = plt.subplots(figsize=(14, 4))
+    ax.bar(x - 0.2, np.nan_to_num(s.ap50), 0.4, label="AP50")
+    ax.bar(x + 0.2, np.nan_to_num(s.f1), 0.4, label="F1")
+    ax.set_xticks(x, CLASS_NAMES_CN, rotation=90, fontproperties=font, fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.legend()
+    ax.set_title(title, fontproperties=font)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

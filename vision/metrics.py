@@ -1,0 +1,207 @@
+"""Detection metrics in plain numpy: AP over IoU thresholds, P/R/F1 at an operating threshold,
+a confusion matrix with a background row/column, and per-image exactness.
+
+Ground-truth class ``IGNORE`` (-1) marks regions that are not ours (winds, flowers): such boxes are
+never misses, and a prediction lying on one is not a false positive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+IGNORE = -1
+IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
+
+
+@dataclass(frozen=True)
+class ImageBoxes:
+    """Boxes of one image, pixel xyxy. Ground truth has conf all ones."""
+
+    xyxy: np.ndarray
+    cls: np.ndarray
+    conf: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.cls)
+        if np.shape(self.xyxy) != (n, 4) or np.shape(self.conf) != (n,):
+            raise ValueError(f"boxes need xyxy (N,4), cls (N,), conf (N,); got {np.shape(self.xyxy)}, "
+                             f"{np.shape(self.cls)}, {np.shape(self.conf)}")
+
+    @classmethod
+    def truth(cls, xyxy: np.ndarray, classes: np.ndarray) -> ImageBoxes:
+        c = np.asarray(classes, np.int64).reshape(-1)
+        return cls(np.asarray(xyxy, np.float64).reshape(-1, 4), c, np.ones(len(c)))
+
+    @classmethod
+    def preds(cls, xyxy: np.ndarray, classes: np.ndarray, conf: np.ndarray) -> ImageBoxes:
+        return cls(np.asarray(xyxy, np.float64).reshape(-1, 4), np.asarray(classes, np.int64).reshape(-1),
+                   np.asarray(conf, np.float64).reshape(-1))
+
+    def __len__(self) -> int:
+        return len(self.cls)
+
+    def select(self, mask: np.ndarray) -> ImageBoxes:
+        return ImageBoxes(self.xyxy[mask], self.cls[mask], self.conf[mask])
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(N,4) × (M,4) xyxy → (N,M) IoU."""
+    a, b = np.asarray(a, np.float64).reshape(-1, 4), np.asarray(b, np.float64).reshape(-1, 4)
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), axis=2)
+    area_a = np.prod(a[:, 2:] - a[:, :2], axis=1)
+    area_b = np.prod(b[:, 2:] - b[:, :2], axis=1)
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-12)
+
+
+def drop_ignored(truth: ImageBoxes, preds: ImageBoxes, iou: float = 0.5) -> tuple[ImageBoxes, ImageBoxes]:
+    """Remove ignored truth boxes and predictions that overlap one by ≥ iou (and no real tile better)."""
+    ign = truth.cls == IGNORE
+    if not ign.any():
+        return truth, preds
+    real = truth.select(~ign)
+    ious_ign = box_iou(preds.xyxy, truth.xyxy[ign]).max(axis=1) if len(preds) else np.zeros(0)
+    ious_real = box_iou(preds.xyxy, real.xyxy).max(axis=1) if len(preds) and len(real) else np.zeros(len(preds))
+    on_ignored = (ious_ign >= iou) & (ious_ign > ious_real)
+    return real, preds.select(~on_ignored)
+
+
+def match_tp(truth: ImageBoxes, preds: ImageBoxes, thresholds: np.ndarray = IOU_THRESHOLDS) -> np.ndarray:
+    """(P, T) bool: prediction p is a true positive at IoU threshold t (same class, greedy by conf)."""
+    tp = np.zeros((len(preds), len(thresholds)), bool)
+    if not len(preds) or not len(truth):
+        return tp
+    iou = box_iou(preds.xyxy, truth.xyxy) * (preds.cls[:, None] == truth.cls[None, :])
+    order = np.argsort(-preds.conf, kind="stable")
+    for ti, thr in enumerate(thresholds):
+        used = np.zeros(len(truth), bool)
+        for p in order:
+            cand = np.where(~used & (iou[p] >= thr), iou[p], -1.0)
+            g = int(cand.argmax())
+            if cand[g] >= 0:
+                used[g] = True
+                tp[p, ti] = True
+    return tp
+
+
+def average_precision(tp: np.ndarray, conf: np.ndarray, n_truth: int) -> np.ndarray:
+    """AP per IoU threshold (COCO 101-point interpolation) for one class; tp (P,T)."""
+    if n_truth == 0:
+        return np.full(tp.shape[1], np.nan)
+    if len(conf) == 0:
+        return np.zeros(tp.shape[1])
+    order = np.argsort(-conf, kind="stable")
+    tpc = np.cumsum(tp[order], axis=0)
+    fpc = np.cumsum(~tp[order], axis=0)
+    recall = tpc / n_truth
+    precision = tpc / np.maximum(tpc + fpc, 1e-12)
+    points = np.linspace(0, 1, 101)
+    aps = []
+    for t in range(tp.shape[1]):
+        envelope = np.maximum.accumulate(precision[::-1, t])[::-1]  # best precision at recall ≥ r
+        idx = np.searchsorted(recall[:, t], points, side="left")
+        aps.append(np.where(idx < len(envelope), envelope[np.minimum(idx, len(envelope) - 1)], 0).mean())
+    return np.array(aps)
+
+
+def confusion(truth: ImageBoxes, preds: ImageBoxes, nc: int, iou: float = 0.5) -> np.ndarray:
+    """(nc+1, nc+1) counts, rows = truth, cols = prediction, index nc = background.
+
+    Boxes pair up one-to-one by IoU ≥ iou regardless of class (largest IoU first).
+    """
+    cm = np.zeros((nc + 1, nc + 1), np.int64)
+    matched_t, matched_p = np.zeros(len(truth), bool), np.zeros(len(preds), bool)
+    if len(truth) and len(preds):
+        ious = box_iou(truth.xyxy, preds.xyxy)
+        pairs = np.argwhere(ious >= iou)
+        pairs = pairs[np.argsort(-ious[pairs[:, 0], pairs[:, 1]], kind="stable")]
+        for t, p in pairs:
+            if not matched_t[t] and not matched_p[p]:
+                matched_t[t] = matched_p[p] = True
+                cm[truth.cls[t], preds.cls[p]] += 1
+    np.add.at(cm, (truth.cls[~matched_t], nc), 1)
+    np.add.at(cm, (nc, preds.cls[~matched_p]), 1)
+    return cm
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Dataset-level results. Per-class arrays have length nc; NaN where a class has no truth."""
+
+    ap50: np.ndarray
+    ap50_95: np.ndarray
+    precision: np.ndarray
+    recall: np.ndarray
+    f1: np.ndarray
+    n_truth: np.ndarray
+    tp: np.ndarray  # at the operating threshold, IoU 0.5
+    fp: np.ndarray
+    fn: np.ndarray
+    confusion: np.ndarray
+    image_exact: np.ndarray  # (images,) bool
+    n_tiles: np.ndarray  # (images,) truth tiles per image (ignored ones excluded)
+
+    @property
+    def map50(self) -> float:
+        return float(np.nanmean(self.ap50)) if np.isfinite(self.ap50).any() else 0.0
+
+    @property
+    def map50_95(self) -> float:
+        return float(np.nanmean(self.ap50_95)) if np.isfinite(self.ap50_95).any() else 0.0
+
+    def micro(self) -> tuple[float, float, float]:
+        """Overall tile precision, recall, F1 at the operating threshold (all classes pooled)."""
+        tp, fp, fn = self.tp.sum(), self.fp.sum(), self.fn.sum()
+        p = tp / max(tp + fp, 1)
+        r = tp / max(tp + fn, 1)
+        return float(p), float(r), float(2 * p * r / max(p + r, 1e-12))
+
+    def image_exact_rate(self, max_tiles: int | None = None) -> tuple[float, int]:
+        """Share of images read exactly (optionally only those with 1..max_tiles truth tiles), and their count."""
+        sel = np.ones(len(self.n_tiles), bool) if max_tiles is None else (self.n_tiles <= max_tiles) & (self.n_tiles > 0)
+        n = int(sel.sum())
+        return (float(self.image_exact[sel].mean()) if n else 0.0), n
+
+
+def score(truths: list[ImageBoxes], preds: list[ImageBoxes], nc: int, conf: float) -> Scores:
+    """Score predictions (at any confidence; ``conf`` is the operating threshold) against truths."""
+    if len(truths) != len(preds):
+        raise ValueError(f"need one prediction set per image: {len(truths)} truths, {len(preds)} predictions")
+    for boxes in (*truths, *preds):
+        bad = boxes.cls[(boxes.cls >= nc) | (boxes.cls < IGNORE)]
+        if bad.size:
+            raise ValueError(f"class ids must be {IGNORE}..{nc - 1}, got {sorted(set(bad.tolist()))}")
+    if any((p.cls == IGNORE).any() for p in preds):
+        raise ValueError("predictions cannot use the ignore class; drop unmapped classes first")
+    all_tp, all_conf, all_cls = [], [], []
+    n_truth = np.zeros(nc, np.int64)
+    tp_op, fp_op, fn_op = (np.zeros(nc, np.int64) for _ in range(3))
+    cm = np.zeros((nc + 1, nc + 1), np.int64)
+    exact, n_tiles = [], []
+    for t_raw, p_raw in zip(truths, preds):
+        t, p = drop_ignored(t_raw, p_raw)
+        n_truth += np.bincount(t.cls, minlength=nc)
+        all_tp.append(match_tp(t, p))
+        all_conf.append(p.conf)
+        all_cls.append(p.cls)
+        op = p.select(p.conf >= conf)
+        tp50 = match_tp(t, op, np.array([0.5]))[:, 0]
+        tp_op += np.bincount(op.cls[tp50], minlength=nc)
+        fp_op += np.bincount(op.cls[~tp50], minlength=nc)
+        fn_op += np.bincount(t.cls, minlength=nc) - np.bincount(op.cls[tp50], minlength=nc)
+        img_cm = confusion(t, op, nc)
+        cm += img_cm
+        exact.append(bool(img_cm.sum() == np.trace(img_cm[:nc, :nc])))
+        n_tiles.append(len(t))
+    tp_all, conf_all, cls_all = np.concatenate(all_tp), np.concatenate(all_conf), np.concatenate(all_cls)
+    ap = np.stack([average_precision(tp_all[cls_all == c], conf_all[cls_all == c], int(n_truth[c]))
+                   for c in range(nc)])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = tp_op / (tp_op + fp_op)
+        recall = np.where(n_truth > 0, tp_op / n_truth, np.nan)
+        f1 = 2 * precision * recall / (precision + recall)
+    return Scores(ap[:, 0], ap.mean(axis=1) if len(ap) else ap, precision, recall, f1, n_truth, tp_op, fp_op,
+                  fn_op, cm, np.array(exact, bool), np.array(n_tiles, np.int64))

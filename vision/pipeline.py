@@ -1,0 +1,278 @@
+"""Photo → detections → hand reading → §10 situation → engine result → annotated photo.
+
+What the photo cannot show (self-draw or discard, dealer, events, the payers' bonus tiles) comes
+in as a :class:`Context`. Any detector with ``predict(image_bgr) -> Detections`` will do, so tests
+and the web page can inject a fake one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import time
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from xingzi.engine import score_situation
+from xingzi.engine.tiles import CLASS_NAMES
+
+from .detections import Detections
+from .draw import draw
+from .grouping import HandReading, group
+from .repair import Diagnosis, diagnose
+
+MAX_PIXELS = 40_000_000  # larger photos are refused before decoding (decompression bombs)
+MAX_SIDE = 1600  # photos are scaled down to this before detection and drawing
+
+
+class TileDetector(Protocol):
+    def predict(self, image: np.ndarray) -> Detections: ...
+
+
+@dataclass(frozen=True)
+class Context:
+    """How the hand was won and what the payers show: the part a photo cannot tell."""
+
+    self_draw: bool = False
+    dealer: bool = False
+    events: tuple[str, ...] = ()
+    payers: tuple[dict, ...] = ()
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    ruleset: str | None = None
+
+    def situation_part(self) -> dict:
+        out: dict[str, Any] = {
+            "self_draw": self.self_draw, "dealer": self.dealer, "events": list(self.events),
+            "payers": [dict(p) for p in self.payers],
+        }
+        if self.rules:
+            out["rules"] = dict(self.rules)
+        if self.ruleset:
+            out["ruleset"] = self.ruleset
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class PhotoResult:
+    image: np.ndarray  # BGR, as decoded (and scaled down)
+    reading: HandReading
+    diagnosis: Diagnosis
+    situation: dict | None
+    result: dict | None  # the §10 result, None when the tiles could not be scored
+    error: str | None  # why there is no result
+    annotated: np.ndarray
+    timings: dict[str, float]
+
+    @property
+    def detections(self) -> Detections:
+        return self.reading.detections
+
+    def to_json(self) -> dict:
+        """The §10 result (when there is one) plus the reading, for ``--json`` and the web page."""
+        out: dict[str, Any] = dict(self.result or {"valid": False})
+        out["reading"] = reading_json(self.reading, self.diagnosis)
+        out["situation"] = self.situation
+        if self.error:
+            out["error"] = self.error
+        out["timings_ms"] = {k: round(v * 1000, 1) for k, v in self.timings.items()}
+        return out
+
+
+def reading_json(reading: HandReading, diagnosis: Diagnosis | None = None) -> dict:
+    det = reading.detections
+    tiles = [
+        {"index": i, "cls": int(det.cls[i]), "name": CLASS_NAMES[int(det.cls[i])],
+         "conf": round(float(det.conf[i]), 3), "xyxy": [round(float(v), 1) for v in det.xyxy[i]],
+         "role": reading.roles[i], "meld": reading.meld_of[i], "sideways": reading.sideways[i]}
+        for i in range(len(det))
+    ]
+    out = {
+        "notation": reading.notation, **reading.situation(), "win_set_apart": reading.win_set_apart,
+        "tiles": tiles, "problems": list(reading.problems),
+    }
+    if diagnosis is not None:
+        out["legal"] = diagnosis.legal
+        out["reasons"] = list(diagnosis.reasons)
+        out["suggestions"] = [
+            {"text": s.text, "cost": round(s.cost, 3),
+             "changes": [{"index": c.detection, "old": c.old and c.old.symbol, "new": c.new and c.new.symbol}
+                         for c in s.changes]}
+            for s in diagnosis.suggestions
+        ]
+    return out
+
+
+def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_SIDE) -> np.ndarray:
+    """Image bytes → BGR uint8, refusing what is not an image, truncated, or too many pixels.
+
+    The pixel count is read from the header before any decoding; JPEGs are decoded straight at
+    a reduced scale when they are much larger than ``max_side``.
+    """
+    if not data:
+        raise ValueError("the upload is empty: expected a JPEG or PNG photo")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # the size is checked here
+            im = Image.open(io.BytesIO(data))
+        with im:
+            w, h = im.size
+            if w * h > max_pixels:
+                raise ValueError(f"image is {w}x{h} = {w * h / 1e6:.0f} megapixels; at most "
+                                 f"{max_pixels / 1e6:.0f} are accepted")
+            if im.format == "JPEG":
+                im.draft("RGB", (max_side, max_side))
+            im.load()
+            rgb = ImageOps.exif_transpose(im).convert("RGB")
+    except UnidentifiedImageError:
+        raise ValueError("not an image: expected a JPEG or PNG photo") from None
+    except Image.DecompressionBombError as e:
+        raise ValueError(f"image refused as a decompression bomb: {e}") from None
+    except (OSError, SyntaxError, EOFError) as e:
+        raise ValueError(f"the image cannot be decoded (truncated or corrupt): {e}") from None
+    if max(rgb.size) > max_side:
+        rgb.thumbnail((max_side, max_side), Image.Resampling.BILINEAR)
+    return np.ascontiguousarray(np.asarray(rgb)[..., ::-1])
+
+
+def load_image(source: str | Path | bytes | np.ndarray) -> np.ndarray:
+    if isinstance(source, np.ndarray):
+        if source.ndim != 3 or source.shape[2] != 3 or source.dtype != np.uint8:
+            raise ValueError(f"expected an HxWx3 uint8 BGR image, got shape {source.shape} dtype {source.dtype}")
+        return source
+    if isinstance(source, bytes):
+        return decode_image(source)
+    path = Path(source)
+    if not path.is_file():
+        raise FileNotFoundError(f"photo not found: {path}")
+    return decode_image(path.read_bytes())
+
+
+def situation_for(reading: HandReading, context: Context) -> dict:
+    return {**reading.situation(), **context.situation_part()}
+
+
+def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, dict | None, str | None]:
+    """(situation, result, error). Unreadable hands get an error rather than a 诈胡 verdict."""
+    if not reading.tiles:
+        return None, None, "; ".join(reading.problems) or "no tiles found"
+    if reading.win_tile is None:
+        return None, None, "no winning tile found"
+    situation = situation_for(reading, context)
+    try:
+        return situation, score_situation(situation), None
+    except ValueError as e:
+        return situation, None, str(e)
+
+
+def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) -> Detections:
+    """Detections with some classes set by hand (index → class id 0..30)."""
+    if not corrections:
+        return det
+    cls = det.cls.copy()
+    for i, k in corrections.items():
+        if not 0 <= int(i) < len(det):
+            raise ValueError(f"correction for tile #{i}: there are {len(det)} tiles (0..{len(det) - 1})")
+        if not 0 <= int(k) < len(CLASS_NAMES):
+            raise ValueError(f"correction for tile #{i}: class must be 0..{len(CLASS_NAMES) - 1}, got {k}")
+        cls[int(i)] = int(k)
+    return replace(det, cls=cls)
+
+
+def analyse(image: np.ndarray, detections: Detections, context: Context = Context(),
+            timings: dict[str, float] | None = None) -> PhotoResult:
+    """Everything after detection: grouping, diagnosis, scoring, drawing."""
+    timings = dict(timings or {})
+    t = time.perf_counter()
+    reading = group(detections)
+    diagnosis = diagnose(reading)
+    timings["group"] = time.perf_counter() - t
+    t = time.perf_counter()
+    situation, result, error = score_reading(reading, context)
+    timings["score"] = time.perf_counter() - t
+    t = time.perf_counter()
+    annotated = draw(image, reading, result if result is not None else {"valid": False, "reason": error})
+    timings["draw"] = time.perf_counter() - t
+    return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings)
+
+
+def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector,
+               context: Context = Context()) -> PhotoResult:
+    t0 = time.perf_counter()
+    image = load_image(source)
+    t1 = time.perf_counter()
+    detections = detector.predict(image)
+    t2 = time.perf_counter()
+    return analyse(image, detections, context, {"decode": t1 - t0, "detect": t2 - t1})
+
+
+def context_from_args(args: argparse.Namespace) -> Context:
+    """The score command's flags, through its own parser of them (payers, events, overrides)."""
+    from xingzi.commands.score import situation_from_args
+
+    flags = argparse.Namespace(**vars(args))
+    flags.hand = flags.hand or "photo"  # tiles come from the photo; only the context is read here
+    s = situation_from_args(flags)
+    return Context(self_draw=bool(s["self_draw"]), dealer=bool(s["dealer"]), events=tuple(s["events"]),
+                   payers=tuple(s["payers"]), rules=s.get("rules", {}), ruleset=s.get("ruleset"))
+
+
+def make_detector(model: str | None, conf: float | None) -> TileDetector:
+    from .detector import Detector
+
+    return Detector(weights=model, conf=0.25 if conf is None else conf)
+
+
+def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = None, out=sys.stdout) -> int:
+    """``xingzi score photo.jpg``: print the read hand, melds, 炮 items, total, payments; write --out."""
+    context = context_from_args(args)
+    image = load_image(args.photo)
+    detector = detector or make_detector(getattr(args, "model", None), getattr(args, "conf", None))
+    res = read_photo(image, detector, context)
+    if getattr(args, "out", None):
+        _write_image(args.out, res.annotated)
+    if getattr(args, "json", None) is not None:
+        out.write(json.dumps(res.to_json(), ensure_ascii=False) + "\n")
+        return 0 if res.result is not None else 1
+    r = res.reading
+    h, w = res.image.shape[:2]
+    ms = sum(res.timings.values()) * 1000
+    out.write(f"photo     {args.photo} ({w}x{h}), {len(r.detections)} tiles seen in {ms:.0f} ms\n")
+    out.write(f"read      {r.notation or '-'}\n")
+    for p in r.problems:
+        out.write(f"problem   {p}\n")
+    if not res.diagnosis.legal:
+        for reason in res.diagnosis.reasons:
+            out.write(f"not legal {reason}\n")
+        for s in res.diagnosis.suggestions:
+            out.write(f"maybe     {s.text}  (cost {s.cost:.2f})\n")
+    if res.result is None:
+        out.write(f"no score  {res.error}\n")
+    else:
+        from xingzi.commands.score import print_result
+
+        shown = dict(res.result, self_draw=context.self_draw)
+        standing = list(r.tiles)
+        standing.remove(r.win_tile)
+        from xingzi.engine.notation import format_tiles
+
+        shown["hand_before"] = format_tiles(standing)
+        print_result(shown, out)
+    if getattr(args, "out", None):
+        out.write(f"wrote     {args.out}\n")
+    return 0 if res.result is not None else 1
+
+
+def _write_image(path: str | Path, bgr: np.ndarray) -> None:
+    path = Path(path)
+    if path.suffix.lower() not in (".jpg", ".jpeg", ".png"):
+        raise ValueError(f"--out {path}: expected a .jpg or .png file name")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(np.ascontiguousarray(bgr[..., ::-1])).save(path, quality=90)

@@ -1,0 +1,50 @@
+"""``xingzi dataset check|merge|split``: find label errors, combine datasets, split by source photo."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    check = sub.add_parser("check", help="find label errors (exit 1 when there are errors)")
+    check.add_argument("dir", help="YOLO dataset folder (images/, labels/, data.yaml)")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.add_argument("--max-per-kind", type=int, default=20, help="issues shown per kind in the text report")
+    merge = sub.add_parser("merge", help="combine YOLO datasets into one (classes mapped by name)")
+    merge.add_argument("sources", nargs="+", help="two or more dataset folders")
+    merge.add_argument("--out", required=True, help="new dataset folder")
+    merge.add_argument("--link", action="store_true", help="hard-link images instead of copying")
+    split = sub.add_parser("split", help="split into train/val by source photo")
+    split.add_argument("dir", help="YOLO dataset folder")
+    split.add_argument("--val", type=float, default=0.15, help="share of images for validation (default 0.15)")
+    split.add_argument("--seed", type=int, default=0)
+    split.add_argument("--out", help="copy into OUT/images/{train,val}; default: write train.txt/val.txt in DIR")
+    split.add_argument("--link", action="store_true", help="with --out: hard-link images instead of copying")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "check":
+        from xingzi.datasets.check import check_dataset
+
+        report = check_dataset(args.dir)
+        print(report.to_json() if args.json else report.format_text(args.max_per_kind))
+        return 0 if report.ok else 1
+    if args.action == "merge":
+        from xingzi.datasets.split import merge_datasets
+
+        m = merge_datasets(args.sources, args.out, link=args.link)
+        for src, n in m.per_source:
+            print(f"{src}: {n} images")
+        if m.unmapped_names:
+            print(f"dropped {m.dropped_boxes} boxes of classes we do not have: {', '.join(m.unmapped_names)}")
+        if m.unlabelled:
+            print(f"skipped {m.unlabelled} images without a label file")
+        print(f"{m.out}: {m.images} images")
+        return 0
+    from xingzi.datasets.split import split_dataset
+
+    s = split_dataset(args.dir, val=args.val, seed=args.seed, out=args.out, link=args.link)
+    print(f"{s.root}: train {len(s.train)} images ({s.groups_train} source photos), "
+          f"val {len(s.val)} images ({s.groups_val} source photos)")
+    return 0

@@ -1,0 +1,54 @@
+"""``xingzi eval``: score detectors on a YOLO dataset and print them side by side."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, required=True,
+                        help="data.yaml, or a folder with images/ and labels/ (names from classes.txt)")
+    parser.add_argument("--split", default="val", help="data.yaml key of the images to score (default val)")
+    parser.add_argument("--model", type=Path, action="append", default=[],
+                        help="detector weights .pt/.onnx (repeatable; default: the shipped model if no --preds)")
+    parser.add_argument("--preds", type=Path, action="append", default=[],
+                        help="folder of YOLO txt predictions 'cls cx cy w h conf' per image (repeatable); "
+                             "class names from its classes.txt, else the dataset's")
+    parser.add_argument("--name-map", default=None,
+                        help="extra name table 'theirs=ours,...' ('theirs=' ignores) or a JSON file")
+    parser.add_argument("--imgsz", type=int, default=640, help="model input size (shipped: 640)")
+    parser.add_argument("--conf", type=float, default=0.25, help="operating threshold for P/R/F1/exact")
+    parser.add_argument("--iou", type=float, default=0.5, help="NMS IoU of the model")
+    parser.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
+
+
+def run(args: argparse.Namespace) -> int:
+    from xingzi.vision import evaluate as ev
+
+    ds = ev.load_dataset(args.data, args.split)
+    if not ds.images:
+        raise ValueError(f"no images found for {args.data} ({args.split})")
+    overrides = ev.parse_name_map(args.name_map)
+    truths, sizes = ev.truths_for(ds, ev.name_table(ds.names, overrides))
+    models = list(args.model)
+    if not models and not args.preds:
+        from xingzi.vision.detector import DEFAULT_WEIGHTS
+
+        models = [DEFAULT_WEIGHTS]
+    results = []
+    for weights in models:
+        preds, lat = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou)
+        row = f"{Path(weights).stem}@{args.imgsz}"
+        results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
+                                       {"model": str(weights), "latency": lat, "data": str(args.data)}))
+    for pred_dir in args.preds:
+        names_file = pred_dir / "classes.txt"
+        names = [n.strip() for n in names_file.read_text().splitlines() if n.strip()] if names_file.is_file() \
+            else ds.names
+        preds = ev.preds_from_dir(ds, sizes, pred_dir, ev.name_table(names, overrides))
+        results.append(ev.evaluate_row(truths, preds, args.conf, args.out, pred_dir.name,
+                                       {"preds": str(pred_dir), "data": str(args.data)}))
+    print(ev.format_rows(results))
+    print(f"written: {args.out}/<row>.json, <row>_confusion.png, <row>_per_class.png")
+    return 0

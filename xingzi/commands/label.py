@@ -1,0 +1,57 @@
+"""``xingzi label``: pre-label photos with the model, and bring corrected labels back.
+
+    xingzi label PHOTOS --out DATASET                  pre-label (YOLO + Label Studio files)
+    xingzi label --import-labelstudio EXPORT.json --out DATASET
+    xingzi label --import-yolo EXPORT_DIR --out DATASET   (CVAT / Roboflow YOLO export)
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("photos", nargs="?", help="folder of photos to pre-label")
+    parser.add_argument("--out", required=True, help="dataset folder (created if missing)")
+    parser.add_argument("--model", help="detector weights (default: the shipped model)")
+    parser.add_argument("--imgsz", type=int, default=640)
+    parser.add_argument("--conf", type=float, default=0.25, help="lowest score kept as a pre-label")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace existing label files too (each is backed up to labels_backup/ first)")
+    parser.add_argument("--link", action="store_true", help="hard-link photos into the dataset instead of copying")
+    parser.add_argument("--url-prefix", help="image URL prefix in the Label Studio tasks "
+                        "(default: /data/local-files/?d=<dataset folder name>/)")
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--import-labelstudio", metavar="EXPORT.json", help="Label Studio JSON export to bring back")
+    parser.add_argument("--import-yolo", metavar="EXPORT_DIR", help="YOLO export of CVAT/Roboflow to bring in")
+
+
+def run(args: argparse.Namespace) -> int:
+    chosen = [x for x in (args.photos, args.import_labelstudio, args.import_yolo) if x]
+    if len(chosen) != 1:
+        raise ValueError("give exactly one of: PHOTOS folder, --import-labelstudio EXPORT.json, --import-yolo DIR")
+    if args.import_labelstudio or args.import_yolo:
+        from xingzi.datasets.labelstudio import (
+            import_labelstudio,
+            import_yolo_export,
+            write_labelstudio_files,
+        )
+
+        if args.import_labelstudio:
+            r = import_labelstudio(args.import_labelstudio, args.out)
+        else:
+            r = import_yolo_export(args.import_yolo, args.out, link=args.link)
+        write_labelstudio_files(args.out, args.url_prefix)
+        print(f"{args.out}: {r.new} new, {r.replaced} replaced (old ones in {r.backups}), "
+              f"{r.unchanged} unchanged, {r.not_annotated} tasks not annotated yet (pre-labels kept)")
+        if r.unmapped_names:
+            print(f"dropped {r.dropped_boxes} boxes of classes we do not have: {', '.join(r.unmapped_names)}")
+        return 0
+    from xingzi.datasets.label import detector_predictor, prelabel_folder
+
+    predict = detector_predictor(args.model, args.imgsz, args.conf)
+    report = prelabel_folder(args.photos, args.out, predict, overwrite=args.overwrite, link=args.link,
+                             show_progress=not args.no_progress, url_prefix=args.url_prefix,
+                             model_version=args.model or "xingzi")
+    print(report.summary())
+    return 1 if report.failed else 0

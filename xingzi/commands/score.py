@@ -1,0 +1,184 @@
+"""``xingzi score``: score a hand given on the command line, §10 JSON situations (one object
+or JSON Lines), or a photo (handed to the vision pipeline)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from xingzi.engine import load_ruleset, parse_meld, score_round, score_situation
+from xingzi.engine.hand import EVENTS, SELF_DRAW_EVENTS
+from xingzi.engine.notation import format_tiles, parse_hand, parse_tiles
+
+from .rules import pad
+
+HELP_HAND = "the tiles standing in the hand, winning tile included; write it last after a space: '12m456m789p22345s 3m'"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("photo", nargs="?", help="a photo of a revealed hand (needs the vision extra)")
+    p.add_argument("--hand", help=HELP_HAND)
+    p.add_argument("--win", metavar="TILE", help="the winning tile, if not written last in --hand")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--self-draw", dest="self_draw", action="store_true", default=None, help="won on own draw (自摸)")
+    how.add_argument("--discard", dest="self_draw", action="store_false", help="won on a discard (default)")
+    p.add_argument("--dealer", action="store_true", help="the winner is the dealer (庄家)")
+    p.add_argument("--meld", action="append", default=[], metavar="MELD",
+                   help="a meld in front of the winner, in the order made: 'pung 中', 'kong 9p', 'concealed_kong 4s'")
+    p.add_argument("--fa", type=int, default=0, metavar="N", help="发 set aside in front of the winner (0..4)")
+    p.add_argument("--event", action="append", default=[], choices=EVENTS, metavar="EVENT",
+                   help=f"how the hand was won, repeatable: {', '.join(EVENTS)}")
+    p.add_argument("--payer", action="append", default=[], metavar="SPEC",
+                   help="what a payer shows, e.g. 'dealer; fa=2; pung 中; concealed_kong 4s' "
+                        "(once on a discard win, up to three times on 自摸)")
+    p.add_argument("--rules", metavar="FILE", help="ruleset TOML file or preset name (default, text000)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                   help="override one ruleset option or 炮 number, e.g. --set specials_lift_threshold=true")
+    p.add_argument("--json", nargs="?", const="", default=None, metavar="FILE",
+                   help="with --hand: print the §10 result as JSON; with FILE (or - for stdin): "
+                        "score a §10 situation or JSON Lines, one result per line")
+    p.add_argument("--out", metavar="PATH", help="photo mode: where to write the annotated photo")
+    p.add_argument("--model", metavar="PATH", help="photo mode: detector weights")
+    p.add_argument("--conf", type=float, metavar="FLOAT", help="photo mode: detection confidence threshold")
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_payer(spec: str) -> dict[str, Any]:
+    """``'dealer; fa=2; pung 中'`` → ``{"dealer": true, "fa": 2, "melds": ["pung 中"]}``."""
+    payer: dict[str, Any] = {"dealer": False, "fa": 0, "melds": []}
+    for part in spec.replace(",", ";").split(";"):
+        part = part.strip()
+        if not part:
+            continue
+        if part == "dealer":
+            payer["dealer"] = True
+        elif part.startswith("fa="):
+            try:
+                payer["fa"] = int(part[3:])
+            except ValueError:
+                raise ValueError(f"payer {spec!r}: fa=N needs a number, got {part!r}") from None
+        else:
+            parse_meld(part)  # fail early with the meld's own message
+            payer["melds"].append(part)
+    return payer
+
+
+def situation_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The §10 situation described by the command-line flags."""
+    if not args.hand:
+        raise ValueError("give --hand '12m456m789p22345s 3m' (or --json FILE, or a photo)")
+    events = list(dict.fromkeys(args.event))
+    self_draw = args.self_draw
+    if self_draw is None:  # neither flag: the events may say; otherwise a discard win
+        self_draw = bool(set(events) & SELF_DRAW_EVENTS)
+    situation: dict[str, Any] = {
+        "hand": args.hand,
+        "melds": list(args.meld),
+        "fa": args.fa,
+        "self_draw": self_draw,
+        "dealer": bool(args.dealer),
+        "events": events,
+        "payers": [parse_payer(s) for s in args.payer],
+    }
+    if args.win:
+        situation["win_tile"] = args.win
+    if args.rules:
+        situation["ruleset"] = args.rules
+    overrides: dict[str, Any] = {}
+    for item in getattr(args, "overrides", []) or []:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
+        overrides[key.strip()] = _value(text.strip())
+    if overrides:
+        situation["rules"] = overrides
+    return situation
+
+
+def print_result(result: dict[str, Any], out=sys.stdout) -> None:
+    """The human-readable report of one result."""
+    win = "自摸 self-draw" if result.get("self_draw") else "on a discard"
+    out.write(f"hand      {result['hand_before']} + {result['win_tile']} ({win})\n")
+    if result["melds"]:
+        out.write(f"melds     {', '.join(result['melds'])}\n")
+    if result["reading"]:
+        out.write(f"reading   {' '.join(result['reading'])}\n")
+    out.write(f"waited on {' '.join(result['waits']) or '-'}\n")
+    for item in result["items"]:
+        out.write(f"  {pad(item['name'], 10)}{item['key']:<22}{item['pao']:>4} 炮\n")
+    out.write(f"own       {result['own']} 炮   (ruleset: {result['ruleset']})\n")
+    if not result["valid"]:
+        out.write(f"诈胡 false win: {result['reason']}\n")
+        for p in result["payments"]:
+            out.write(f"  pays player {p['payee']}: {p['pao']} 炮 → {p['amount']}\n")
+        return
+    for p in result["payments"]:
+        out.write(f"payer {p['payer']}   eaten {p['eaten']}, {p['pao']} 炮 → pays {p['amount']}\n")
+
+
+def _score_object(obj: Any, ruleset) -> dict[str, Any]:
+    if isinstance(obj, dict) and "wins" in obj:
+        return score_round(obj, ruleset)
+    return score_situation(obj, ruleset)
+
+
+def _score_stream(text: str, ruleset, out=sys.stdout) -> int:
+    """One JSON object → one result; otherwise JSON Lines → one result (or error) per line."""
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict):
+        out.write(json.dumps(_score_object(whole, ruleset), ensure_ascii=False, indent=2) + "\n")
+        return 0
+    lines = [json.dumps(x) for x in whole] if isinstance(whole, list) else text.splitlines()
+    failed = 0
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            result = _score_object(json.loads(line), ruleset)
+        except json.JSONDecodeError as e:
+            result, failed = {"error": f"not JSON: {e}", "line": n}, failed + 1
+        except ValueError as e:
+            result, failed = {"error": str(e), "line": n}, failed + 1
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+    return 1 if failed else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.photo:
+        from xingzi.vision.pipeline import run_photo_command
+        return run_photo_command(args)
+    ruleset = load_ruleset(args.rules) if args.rules else None
+    if args.json and not args.hand:
+        if args.json == "-":
+            text = sys.stdin.read()
+        else:
+            try:
+                with open(args.json, encoding="utf-8") as fh:
+                    text = fh.read()
+            except OSError as e:
+                raise ValueError(f"cannot read situation file {args.json!r}: {e.strerror}") from None
+        return _score_stream(text, ruleset)
+    if args.json and args.hand:
+        raise ValueError("use either --hand (with a bare --json) or --json FILE, not both")
+    situation = situation_from_args(args)
+    result = score_situation(situation, ruleset)
+    if args.json is not None:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        result["self_draw"] = situation["self_draw"]
+        tiles, _win = parse_hand(situation["hand"])
+        tiles.remove(parse_tiles(result["win_tile"])[0])
+        result["hand_before"] = format_tiles(tiles)
+        print_result(result)
+    return 0  # a false win (诈胡) is a correct answer, not an error

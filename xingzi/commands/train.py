@@ -1,0 +1,59 @@
+"""``xingzi train``: fine-tune the tile detector, resume it, or ship a checkpoint."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, default=None,
+                        help="data.yaml (default: build the real_cn view under runs/data and use it)")
+    parser.add_argument("--extra-train", type=Path, nargs="*", default=[],
+                        help="more train image dirs (e.g. synthetic) added to the default real_cn view")
+    parser.add_argument("--model", default=None,
+                        help="start weights or model yaml (default: mahjong-detector converted to 31 classes)")
+    parser.add_argument("--imgsz", type=int, default=416)
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--lr0", type=float, default=0.02)
+    parser.add_argument("--warmup-epochs", type=float, default=0.3)
+    parser.add_argument("--freeze", type=int, default=10, help="freeze the first N layers (0: none)")
+    parser.add_argument("--device", default=None, help="cpu, 0, 0,1 ... (default: GPU if there is one)")
+    parser.add_argument("--name", default="real416", help="run name under runs/train")
+    parser.add_argument("--resume", nargs="?", const="latest", default=None, metavar="RUN_DIR",
+                        help="continue a run from weights/last.pt (default: the newest run)")
+    parser.add_argument("--ship", type=Path, default=None, metavar="RUN_DIR_OR_PT",
+                        help="copy best weights of a run (or a .pt) to models/ (stripped) and export ONNX")
+
+
+def run(args: argparse.Namespace) -> int:
+    from xingzi.models import train as tr
+
+    if args.ship is not None:
+        from xingzi.models.ship import ship
+
+        for line in ship(args.ship):
+            print(line)
+        return 0
+    if args.resume is not None:
+        run_dir = tr.resume(None if args.resume == "latest" else Path(args.resume))
+        print(f"resumed run finished: {run_dir}")
+        return 0
+    if args.imgsz % 32:
+        raise ValueError(f"--imgsz must be a multiple of 32, got {args.imgsz}")
+    data = args.data or tr.prepare_real_view(extra_train=args.extra_train)
+    model = args.model
+    if model is None:
+        if not tr.START_WEIGHTS.is_file():
+            from xingzi.models.convert_mahjong_detector import convert
+
+            convert(tr.START_WEIGHTS)
+        model = str(tr.START_WEIGHTS)
+    cfg = tr.TrainConfig(data=str(data), model=model, imgsz=args.imgsz, epochs=args.epochs, batch=args.batch,
+                         device=args.device, workers=args.workers, lr0=args.lr0,
+                         warmup_epochs=args.warmup_epochs, freeze=args.freeze or None, name=args.name)
+    run_dir = tr.train(cfg)
+    print(f"training finished: {run_dir}")
+    return 0

@@ -1,0 +1,1 @@
+"""The phone web page (``xingzi serve``): FastAPI app in :mod:`xingzi.web.app`, page in ``static/``."""

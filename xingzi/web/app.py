@@ -1,0 +1,194 @@
+"""The phone web page: upload a photo, see it annotated and scored, correct tiles, set the context.
+
+``create_app(detector)`` builds the FastAPI app; the detector is injected (tests use a fake one)
+or made from ``model`` on first use. Uploads are read from the request body with a size cap (no
+multipart spooling to disk), decoded with a pixel-count guard, kept in memory for corrections
+(a small LRU), and nothing is written to disk at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from PIL import Image
+
+from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES
+from xingzi.vision.detections import Detections
+from xingzi.vision.names import EVENTS, ITEM_NAMES
+from xingzi.vision.pipeline import (
+    MAX_PIXELS,
+    Context,
+    PhotoResult,
+    TileDetector,
+    analyse,
+    apply_corrections,
+    decode_image,
+    make_detector,
+)
+
+STATIC = Path(__file__).with_name("static")
+MAX_UPLOAD = 12 * 1024 * 1024  # bytes
+MAX_SESSIONS = 16
+
+
+@dataclass
+class Session:
+    image: np.ndarray
+    detections: Detections
+
+
+class BadRequest(ValueError):
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def create_app(detector: TileDetector | None = None, *, model: str | None = None, conf: float | None = None,
+               max_upload: int = MAX_UPLOAD, max_pixels: int = MAX_PIXELS) -> FastAPI:
+    app = FastAPI(title="xingzi", docs_url=None, redoc_url=None, openapi_url=None)
+    sessions: OrderedDict[str, Session] = OrderedDict()
+    lock = threading.Lock()  # one detector call at a time; sessions shared between threads
+    holder: dict[str, TileDetector] = {} if detector is None else {"d": detector}
+
+    def get_detector() -> TileDetector:
+        if "d" not in holder:
+            holder["d"] = make_detector(model, conf)
+        return holder["d"]
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(BadRequest)
+    async def bad_request(_request: Request, exc: BadRequest) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+    @app.exception_handler(Exception)
+    async def internal(_request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500)
+
+    @app.get("/")
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+    @app.get("/healthz")
+    def healthz() -> dict:
+        return {"ok": True, "sessions": len(sessions)}
+
+    @app.get("/api/faces")
+    def faces() -> dict:
+        return {
+            "faces": [{"cls": i, "name": CLASS_NAMES[i], "symbol": t.symbol, "zh": CLASS_NAMES_CN[i]}
+                      for i, t in enumerate(TILES)] + [{"cls": 30, "name": "back", "symbol": "?", "zh": "背面"}],
+            "events": [{"key": k, "zh": ITEM_NAMES[k][0], "en": ITEM_NAMES[k][1]} for k in EVENTS],
+        }
+
+    @app.post("/api/read")
+    async def read(request: Request) -> JSONResponse:
+        data = await _body(request, max_upload)
+        context = _context(dict(request.query_params))
+        return await _in_thread(lambda: _read(data, context))
+
+    def _read(data: bytes, context: Context) -> JSONResponse:
+        try:
+            image = decode_image(data, max_pixels=max_pixels)
+        except ValueError as e:
+            raise BadRequest(str(e)) from None
+        with lock:
+            detections = get_detector().predict(image)
+        token = secrets.token_urlsafe(12)
+        with lock:
+            sessions[token] = Session(image, detections)
+            while len(sessions) > MAX_SESSIONS:
+                sessions.popitem(last=False)
+        return _respond(token, analyse(image, detections, context))
+
+    @app.post("/api/rescore")
+    async def rescore(request: Request) -> JSONResponse:
+        try:
+            body = await request.json()
+        except Exception:
+            raise BadRequest("expected a JSON body {token, corrections, self_draw, dealer, events}") from None
+        if not isinstance(body, dict):
+            raise BadRequest("expected a JSON object")
+        token = str(body.get("token", ""))
+        with lock:
+            session = sessions.get(token)
+            if session is not None:
+                sessions.move_to_end(token)
+        if session is None:
+            raise BadRequest("this photo is no longer held by the server: upload it again", 404)
+        corrections = body.get("corrections") or {}
+        if not isinstance(corrections, dict):
+            raise BadRequest("corrections must be an object {tile index: class id}")
+        try:
+            fixed = {int(k): int(v) for k, v in corrections.items()}
+            det = apply_corrections(session.detections, fixed)
+        except (TypeError, ValueError) as e:
+            raise BadRequest(f"bad correction: {e}") from None
+        context = _context(body)
+        return await _in_thread(lambda: _respond(token, analyse(session.image, det, context)))
+
+    return app
+
+
+async def _in_thread(fn: Callable[[], Any]) -> Any:
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(fn)
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The raw upload, refused (413) past ``limit`` bytes without reading the rest."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise BadRequest(f"upload of {int(declared) / 1e6:.1f} MB is over the {limit / 1e6:.0f} MB limit", 413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BadRequest(f"upload is over the {limit / 1e6:.0f} MB limit", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
+def _context(params: dict) -> Context:
+    events = params.get("events") or []
+    if isinstance(events, str):
+        events = [e for e in events.split(",") if e]
+    if not isinstance(events, list) or any(e not in EVENTS for e in events):
+        raise BadRequest(f"events must be a list of: {', '.join(EVENTS)}; got {events!r}")
+    payers = params.get("payers") or []
+    if not isinstance(payers, list) or not all(isinstance(p, dict) for p in payers):
+        raise BadRequest("payers must be a list of objects like {\"dealer\": true, \"fa\": 1, \"melds\": []}")
+    return Context(self_draw=_flag(params.get("self_draw", False)), dealer=_flag(params.get("dealer", False)),
+                   events=tuple(events), payers=tuple(payers))
+
+
+def _respond(token: str, res: PhotoResult) -> JSONResponse:
+    body = res.to_json()
+    for item in body.get("items", []):
+        zh, en = ITEM_NAMES.get(item.get("key", ""), (item.get("key", ""), item.get("key", "")))
+        item["zh"], item["en"] = zh, en
+    h, w = res.image.shape[:2]
+    buf = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(res.annotated[..., ::-1])).save(buf, format="JPEG", quality=82)
+    body.update(token=token, width=w, height=h,
+                image="data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii"))
+    return JSONResponse(body)

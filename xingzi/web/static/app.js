@@ -1,0 +1,158 @@
+// The phone page: upload → annotated photo + score; tap a tile → pick its face → rescore.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const state = { token: null, corrections: {}, data: null, faces: [], events: [], picking: null };
+
+function context() {
+  const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
+  return { self_draw: $("self_draw").checked, dealer: $("dealer").checked, events };
+}
+
+function status(text, bad) {
+  $("status").textContent = text;
+  $("status").className = bad ? "bad" : "";
+}
+
+async function call(url, options) {
+  const response = await fetch(url, options);
+  let body;
+  try { body = await response.json(); } catch (e) { body = { error: "HTTP " + response.status }; }
+  if (!response.ok) throw new Error(body.error || ("HTTP " + response.status));
+  return body;
+}
+
+async function upload(file) {
+  status("读取中… Reading…");
+  const c = context();
+  const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, events: c.events.join(",") });
+  try {
+    const data = await call("/api/read?" + q, { method: "POST", body: file,
+      headers: { "Content-Type": file.type || "application/octet-stream" } });
+    state.token = data.token;
+    state.corrections = {};
+    show(data);
+  } catch (e) {
+    status("出错 Error: " + e.message, true);
+  }
+}
+
+async function rescore() {
+  if (!state.token) return;
+  status("计算中… Scoring…");
+  try {
+    show(await call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(Object.assign({ token: state.token, corrections: state.corrections }, context())) }));
+  } catch (e) {
+    status("出错 Error: " + e.message, true);
+  }
+}
+
+function li(list, text) {
+  const item = document.createElement("li");
+  item.textContent = text;
+  list.appendChild(item);
+}
+
+function show(data) {
+  state.data = data;
+  $("result").hidden = false;
+  $("annotated").src = data.image;
+  const hits = $("hits");
+  hits.innerHTML = "";
+  for (const tile of data.reading.tiles) {
+    const [x0, y0, x1, y1] = tile.xyxy;
+    const b = document.createElement("button");
+    b.className = "hit";
+    b.dataset.index = tile.index;
+    b.title = tile.name;
+    b.setAttribute("aria-label", "tile " + tile.index + " " + tile.name);
+    Object.assign(b.style, { left: (100 * x0 / data.width) + "%", top: (100 * y0 / data.height) + "%",
+      width: (100 * (x1 - x0) / data.width) + "%", height: (100 * (y1 - y0) / data.height) + "%" });
+    b.addEventListener("click", () => pick(tile));
+    hits.appendChild(b);
+  }
+  const scored = data.valid === true;
+  $("total").textContent = data.own === undefined ? "–" : data.own;
+  $("verdict").textContent = scored ? "胡牌 valid win" :
+    (data.reason ? "诈胡 false win: " + data.reason : "未能计分 not scored: " + (data.error || ""));
+  $("verdict").className = scored ? "" : "bad";
+  $("notation").textContent = data.reading.notation || "";
+  const items = $("items"); items.innerHTML = "";
+  for (const it of data.items || []) li(items, it.zh + " " + it.en + ": " + it.pao + " 炮");
+  const pays = $("payments"); pays.innerHTML = "";
+  for (const p of data.payments || []) {
+    if (p.payer === "claimant") li(pays, "诈胡 pays player " + p.payee + ": " + p.amount);
+    else li(pays, "付 payer " + p.payer + ": " + p.amount + " (吃 eaten " + p.eaten + ")");
+  }
+  const probs = $("problems"); probs.innerHTML = "";
+  for (const p of data.reading.reasons || []) li(probs, p);
+  for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) li(probs, p);
+  const sug = $("suggestions"); sug.innerHTML = "";
+  for (const s of data.reading.suggestions || []) {
+    if (s.changes.some((c) => c.index === null)) { li(probs, "也许 maybe: " + s.text); continue; }
+    const b = document.createElement("button");
+    b.textContent = "也许 maybe: " + s.text;
+    b.addEventListener("click", () => {
+      for (const c of s.changes) {
+        const face = state.faces.find((f) => f.symbol === c.new);
+        if (face) state.corrections[c.index] = face.cls;
+      }
+      rescore();
+    });
+    sug.appendChild(b);
+  }
+  status("");
+}
+
+function pick(tile) {
+  state.picking = tile;
+  const face = state.faces.find((f) => f.cls === tile.cls);
+  $("picker-current").textContent = face ? face.zh : tile.name;
+  $("picker").showModal();
+}
+
+function buildPicker() {
+  const grid = $("faces");
+  for (const face of state.faces) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.cls = face.cls;
+    b.innerHTML = "";
+    b.append(face.zh);
+    const s = document.createElement("small");
+    s.textContent = face.name;
+    b.appendChild(s);
+    b.addEventListener("click", () => {
+      $("picker").close();
+      if (state.picking) {
+        state.corrections[state.picking.index] = face.cls;
+        rescore();
+      }
+    });
+    grid.appendChild(b);
+  }
+}
+
+async function init() {
+  const meta = await call("/api/faces");
+  state.faces = meta.faces;
+  state.events = meta.events;
+  for (const e of meta.events) {
+    const label = document.createElement("label");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.id = "ev-" + e.key;
+    box.addEventListener("change", rescore);
+    label.append(box, " " + e.zh + " ");
+    const s = document.createElement("small");
+    s.textContent = e.en;
+    label.appendChild(s);
+    $("events").appendChild(label);
+  }
+  buildPicker();
+  $("photo").addEventListener("change", (ev) => { if (ev.target.files[0]) upload(ev.target.files[0]); });
+  $("self_draw").addEventListener("change", rescore);
+  $("dealer").addEventListener("change", rescore);
+}
+
+init().catch((e) => status("出错 Error: " + e.message, true));
