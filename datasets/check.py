@@ -181,7 +181,7 @@ def check_label_text(text: str, path: str, names: tuple[str, ...] = CLASS_NAMES)
     issues: list[Issue] = []
     rows, bad = parse_label_text(text)
     issues += [Issue(ERROR, "malformed", path, n, why) for n, why in bad]
-    good: list[tuple[int, list[float]]] = []
+    good: list[tuple[int, int, list[float]]] = []  # (line, class, xyxy)
     for lineno, (c, cx, cy, w, h) in rows:
         if c != int(c) or not 0 <= c < len(names):
             issues.append(Issue(ERROR, "unknown-class", path, lineno,
@@ -195,17 +195,16 @@ def check_label_text(text: str, path: str, names: tuple[str, ...] = CLASS_NAMES)
         if x1 < -t or y1 < -t or x2 > 1 + t or y2 > 1 + t:
             issues.append(Issue(ERROR, "outside", path, lineno,
                                 f"box {x1:.3f},{y1:.3f}..{x2:.3f},{y2:.3f} reaches outside the image (0..1)"))
-        good.append((lineno, [int(c), x1, y1, x2, y2]))
+        good.append((lineno, int(c), [x1, y1, x2, y2]))
     if len(good) > 1:
-        boxes = np.array([g[1][1:] for g in good])
+        boxes = np.array([g[2] for g in good])
         iou = iou_matrix(boxes, boxes)
         for i, j in zip(*np.nonzero(np.triu(iou, 1) > DUPLICATE_IOU), strict=True):
-            (li, ri), (lj, rj) = good[i], good[j]
-            same = ri[0] == rj[0]
-            what = f"same tile '{names[ri[0]]}' twice" if same else \
-                f"one tile labelled both '{names[ri[0]]}' and '{names[rj[0]]}'"
+            (li, ci, _), (lj, cj, _) = good[i], good[j]
+            what = f"same tile '{names[ci]}' twice" if ci == cj else \
+                f"one tile labelled both '{names[ci]}' and '{names[cj]}'"
             issues.append(Issue(ERROR, "duplicate", path, lj, f"{what} (IoU {iou[i, j]:.2f} with line {li})"))
-    counts = Counter(r[0] for _, r in good)
+    counts = Counter(c for _, c, _ in good)
     for c, n in sorted(counts.items()):
         if c < min(BACK_CLASS, len(names)) and n > COPIES_PER_FACE and names[c] == CLASS_NAMES[c]:
             issues.append(Issue(ERROR, "fifth-copy", path, None,

@@ -72,7 +72,7 @@ def write_labelstudio_files(dataset_dir: str | Path, url_prefix: str | None = No
     d = Path(dataset_dir)
     prefix = f"/data/local-files/?d={d.resolve().name}/" if url_prefix is None else url_prefix
     tasks = []
-    for image, label in dataset_pairs(d / "images"):
+    for image, label in dataset_pairs(d / "images") if (d / "images").is_dir() else []:
         if label.exists():
             w, h = oriented_size(image)
             ref = prefix + image.relative_to(d).as_posix()

@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from xingzi.datasets.check import iou_matrix
-from xingzi.datasets.yolo import read_labels, yolo_to_xyxy
+from xingzi.datasets.yolo import image_files, read_labels, yolo_to_xyxy
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class LabelDiff:
 def _greedy_pairs(iou: np.ndarray, allowed: np.ndarray, threshold: float) -> list[tuple[int, int]]:
     """Pairs (pred, truth) in order of falling IoU, each box used once."""
     score = np.where(allowed & (iou >= threshold), iou, -1.0)
-    pairs = []
+    pairs: list[tuple[int, int]] = []
     for flat in np.argsort(-score, axis=None):
         p, t = np.unravel_index(flat, score.shape)
         if score[p, t] < 0:
@@ -136,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", type=float, default=0.25)
     ap.add_argument("--ignore", type=int, nargs="*", default=[30], help="truth classes left out (default: 30)")
     ap.add_argument("--out", help="keep the pre-labelled dataset here (default: a temporary folder)")
+    ap.add_argument("--limit", type=int, help="only the first N photos (sorted by name)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
@@ -144,15 +146,25 @@ def main(argv: list[str] | None = None) -> int:
     data = Path(args.data)
     predict = detector_predictor(args.model, args.imgsz, args.conf)
     with tempfile.TemporaryDirectory() as tmp:
+        photos = data / "images"
+        if args.limit:
+            photos = Path(tmp) / "photos"
+            photos.mkdir()
+            for p in image_files(data / "images")[: args.limit]:
+                (photos / p.name).symlink_to(p.resolve())
         out = Path(args.out) if args.out else Path(tmp) / "prelabels"
-        report = prelabel_folder(data / "images", out, predict, show_progress=not args.json)
+        cpu0 = time.process_time()
+        report = prelabel_folder(photos, out, predict, show_progress=not args.json)
+        cpu_per_photo = (time.process_time() - cpu0) / max(report.predicted, 1)
         stems = sorted(p.stem for p in (out / "labels").glob("*.txt"))
         q = score_prelabels(out / "labels", data / "labels", stems, report.photos_per_second,
                             ignore_classes=tuple(args.ignore))
     if args.json:
-        print(json.dumps({**asdict(q), "no_correction_share": q.no_correction_share}, indent=2))
+        print(json.dumps({**asdict(q), "no_correction_share": q.no_correction_share,
+                          "cpu_seconds_per_photo": cpu_per_photo}, indent=2))
     else:
-        print(f"{data}: {q.photos} photos pre-labelled at {q.photos_per_second:.2f} photos/s (conf {args.conf})")
+        print(f"{data}: {q.photos} photos pre-labelled at {q.photos_per_second:.2f} photos/s (conf {args.conf}), "
+              f"{cpu_per_photo:.2f} CPU-seconds per photo")
         print(f"needed no correction: {q.no_correction}/{q.photos} = {q.no_correction_share:.1%}; "
               f"{q.edits_per_photo:.1f} edits per photo; box precision {q.box_precision:.3f}, "
               f"recall {q.box_recall:.3f} (IoU 0.5, class must match)")

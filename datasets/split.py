@@ -102,7 +102,8 @@ class MergeReport:
 
 
 def _prefixes(sources: list[Path]) -> list[str]:
-    names, seen = [], defaultdict(int)
+    names: list[str] = []
+    seen: dict[str, int] = defaultdict(int)
     for s in sources:
         base = s.resolve().name or "data"
         seen[base] += 1
@@ -184,7 +185,7 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
     """
     r = Path(root)
     pairs = [(i, lab) for i, lab in dataset_pairs(r) if lab.exists()]
-    by_stem = {}
+    by_stem: dict[str, tuple[Path, Path]] = {}
     for image, label in pairs:
         if image.stem in by_stem:
             raise ValueError(f"two images share the name {image.stem!r}: {by_stem[image.stem][0]} and {image}")

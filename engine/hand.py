@@ -4,11 +4,13 @@ here, so that scoring never sees a hand that could not exist on a table."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .melds import Meld, MeldKind
 from .tiles import TILES, Tile
 
 FA_INDEX = Tile.FA.index
+_INDEX_OF_VALUE = {t.value: i for i, t in enumerate(TILES)}
 EVENTS = ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "hai_di_pao",
           "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
 SELF_DRAW_EVENTS = frozenset({"kong_bloom", "hai_di_lao_yue"})
@@ -27,6 +29,11 @@ class Hand:
     @property
     def tiles(self) -> list[Tile]:
         return [TILES[i] for i, n in enumerate(self.counts) for _ in range(n)]
+
+    @cached_property
+    def meld_ids(self) -> tuple[tuple[str, int], ...]:
+        """(kind, tile id) of each meld in the order made; cached as enum lookups are slow."""
+        return tuple((m.kind.value, m.tile.index) for m in self.melds)
 
     @property
     def n_sets(self) -> int:
@@ -73,7 +80,7 @@ def make_hand(tiles: list[Tile], win_tile: Tile | None, melds: tuple[Meld, ...] 
         raise ValueError(f"winning tile {win_tile.symbol} is not among the hand's tiles")
     counts = [0] * len(TILES)
     for t in tiles:
-        counts[t.index] += 1
+        counts[_INDEX_OF_VALUE[t._value_]] += 1  # the enum's index property is slow in bulk
     _check_copies(counts, melds, "the winner's hand and melds")
     return Hand(tuple(counts), win_tile.index, tuple(melds), fa)
 

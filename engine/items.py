@@ -12,34 +12,59 @@ from collections.abc import Callable
 from .hand import Hand, WinContext
 from .melds import MeldKind
 from .ruleset import Ruleset
-from .shapes import BAI, SEQ, ZHONG
+from .shapes import BAI, SEQ, ZHONG, Part, hand_parts
 
 FLOWER = ("qi_xian_nv", "qing_yi_se", "hun_yi_se", "peng_peng_hu", "qi_dui", "yi_tiao_long", "hong_qi")
 DRAGONS = (ZHONG, BAI)
 
+# What a reading shows; an item is tried only when the reading shows one of the things it needs.
+FLOWER_SHOWN, FA_SHOWN, MELDS_SHOWN, DRAGONS_SHOWN, SELF_DRAW, SINGLE, EVENTS_SHOWN, SEVEN, PENG, SEQ_WIN = (
+    1 << i for i in range(10))
+# finer bits: each 花炮 pattern, and each kind of 中/白 set, on its own
+PATTERN_SHOWN = {key: 1 << (10 + i) for i, key in enumerate(FLOWER)}
+DRAGON_KIND_SHOWN = {kind: 1 << (17 + i) for i, kind in enumerate(("pung", "concealed_pung", "kong", "concealed_kong"))}
+
 
 class Facts:
-    """What one hand shows whatever way it is read, worked out once per claim."""
+    """What one hand shows whatever way it is read, worked out once per claim.
 
-    __slots__ = ("hand", "ctx", "rules", "events", "single", "exposed", "melds", "bloom", "suits",
-                 "dragons", "quads")
+    ``suits`` is a bit mask of the suits present (bit 0 m, 1 p, 2 s), melds included;
+    ``mask`` the ``shown`` bits that hold for every reading of the claim.
+    """
 
-    def __init__(self, hand: Hand, ctx: WinContext, rules: Ruleset, events: frozenset[str], single: bool) -> None:
+    __slots__ = ("hand", "ctx", "rules", "events", "single", "exposed", "melds", "bloom", "suits", "dragons",
+                 "mask", "won_tri_open")
+
+    def __init__(self, hand: Hand, ctx: WinContext, rules: Ruleset, events: frozenset[str], single: bool,
+                 parts: tuple[Part, ...] | None = None) -> None:
         self.hand, self.ctx, self.rules, self.events, self.single = hand, ctx, rules, events, single
-        # (kind, tile id) of each meld, in the order made
-        self.melds = tuple((m.kind.value, m.tile.index) for m in hand.melds)
-        self.exposed = sum(1 for k, _t in self.melds if k != "concealed_kong")
-        self.bloom = -1
-        if "kong_bloom" in events:
-            for i in range(len(self.melds) - 1, -1, -1):
-                if self.melds[i][0] != "pung":
-                    self.bloom = i
-                    break
         counts = hand.counts
-        suits = {i // 9 for i in range(27) if counts[i]} | {t // 9 for _k, t in self.melds if t < 27}
-        self.suits = suits
-        self.dragons = bool(counts[ZHONG] or counts[BAI]) or any(t >= 27 for _k, t in self.melds)
-        self.quads = sum(1 for c in counts if c == 4)
+        if parts is None:
+            parts = hand_parts(counts)
+        self.suits = suits = parts[0].present | parts[1].present << 1 | parts[2].present << 2
+        self.dragons = dragons = bool(counts[ZHONG] or counts[BAI])
+        mask = (FA_SHOWN if hand.fa else 0) | (SELF_DRAW if ctx.self_draw else 0) | (
+            SINGLE if single else 0) | (EVENTS_SHOWN if events else 0)
+        # §9 won_triplet_concealed: a triplet completed by the winning discard counts as exposed
+        self.won_tri_open = not ctx.self_draw and not rules.options["won_triplet_concealed"]
+        self.exposed, self.bloom, self.melds = 0, -1, ()
+        if hand.melds:
+            # (kind, tile id) of each meld, in the order made
+            self.melds = melds = hand.meld_ids
+            mask |= MELDS_SHOWN
+            self.exposed = sum(1 for k, _t in melds if k != "concealed_kong")
+            if "kong_bloom" in events:
+                for i in range(len(melds) - 1, -1, -1):
+                    if melds[i][0] != "pung":
+                        self.bloom = i
+                        break
+            for _k, t in melds:
+                if t < 27:
+                    suits |= 1 << (t // 9)
+                else:
+                    dragons = True
+            self.suits, self.dragons = suits, dragons
+        self.mask = mask
 
 
 class Reading:
@@ -53,25 +78,27 @@ class Reading:
     __slots__ = ("f", "hand", "ctx", "rules", "events", "seven", "pair", "sets", "role", "patterns",
                  "dragon_sets", "bloom", "exposed", "single", "won_tri_exposed", "peng_peng")
 
-    def __init__(self, f: Facts, seven: bool, pair: int, sets: tuple, role: tuple) -> None:
+    def __init__(self, f: Facts, seven: bool, pair: int, sets: tuple, role: tuple,
+                 peng_peng: bool | None = None) -> None:
         self.f, self.hand, self.ctx, self.rules, self.events = f, f.hand, f.ctx, f.rules, f.events
         self.exposed, self.single, self.bloom = f.exposed, f.single, f.bloom
         self.seven, self.pair, self.sets, self.role = seven, pair, sets, role
-        self.peng_peng = not seven and all(kind != SEQ for kind, _t in sets)
-        # §9 won_triplet_concealed: a triplet completed by the winning discard
-        self.won_tri_exposed = (role[0] == "tri" and not f.ctx.self_draw
-                                and not f.rules.options["won_triplet_concealed"])
-        dragon_sets: list[tuple[int, str, bool]] = []
+        if peng_peng is None:
+            peng_peng = not seven and all(kind != SEQ for kind, _t in sets)
+        self.peng_peng = peng_peng
+        self.won_tri_exposed = won_tri = f.won_tri_open and role[0] == "tri"
+        dragon_sets: list[tuple[int, str, bool]] | tuple = ()
         if f.dragons:
-            for kind, t in sets:
-                if kind != SEQ and t >= 27:
-                    exposed = self.won_tri_exposed and role[1] == t
+            dragon_sets = []
+            for _kind, t in sets:
+                if t >= 27:  # dragons only form triplets
+                    exposed = won_tri and role[1] == t
                     dragon_sets.append((t, "pung" if exposed else "concealed_pung", False))
             for i, (kind, t) in enumerate(f.melds):
                 if t >= 27:
                     dragon_sets.append((t, kind, i == f.bloom))
         self.dragon_sets = dragon_sets
-        self.patterns: frozenset[str] = frozenset()
+        self.patterns: tuple[str, ...] = ()
 
 
 Item = Callable[[Reading], int]
@@ -80,10 +107,9 @@ Item = Callable[[Reading], int]
 def _addition(r: Reading, key: str) -> int:
     """自摸/门前清/胡单张 value: depends on the hand having 花炮 (RULES §4 and §9 flower_additions)."""
     table = r.rules.additions[key]
-    flowers = [p for p in r.patterns if p in FLOWER]
-    if not flowers:
+    if not r.patterns:
         return table["ping_hu"]
-    return max(table.get(p, table["flower"]) for p in flowers)
+    return max(table.get(p, table["flower"]) for p in r.patterns)
 
 
 def _pattern(key: str) -> Item:
@@ -103,7 +129,7 @@ def hong_qi(r: Reading) -> int:
 
 def ping_hu(r: Reading) -> int:
     """§3 平胡 base: a standard-shape hand showing no 花炮 pattern."""
-    return 0 if r.seven or any(p in FLOWER for p in r.patterns) else r.rules.pao["ping_hu"]
+    return 0 if r.seven or r.patterns else r.rules.pao["ping_hu"]  # every pattern is a 花炮
 
 
 def fa(r: Reading) -> int:
@@ -200,7 +226,8 @@ def haohua(r: Reading) -> int:
     """§4 豪华: four of a kind inside 七对, counted as two pairs, each (up to a maximum)."""
     if not r.seven:
         return 0
-    return min(r.f.quads, r.rules.pao["haohua_max"]) * r.rules.pao["haohua"]
+    quads = sum(1 for c in r.hand.counts if c == 4)
+    return min(quads, r.rules.pao["haohua_max"]) * r.rules.pao["haohua"]
 
 
 def wenrou(r: Reading) -> int:
@@ -230,7 +257,7 @@ def _two_sided(role: tuple) -> bool:
 
 def shuang_bian(r: Reading) -> int:
     """§4 双边双夹: the winning tile closes one of two identical sequences at its edge or middle."""
-    if not _edge_or_middle(r.role) or sum(1 for s in r.sets if s == (SEQ, r.role[1])) < 2:
+    if r.role[0] != "seq" or r.sets.count((SEQ, r.role[1])) < 2 or not _edge_or_middle(r.role):
         return 0
     return r.rules.pao["shuang_bian"]
 
@@ -251,31 +278,28 @@ def hai_di_pao(r: Reading) -> int:
         return 0
     if r.rules.options["hai_di_pao"] == "addition":
         return r.rules.pao["hai_di_pao"]
-    base = ping_hu(r) + sum(r.rules.pao[p] for p in r.patterns if p in FLOWER)
+    base = ping_hu(r) + sum(r.rules.pao[p] for p in r.patterns)
     return max(0, r.rules.pao["hai_di_pao_start"] - base)
 
 
-# What a reading shows; an item is tried only when the reading shows one of the things it needs.
-FLOWER_SHOWN, FA_SHOWN, MELDS_SHOWN, DRAGONS_SHOWN, SELF_DRAW, SINGLE, EVENTS_SHOWN, SEVEN, PENG, SEQ_WIN = (
-    1 << i for i in range(10))
 
 # (key, Chinese name, function, needs) in report order; patterns first. needs 0 = always tried.
 ITEMS: tuple[tuple[str, str, Item, int], ...] = (
-    ("qi_xian_nv", "七仙女", _pattern("qi_xian_nv"), FLOWER_SHOWN),
-    ("qing_yi_se", "清一色", _pattern("qing_yi_se"), FLOWER_SHOWN),
-    ("hun_yi_se", "混一色", _pattern("hun_yi_se"), FLOWER_SHOWN),
-    ("peng_peng_hu", "碰碰胡", _pattern("peng_peng_hu"), FLOWER_SHOWN),
-    ("qi_dui", "七对", _pattern("qi_dui"), FLOWER_SHOWN),
-    ("yi_tiao_long", "一条龙", _pattern("yi_tiao_long"), FLOWER_SHOWN),
-    ("hong_qi", "红旗飘飘", hong_qi, FLOWER_SHOWN),
+    ("qi_xian_nv", "七仙女", _pattern("qi_xian_nv"), PATTERN_SHOWN["qi_xian_nv"]),
+    ("qing_yi_se", "清一色", _pattern("qing_yi_se"), PATTERN_SHOWN["qing_yi_se"]),
+    ("hun_yi_se", "混一色", _pattern("hun_yi_se"), PATTERN_SHOWN["hun_yi_se"]),
+    ("peng_peng_hu", "碰碰胡", _pattern("peng_peng_hu"), PATTERN_SHOWN["peng_peng_hu"]),
+    ("qi_dui", "七对", _pattern("qi_dui"), PATTERN_SHOWN["qi_dui"]),
+    ("yi_tiao_long", "一条龙", _pattern("yi_tiao_long"), PATTERN_SHOWN["yi_tiao_long"]),
+    ("hong_qi", "红旗飘飘", hong_qi, PATTERN_SHOWN["hong_qi"]),
     ("ping_hu", "平胡", ping_hu, 0),
     ("fa", "发财", fa, FA_SHOWN),
     ("kong", "明杠", _suit_kongs(MeldKind.KONG), MELDS_SHOWN),
     ("concealed_kong", "暗杠", _suit_kongs(MeldKind.CONCEALED_KONG), MELDS_SHOWN),
-    ("dragon_pung", "碰中/白", _dragon("pung", "dragon_pung"), DRAGONS_SHOWN),
-    ("dragon_concealed_pung", "中/白暗刻", _dragon("concealed_pung", "dragon_concealed_pung"), DRAGONS_SHOWN),
-    ("dragon_kong", "中/白明杠", _dragon("kong", "dragon_kong"), DRAGONS_SHOWN),
-    ("dragon_concealed_kong", "中/白暗杠", _dragon("concealed_kong", "dragon_concealed_kong"), DRAGONS_SHOWN),
+    ("dragon_pung", "碰中/白", _dragon("pung", "dragon_pung"), DRAGON_KIND_SHOWN["pung"]),
+    ("dragon_concealed_pung", "中/白暗刻", _dragon("concealed_pung", "dragon_concealed_pung"), DRAGON_KIND_SHOWN["concealed_pung"]),
+    ("dragon_kong", "中/白明杠", _dragon("kong", "dragon_kong"), DRAGON_KIND_SHOWN["kong"]),
+    ("dragon_concealed_kong", "中/白暗杠", _dragon("concealed_kong", "dragon_concealed_kong"), DRAGON_KIND_SHOWN["concealed_kong"]),
     ("bloom_kong", "开花的杠", bloom_kong, MELDS_SHOWN),
     ("self_draw", "自摸", self_draw, SELF_DRAW),
     ("concealed", "门前清", concealed, 0),
@@ -299,24 +323,21 @@ ITEMS: tuple[tuple[str, str, Item, int], ...] = (
 NAMES: dict[str, str] = {key: name for key, name, _f, _n in ITEMS}
 
 
+_PATTERNS_SHOWN: dict[tuple[str, ...], int] = {}
+
+
 def shown(r: Reading) -> int:
     """The bit mask of what this reading shows (see ITEMS needs)."""
-    f = r.f
-    mask = 0
+    mask = r.f.mask
     if r.patterns:
-        mask |= FLOWER_SHOWN
-    if f.hand.fa:
-        mask |= FA_SHOWN
-    if f.melds:
-        mask |= MELDS_SHOWN
+        bits = _PATTERNS_SHOWN.get(r.patterns)
+        if bits is None:
+            bits = _PATTERNS_SHOWN[r.patterns] = FLOWER_SHOWN | sum(PATTERN_SHOWN[p] for p in set(r.patterns))
+        mask |= bits
     if r.dragon_sets:
         mask |= DRAGONS_SHOWN
-    if f.ctx.self_draw:
-        mask |= SELF_DRAW
-    if f.single:
-        mask |= SINGLE
-    if f.events:
-        mask |= EVENTS_SHOWN
+        for _t, kind, _bloom in r.dragon_sets:
+            mask |= DRAGON_KIND_SHOWN[kind]
     if r.seven:
         mask |= SEVEN
     if r.peng_peng:

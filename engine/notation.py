@@ -128,3 +128,19 @@ def parse_meld(text: str) -> Meld:
 
 def format_meld(meld: Meld) -> str:
     return f"{meld.kind.value} {meld.tile.symbol}"
+
+
+_RUN_DIGIT = tuple(str(i % 9 + 1) for i in range(27))
+_SUIT_OF = tuple("mps"[i // 9] for i in range(27))
+_DRAGON_SYMBOL = {27: "中", 28: "发", 29: "白"}
+
+
+def format_counts(counts: tuple[int, ...] | list[int]) -> str:
+    """Compact notation of a count vector indexed by class id (same text as ``format_tiles``)."""
+    out: list[str] = []
+    for base in (0, 9, 18):
+        run = "".join(_RUN_DIGIT[i] * counts[i] for i in range(base, base + 9))
+        if run:
+            out.append(run + _SUIT_OF[base])
+    out.extend(_DRAGON_SYMBOL[i] * counts[i] for i in (27, 28, 29) if counts[i])
+    return "".join(out)

@@ -4,14 +4,19 @@ decide validity (诈胡 / 两炮起胡). Settlement is in ``settlement``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .hand import Hand, WinContext
-from .items import FLOWER, ITEMS, Facts, Reading, shown
+from .hand import EVENTS, Hand, WinContext
+from .items import ITEMS, Facts, Reading, shown
 from .ruleset import OPTIONAL_ITEMS, Ruleset
 from .settlement import Payment, settle
-from .shapes import BAI, SEQ, TRIPLET, ZHONG, is_seven_pairs, standard_splits, waits
+from .shapes import BAI, FA, PART_OF, SEQ, ZHONG, completing, hand_parts, is_seven_pairs, part_splits, taken
 from .tiles import TILES
+
+_new_object = object.__new__
+EVENT_ITEMS = frozenset(EVENTS)  # items given only by an event of the situation
+_PASSES = 1 << 40  # added to a reading's own 炮 when it reaches 两炮起胡, to rank readings by one int
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,16 @@ class Score:
     waits: tuple[int, ...] = ()    # tile ids the hand waited on before the winning tile
     threshold_own: int = 0         # own 炮 that count towards 两炮起胡
 
+    @classmethod
+    def _of(cls, valid: bool, own: int, items: tuple, payments: tuple, reason: str, split: tuple,
+            waits: tuple[int, ...], threshold_own: int) -> Score:
+        """The same value as ``Score(...)`` with every field given, made without the frozen
+        ``__init__``'s eight guarded attribute writes (the scorer's hot path)."""
+        score = _new_object(cls)
+        score.__dict__.update(valid=valid, own=own, items=items, payments=payments, reason=reason, split=split,
+                              waits=waits, threshold_own=threshold_own)
+        return score
+
     @property
     def reading(self) -> tuple[str, ...]:
         """The chosen split as text, e.g. ("123m", "456m", "22s", "碰中中中") or ("七对",)."""
@@ -35,6 +50,8 @@ class Score:
 
 def active_events(ctx: WinContext, rules: Ruleset) -> frozenset[str]:
     """Events that score: optional ones only when the ruleset switches them on."""
+    if not ctx.events:
+        return ctx.events
     return frozenset(e for e in ctx.events if e not in OPTIONAL_ITEMS or e in rules.optional)
 
 
@@ -50,12 +67,13 @@ def apply_replaces(values: dict[str, int], rules: Ruleset) -> dict[str, int]:
     return {k: v for k, v in values.items() if k not in removed}
 
 
-def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: set[int], dragons: bool) -> frozenset[str]:
-    found = []
-    if len(suits) == 1:
+def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool, run: bool | None = None) -> tuple[str, ...]:
+    """The 花炮 patterns of a reading; ``run``: the split holds 123 456 789 of one suit (None: look)."""
+    found: list[str] = []
+    if suits in (1, 2, 4):  # one suit only
         found.append("hun_yi_se" if dragons else "qing_yi_se")
-    counts = hand.counts
     if r.seven:
+        counts = hand.counts
         found.append("qi_dui")
         pairs = [i for i in range(27) if counts[i] == 2]
         if len(pairs) == 7 and pairs[-1] - pairs[0] == 6 and pairs[0] // 9 == pairs[-1] // 9:
@@ -63,126 +81,186 @@ def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: set[int], dragons: 
         need = 2 if rules.options["hong_qi_seven_pairs"] == "pairs" else 4
         if counts[ZHONG] >= need and counts[BAI] >= need:
             found.append("hong_qi")
-        return frozenset(found)
+        return tuple(found)
     if r.peng_peng:
         found.append("peng_peng_hu")
-    seqs = {t for k, t in r.sets if k == SEQ}
-    if any(b in seqs and b + 3 in seqs and b + 6 in seqs for b in (0, 9, 18)):
-        found.append("yi_tiao_long")
-    dragon_tiles = {t for t, _k, _b in r.dragon_sets}
-    if ZHONG in dragon_tiles and BAI in dragon_tiles:
-        found.append("hong_qi")
-    return frozenset(found)
+    else:
+        if run is None:
+            seqs = [t for k, t in r.sets if k == SEQ]
+            run = len(seqs) >= 3 and any(b in seqs and b + 3 in seqs and b + 6 in seqs for b in (0, 9, 18))
+        if run:
+            found.append("yi_tiao_long")
+    if len(r.dragon_sets) >= 2:
+        dragon_tiles = {t for t, _k, _b in r.dragon_sets}
+        if ZHONG in dragon_tiles and BAI in dragon_tiles:
+            found.append("hong_qi")
+    return tuple(found)
 
 
-def _roles(pair: int, sets: tuple, win: int) -> list[tuple]:
-    roles: list[tuple] = []
-    if pair == win:
-        roles.append(("pair",))
-    for kind, t in sets:
-        role = ("tri", t) if kind == TRIPLET and t == win else (
-            ("seq", t, win - t) if kind == SEQ and t <= win <= t + 2 else None)
-        if role is not None and role not in roles:
-            roles.append(role)
-    return roles
+def _readings(f: Facts, splits: list, seven: bool) -> Iterator[Reading]:
+    hand, rules, win = f.hand, f.rules, f.hand.win_tile
+    part = PART_OF[win]
+    for pair, sets, n_seq, run, pieces in splits:
+        patterns = None
+        for role in pieces[part][4].get(win, ()):
+            r = Reading(f, False, pair, sets, role, n_seq == 0)
+            if patterns is None:  # the same for every role of the winning tile in this split
+                patterns = _patterns(hand, r, rules, f.suits, f.dragons, run)
+            r.patterns = patterns
+            yield r
+    if seven:
+        r = Reading(f, True, -1, (), ("seven",))
+        r.patterns = _patterns(hand, r, rules, f.suits, f.dragons)
+        yield r
 
 
 def readings(f: Facts) -> list[Reading]:
     """Every reading of the hand: each split with each role of the winning tile, and 七对."""
-    hand, rules = f.hand, f.rules
-    out = []
-    for pair, sets in standard_splits(hand.counts):
-        for role in _roles(pair, sets, hand.win_tile):
-            r = Reading(f, False, pair, sets, role)
-            r.patterns = _patterns(hand, r, rules, f.suits, f.dragons)
-            out.append(r)
-    if not hand.melds and is_seven_pairs(hand.counts):
-        r = Reading(f, True, -1, (), ("seven",))
-        r.patterns = _patterns(hand, r, rules, f.suits, f.dragons)
-        out.append(r)
-    return out
+    counts = f.hand.counts
+    splits = part_splits(hand_parts(counts)) if not counts[FA] else []
+    return list(_readings(f, splits, not f.hand.melds and is_seven_pairs(counts)))
 
 
-_TRIED: dict[int, tuple[Ruleset, dict[int, tuple]]] = {}
+class _Derived:
+    """Lookups derived from one ruleset, made once: items worth trying per ``shown`` mask, the
+    payments of claims nobody shows anything to eat from, and whether not_lifting goes beyond events."""
+
+    __slots__ = ("rules", "tried", "plain_payments", "not_lifting_beyond_events")
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.rules = rules
+        self.tried: dict[int, tuple] = {}
+        self.plain_payments: dict[tuple, tuple[Payment, ...]] = {}
+        self.not_lifting_beyond_events = not rules.not_lifting <= EVENT_ITEMS
+
+
+_DERIVED: dict[int, _Derived] = {}
+
+
+def _derived(rules: Ruleset) -> _Derived:
+    d = _DERIVED.get(id(rules))
+    if d is None or d.rules is not rules:
+        if len(_DERIVED) > 64:  # rulesets made from per-situation overrides come and go
+            _DERIVED.clear()
+        d = _DERIVED[id(rules)] = _Derived(rules)
+    return d
 
 
 def _items_to_try(rules: Ruleset, mask: int) -> tuple:
-    """ITEMS this reading can show (optional items only when switched on); cached per ruleset."""
-    entry = _TRIED.get(id(rules))
-    if entry is None or entry[0] is not rules:
-        if len(_TRIED) > 64:  # rulesets made from per-situation overrides come and go
-            _TRIED.clear()
-        entry = _TRIED[id(rules)] = (rules, {})
-    tried = entry[1].get(mask)
-    if tried is None:
-        tried = entry[1][mask] = tuple(
-            (key, item) for key, _name, item, needs in ITEMS
-            if (not needs or needs & mask) and (key not in OPTIONAL_ITEMS or key in rules.optional))
-    return tried
+    """ITEMS this reading can show (optional items only when switched on), and whether any of
+    them replaces others; cached per ruleset."""
+    tried = _derived(rules).tried
+    hit = tried.get(mask)
+    if hit is None:
+        items = tuple((key, item) for key, _name, item, needs in ITEMS
+                      if (not needs or needs & mask) and (key not in OPTIONAL_ITEMS or key in rules.optional))
+        hit = tried[mask] = (items, any(key in rules.replaces for key, _item in items))
+    return hit
+
+
+def _value(r: Reading, tried: dict[int, tuple]) -> dict[str, int]:
+    mask = shown(r)
+    items, may_replace = tried.get(mask) or _items_to_try(r.rules, mask)
+    values = {}
+    for key, item in items:
+        v = item(r)
+        if v:
+            values[key] = v
+    if may_replace:
+        replaces = r.rules.replaces
+        for key in values:
+            if key in replaces:
+                return apply_replaces(values, r.rules)
+    return values
 
 
 def value(r: Reading) -> dict[str, int]:
     """All items of one reading after the replaces table: key -> 炮 (non-zero only)."""
-    values = {}
-    for key, item in _items_to_try(r.rules, shown(r)):
-        v = item(r)
-        if v:
-            values[key] = v
-    if r.rules.replaces.keys() & values.keys():
-        return apply_replaces(values, r.rules)
-    return values
+    return _value(r, _derived(r.rules).tried)
+
+
+SYMBOLS = tuple(t.symbol for t in TILES)  # by class id: '5p', '中'
+
+
+def _group(t: int, n: int) -> str:
+    return SYMBOLS[t] * n if t >= 27 else f"{str(t % 9 + 1) * n}{'mps'[t // 9]}"
 
 
 def describe(seven: bool, pair: int, sets: tuple, melds: tuple) -> tuple[str, ...]:
+    """A reading as text, sets in suit order, then the pair and the melds."""
     if seven:
         return ("七对",)
     parts = []
-    for kind, t in sets:
-        tile = TILES[t]
-        if kind == SEQ:
-            parts.append(f"{tile.rank}{tile.rank + 1}{tile.rank + 2}{tile.suit}")
-        else:
-            parts.append(_group(t, 3))
+    for kind, t in sorted(sets, key=lambda s: (s[1], s[0])):
+        parts.append(f"{t % 9 + 1}{t % 9 + 2}{t % 9 + 3}{'mps'[t // 9]}" if kind == SEQ else _group(t, 3))
     parts.append(_group(pair, 2))
     for m in melds:
         parts.append(f"{m.kind.chinese}{_group(m.tile.index, m.kind.size)}")
     return tuple(parts)
 
 
-def _group(t: int, n: int) -> str:
-    tile = TILES[t]
-    return tile.symbol * n if tile.suit is None else f"{str(tile.rank) * n}{tile.suit}"
+def _settle(ok: bool, own: int, hand: Hand, ctx: WinContext, rules: Ruleset, derived: _Derived) -> tuple:
+    if ctx.payers:
+        return settle(ok, own, hand, ctx, rules)
+    # nobody shows anything: the payments follow from these four values alone
+    key = (ok, own, ctx.self_draw, ctx.dealer)
+    hit = derived.plain_payments.get(key)
+    if hit is None:
+        if len(derived.plain_payments) > 4096:
+            derived.plain_payments.clear()
+        hit = derived.plain_payments[key] = settle(ok, own, hand, ctx, rules)
+    return hit
+
+
+def _waits_before(parts: tuple, counts: tuple[int, ...], w: int, melds: tuple, n_sets: int) -> tuple[int, ...]:
+    """Tile ids the hand waited on before the winning tile ``w``, in order; never a fifth copy."""
+    found = completing(taken(parts, w), n_sets == 4)
+    if not melds:
+        return tuple(sorted([t for t in found if t == w or counts[t] < 4]))
+    held = list(counts)  # copies held before winning, melds included
+    held[w] -= 1
+    for kind, t in melds:
+        held[t] += 3 if kind == "pung" else 4
+    return tuple(sorted([t for t in found if held[t] < 4]))
 
 
 def score_hand(hand: Hand, ctx: WinContext, rules: Ruleset) -> Score:
     """Score a claim: the best reading, validity, and the payments it settles to."""
-    before = list(hand.counts)
-    before[hand.win_tile] -= 1
-    used = list(before)
-    for m in hand.melds:
-        used[m.tile.index] += m.kind.size
-    wait = waits(tuple(before), tuple(used), hand.n_sets)
-    facts = Facts(hand, ctx, rules, active_events(ctx, rules), len(wait) == 1)
-    best: tuple | None = None
-    for r in readings(facts):
-        values = value(r)
-        own = sum(values.values())
-        lift = own - sum(v for k, v in values.items() if k in rules.not_lifting)
-        key = (lift >= rules.min_own, own)
-        if best is None or key > best[0]:
-            best = (key, r, values, own, lift)
-    wait = tuple(sorted(wait))
+    counts, w = hand.counts, hand.win_tile
+    melds = hand.meld_ids if hand.melds else ()
+    n_sets = 4 - len(melds)
+    parts = hand_parts(counts)
+    n_tiles = sum(counts)
+    no_fa = not counts[FA]
+    wait = _waits_before(parts, counts, w, melds, n_sets) if no_fa and n_tiles == 3 * n_sets + 2 else ()
+    derived = _derived(rules)
+    facts = Facts(hand, ctx, rules, active_events(ctx, rules) if ctx.events else ctx.events, len(wait) == 1, parts)
+    seven = not melds and n_tiles == 14 and no_fa and not (
+        parts[0].odd or parts[1].odd or parts[2].odd or parts[3].odd or parts[4].odd)
+    best = None  # the first reading with the highest (counts for 两炮起胡, own 炮)
+    best_key = -1
+    min_own, not_lifting, tried = rules.min_own, rules.not_lifting, derived.tried
+    check_lift = facts.events or derived.not_lifting_beyond_events
+    for r in _readings(facts, part_splits(parts) if no_fa else [], seven):
+        values = _value(r, tried)
+        own = lift = sum(values.values())
+        if check_lift:
+            for k in not_lifting:
+                if k in values:
+                    lift -= values[k]
+        key = own + _PASSES if lift >= min_own else own
+        if key > best_key:
+            best, best_key, best_values, best_lift = r, key, values, lift
     if best is None:
         reason = "not a winning hand: the tiles form neither 4 sets + a pair nor seven pairs"
-        return Score(False, 0, (), settle(False, 0, hand, ctx, rules), reason, (), wait, 0)
-    (ok, own), r, values, own, lift = best
-    items = tuple(values.items())
+        return Score(False, 0, (), _settle(False, 0, hand, ctx, rules, derived), reason, (), wait, 0)
+    ok, own, values, lift = best_key >= _PASSES, best_key % _PASSES, best_values, best_lift
     reason = "" if ok else (
         f"only {lift} own 炮 count towards 两炮起胡 (needs {rules.min_own})"
-        + (f"; {', '.join(k for k in values if k in rules.not_lifting)} do not help" if lift != own else "")
+        + (f"; not counted for it: {', '.join(k for k in values if k in rules.not_lifting)}" if lift != own else "")
     )
-    split = (r.seven, r.pair, r.sets, hand.melds)
-    return Score(ok, own, items, settle(ok, own, hand, ctx, rules), reason, split, wait, lift)
+    return Score._of(ok, own, tuple(values.items()), _settle(ok, own, hand, ctx, rules, derived), reason,
+                     (best.seven, best.pair, best.sets, hand.melds), wait, lift)
 
 
-__all__ = ["FLOWER", "Score", "apply_replaces", "readings", "score_hand", "value"]
+__all__ = ["Score", "apply_replaces", "describe", "readings", "score_hand", "value"]

@@ -4,7 +4,7 @@ and who deals next. Seats are numbered 0..3 in the order of play (counter-clockw
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .hand import Hand, Payer, WinContext, robbed
 from .melds import MeldKind
@@ -15,8 +15,7 @@ CLAIMANT = -1  # payer/payee index meaning the winner (or the false winner)
 _DRAGONS = (Tile.ZHONG, Tile.BAI)
 
 
-@dataclass(frozen=True)
-class Payment:
+class Payment(NamedTuple):
     """One payment. ``payer``/``payee`` index the payers (CLAIMANT = the winning player)."""
 
     payer: int
@@ -73,11 +72,13 @@ def settle(valid: bool, own: int, hand: Hand, ctx: WinContext, rules: Ruleset) -
             for i, p in enumerate(others)
         )
     payers = padded_payers(ctx)
+    if not ctx.payers:  # nobody shows anything: nothing to eat
+        return tuple(Payment(i, CLAIMANT, 0, own, own * (factor if ctx.dealer else 1)) for i in range(len(payers)))
     eaten = [eaten_from(p, hand.win_tile, ctx.events, rules) for p in payers]
     if ctx.self_draw and rules.options["self_draw_eating"] == "pool":
         eaten = [sum(eaten)] * len(payers)
     out = []
-    for i, (p, e) in enumerate(zip(payers, eaten)):
+    for i, (p, e) in enumerate(zip(payers, eaten, strict=True)):
         pao = own + e
         out.append(Payment(i, CLAIMANT, e, pao, pao * (factor if ctx.dealer or p.dealer else 1)))
     return tuple(out)

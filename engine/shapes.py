@@ -1,9 +1,10 @@
 """Hand shapes on count vectors: every split into sets + pair, seven pairs, the wait set.
 
 A hand is a tuple of 30 counts indexed by tile class id (0..26 = 1m..9s, 27 中, 28 发, 29 白).
-Each suit is split on its own and the results are memoised on the suit's nine counts, so a
-random hand mostly costs three dictionary look-ups; the suits are then combined so that
-exactly one pair is used overall.
+It is cut into five parts (the three suits, 中, 白). Each suit is analysed once per distinct
+tuple of its nine counts (its splits, what completes it) and kept as a ``Part``, so a random
+hand mostly costs three dictionary look-ups; the parts are then combined so that exactly one
+pair is used overall, both for the splits and for the wait set.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ Split = tuple[int, tuple[Set, ...]]
 _SUIT_SPLITS: dict[tuple[int, ...], tuple[tuple[int, tuple[Set, ...]], ...]] = {}
 _SUIT_FLAGS: dict[tuple[int, ...], int] = {}
 _SUIT_WAITS: dict[tuple[int, ...], tuple[int, tuple[int, ...], tuple[int, ...]]] = {}
-_PLACED: dict[int, dict[tuple[int, ...], tuple[tuple[int, tuple[Set, ...]], ...]]] = {0: {}, 9: {}, 18: {}}
 NO_PAIR, WITH_PAIR = 1, 2  # flag bits: the suit splits with no pair / with exactly one pair
 
 
@@ -102,53 +102,142 @@ def _dragon_flags(n: int) -> int:
     return NO_PAIR if n in (0, 3) else WITH_PAIR if n == 2 else 0
 
 
+
+class Part:
+    """One part of a hand (a suit, or 中 or 白) as worked out once per distinct count tuple.
+
+    ``splits`` holds (pair tile or -1, sets, number of sequences, 一条龙 run in it, tile ->
+    roles of a winning tile of that kind) for every way to split the part. The rest serves the wait set: ``flags`` (NO_PAIR / WITH_PAIR), the
+    tile ids completing the part without a pair (``w0``) or with one (``w1``), the pairs held
+    and the odd-count tile ids (for 七对).
+    """
+
+    __slots__ = ("base", "counts", "splits", "flags", "w0", "w1", "pairs", "odd", "present", "_minus")
+
+    def __init__(self, base: int, counts: tuple[int, ...], splits: tuple, flags: int,
+                 w0: tuple[int, ...], w1: tuple[int, ...]) -> None:
+        self.base, self.counts, self.splits, self.flags, self.w0, self.w1 = base, counts, splits, flags, w0, w1
+        self.pairs = sum(n // 2 for n in counts)
+        self.odd = tuple(base + i for i, n in enumerate(counts) if n % 2)
+        self.present = any(counts)
+        self._minus: list[Part | None] = [None] * len(counts)
+
+    def minus(self, tile: int) -> Part:
+        """This part with one copy of ``tile`` taken out (memoised: the hand before winning)."""
+        i = tile - self.base
+        part = self._minus[i]
+        if part is None:
+            if self.base >= ZHONG:
+                part = _DRAGON_PARTS[self.base][self.counts[0] - 1]
+            else:
+                c = list(self.counts)
+                c[i] -= 1
+                part = _suit_part(self.base, tuple(c))
+            self._minus[i] = part
+        return part
+
+
+_SUIT_PARTS: dict[int, dict[tuple[int, ...], Part]] = {0: {}, 9: {}, 18: {}}
+
+
+def _suit_part(base: int, key: tuple[int, ...]) -> Part:
+    part = _SUIT_PARTS[base].get(key)
+    if part is None:
+        splits = []
+        for pair, sets in suit_splits(key):
+            seqs = [t for kind, t in sets if kind == SEQ]
+            run = 0 in seqs and 3 in seqs and 6 in seqs  # 123 456 789 of this suit
+            placed = tuple((k, t + base) for k, t in sets)
+            p = pair + base if pair >= 0 else -1
+            splits.append((p, placed, len(seqs), run, _roles_by_tile(p, placed)))
+        flags, w0, w1 = _suit_waits(key)
+        part = _SUIT_PARTS[base][key] = Part(
+            base, key, tuple(splits), flags, tuple(base + r for r in w0), tuple(base + r for r in w1))
+    return part
+
+
+def _roles_by_tile(pair: int, sets: tuple[Set, ...]) -> dict[int, tuple[tuple, ...]]:
+    """For each tile of a part's split, the roles a winning tile of that kind can play in it:
+    ("pair",), ("tri", tile), ("seq", first tile, position); in pair-then-sets order, no repeats."""
+    roles: dict[int, list[tuple]] = {}
+    if pair >= 0:
+        roles[pair] = [("pair",)]
+    for kind, t in sets:
+        for win in ((t, t + 1, t + 2) if kind == SEQ else (t,)):
+            role = ("seq", t, win - t) if kind == SEQ else ("tri", t)
+            have = roles.setdefault(win, [])
+            if role not in have:
+                have.append(role)
+    return {t: tuple(r) for t, r in roles.items()}
+
+
+def _dragon_part(d: int, n: int) -> Part:
+    splits = ((d, (), 0, False, {d: (("pair",),)}),) if n == 2 else (
+        (-1, ((TRIPLET, d),), 0, False, {d: (("tri", d),)}),) if n == 3 else () if n else ((-1, (), 0, False, {}),)
+    return Part(d, (n,), splits, _dragon_flags(n), (d,) if n == 2 else (), (d,) if n == 1 else ())
+
+
+_DRAGON_PARTS = {d: tuple(_dragon_part(d, n) for n in range(5)) for d in (ZHONG, BAI)}
+_M, _P, _S = _SUIT_PARTS[0], _SUIT_PARTS[9], _SUIT_PARTS[18]
+_ZHONG_PARTS, _BAI_PARTS = _DRAGON_PARTS[ZHONG], _DRAGON_PARTS[BAI]
+
+
+def hand_parts(counts: tuple[int, ...]) -> tuple[Part, Part, Part, Part, Part]:
+    """The parts m, p, s, 中, 白 of a count vector (发 is never part of a hand: check it apart)."""
+    m, p, s = counts[0:9], counts[9:18], counts[18:27]
+    return (_M.get(m) or _suit_part(0, m), _P.get(p) or _suit_part(9, p), _S.get(s) or _suit_part(18, s),
+            _ZHONG_PARTS[counts[ZHONG]], _BAI_PARTS[counts[BAI]])
+
+
+PART_OF = tuple(t // 9 for t in range(27)) + (3, -1, 4)  # tile id -> index of its part (发: none)
+
+
+def taken(parts: tuple[Part, ...], tile: int) -> tuple[Part, ...]:
+    """The parts with one copy of ``tile`` taken out."""
+    i = PART_OF[tile]
+    return parts[:i] + (parts[i].minus(tile),) + parts[i + 1:]
+
+
+def _join(combo: tuple) -> tuple | None:
+    pair, sets, n_seq, run = -1, (), 0, False
+    for p, s, n, r, _roles in combo:
+        if p >= 0:
+            if pair >= 0:
+                return None
+            pair = p
+        if s:
+            sets += s
+            n_seq += n
+            run = run or r
+    return (pair, sets, n_seq, run, combo) if pair >= 0 else None
+
+
+def part_splits(parts: tuple[Part, ...]) -> list[tuple]:
+    """Every split of the parts into sets + exactly one pair: (pair, sets, number of sequences,
+    一条龙, the five part splits it joins; a part split's last field maps tile -> roles)."""
+    m, p, s, z, b = parts[0].splits, parts[1].splits, parts[2].splits, parts[3].splits, parts[4].splits
+    if not (m and p and s and z and b):
+        return []
+    if len(m) == 1 and len(p) == 1 and len(s) == 1:  # the common case: one way per part
+        joined = _join((m[0], p[0], s[0], z[0], b[0]))
+        return [joined] if joined else []
+    return [j for j in map(_join, product(m, p, s, z, b)) if j]
+
+
 def standard_splits(counts: tuple[int, ...]) -> list[Split]:
     """Every split of the concealed tiles into sets + exactly one pair (melds not included).
 
-    Sets are (SEQ, lowest tile) or (TRIPLET, tile); dragons only form pairs and triplets;
-    发 must not be present.
+    Sets are (SEQ, lowest tile) or (TRIPLET, tile), in suit order; dragons only form pairs and
+    triplets; 发 must not be present.
     """
     if counts[FA]:
         return []
-    parts: list[tuple[tuple[int, tuple[Set, ...]], ...]] = []
-    for base in (0, 9, 18):
-        key = counts[base:base + 9]
-        splits = _PLACED[base].get(key)
-        if splits is None:
-            splits = _PLACED[base][key] = tuple(
-                (p + base if p >= 0 else -1, tuple((k, t + base) for k, t in s)) for p, s in suit_splits(key))
-        if not splits:
-            return []
-        if len(splits) == 1 and not splits[0][1] and splits[0][0] < 0:
-            continue  # an empty suit
-        parts.append(splits)
-    for d in (ZHONG, BAI):
-        n = counts[d]
-        if n == 0:
-            continue
-        if n == 2:
-            parts.append(((d, ()),))
-        elif n == 3:
-            parts.append(((-1, ((TRIPLET, d),)),))
-        else:
-            return []
-    if len(parts) == 1:
-        return [(p, s) for p, s in parts[0] if p >= 0]
-    out: list[Split] = []
-    for combo in product(*parts):
-        pairs = [p for p, _s in combo if p >= 0]
-        if len(pairs) != 1:
-            continue
-        sets: tuple[Set, ...] = ()
-        for _p, s in combo:
-            sets += s
-        out.append((pairs[0], tuple(sorted(sets))))
-    return out
+    return [(split[0], split[1]) for split in part_splits(hand_parts(counts))]
 
 
 def is_seven_pairs(counts: tuple[int, ...]) -> bool:
     """Seven pairs (a four of a kind counting as two) over exactly 14 concealed tiles."""
-    return sum(counts) == 14 and not counts[FA] and all(n % 2 == 0 for n in counts)
+    return 1 not in counts and 3 not in counts and not counts[FA] and sum(counts) == 14
 
 
 def is_complete(counts: tuple[int, ...], n_sets: int = 4) -> bool:
@@ -157,25 +246,58 @@ def is_complete(counts: tuple[int, ...], n_sets: int = 4) -> bool:
         return False
     if n_sets == 4 and is_seven_pairs(counts):
         return True
-    pairs = 0
-    for base in (0, 9, 18):
-        f = _suit_flags(counts[base:base + 9])
-        if not f:
-            return False
-        if not f & NO_PAIR:
-            pairs += 1
-    for d in (ZHONG, BAI):
-        f = _dragon_flags(counts[d])
-        if not f:
-            return False
-        if f == WITH_PAIR:
-            pairs += 1
-    if pairs > 1:
+    flags = [part.flags for part in hand_parts(counts)]
+    if not all(flags):
         return False
-    if pairs == 1:
-        return True
+    pairs = sum(1 for f in flags if not f & NO_PAIR)
+    if pairs != 0:
+        return pairs == 1
     # every part can go without a pair: one suit must take the pair
-    return any(_suit_flags(counts[b:b + 9]) & WITH_PAIR for b in (0, 9, 18))
+    return any(f & WITH_PAIR for f in flags[:3])
+
+
+_PLANS: dict[tuple[int, ...], tuple[tuple[int, int], ...]] = {}
+
+
+def _plan(flags: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """Which parts' wait lists (1 = completes without pair, 2 = with pair) apply, given every
+    part's flags: the parts not taking the new tile must stand with exactly one pair among all."""
+    bad = sum(1 for f in flags if not f)
+    strict = sum(1 for f in flags if f == WITH_PAIR)
+    pairable = sum(1 for f in flags if f & WITH_PAIR)
+    plan: list[tuple[int, int]] = []
+    if bad <= 1:
+        for i, f in enumerate(flags):
+            if bad and f:
+                continue  # the one part that cannot stand must take the new tile
+            s_others = strict - (f == WITH_PAIR)
+            if s_others == 0:
+                plan.append((i, 2))
+                if pairable - bool(f & WITH_PAIR):
+                    plan.append((i, 1))
+            elif s_others == 1:
+                plan.append((i, 1))
+    _PLANS[flags] = tuple(plan)
+    return _PLANS[flags]
+
+
+def completing(parts: tuple[Part, ...], seven_pairs: bool) -> set[int]:
+    """Tile ids that complete the parts (a hand one tile short); ``seven_pairs``: 七对 counts too.
+
+    Fifth copies are not excluded here (see ``waits``)."""
+    a, b, c, z, w = parts
+    flags = (a.flags, b.flags, c.flags, z.flags, w.flags)
+    plan = _PLANS.get(flags)
+    if plan is None:
+        plan = _plan(flags)
+    out: set[int] = set()
+    for i, which in plan:
+        out.update(parts[i].w1 if which == 2 else parts[i].w0)
+    if seven_pairs and a.pairs + b.pairs + c.pairs + z.pairs + w.pairs == 6:  # six pairs and one odd tile
+        odd = a.odd + b.odd + c.odd + z.odd + w.odd
+        if len(odd) == 1:
+            out.add(odd[0])
+    return out
 
 
 def waits(counts: tuple[int, ...], used: tuple[int, ...] | None = None, n_sets: int = 4) -> frozenset[int]:
@@ -186,37 +308,4 @@ def waits(counts: tuple[int, ...], used: tuple[int, ...] | None = None, n_sets: 
     if counts[FA] or sum(counts) != 3 * n_sets + 1:
         return frozenset()
     used = used or counts
-    info = []
-    for base in (0, 9, 18):
-        info.append(_suit_waits(counts[base:base + 9]))
-    dflags = [_dragon_flags(counts[ZHONG]), _dragon_flags(counts[BAI])]
-    out: set[int] = set()
-    for i, base in enumerate((0, 9, 18)):
-        # the others must be complete as they stand: all without pair, or exactly one with
-        others = [info[j][0] for j in range(3) if j != i] + dflags
-        if all(others):
-            strict = [f for f in others if not f & NO_PAIR]
-            if not strict:
-                out.update(base + r for r in info[i][2])
-                if any(f & WITH_PAIR for f in others):
-                    out.update(base + r for r in info[i][1])
-            elif len(strict) == 1:
-                out.update(base + r for r in info[i][1])
-    suit_flags = [x[0] for x in info]
-    for k, d in enumerate((ZHONG, BAI)):
-        n = counts[d]
-        if n not in (1, 2):
-            continue
-        others = suit_flags + [dflags[1 - k]]
-        if not all(others):
-            continue
-        strict = [f for f in others if not f & NO_PAIR]
-        if n == 1 and not strict:
-            out.add(d)  # the single dragon becomes the pair
-        elif n == 2 and (len(strict) == 1 or (not strict and any(f & WITH_PAIR for f in others))):
-            out.add(d)  # the dragon pair becomes a triplet, the pair sits elsewhere
-    if n_sets == 4 and sum(counts) == 13:
-        odd = [t for t in range(N_TILES) if counts[t] % 2]
-        if len(odd) == 1 and sum(n // 2 for n in counts) == 6:
-            out.add(odd[0])
-    return frozenset(t for t in out if used[t] < 4)
+    return frozenset(t for t in completing(hand_parts(counts), n_sets == 4) if used[t] < 4)

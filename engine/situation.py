@@ -3,17 +3,18 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from .hand import Hand, Payer, WinContext, make_context, make_hand
 from .items import NAMES
 from .melds import Meld
-from .notation import format_tiles, parse_hand, parse_meld, parse_tiles
+from .notation import format_counts, parse_hand, parse_meld, parse_tiles
 from .ruleset import Ruleset, load_ruleset
-from .scoring import Score, score_hand
+from .scoring import SYMBOLS, Score, score_hand
 from .settlement import CLAIMANT, Payment, follow_dealer, next_dealer
-from .tiles import TILES, Tile
+from .tiles import Tile
 
 
 def _bool(s: Mapping, key: str, default: bool = False) -> bool:
@@ -83,8 +84,28 @@ def parse_situation(s: Any, ruleset: Ruleset | None = None) -> tuple[Hand, WinCo
     base = ruleset
     if s.get("ruleset") is not None:
         base = load_ruleset(s["ruleset"])
-    rules = (base or load_ruleset()).with_overrides(s.get("rules"))
-    return hand, ctx, rules
+    return hand, ctx, _with_overrides(base or load_ruleset(), s.get("rules"))
+
+
+_OVERRIDDEN: dict[tuple[int, str], tuple[Ruleset, Ruleset]] = {}
+
+
+def _with_overrides(base: Ruleset, overrides: Any) -> Ruleset:
+    """``base.with_overrides``, remembered: JSON Lines often repeat the same overrides."""
+    if not overrides:
+        return base
+    try:
+        key = (id(base), json.dumps(overrides, sort_keys=True))
+    except TypeError:
+        return base.with_overrides(overrides)
+    hit = _OVERRIDDEN.get(key)
+    if hit is not None and hit[0] is base:
+        return hit[1]
+    if len(_OVERRIDDEN) > 256:
+        _OVERRIDDEN.clear()
+    rules = base.with_overrides(overrides)
+    _OVERRIDDEN[key] = (base, rules)
+    return rules
 
 
 def payment_json(p: Payment) -> dict[str, Any]:
@@ -103,11 +124,11 @@ def score_json(score: Score, hand: Hand, rules: Ruleset) -> dict[str, Any]:
     }
     if not score.valid:
         out["reason"] = score.reason
-    out["hand"] = format_tiles(hand.tiles)
-    out["win_tile"] = TILES[hand.win_tile].symbol
+    out["hand"] = format_counts(hand.counts)
+    out["win_tile"] = SYMBOLS[hand.win_tile]
     out["melds"] = [str(m) for m in hand.melds]
     out["reading"] = list(score.reading)
-    out["waits"] = [TILES[t].symbol for t in score.waits]
+    out["waits"] = [SYMBOLS[t] for t in score.waits]
     out["ruleset"] = rules.name
     return out
 
@@ -127,7 +148,8 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     """A whole hand of play: ``{"dealer": seat, "discarder": seat|null, "wins": [situation +
     {"seat": n}], "follow_dealer": tile|null}`` → results per winner, 跟庄 payments, next dealer.
 
-    Several ``wins`` on one discard are 一炮多响: each is scored on its own.
+    Several ``wins`` on one discard are 一炮多响: each is scored on its own. A win without
+    ``payers`` is paid by plain players, the dealer among them marked from the seats.
     """
     dealer = _int(round_, "dealer")
     discarder = round_.get("discarder")
@@ -144,6 +166,9 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
         s = dict(w)
         s.setdefault("dealer", seat == dealer)
         s.setdefault("self_draw", discarder is None)
+        if "payers" not in s:  # plain payers, but the dealer's payment is doubled
+            paying = [discarder] if discarder is not None else [(seat + k) % 4 for k in (1, 2, 3)]
+            s["payers"] = [{"dealer": p == dealer} for p in paying]
         if s["self_draw"] != (discarder is None):
             raise ValueError(f"seat {seat}: self_draw must be {discarder is None} when discarder is {discarder!r}")
         if s["dealer"] != (seat == dealer):

@@ -19,8 +19,9 @@ import numpy as np
 
 from xingzi.engine.tiles import CLASS_NAMES
 
-RIICHI_NAMES = ("1m 1p 1s 2m 2p 2s 3m 3p 3s 4m 4p 4s 5m 5p 5s 6m 6p 6s 7m 7p 7s 8m 8p 8s 9m 9p 9s "
-                "chun haku hatsu nan pe sha tou").split()
+# Class order of the package: rank-major, then dragons and winds.
+RIICHI_NAMES = tuple(f"{r}{s}" for r in range(1, 10) for s in "mps") + (
+    "chun", "haku", "hatsu", "nan", "pe", "sha", "tou")
 # riichi name -> our class name; winds (nan pe sha tou) are not Xingzi tiles.
 RIICHI_TO_OURS = {n: n for n in RIICHI_NAMES if n[0].isdigit()} | {
     "chun": "zhong", "hatsu": "fa", "haku": "bai"}
@@ -106,7 +107,7 @@ def convert(out_path: Path, onnx_path: Path | None = None) -> list[str]:
     state, skipped = build_state_dict(onnx_weights(onnx_path or onnx_model_path()), model.state_dict(), nc)
     model.load_state_dict(state)
     model.names = dict(enumerate(CLASS_NAMES))
-    model.args = {"imgsz": 640}
+    model.args = {"imgsz": 640}  # type: ignore[assignment]
     out_path.parent.mkdir(parents=True, exist_ok=True)
     torch.save({"model": model.half(), "ema": None, "optimizer": None, "epoch": -1,
                 "train_args": {}, "date": None, "version": None,

@@ -32,7 +32,7 @@ def preprocess(path: Path) -> tuple[np.ndarray, float, tuple[int, int], tuple[in
     sw, sh = int(w * scale), int(h * scale)
     canvas = Image.new("L", (SIZE, SIZE), 0)
     px, py = (SIZE - sw) // 2, (SIZE - sh) // 2
-    canvas.paste(grey.resize((sw, sh), Image.BILINEAR), (px, py))
+    canvas.paste(grey.resize((sw, sh), Image.Resampling.BILINEAR), (px, py))
     arr = np.asarray(canvas, np.float32)[None, None].repeat(3, axis=1) / 255.0
     return arr, scale, (px, py), (w, h)
 

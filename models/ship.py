@@ -41,6 +41,9 @@ def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPE
     from ultralytics.utils.torch_utils import strip_optimizer
 
     ckpt = checkpoint_of(source)
+    import torch
+
+    epoch = torch.load(ckpt, map_location="cpu", weights_only=False).get("epoch", "?")  # strip resets it
     with tempfile.TemporaryDirectory() as tmp:
         stripped = Path(tmp) / "model.pt"
         info = strip_optimizer(ckpt, str(stripped))
@@ -53,7 +56,7 @@ def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPE
             raise ValueError(f"stripped weights are {stripped.stat().st_size / 1e6:.1f} MB, over the 25 MB limit")
         out_pt.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(stripped, out_pt)
-        lines = [f"{ckpt} (epoch {info.get('epoch', '?')}) -> {out_pt} ({out_pt.stat().st_size / 1e6:.1f} MB)"]
+        lines = [f"{ckpt} (epoch index {epoch}) -> {out_pt} ({out_pt.stat().st_size / 1e6:.1f} MB)"]
         if out_onnx is not None:
             exported = Path(YOLO(str(stripped)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False,
                                                        half=False, device="cpu", nms=False))

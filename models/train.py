@@ -43,6 +43,7 @@ class TrainConfig:
     degrees: float = 0.0
     cache: bool = True
     save_period: int = 1
+    close_mosaic: int = 10
     patience: int = 100
     project: str = str(TRAIN_PROJECT)
     name: str = "real416"
@@ -100,6 +101,15 @@ def prepare_real_view(shared: Path = SHARED_DATA, out: Path = RUNS / "data" / "r
     return data_yaml(out / name, train, [out / "val" / "images"])
 
 
+def gpu_available(device: str | None) -> bool:
+    """Whether training will run on CUDA (device None = automatic)."""
+    if device is not None and str(device).lower() in ("cpu", "mps"):
+        return False
+    import torch
+
+    return torch.cuda.is_available()
+
+
 def _patch_for_offline_gpu() -> None:
     # Ultralytics' AMP check downloads a reference model; on a GPU we trust AMP instead.
     import ultralytics.engine.trainer as trainer
@@ -128,6 +138,7 @@ def train(cfg: TrainConfig) -> Path:
 
     model.add_callback("on_train_start", save_config)
     model.train(**kw)
+    assert model.trainer is not None
     return Path(model.trainer.save_dir)
 
 
@@ -152,5 +163,6 @@ def resume(run_dir: Path | None = None) -> Path:
         raise FileNotFoundError(f"no checkpoint {last}")
     model = YOLO(str(last))
     model.train(resume=True)
+    assert model.trainer is not None
     return Path(model.trainer.save_dir)
 

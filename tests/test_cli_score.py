@@ -43,7 +43,8 @@ def test_hand_mode_json_with_melds_payers_and_events(capsys) -> None:
 def test_self_draw_dealer_and_fa_flags(capsys) -> None:
     code, out, _ = run(["score", "--hand", "123456789m234p6s 6s", "--fa", "2", "--self-draw", "--dealer", "--json"], capsys)
     result = json.loads(out)
-    assert result["own"] == 18 and [p["amount"] for p in result["payments"]] == [36, 36, 36]
+    # 一条龙 10 + 自摸 5 + 门清 1 + 单张 1 + 发 2
+    assert result["own"] == 19 and [p["amount"] for p in result["payments"]] == [38, 38, 38]
 
 
 def test_rules_option_and_set_override(capsys, tmp_path) -> None:
@@ -65,7 +66,7 @@ def test_false_win_is_reported_not_an_error(capsys) -> None:
     "hand, message",
     [
         pytest.param("12m456m789p22345s3m 4m", "got 15", id="15-tiles"),
-        pytest.param("11111m456m789p222s 1m", "5 copies", id="fifth-copy"),
+        pytest.param("11111m456m789p22s 2s", "5 copies", id="fifth-copy"),
         pytest.param("12m456m789p2234s发 3m", "发 is a bonus tile", id="fa-in-hand"),
         pytest.param("12m456m789p22345q 3m", "unexpected 'q'", id="unknown-code"),
         pytest.param("12m456m789p22345s3m", "winning tile missing", id="no-winning-tile"),
@@ -145,3 +146,22 @@ def test_installed_command_runs_without_traceback() -> None:
     proc = subprocess.run([sys.executable, "-m", "xingzi", "score", "--hand", "12m456m789p22345s 3m", "--json"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 0 and json.loads(proc.stdout)["own"] == 3
+
+
+def test_situation_from_args_builds_the_contract() -> None:
+    import argparse
+
+    from xingzi.commands.score import add_arguments, situation_from_args
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--hand", "234m567p8s 8s", "--meld", "kong 9p", "--meld", "pung 3s", "--fa", "1",
+                              "--event", "kong_bloom", "--dealer", "--rules", "text000", "--set", "qi_dui=12",
+                              "--payer", "fa=1"])
+    assert situation_from_args(args) == {
+        "hand": "234m567p8s 8s", "melds": ["kong 9p", "pung 3s"], "fa": 1, "self_draw": True, "dealer": True,
+        "events": ["kong_bloom"], "payers": [{"dealer": False, "fa": 1, "melds": []}],
+        "ruleset": "text000", "rules": {"qi_dui": 12},
+    }
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        situation_from_args(parser.parse_args(["--hand", "1m", "--set", "nonsense"]))

@@ -38,7 +38,8 @@ def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str]:
     paths = image_files(folder)[:n]
     if not paths:
         raise ValueError(f"no images in {folder}")
-    return [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths], f"{len(paths)} photos from {folder}"
+    frames = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths]
+    return [f for f in frames if f is not None], f"{len(paths)} photos from {folder}"
 
 
 def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int, threads: int | None) -> dict:

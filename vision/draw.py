@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
@@ -45,9 +46,10 @@ def draw(image, what: HandReading | Detections, result: dict | None = None):
         return _annotate(image.convert("RGB"), what, result)
     if not isinstance(image, np.ndarray) or image.ndim not in (2, 3):
         raise ValueError(f"draw expects a PIL image or an HxW(x3) numpy array, got {type(image).__name__}")
-    rgb = np.ascontiguousarray(image[..., ::-1]) if image.ndim == 3 else np.stack([image] * 3, axis=-1)
-    out = _annotate(Image.fromarray(rgb.astype(np.uint8)), what, result)
-    return np.ascontiguousarray(np.asarray(out)[..., ::-1])
+    image = image.astype(np.uint8, copy=False)
+    rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB if image.ndim == 3 else cv2.COLOR_GRAY2RGB)
+    out = _annotate(Image.fromarray(rgb), what, result)
+    return cv2.cvtColor(np.asarray(out), cv2.COLOR_RGB2BGR)
 
 
 def caption_lines(result: dict | None) -> list[str]:
@@ -126,8 +128,9 @@ def _caption(img: Image.Image, canvas: ImageDraw.ImageDraw, lines: list[str], fn
     heights = [canvas.textbbox((0, 0), t, font=fnt) for t in lines]
     pad = 8
     total = sum(b[3] - b[1] + pad for b in heights) + pad
-    overlay = Image.new("RGBA", (img.size[0], int(total)), (0, 0, 0, 170))
-    img.paste(overlay, (0, 0), overlay)
+    box = (0, 0, img.size[0], min(int(total), img.size[1]))
+    band = img.crop(box)
+    img.paste(Image.blend(band, Image.new("RGB", band.size), 0.65), box)
     y = pad
     for text, b in zip(lines, heights, strict=True):
         canvas.text((pad - b[0], y - b[1]), text, fill=(255, 255, 255), font=fnt)

@@ -26,9 +26,10 @@ NOT_OURS = {"other", "nan", "pe", "sha", "tou", "east", "south", "west", "north"
             "flower", "season", "joker", "东", "南", "西", "北"}
 RIICHI_ALIASES = {"chun": "zhong", "hatsu": "fa", "haku": "bai"}
 HAND_MAX_TILES = 18
-# Pipeline hook: a callable (image path, Detections) -> bool "whole result equals the truth", given
-# DIR/meta/<stem>.json with "expect" (synthetic data). Set by the grouping/scoring stage once it exists.
-PIPELINE_CHECK: Callable | None = None
+# Pipeline hook for synthetic data with ground truth (DIR/meta/<stem>.json holding "expect"): a callable
+# (image path, Detections, meta dict) -> bool "tiles -> melds -> 炮 total equal the truth". The grouping
+# and scoring stage sets it (or passes it to preds_from_model); until then the share is not reported.
+PIPELINE_CHECK: Callable[[Path, object, dict], bool] | None = None
 
 
 def our_class(name: str) -> int:
@@ -138,28 +139,37 @@ def _read_rows(txt: Path, with_conf: bool) -> np.ndarray:
 
 def truths_for(ds: Dataset, table: np.ndarray) -> tuple[list[ImageBoxes], list[tuple[int, int]]]:
     sizes = [image_size(p) for p in ds.images]
-    return [read_boxes(label_path_for(p), table, s, False) for p, s in zip(ds.images, sizes)], sizes
+    return [read_boxes(label_path_for(p), table, s, False) for p, s in zip(ds.images, sizes, strict=True)], sizes
 
 
 def preds_from_dir(ds: Dataset, sizes, pred_dir: Path, table: np.ndarray) -> list[ImageBoxes]:
     if not pred_dir.is_dir():
         raise FileNotFoundError(f"predictions folder not found: {pred_dir}")
-    return [read_boxes(pred_dir / f"{p.stem}.txt", table, s, True) for p, s in zip(ds.images, sizes)]
+    return [read_boxes(pred_dir / f"{p.stem}.txt", table, s, True) for p, s in zip(ds.images, sizes, strict=True)]
 
 
-def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int, conf: float, iou: float
-                     ) -> tuple[list[ImageBoxes], dict]:
-    """Predict at a low threshold (for AP); returns boxes and latency at the shipped settings."""
+def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int, conf: float, iou: float,
+                     pipeline_check: Callable | None = None) -> tuple[list[ImageBoxes], dict]:
+    """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
+    and, when a pipeline check and ground-truth meta exist, the share of whole results right."""
     import cv2
 
     from xingzi.vision.detector import Detector
 
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou)
-    out = []
+    check = pipeline_check or PIPELINE_CHECK
+    out, right = [], []
     for p in ds.images:
         d = det.predict(cv2.imread(str(p), cv2.IMREAD_COLOR))
         out.append(ImageBoxes.preds(d.xyxy, d.cls, d.conf))
-    return out, latency(Detector(weights, imgsz=imgsz, conf=conf, iou=iou), ds.images[:30])
+        meta = ds.root / "meta" / f"{p.stem}.json"
+        if check is not None and meta.is_file():
+            right.append(bool(check(p, d.subset(d.conf >= conf), json.loads(meta.read_text()))))
+    extra: dict = {"latency": latency(Detector(weights, imgsz=imgsz, conf=conf, iou=iou), ds.images[:30])}
+    if right:
+        extra["pipeline_exact"] = float(np.mean(right))
+        extra["pipeline_images"] = len(right)
+    return out, extra
 
 
 def latency(det, images: Sequence[Path], warmup: int = 2) -> dict:
@@ -225,6 +235,9 @@ def format_rows(results: list[dict]) -> str:
         lat = r.get("latency")
         lat_s = f"{lat['model_ms_median']:.0f}/{lat['model_ms_p95']:.0f}" if lat else "-"
         lines.append(f"{r['row'][:28]:<28}" + "".join(f"{s[k]:>11.3f}" for k, _ in cols) + f"{lat_s:>14}")
+        if "pipeline_exact" in r:
+            lines.append(f"{'':<28}pipeline exact (tiles → melds → 炮): {r['pipeline_exact']:.3f} "
+                         f"over {r['pipeline_images']} images")
     n = results[0]["summary"] if results else {}
     if n:
         lines.append(f"{n['images']} images, {n['tiles']} tiles; hand exact over {n['hand_images']} images "

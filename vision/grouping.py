@@ -9,7 +9,7 @@ winning tile pushed a little away from the row.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -26,7 +26,10 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 # Thresholds, in units of the tiles' own size, so they hold at any scale.
 ROW_SPLIT = 0.6  # across-row distance (in tile heights) that starts a new row
 GAP_SPLIT = 1.35  # centre distance / typical neighbour distance that counts as a gap
-SIDEWAYS_RATIO = 1.3  # along/across aspect relative to the row's median aspect
+SIDEWAYS_RATIO = 1.4  # along/across aspect relative to the row's median aspect
+WIN_GUESSED = "winning tile not set apart"
+KONG_SHOWN = {"DFFD", "FDDF", "DDDF", "FDDD", "DDDD"}  # face-down (D) / face-up (F) patterns of 暗杠
+OFF_LINE = 0.4  # across-row offset (in tile heights) from its neighbours' line that puts a tile apart
 DUPLICATE_IOU = 0.7  # two boxes of one class this much overlapping are one tile
 
 
@@ -82,6 +85,16 @@ class HandReading:
 
 def group(detections: Detections) -> HandReading:
     """Group detections into a hand. Never raises for odd layouts: oddities go to ``problems``."""
+    reading = _group(detections, sideways_in_row=True)
+    if any(" tiles (a winning hand" in p for p in reading.problems) and any(reading.sideways):
+        # A tile seen as sideways inside the hand row may be noise: without that cue, does it add up?
+        plain = _group(detections, sideways_in_row=False)
+        if not any(" tiles (a winning hand" in p for p in plain.problems):
+            return plain
+    return reading
+
+
+def _group(detections: Detections, sideways_in_row: bool) -> HandReading:
     n = len(detections)
     if n == 0:
         return _empty(detections, ("no tiles found",))
@@ -122,36 +135,43 @@ def group(detections: Detections) -> HandReading:
     scale = root_area / float(np.median(root_area[body]))
     pitch = _pitch(rows, along, scale)
     segments = [seg for row in rows for seg in _split_gaps(row, along, scale, pitch)]
+    segments = _off_line_apart(segments, across, b_ext)
 
     melds: list[Meld] = []
     pieces: list[list[int]] = []  # what is left of each segment once melds are taken out
     main = _main_segment(segments, cls)
     for k, seg in enumerate(segments):
-        rest = _take_melds(seg, cls, sideways, k == main, melds, roles, meld_of, problems)
+        cue = sideways if sideways_in_row or k != main else np.zeros(n, bool)
+        rest = _take_melds(seg, cls, cue, k == main, melds, roles, meld_of, problems)
         pieces.extend(rest)
 
     _order_melds(melds, meld_of, [i for seg in segments for i in seg])
     row_of = {int(i): k for k, r in enumerate(rows) for i in r}
     main_seg = segments[main]
+    main_row = row_of[main_seg[0]]
+    # Face-down tiles outside a concealed kong are not part of a revealed hand (a wall, strays).
+    pieces = [q for q in ([i for i in p if cls[i] != BACK_CLASS] for p in pieces) if q]
     singles = [p[0] for p in pieces if len(p) == 1 and p[0] not in main_seg]
-    in_row = [i for i in singles if row_of[i] == row_of[main_seg[0]]]
-    strays = sorted((i for i in singles if i not in in_row), key=lambda i: _distance(i, main_seg, centers))
-    concealed = [i for p in pieces for i in p if i not in strays]
+    # Tiles lying alone join the hand only while it is short of tiles: first those on the hand's
+    # row (a winning tile pushed aside), then the nearest; the rest are strays on the table.
+    singles.sort(key=lambda i: (row_of[i] != main_row, _distance(i, main_seg, centers)))
+    concealed = [i for p in pieces for i in p if i not in singles]
     need = 14 + sum(1 for m in melds if m.kind is not MeldKind.PUNG) - sum(m.kind.size for m in melds)
-    # A tile lying off the hand row joins the hand only while the hand is short of tiles.
-    joined = strays[:max(0, need - len(concealed))]
-    for i in strays[len(joined):]:
-        roles[i] = "loose"
-    if len(strays) > len(joined):
-        problems.append(f"{len(strays) - len(joined)} tile(s) lying away from the hand ignored")
-    concealed += joined
-    win, apart = _choose_win(in_row or joined, concealed, main_seg, centers, along, problems)
-    for i in concealed:
-        if cls[i] == BACK_CLASS:
-            problems.append("a face-down tile stands outside any concealed kong")
+    short = need - len(concealed)
+    if short > 0:
+        joined = singles[:short]
+    else:  # a full row already: still take one tile lying right beside it (the winning tile)
+        near = singles[:1]
+        joined = [i for i in near if row_of[i] == main_row and _distance(i, main_seg, centers) < 3.5 * pitch]
+    for i in singles:
+        if i not in joined:
             roles[i] = "loose"
-        else:
-            roles[i] = "concealed"
+    if len(singles) > len(joined):
+        problems.append(f"{len(singles) - len(joined)} tile(s) lying away from the hand ignored")
+    concealed += joined
+    win, apart = _choose_win(joined, concealed, main_seg, centers, along, cls, problems)
+    for i in concealed:
+        roles[i] = "concealed"
     if win is not None:
         roles[win] = "win"
     tiles = tuple(Tile.from_index(int(cls[i])) for i in concealed if roles[i] in ("concealed", "win"))
@@ -159,6 +179,22 @@ def group(detections: Detections) -> HandReading:
     problems.extend(count_problems(tiles, melds, fa))
     return _result(detections, tiles, win_tile, apart, tuple(melds), fa, roles, meld_of, sideways, problems,
                    (float(u[0]), float(u[1])))
+
+
+def mark_win(reading: HandReading, index: int, set_apart: bool = True, note: str | None = None) -> HandReading:
+    """The same reading with detection ``index`` (a tile standing in the hand) as the winning tile."""
+    if not 0 <= index < len(reading.roles):
+        raise ValueError(f"winning tile #{index}: there are {len(reading.roles)} tiles (0..{len(reading.roles) - 1})")
+    if reading.roles[index] not in ("concealed", "win"):
+        raise ValueError(f"tile #{index} is read as {reading.roles[index]}: only a tile standing in the hand "
+                         "can be the winning tile")
+    roles = ["concealed" if r == "win" else r for r in reading.roles]
+    roles[index] = "win"
+    problems = tuple(p for p in reading.problems if not p.startswith(WIN_GUESSED))
+    if note:
+        problems += (note,)
+    tile = Tile.from_index(int(reading.detections.cls[index]))
+    return replace(reading, roles=tuple(roles), win_tile=tile, win_set_apart=set_apart, problems=problems)
 
 
 def count_problems(tiles: tuple[Tile, ...], melds: list[Meld] | tuple[Meld, ...], fa: int = 0) -> list[str]:
@@ -267,7 +303,9 @@ def _sideways(rows: list[np.ndarray], along: np.ndarray, a_ext: np.ndarray, b_ex
         order = r[np.argsort(along[r], kind="stable")]
         for pos, i in enumerate(order):
             near = np.concatenate([order[max(0, pos - 2):pos], order[pos + 1:pos + 3]])
-            out[i] = aspect[i] > SIDEWAYS_RATIO * np.median(aspect[near])
+            # Wider along the row and lower across it than its neighbours, not just one of the two.
+            out[i] = (aspect[i] > SIDEWAYS_RATIO * np.median(aspect[near])
+                      and a_ext[i] > 1.15 * np.median(a_ext[near]) and b_ext[i] < 0.88 * np.median(b_ext[near]))
     return out
 
 
@@ -280,6 +318,26 @@ def _pitch(rows: list[np.ndarray], along: np.ndarray, scale: np.ndarray) -> floa
         steps.append(np.diff(along[order]) / local)
     pooled = np.concatenate(steps) if steps else np.zeros(0)
     return float(np.median(pooled)) if len(pooled) else 1.0
+
+
+def _off_line_apart(segments: list[list[int]], across: np.ndarray, b_ext: np.ndarray) -> list[list[int]]:
+    """A tile lying well off the line of its neighbours (a stray touching a meld) stands alone."""
+    out: list[list[int]] = []
+    for seg in segments:
+        if len(seg) < 3:
+            out.append(seg)
+            continue
+        height = float(np.median(b_ext[seg]))
+        keep = []
+        for pos, i in enumerate(seg):
+            near = seg[max(0, pos - 2):pos] + seg[pos + 1:pos + 3]
+            if abs(across[i] - float(np.median(across[near]))) > OFF_LINE * height:
+                out.append([i])
+            else:
+                keep.append(i)
+        if keep:
+            out.append(keep)
+    return out
 
 
 def _split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: float) -> list[list[int]]:
@@ -344,28 +402,21 @@ def _take_melds(seg, cls, sideways, is_main, melds, roles, meld_of, problems) ->
         for i in idx:
             meld_of[i] = len(melds) - 1
 
-    # Face-down tiles: a concealed kong is the backs plus the identical faces next to them.
-    for start in range(len(seg)):
-        i = seg[start]
-        if i in used or cls[i] != BACK_CLASS:
-            continue
-        lo = hi = start
-        while hi + 1 < len(seg) and cls[seg[hi + 1]] == BACK_CLASS and seg[hi + 1] not in used:
-            hi += 1
-        faces = {int(cls[seg[k]]) for k in (lo - 1, hi + 1) if 0 <= k < len(seg) and seg[k] not in used}
-        faces.discard(BACK_CLASS)
-        face = faces.pop() if len(faces) == 1 else None
-        while hi - lo + 1 < 4:
-            if lo - 1 >= 0 and seg[lo - 1] not in used and cls[seg[lo - 1]] == face:
-                lo -= 1
-            elif hi + 1 < len(seg) and seg[hi + 1] not in used and cls[seg[hi + 1]] == face:
-                hi += 1
-            else:
-                break
-        run = seg[lo:hi + 1]
-        if len(run) != 4:
-            problems.append(f"a concealed kong shows {len(run)} tiles instead of 4")
-        add(run, MeldKind.CONCEALED_KONG, face)
+    # Face-down tiles: a concealed kong is four side by side in one of the ways players show it
+    # (ends down, middle down, one face up at an end, all down); a longer run of backs is a wall.
+    pos = 0
+    while pos + 4 <= len(seg):
+        window = seg[pos:pos + 4]
+        down = "".join("D" if cls[i] == BACK_CLASS else "F" for i in window)
+        faces = {int(cls[i]) for i in window if cls[i] != BACK_CLASS}
+        wall = down == "DDDD" and (pos + 4 < len(seg) and cls[seg[pos + 4]] == BACK_CLASS
+                                   or pos > 0 and cls[seg[pos - 1]] == BACK_CLASS)
+        if down in KONG_SHOWN and len(faces) <= 1 and not wall and not used & set(window):
+            add(window, MeldKind.CONCEALED_KONG, faces.pop() if faces else None)
+            pos += 4
+        else:
+            pos += 1
+    used.update(i for i in seg if cls[i] == BACK_CLASS)  # other face-down tiles: strays or a wall
 
     # A sideways tile marks a claimed pung (or kong): the run of its face around it.
     for pos, i in enumerate(seg):
@@ -408,17 +459,17 @@ def _distance(i: int, seg: list[int], centers: np.ndarray) -> float:
     return float(np.min(np.hypot(*(centers[seg] - centers[i]).T)))
 
 
-def _choose_win(singles, concealed, main_seg, centers, along, problems):
+def _choose_win(singles, concealed, main_seg, centers, along, cls, problems):
     """The winning tile: the one tile lying apart, else (a guess) the last of the hand row."""
     if len(singles) == 1:
         return singles[0], True
-    if len(singles) > 1:
-        problems.append(f"{len(singles)} tiles lie apart from the hand; took the nearest as the winning tile")
-        return min(singles, key=lambda i: _distance(i, main_seg, centers)), True
-    row = [i for i in main_seg if i in concealed]
+    if len(singles) > 1:  # tiles not in rows: any of them may be the winning tile
+        problems.append(f"{WIN_GUESSED}: {len(singles)} tiles lie apart from the hand")
+        return min(singles, key=lambda i: _distance(i, main_seg, centers)), False
+    row = [i for i in main_seg if i in concealed and cls[i] != BACK_CLASS]
     if not row:
         return None, False
-    problems.append("winning tile not set apart: assumed the last tile of the row")
+    problems.append(f"{WIN_GUESSED}: guessed the last tile of the row")
     return max(row, key=lambda i: along[i]), False
 
 

@@ -122,8 +122,8 @@ def confusion(truth: ImageBoxes, preds: ImageBoxes, nc: int, iou: float = 0.5) -
             if not matched_t[t] and not matched_p[p]:
                 matched_t[t] = matched_p[p] = True
                 cm[truth.cls[t], preds.cls[p]] += 1
-    np.add.at(cm, (truth.cls[~matched_t], nc), 1)
-    np.add.at(cm, (nc, preds.cls[~matched_p]), 1)
+    cm[:nc, nc] += np.bincount(truth.cls[~matched_t], minlength=nc)[:nc]
+    cm[nc, :nc] += np.bincount(preds.cls[~matched_p], minlength=nc)[:nc]
     return cm
 
 
@@ -181,7 +181,7 @@ def score(truths: list[ImageBoxes], preds: list[ImageBoxes], nc: int, conf: floa
     tp_op, fp_op, fn_op = (np.zeros(nc, np.int64) for _ in range(3))
     cm = np.zeros((nc + 1, nc + 1), np.int64)
     exact, n_tiles = [], []
-    for t_raw, p_raw in zip(truths, preds):
+    for t_raw, p_raw in zip(truths, preds, strict=True):
         t, p = drop_ignored(t_raw, p_raw)
         n_truth += np.bincount(t.cls, minlength=nc)
         all_tp.append(match_tp(t, p))

@@ -22,11 +22,11 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from xingzi.engine import score_situation
-from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.engine.tiles import CLASS_NAMES, Tile
 
 from .detections import Detections
 from .draw import draw
-from .grouping import HandReading, group
+from .grouping import WIN_GUESSED, HandReading, group, mark_win
 from .repair import Diagnosis, diagnose
 
 MAX_PIXELS = 40_000_000  # larger photos are refused before decoding (decompression bombs)
@@ -167,9 +167,26 @@ def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, 
         return None, None, "no winning tile found"
     situation = situation_for(reading, context)
     try:
-        return situation, score_situation(situation), None
+        if reading.win_set_apart:
+            return situation, score_situation(situation), None
+        return best_win_tile(situation, reading)
     except ValueError as e:
         return situation, None, str(e)
+
+
+def best_win_tile(situation: dict, reading: HandReading) -> tuple[dict, dict, None]:
+    """The photo does not show which tile won: score each tile kind of the hand as the winning tile
+    and keep the valid reading with the fewest 炮 (claim no more than is sure; the user can mark
+    the real winning tile). On synthetic photos this beats taking the last tile of the row."""
+    best: tuple[tuple, dict, dict] | None = None
+    for tile in dict.fromkeys(reading.tiles):
+        trial = dict(situation, win_tile=tile.symbol)
+        result = score_situation(trial)
+        key = (bool(result["valid"]), -int(result["own"]), tile == reading.win_tile)
+        if best is None or key > best[0]:
+            best = (key, trial, result)
+    assert best is not None
+    return best[1], best[2], None
 
 
 def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) -> Detections:
@@ -187,20 +204,36 @@ def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) ->
 
 
 def analyse(image: np.ndarray, detections: Detections, context: Context = Context(),
-            timings: dict[str, float] | None = None) -> PhotoResult:
-    """Everything after detection: grouping, diagnosis, scoring, drawing."""
+            timings: dict[str, float] | None = None, win_index: int | None = None) -> PhotoResult:
+    """Everything after detection: grouping, diagnosis, scoring, drawing.
+
+    ``win_index`` marks which detection is the winning tile (the user said so).
+    """
     timings = dict(timings or {})
     t = time.perf_counter()
     reading = group(detections)
+    if win_index is not None:
+        reading = mark_win(reading, int(win_index))
     diagnosis = diagnose(reading)
     timings["group"] = time.perf_counter() - t
     t = time.perf_counter()
     situation, result, error = score_reading(reading, context)
+    if situation and reading.win_tile and situation["win_tile"] != reading.win_tile.symbol:
+        reading = _show_chosen_win(reading, situation["win_tile"])
     timings["score"] = time.perf_counter() - t
     t = time.perf_counter()
     annotated = draw(image, reading, result if result is not None else {"valid": False, "reason": error})
     timings["draw"] = time.perf_counter() - t
     return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings)
+
+
+def _show_chosen_win(reading: HandReading, symbol: str) -> HandReading:
+    for i, role in enumerate(reading.roles):
+        if role in ("concealed", "win") and Tile.from_index(int(reading.detections.cls[i])).symbol == symbol:
+            note = (f"{WIN_GUESSED}: scored with {symbol}, the valid reading with the fewest 炮; "
+                    "mark the real winning tile to change it")
+            return mark_win(reading, i, set_apart=False, note=note)
+    return reading
 
 
 def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector,
@@ -224,14 +257,39 @@ def context_from_args(args: argparse.Namespace) -> Context:
                    payers=tuple(s["payers"]), rules=s.get("rules", {}), ruleset=s.get("ruleset"))
 
 
+class BoxesDetector:
+    """Boxes read from a JSON file instead of a model: a ``xingzi synth`` meta file (``tiles`` with
+    ``cls`` and ``xyxy``) such as ``examples/demo.json``. Shows grouping, scoring and drawing on
+    their own, whatever the state of the trained model."""
+
+    def __init__(self, path: str | Path) -> None:
+        try:
+            meta = json.loads(Path(path).read_text(encoding="utf-8"))
+            tiles = meta["tiles"]
+            self.size = tuple(meta.get("size") or (0, 0))
+            self.xyxy = np.array([t["xyxy"] for t in tiles], np.float32).reshape(len(tiles), 4)
+            self.cls = np.array([int(t["cls"]) for t in tiles], np.int64)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"--model {path}: expected a synth meta JSON with tiles [{{cls, xyxy}}]: {e}") from None
+
+    def predict(self, image: np.ndarray) -> Detections:
+        h, w = image.shape[:2]
+        scale = w / self.size[0] if self.size[0] else 1.0  # the photo may have been scaled down
+        return Detections(self.xyxy * scale, self.cls.copy(), np.ones(len(self.cls), np.float32))
+
+
 def make_detector(model: str | None, conf: float | None) -> TileDetector:
+    """The YOLO detector, or with a ``.json`` path the boxes written in that file."""
+    if model and str(model).lower().endswith(".json"):
+        return BoxesDetector(model)
     from .detector import Detector
 
     return Detector(weights=model, conf=0.25 if conf is None else conf)
 
 
-def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = None, out=sys.stdout) -> int:
+def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = None, out=None) -> int:
     """``xingzi score photo.jpg``: print the read hand, melds, 炮 items, total, payments; write --out."""
+    out = out or sys.stdout
     context = context_from_args(args)
     image = load_image(args.photo)
     detector = detector or make_detector(getattr(args, "model", None), getattr(args, "conf", None))

@@ -8,6 +8,8 @@ printed.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import tempfile
 import time
 
@@ -30,12 +32,24 @@ def run(args: argparse.Namespace) -> int:
     warm_faces(styles)
     warm = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="xingzi_synth_bench_") as out:
+        cpu0 = _cpu_seconds()
         t0 = time.perf_counter()
         done = sum(1 for _ in generate_dataset(out, args.n, args.seed, args.imgsz, args.workers, styles))
         dt = time.perf_counter() - t0
+        cpu = _cpu_seconds() - cpu0
+    cores = os.cpu_count() or 1
     print(f"synth: {done} images at {args.imgsz} px with {args.workers} worker(s): "
-          f"{done / dt:.1f} images/s ({1000 * dt / done:.0f} ms each); face warm-up {warm:.1f} s")
+          f"{done / dt:.1f} images/s wall ({1000 * dt / done:.0f} ms each); "
+          f"{1000 * cpu / done:.0f} ms CPU per image, i.e. {done / cpu * min(cores, args.workers):.1f} images/s "
+          f"on {min(cores, args.workers)} otherwise idle core(s); face warm-up {warm:.1f} s; load average "
+          f"{os.getloadavg()[0]:.1f} on {cores} cores")
     return 0
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the worker pool)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> int:  # until `xingzi bench synth` dispatches here

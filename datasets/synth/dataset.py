@@ -36,6 +36,10 @@ def write_sample(out: Path, name: str, sample: Sample) -> None:
     atomic_write_text(out / "meta" / f"{name}.json", json.dumps(sample.meta, ensure_ascii=False, indent=1) + "\n")
 
 
+def _one_thread() -> None:
+    cv2.setNumThreads(1)  # the processes already use the cores; OpenCV's own threads would fight them
+
+
 def _job(args: tuple) -> tuple[int, dict[int, int]]:
     out, seed, index, imgsz, styles = args
     sample = render_sample(seed, index, imgsz, styles)
@@ -72,12 +76,19 @@ def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, w
         return
     warm_faces(styles)  # built once here; forked workers inherit them
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    with ctx.Pool(workers) as pool:
+    with ctx.Pool(workers, initializer=_one_thread) as pool:
         yield from pool.imap_unordered(_job, jobs, chunksize=4)
 
 
-def draw_boxes(sample: Sample) -> np.ndarray:
+def decode(sample: Sample) -> np.ndarray:
     img = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    if img is None:  # pragma: no cover - the bytes come from cv2.imencode
+        raise ValueError("generated JPEG does not decode")
+    return img
+
+
+def draw_boxes(sample: Sample) -> np.ndarray:
+    img = decode(sample)
     for (x1, y1, x2, y2), c in zip(sample.boxes, sample.classes, strict=True):
         colour = (0, 0, 255) if c != len(CLASS_NAMES) - 1 else (255, 160, 0)
         cv2.rectangle(img, (int(x1), int(y1)), (int(x2), int(y2)), colour, 1, cv2.LINE_AA)
@@ -95,7 +106,7 @@ def contact_sheet(seed: int = 0, count: int = 12, cols: int = 4, cell: int = 320
     sheet = np.full((rows * cell, cols * cell, 3), 24, np.uint8)
     for i in range(count):
         sample = render_sample(seed, i, imgsz, check_styles(styles))
-        img = draw_boxes(sample) if boxes else cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), 1)
+        img = draw_boxes(sample) if boxes else decode(sample)
         s = cell / max(img.shape[:2])
         img = cv2.resize(img, (int(img.shape[1] * s), int(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
         r, c = divmod(i, cols)

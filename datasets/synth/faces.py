@@ -69,7 +69,7 @@ def style_names() -> list[str]:
 class FaceSet:
     name: str
     faces: tuple[tuple[np.ndarray, ...], ...]  # [tile index][level] -> BGRA uint8
-    plate: tuple[int, int, int]  # BGR colour of the tile front / body face layer
+    plate: tuple[int, ...]  # BGR colour of the tile front / body face layer
 
     def face(self, index: int, height_px: float) -> np.ndarray:
         """Texture of tile ``index`` whose height is the smallest level >= the on-screen height."""
@@ -298,7 +298,7 @@ def _procedural_face(tile: Tile, v: _Variant, plate_bgr: tuple[int, int, int] | 
         cv2.putText(arr, str(rank), (int(W * 0.05), int(H * 0.14)), cv2.FONT_HERSHEY_DUPLEX, W / 260,
                     v.num_colour, max(2, W // 90), cv2.LINE_AA)
         img = Image.fromarray(arr)
-    small = img.resize((FACE_W * 2, FACE_H * 2), Image.LANCZOS)
+    small = img.resize((FACE_W * 2, FACE_H * 2), Image.Resampling.LANCZOS)
     return cv2.cvtColor(np.array(small), cv2.COLOR_RGB2BGR)
 
 

@@ -102,7 +102,7 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
     az = rng.uniform(0, 2 * np.pi)
     light = np.array([np.cos(az) * np.cos(el), np.sin(az) * np.cos(el), np.sin(el)])
     ambient = rng.uniform(0.5, 0.75)
-    gloss = (rng.uniform(0.0, 0.5), rng.uniform(8, 60))
+    gloss = (rng.uniform(0.0, 0.25) if rng.random() < 0.6 else 0.0, rng.uniform(10, 60))
 
     pts = np.concatenate([body_points(layout.shape, t) for t in layout.tiles])
     centre = (pts.min(0) + pts.max(0)) / 2

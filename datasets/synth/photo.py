@@ -3,12 +3,14 @@ camera's own marks (lighting, glare, white balance, blur, noise; JPEG is applied
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 
 from .render import Camera, Placed, TileShape, body_points
 
-_TEX = 384  # table texture size (pixels) before it is warped into the photo
+_TEX = 256  # table texture size (pixels) before it is warped into the photo
 # BGR table colours: felt greens, blue, red/pink, greys, black, beige
 _FELTS = [(50, 125, 45), (40, 85, 30), (70, 140, 60), (140, 85, 30), (95, 95, 185), (120, 130, 200),
           (150, 150, 150), (200, 200, 198), (35, 35, 38), (165, 190, 205), (120, 60, 40)]
@@ -74,26 +76,30 @@ def draw_table(cam: Camera, extent: float, centre: np.ndarray, rng: np.random.Ge
     reach = extent * rng.uniform(1.2, 3.0)
     room = np.where(ahead, np.clip((dist - reach) / (0.3 * reach), 0, 1), 1.0).astype(np.float32)
     if room.max() > 0:
-        room = cv2.resize(room, (cam.width + step, cam.height + step), interpolation=cv2.INTER_LINEAR)
-        room = room[:cam.height, :cam.width, None]
+        big = cv2.resize(room, (cam.width + step, cam.height + step), interpolation=cv2.INTER_LINEAR)
+        far = big[:cam.height, :cam.width, None]
         wall = np.array(_FELTS[rng.integers(len(_FELTS))], np.float32) * rng.uniform(0.3, 0.8)
-        img = img * (1 - room) + wall * room
+        img = img * (1 - far) + wall * far
     return img.astype(np.uint8)
 
 
 def draw_shadows(img: np.ndarray, cam: Camera, shape: TileShape, tiles: list[Placed], light: np.ndarray,
                  strength: float, tile_px: float) -> None:
     """Soft shadows cast on the table by the tiles (light direction ``light``, pointing to the light)."""
-    mask = np.zeros(img.shape[:2], np.uint8)
+    # drawn and blurred at half resolution: a soft shadow has no detail to lose
+    hh, hw = (img.shape[0] + 1) // 2, (img.shape[1] + 1) // 2
+    mask = np.zeros((hh, hw), np.uint8)
     for t in tiles:
         pts = body_points(shape, t)
         on_table = pts - (pts[:, 2:3] / light[2]) * light
         px, _ = cam.project(on_table)
-        hull = cv2.convexHull((px * 16).astype(np.int32))
+        hull = cv2.convexHull((px * 8).astype(np.int32))
         cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_AA, 4)
-    sigma = max(1.0, tile_px * 0.08)
-    soft = cv2.GaussianBlur(mask, (0, 0), sigma).astype(np.float32) * (strength / 255.0)
-    img[:] = (img * (1 - soft[..., None])).astype(np.uint8)
+    sigma = max(0.5, tile_px * 0.04)
+    soft = cv2.GaussianBlur(mask, (0, 0), sigma)
+    soft = cv2.resize(soft, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+    keep = 1 - soft.astype(np.float32) * (strength / 255.0)
+    img[:] = cv2.multiply(img, cv2.merge([keep, keep, keep]), dtype=cv2.CV_8U)
 
 
 def draw_rack(img: np.ndarray, cam: Camera, lo: np.ndarray, hi: np.ndarray, colour, light: np.ndarray,
@@ -108,11 +114,11 @@ def draw_rack(img: np.ndarray, cam: Camera, lo: np.ndarray, hi: np.ndarray, colo
     }
     centre = (lo + hi) / 2
     for idx, n in faces.items():
-        n = np.array(n, np.float64)
-        face_c = centre + n * (hi - lo) / 2
-        if n @ (cam.pos - face_c) <= 0:
+        normal = np.array(n, np.float64)
+        face_c = centre + normal * (hi - lo) / 2
+        if normal @ (cam.pos - face_c) <= 0:
             continue
-        k = ambient + (1 - ambient) * max(0.0, float(n @ light))
+        k = ambient + (1 - ambient) * max(0.0, float(normal @ light))
         cv2.fillConvexPoly(img, (px[list(idx)] * 16).astype(np.int32), tuple(float(c * k) for c in colour),
                            cv2.LINE_AA, 4)
 
@@ -135,6 +141,13 @@ def draw_fingers(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     perp = np.array([-d[1], d[0]])
     layer = img.copy()
     mask = np.zeros(img.shape[:2], np.uint8)
+    if rng.random() < 0.5:  # the palm, mostly outside the photo
+        palm = np.array(start) - d * width * rng.uniform(0.5, 1.5)
+        axes = (int(width * n * 0.75 * 16), int(width * 1.6 * 16))
+        centre = (int(palm[0] * 16), int(palm[1] * 16))
+        angle = float(np.degrees(np.arctan2(d[1], d[0])) + 90)
+        cv2.ellipse(layer, centre, axes, angle, 0, 360, tuple(skin * 0.85), -1, cv2.LINE_AA, 4)
+        cv2.ellipse(mask, centre, axes, angle, 0, 360, 1, -1, cv2.LINE_8, 4)
     for k in range(n):
         off = (k - (n - 1) / 2) * width * 0.95
         p0 = np.array(start) + perp * off
@@ -154,17 +167,17 @@ def draw_fingers(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def camera_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Lighting falloff, white balance, glare, blur and sensor noise."""
     h, w = img.shape[:2]
-    out = img.astype(np.float32)
-    # illumination: a gentle gradient times a vignette
+    out: Any = img.astype(np.float32)  # float32 throughout (OpenCV's stubs lose the dtype)
+    # illumination: a gentle gradient times a vignette, with a white-balance gain per channel
     ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
     gx, gy = rng.normal(0, 0.25, 2)
     field = 1 + gx * (xs / w - 0.5) + gy * (ys / h - 0.5)
     r2 = ((xs / w - 0.5) ** 2 + (ys / h - 0.5) ** 2) * 2
     field *= 1 - rng.uniform(0, 0.35) * r2
     field *= rng.uniform(0.75, 1.2)
-    field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
     gains = rng.uniform(0.85, 1.15, 3).astype(np.float32)
-    out = cv2.multiply(out, cv2.merge([field * np.float32(g) for g in gains]), dtype=cv2.CV_32F)
+    field3 = cv2.resize(field[..., None] * gains, (w, h), interpolation=cv2.INTER_LINEAR)
+    out = cv2.multiply(out, field3, dtype=cv2.CV_32F)
     if rng.random() < 0.35:  # glare: a bright soft spot from a lamp or window
         blob = np.zeros((h // 8 + 1, w // 8 + 1), np.float32)
         cx, cy = rng.uniform(0, w / 8), rng.uniform(0, h / 8)
@@ -173,6 +186,13 @@ def camera_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         blob = cv2.GaussianBlur(blob, (0, 0), rng.uniform(1.5, 5))
         blob = cv2.resize(blob, (w, h), interpolation=cv2.INTER_LINEAR)
         out += blob[..., None] * rng.uniform(50, 170)
+    if rng.random() < 0.25:  # shallow depth of field: sharp in a band, blurred away from it
+        blurred = cv2.GaussianBlur(out, (0, 0), rng.uniform(1.0, 3.0))
+        ang = rng.uniform(0, 2 * np.pi)
+        across = ((xs - w / 2) * np.cos(ang) + (ys - h / 2) * np.sin(ang)) / (0.5 * max(w, h))
+        band = np.clip((np.abs(across - rng.uniform(-0.3, 0.3)) - rng.uniform(0.1, 0.4)) / 0.4, 0, 1)
+        m = cv2.resize(band.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+        out = out * (1 - m) + blurred * m
     if rng.random() < 0.5:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.4))
     elif rng.random() < 0.2:
@@ -180,17 +200,14 @@ def camera_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         kernel = np.zeros((k, k), np.float32)
         kernel[k // 2] = 1.0 / k
         rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-        kernel = cv2.warpAffine(kernel, rot, (k, k))
-        out = cv2.filter2D(out, -1, kernel / max(kernel.sum(), 1e-6))
+        turned = cv2.warpAffine(kernel, rot, (k, k))
+        out = cv2.filter2D(out, -1, np.asarray(turned / max(float(turned.sum()), 1e-6), np.float32))
     sigma = rng.uniform(1, 7)
     # sensor noise from OpenCV's generator, seeded from this image's rng (fast and deterministic)
     cv2.setRNGSeed(int(rng.integers(2**31 - 1)))
-    grain = np.empty((h, w, 3), np.float32)
-    cv2.randn(grain, 0.0, sigma * 0.5)
-    luma = np.empty((h, w), np.float32)
-    cv2.randn(luma, 0.0, sigma)
+    grain: Any = np.empty((h, w, 3), np.float32)
+    cv2.randn(grain, np.zeros(3), np.full(3, sigma))
     out += grain
-    out += luma[..., None]
     gamma = rng.uniform(0.85, 1.15)
     lut = (255 * (np.arange(256) / 255.0) ** gamma).astype(np.uint8)
     return cv2.LUT(np.clip(out, 0, 255).astype(np.uint8), lut)

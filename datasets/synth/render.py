@@ -95,13 +95,13 @@ def tile_axes(yaw: float, pose: str) -> np.ndarray:
 def _outline(shape: TileShape) -> tuple[np.ndarray, np.ndarray]:
     """Rounded-rectangle outline (M, 2) in face coordinates and outward normals of its segments."""
     hw, hh, r = shape.width / 2, shape.height / 2, shape.radius
-    pts = []
+    corners = []
     for (cx, cy), a0 in (((hw - r, hh - r), 0), ((-hw + r, hh - r), 90), ((-hw + r, -hh + r), 180),
                          ((hw - r, -hh + r), 270)):
         for k in range(_ARC):
             a = np.radians(a0 + 90 * k / (_ARC - 1))
-            pts.append((cx + r * np.cos(a), cy + r * np.sin(a)))
-    pts = np.array(pts)
+            corners.append((cx + r * np.cos(a), cy + r * np.sin(a)))
+    pts = np.array(corners)
     seg = np.roll(pts, -1, axis=0) - pts
     normals = np.stack([seg[:, 1], -seg[:, 0]], 1)
     normals /= np.linalg.norm(normals, axis=1, keepdims=True) + 1e-9
@@ -119,11 +119,11 @@ def body_points(shape: TileShape, tile: Placed) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Colours:
-    back: tuple[int, int, int]  # BGR of the back layer
-    plate: tuple[int, int, int]  # BGR of the front layer
+    back: tuple[float, ...]  # BGR of the back layer
+    plate: tuple[float, ...]  # BGR of the front layer
 
 
-def _shade(colour, k: float) -> tuple[float, float, float]:
+def _shade(colour, k: float) -> tuple[float, ...]:
     return tuple(float(min(255.0, c * k)) for c in colour)
 
 

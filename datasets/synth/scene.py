@@ -43,7 +43,8 @@ def random_shape(rng: np.random.Generator) -> TileShape:
 
 class _Builder:
     def __init__(self, rng: np.random.Generator, shape: TileShape) -> None:
-        self.rng, self.shape, self.tiles = rng, shape, []
+        self.rng, self.shape = rng, shape
+        self.tiles: list[Placed] = []
 
     def put(self, tile: Tile, x: float, y: float, pose: str, role: str, group: int, base: float = 0.0,
             yaw: float = 0.0, sideways: bool = False) -> None:

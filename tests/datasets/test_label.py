@@ -106,6 +106,15 @@ def test_corrupt_photo_is_reported_and_skipped(tmp_path, capsys):
     assert "skipped" in report.summary() and "b.jpg" in report.summary()
 
 
+def test_only_corrupt_photos_still_finish(tmp_path):
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    (photos / "x.jpg").write_text("not an image")
+    report = prelabel_folder(photos, tmp_path / "ds", FakeDetector(), show_progress=False)
+    assert (report.predicted, len(report.failed)) == (0, 1)
+    assert json.loads((tmp_path / "ds" / TASKS_FILE).read_text()) == []
+
+
 def test_exif_rotated_photo_is_stored_upright(tmp_path):
     photos = tmp_path / "photos"
     photos.mkdir()

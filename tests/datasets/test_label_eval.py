@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -57,3 +59,34 @@ def test_confusion_matrix_rows_are_truth():
     m = confusion_matrix(pairs, ignore_classes=())
     expected = {(3, 3): 1, (27, 5): 1, (31, 9): 1, (30, 31): 1, (27, 31): 1}
     assert {(int(i), int(j)): int(m[i, j]) for i, j in zip(*np.nonzero(m), strict=True)} == expected
+
+
+def test_measure_command_end_to_end(tmp_path, monkeypatch, capsys):
+    """The measure script with a fake detector that finds A and B in every photo."""
+    from PIL import Image
+
+    import xingzi.datasets.label as label_mod
+    from xingzi.datasets.prelabel_eval import main
+    from xingzi.vision.detections import Detections
+
+    data = tmp_path / "val"
+    (data / "images").mkdir(parents=True)
+    (data / "labels").mkdir()
+    truths = {"ok": [A, B, WIND], "missed": [A, B, [8, 0.4, 0.8, 0.1, 0.2]], "extra": [A]}
+    for stem, rows in truths.items():
+        Image.new("RGB", (100, 50)).save(data / "images" / f"{stem}.jpg")
+        (data / "labels" / f"{stem}.txt").write_text("".join(" ".join(map(str, r)) + "\n" for r in rows))
+
+    def fake_predict(image):
+        h, w = image.shape[:2]
+        rows = np.array([A, B])
+        xyxy = np.column_stack([(rows[:, 1] - rows[:, 3] / 2) * w, (rows[:, 2] - rows[:, 4] / 2) * h,
+                                (rows[:, 1] + rows[:, 3] / 2) * w, (rows[:, 2] + rows[:, 4] / 2) * h])
+        return Detections(xyxy.astype(np.float32), rows[:, 0].astype(np.int64), np.ones(2, np.float32))
+
+    monkeypatch.setattr(label_mod, "detector_predictor", lambda *a: fake_predict)
+    assert main(["--data", str(data), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["photos"], doc["no_correction"], doc["edits_per_photo"]) == (3, 1, 2 / 3)
+    assert main(["--data", str(data), "--limit", "2"]) == 0
+    assert "needed no correction: 0/2" in capsys.readouterr().out  # 'extra' and 'missed' come first

@@ -163,3 +163,24 @@ def test_cli_writes_a_preview_and_a_dataset(tmp_path, capsys):
     assert cli_main(["synth", "--n", "2", "--out", str(out), "--imgsz", "128", "--workers", "1", "--quiet"]) == 0
     assert len(list((out / "images").glob("*.jpg"))) == len(list((out / "labels").glob("*.txt"))) == 2
     assert "wrote 2 images" in capsys.readouterr().out
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
+
+
+def test_committed_sample_labels_agree_with_its_meta():
+    from xingzi.engine import score_situation
+
+    images = sorted((SAMPLE / "images").glob("*.jpg"))
+    assert len(images) == 8
+    assert "path:" not in (SAMPLE / "data.yaml").read_text()  # portable: the root is the yaml's folder
+    for image in images:
+        img = cv2.imread(str(image))
+        labels = read_labels(SAMPLE / "labels" / f"{image.stem}.txt")
+        meta = json.loads((SAMPLE / "meta" / f"{image.stem}.json").read_text())
+        assert [img.shape[1], img.shape[0]] == meta["size"]
+        assert labels[:, 0].astype(int).tolist() == [t["cls"] for t in meta["tiles"]]
+        boxes = yolo_to_xyxy(labels[:, 1:], img.shape[1], img.shape[0])
+        np.testing.assert_allclose(boxes, [t["xyxy"] for t in meta["tiles"]], atol=0.01)
+        result = score_situation(meta["situation"])
+        assert (result["valid"], result["own"]) == (meta["expect"]["valid"], meta["expect"]["own"])

@@ -44,3 +44,16 @@ def test_committed_copy_matches_the_shared_examples() -> None:
             shared = json.loads(line)
             assert ours[shared["id"]]["situation"] == shared["situation"]
             assert ours[shared["id"]]["expect"] == shared["expect"]
+
+
+def test_golden_hands_show_every_item_and_every_option_both_ways() -> None:
+    from xingzi.engine.items import ITEMS
+    from xingzi.engine.ruleset import CHOICES, OPTIONAL_ITEMS
+
+    shown = {i["key"] for c in CASES for i in score_situation(c["situation"])["items"]}
+    assert shown == {key for key, _name, _f, _needs in ITEMS}
+    overridden = {k: v for c in CASES for k, v in c["situation"].get("rules", {}).items()}
+    for option, (_default, other) in CHOICES.items():
+        assert overridden.get(option) == other, option
+    switched_on = {o for c in CASES for o in c["situation"].get("rules", {}).get("optional", [])}
+    assert switched_on == set(OPTIONAL_ITEMS)

@@ -82,3 +82,14 @@ def test_two_winners_on_one_discard_are_scored_apart() -> None:
     assert [(r["seat"], r["own"], r["payments"][0]["amount"]) for r in out["results"]] == [(3, 3, 4), (0, 16, 34)]
     assert out["next_dealer"] == 3
     assert [p["amount"] for p in out["follow_dealer"]] == [4, 4, 4]
+
+
+def test_round_marks_the_dealer_among_plain_payers() -> None:
+    win = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
+    on_discard = score_round({"dealer": 1, "discarder": 1, "wins": [{"seat": 2, **win}]})
+    assert on_discard["results"][0]["payments"][0]["amount"] == 6 and on_discard["next_dealer"] == 2
+    drawn = score_round({"dealer": 0, "discarder": None, "wins": [{"seat": 2, **win}]})
+    # seats 3, 0, 1 pay; seat 0 is the dealer
+    assert [p["amount"] for p in drawn["results"][0]["payments"]] == [4, 8, 4]
+    with pytest.raises(ValueError, match="self_draw must be"):
+        score_round({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, "self_draw": True, **win}]})

@@ -40,7 +40,7 @@ winning_hands = st.builds(
     ],
 )
 def test_wait_set(hand: str, melds: tuple, expected: str) -> None:
-    filler = [Meld(kind, t) for kind, t in zip(melds, (Tile.S1, Tile.S5, Tile.P2))]
+    filler = [Meld(kind, t) for kind, t in zip(melds, (Tile.S1, Tile.S5, Tile.P2)[: len(melds)], strict=True)]
     assert wait_set(parse_tiles(hand), tuple(filler)) == set(parse_tiles(expected))
 
 
@@ -73,3 +73,53 @@ def test_score_does_not_depend_on_tile_order(tiles: list[Tile], data, self_draw:
     b = score_situation({"hand": format_tiles(shuffled, sort=False), "win_tile": win.symbol, "self_draw": self_draw})
     assert (a["valid"], a["own"], a["items"], a["payments"]) == (b["valid"], b["own"], b["items"], b["payments"])
     assert a["own"] >= 1
+
+
+def _reference_complete(counts: list[int], need_pair: bool = True) -> bool:
+    """Plain recursive check, independent of the memoised engine code: sets + one pair."""
+    i = next((k for k, n in enumerate(counts) if n), None)
+    if i is None:
+        return not need_pair
+    if counts[i] >= 3:
+        counts[i] -= 3
+        ok = _reference_complete(counts, need_pair)
+        counts[i] += 3
+        if ok:
+            return True
+    if i < 27 and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+        for k in (i, i + 1, i + 2):
+            counts[k] -= 1
+        ok = _reference_complete(counts, need_pair)
+        for k in (i, i + 1, i + 2):
+            counts[k] += 1
+        if ok:
+            return True
+    if need_pair and counts[i] >= 2:
+        counts[i] -= 2
+        ok = _reference_complete(counts, False)
+        counts[i] += 2
+        return ok
+    return False
+
+
+# 13 tiles from a narrow pool, so that many draws are one tile short of a win
+narrow_hands = st.lists(
+    st.sampled_from([Tile(f"{r}p") for r in range(1, 10)] + [Tile.S2, Tile.S3, Tile.S4, Tile.ZHONG, Tile.BAI]),
+    min_size=13, max_size=13,
+).filter(lambda tiles: all(tiles.count(t) <= 4 for t in tiles))
+
+
+@settings(max_examples=300)
+@given(narrow_hands)
+def test_wait_set_matches_a_brute_force_reference(tiles: list[Tile]) -> None:
+    expected = set()
+    for tile in PLAYABLE:
+        if tiles.count(tile) == 4:
+            continue
+        counts = [0] * 30
+        for t in tiles + [tile]:
+            counts[t.index] += 1
+        seven = all(n % 2 == 0 for n in counts)
+        if seven or _reference_complete(counts):
+            expected.add(tile)
+    assert wait_set(tiles) == expected

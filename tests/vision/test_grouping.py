@@ -11,7 +11,7 @@ from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.notation import parse_meld, parse_tiles
 from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.detections import Detections
-from xingzi.vision.grouping import ROLES, count_problems, group, row_direction
+from xingzi.vision.grouping import ROLES, count_problems, group, mark_win, row_direction
 from xingzi.vision.layouts import hand_layout
 
 HANDS = [
@@ -45,7 +45,7 @@ def test_reads_hand_at_any_rotation(hand, win, melds, fa, angle, perspective):
 @pytest.mark.parametrize("melds_row", [0, 1], ids=["melds-in-row", "melds-below"])
 @pytest.mark.parametrize("scale", [25.0, 60.0, 200.0])
 def test_roles_per_detection_match_layout(melds_row, scale):
-    layout = hand_layout("123m55p12s", "3s", ["pung 中", "kong 9p", "concealed_kong 4s"], 2,
+    layout = hand_layout("12m55p", "3m", ["pung 中", "kong 9p", "concealed_kong 4s"], 2,
                          size=scale, melds_row=melds_row, angle=25)
     reading = group(layout.detections)
     assert reading.roles == layout.roles
@@ -166,3 +166,17 @@ def test_any_detections_give_a_consistent_reading(items):
         members = [i for i, m in enumerate(reading.meld_of) if m == k]
         faces = {int(det.cls[i]) for i in members} - {BACK_CLASS}
         assert faces == {meld.tile.index}
+
+
+def test_mark_win_moves_the_winning_tile_and_checks_the_index():
+    layout = hand_layout("123m55p12s", "3s", ["pung 中", "concealed_kong 4s"], 2, win_apart=False)
+    reading = group(layout.detections)
+    assert not reading.win_set_apart
+    marked = mark_win(reading, 0)
+    assert marked.win_tile is Tile.M1 and marked.win_set_apart and marked.roles.count("win") == 1
+    assert sorted(marked.tiles) == sorted(reading.tiles)
+    assert not any(p.startswith("winning tile not set apart") for p in marked.problems)
+    with pytest.raises(ValueError, match="only a tile standing in the hand"):
+        mark_win(reading, reading.roles.index("pung"))
+    with pytest.raises(ValueError, match="there are 17 tiles"):
+        mark_win(reading, 17)

@@ -139,6 +139,18 @@ def test_bad_rescore_requests(photo, payload, status, message):
     assert message in r.json()["error"]
 
 
+def test_marking_the_winning_tile_rescores(photo):
+    client, _ = client_for(layout_detections())
+    token = client.post("/api/read?self_draw=1", content=photo).json()["token"]
+    body = client.post("/api/rescore", json={"token": token, "self_draw": True, "win": 0}).json()
+    assert body["win_tile"] == "1m" and body["own"] == 3  # waits 1m/4m: no single-wait 炮
+    assert body["reading"]["tiles"][0]["role"] == "win"
+    bad = client.post("/api/rescore", json={"token": token, "win": 99})
+    assert bad.status_code == 400 and "there are 14 tiles" in bad.json()["error"]
+    bad = client.post("/api/rescore", json={"token": token, "win": "first"})
+    assert bad.status_code == 400 and "win must be a tile index" in bad.json()["error"]
+
+
 def test_rescore_needs_json():
     client, _ = client_for(layout_detections())
     r = client.post("/api/rescore", content=b"{not json")

@@ -90,6 +90,9 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
             page.locator("#self_draw").check()
             expect(page.locator("#total")).to_have_text("4")
             expect(page.locator("#payments li")).to_have_count(3)
+            page.locator('.hit[data-index="0"]').click()  # the 1m: waits 1m/4m, no single-wait 炮
+            page.locator("#mark-win").click()
+            expect(page.locator("#total")).to_have_text("3")
             page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
         finally:
             browser.close()

@@ -38,10 +38,10 @@ def run(args: argparse.Namespace) -> int:
         models = [DEFAULT_WEIGHTS]
     results = []
     for weights in models:
-        preds, lat = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou)
-        row = f"{Path(weights).stem}@{args.imgsz}"
+        preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou)
+        row = f"{Path(weights).name}@{args.imgsz}"
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
-                                       {"model": str(weights), "latency": lat, "data": str(args.data)}))
+                                       {"model": str(weights), "data": str(args.data), **extra}))
     for pred_dir in args.preds:
         names_file = pred_dir / "classes.txt"
         names = [n.strip() for n in names_file.read_text().splitlines() if n.strip()] if names_file.is_file() \

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     predict = detector_predictor(args.model, args.imgsz, args.conf)
     report = prelabel_folder(args.photos, args.out, predict, overwrite=args.overwrite, link=args.link,
                              show_progress=not args.no_progress, url_prefix=args.url_prefix,
-                             model_version=args.model or "xingzi")
+                             model_version=Path(args.model).name if args.model else "xingzi_yolo11n.pt")
     print(report.summary())
     return 1 if report.failed else 0

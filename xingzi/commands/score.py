@@ -73,24 +73,25 @@ def parse_payer(spec: str) -> dict[str, Any]:
 
 def situation_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The §10 situation described by the command-line flags."""
-    if not args.hand:
+    hand = getattr(args, "hand", None)
+    if not hand:
         raise ValueError("give --hand '12m456m789p22345s 3m' (or --json FILE, or a photo)")
-    events = list(dict.fromkeys(args.event))
-    self_draw = args.self_draw
+    events = list(dict.fromkeys(getattr(args, "event", None) or []))
+    self_draw = getattr(args, "self_draw", None)
     if self_draw is None:  # neither flag: the events may say; otherwise a discard win
         self_draw = bool(set(events) & SELF_DRAW_EVENTS)
     situation: dict[str, Any] = {
-        "hand": args.hand,
-        "melds": list(args.meld),
-        "fa": args.fa,
+        "hand": hand,
+        "melds": list(getattr(args, "meld", None) or []),
+        "fa": getattr(args, "fa", 0) or 0,
         "self_draw": self_draw,
-        "dealer": bool(args.dealer),
+        "dealer": bool(getattr(args, "dealer", False)),
         "events": events,
-        "payers": [parse_payer(s) for s in args.payer],
+        "payers": [parse_payer(s) for s in getattr(args, "payer", None) or []],
     }
-    if args.win:
+    if getattr(args, "win", None):
         situation["win_tile"] = args.win
-    if args.rules:
+    if getattr(args, "rules", None):
         situation["ruleset"] = args.rules
     overrides: dict[str, Any] = {}
     for item in getattr(args, "overrides", []) or []:
@@ -103,8 +104,9 @@ def situation_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return situation
 
 
-def print_result(result: dict[str, Any], out=sys.stdout) -> None:
+def print_result(result: dict[str, Any], out=None) -> None:
     """The human-readable report of one result."""
+    out = out or sys.stdout
     win = "自摸 self-draw" if result.get("self_draw") else "on a discard"
     out.write(f"hand      {result['hand_before']} + {result['win_tile']} ({win})\n")
     if result["melds"]:
@@ -130,8 +132,9 @@ def _score_object(obj: Any, ruleset) -> dict[str, Any]:
     return score_situation(obj, ruleset)
 
 
-def _score_stream(text: str, ruleset, out=sys.stdout) -> int:
+def _score_stream(text: str, ruleset, out=None) -> int:
     """One JSON object → one result; otherwise JSON Lines → one result (or error) per line."""
+    out = out or sys.stdout
     try:
         whole = json.loads(text)
     except json.JSONDecodeError:

@@ -15,8 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="start weights or model yaml (default: mahjong-detector converted to 31 classes)")
     parser.add_argument("--imgsz", type=int, default=416)
     parser.add_argument("--epochs", type=int, default=30)
-    parser.add_argument("--batch", type=int, default=16)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=None, help="default 16 on CPU, 64 on a GPU")
+    parser.add_argument("--workers", type=int, default=None, help="data loader processes (default 2 CPU, 8 GPU)")
+    parser.add_argument("--close-mosaic", type=int, default=10, help="last N epochs without mosaic")
     parser.add_argument("--lr0", type=float, default=0.02)
     parser.add_argument("--warmup-epochs", type=float, default=0.3)
     parser.add_argument("--freeze", type=int, default=10, help="freeze the first N layers (0: none)")
@@ -51,9 +52,12 @@ def run(args: argparse.Namespace) -> int:
 
             convert(tr.START_WEIGHTS)
         model = str(tr.START_WEIGHTS)
-    cfg = tr.TrainConfig(data=str(data), model=model, imgsz=args.imgsz, epochs=args.epochs, batch=args.batch,
-                         device=args.device, workers=args.workers, lr0=args.lr0,
-                         warmup_epochs=args.warmup_epochs, freeze=args.freeze or None, name=args.name)
+    gpu = tr.gpu_available(args.device)
+    cfg = tr.TrainConfig(data=str(data), model=model, imgsz=args.imgsz, epochs=args.epochs,
+                         batch=args.batch or (64 if gpu else 16), device=args.device,
+                         workers=args.workers if args.workers is not None else (8 if gpu else 2), lr0=args.lr0,
+                         warmup_epochs=args.warmup_epochs, freeze=args.freeze or None, name=args.name,
+                         close_mosaic=args.close_mosaic)
     run_dir = tr.train(cfg)
     print(f"training finished: {run_dir}")
     return 0

@@ -9,7 +9,6 @@ multipart spooling to disk), decoded with a pixel-count guard, kept in memory fo
 from __future__ import annotations
 
 import base64
-import io
 import secrets
 import threading
 from collections import OrderedDict
@@ -18,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from PIL import Image
 
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES
 from xingzi.vision.detections import Detections
@@ -137,7 +136,17 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         except (TypeError, ValueError) as e:
             raise BadRequest(f"bad correction: {e}") from None
         context = _context(body)
-        return await _in_thread(lambda: _respond(token, analyse(session.image, det, context)))
+        win = body.get("win")
+        if win is not None and (isinstance(win, bool) or not isinstance(win, int)):
+            raise BadRequest(f"win must be a tile index or null, got {win!r}")
+
+        def work() -> JSONResponse:
+            try:
+                return _respond(token, analyse(session.image, det, context, win_index=win))
+            except ValueError as e:
+                raise BadRequest(str(e)) from None
+
+        return await _in_thread(work)
 
     return app
 
@@ -187,8 +196,9 @@ def _respond(token: str, res: PhotoResult) -> JSONResponse:
         zh, en = ITEM_NAMES.get(item.get("key", ""), (item.get("key", ""), item.get("key", "")))
         item["zh"], item["en"] = zh, en
     h, w = res.image.shape[:2]
-    buf = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(res.annotated[..., ::-1])).save(buf, format="JPEG", quality=82)
+    ok, jpeg = cv2.imencode(".jpg", res.annotated, [cv2.IMWRITE_JPEG_QUALITY, 82])
+    if not ok:
+        raise RuntimeError("could not encode the annotated photo")
     body.update(token=token, width=w, height=h,
-                image="data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii"))
+                image="data:image/jpeg;base64," + base64.b64encode(jpeg.tobytes()).decode("ascii"))
     return JSONResponse(body)

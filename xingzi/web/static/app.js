@@ -1,7 +1,7 @@
 // The phone page: upload → annotated photo + score; tap a tile → pick its face → rescore.
 "use strict";
 const $ = (id) => document.getElementById(id);
-const state = { token: null, corrections: {}, data: null, faces: [], events: [], picking: null };
+const state = { token: null, corrections: {}, win: null, data: null, faces: [], events: [], picking: null };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -30,6 +30,7 @@ async function upload(file) {
       headers: { "Content-Type": file.type || "application/octet-stream" } });
     state.token = data.token;
     state.corrections = {};
+    state.win = null;
     show(data);
   } catch (e) {
     status("出错 Error: " + e.message, true);
@@ -41,7 +42,8 @@ async function rescore() {
   status("计算中… Scoring…");
   try {
     show(await call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(Object.assign({ token: state.token, corrections: state.corrections }, context())) }));
+      body: JSON.stringify(Object.assign({ token: state.token, corrections: state.corrections, win: state.win },
+        context())) }));
   } catch (e) {
     status("出错 Error: " + e.message, true);
   }
@@ -150,6 +152,13 @@ async function init() {
     $("events").appendChild(label);
   }
   buildPicker();
+  $("mark-win").addEventListener("click", () => {
+    $("picker").close();
+    if (state.picking) {
+      state.win = state.picking.index;
+      rescore();
+    }
+  });
   $("photo").addEventListener("change", (ev) => { if (ev.target.files[0]) upload(ev.target.files[0]); });
   $("self_draw").addEventListener("change", rescore);
   $("dealer").addEventListener("change", rescore);

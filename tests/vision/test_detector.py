@@ -1,0 +1,102 @@
+"""The detector wrapper: geometry of pre/post-processing, and the shipped weights loading offline."""
+
+from __future__ import annotations
+
+import socket
+
+import numpy as np
+import pytest
+
+from xingzi.vision.detections import Detections
+from xingzi.vision.detector import DEFAULT_ONNX, DEFAULT_WEIGHTS, Detector, decode, letterbox, nms
+
+
+def _raw(boxes_cxcywh, scores):
+    """Fake model output (35, A) with the given letterbox-pixel boxes and (A, 31) scores."""
+    return np.concatenate([np.asarray(boxes_cxcywh, np.float32).T, np.asarray(scores, np.float32).T])
+
+
+def test_letterbox_pads_to_square_and_keeps_aspect():
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[:, :, 0] = 255  # blue in BGR
+    blob, scale, pad = letterbox(img, 64)
+    assert blob.shape == (1, 3, 64, 64) and scale == pytest.approx(0.32) and pad == (0, 16)
+    assert blob[0, 2, 32, 32] == pytest.approx(1.0) and blob[0, 0, 32, 32] == 0  # RGB order
+    assert blob[0, 0, 0, 0] == pytest.approx(114 / 255)  # padding
+
+
+def test_decode_maps_boxes_back_to_the_original_image_and_keeps_probs():
+    scores = np.zeros((3, 31))
+    scores[0, 13] = 0.9  # 5p
+    scores[0, 14] = 0.05  # second choice 6p
+    scores[1, 13] = 0.6  # same tile, weaker: suppressed by NMS
+    scores[2, 27] = 0.1  # below threshold
+    raw = _raw([[32, 32, 16, 16], [33, 32, 16, 16], [10, 10, 4, 4]], scores)
+    d = decode(raw, scale=0.32, pad=(0, 16), shape=(100, 200), conf=0.25, iou=0.5)
+    assert isinstance(d, Detections) and len(d) == 1
+    np.testing.assert_allclose(d.xyxy[0], [(24) / 0.32, (24 - 16) / 0.32, 40 / 0.32, (40 - 16) / 0.32], rtol=1e-5)
+    assert d.cls.tolist() == [13] and d.conf[0] == pytest.approx(0.9)
+    assert d.probs.shape == (1, 31) and d.probs[0, 14] == pytest.approx(0.05)
+
+
+def test_nms_is_class_agnostic_and_ordered_by_score():
+    boxes = np.array([[0, 0, 10, 10], [1, 0, 11, 10], [20, 0, 30, 10]], float)
+    assert nms(boxes, np.array([0.5, 0.9, 0.7]), 0.5).tolist() == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("image", "message"),
+    [pytest.param(np.zeros((10, 10), np.uint8), "HxWx3", id="grey"),
+     pytest.param(np.zeros((10, 10, 3), np.float32), "uint8", id="float")],
+)
+def test_bad_image_is_a_clear_value_error(image, message):
+    with pytest.raises(ValueError, match=message):
+        letterbox(image, 64)
+
+
+def test_wrong_class_count_is_rejected():
+    with pytest.raises(ValueError, match="expected 31"):
+        decode(np.zeros((4 + 34, 10), np.float32), 1.0, (0, 0), (10, 10), 0.25, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [pytest.param({"weights": "missing.pt"}, FileNotFoundError, "not found", id="missing"),
+     pytest.param({"imgsz": 100}, ValueError, "multiple of 32", id="imgsz"),
+     pytest.param({"conf": 1.5}, ValueError, "conf", id="conf")],
+)
+def test_bad_settings(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        Detector(**({"weights": DEFAULT_ONNX} | kwargs))
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"network access attempted: {args[:2]}")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
+@pytest.mark.parametrize("weights", [pytest.param(DEFAULT_WEIGHTS, id="pytorch"), pytest.param(DEFAULT_ONNX, id="onnx")])
+def test_shipped_weights_load_offline_and_return_detections(weights, no_network):
+    assert weights.is_file(), f"shipped weights missing: {weights}"
+    det = Detector(weights, imgsz=320 if weights.suffix == ".pt" else 640, conf=0.0001)
+    img = np.full((120, 160, 3), 128, np.uint8)
+    img[30:90, 40:70] = 250  # a bright tile-sized block
+    d = det.predict(img)
+    assert isinstance(d, Detections) and d.probs is not None and d.probs.shape == (len(d), 31)
+    assert len(d) > 0  # at conf 1e-4 some boxes always survive
+    assert (d.xyxy[:, [0, 2]] <= 160).all() and (d.xyxy[:, [1, 3]] <= 120).all() and (d.xyxy >= 0).all()
+    np.testing.assert_allclose(d.conf, d.probs.max(axis=1))
+
+
+def test_pytorch_and_onnx_agree(no_network):
+    img = np.random.default_rng(1).integers(0, 255, (200, 300, 3), np.uint8)
+    a = Detector(DEFAULT_WEIGHTS, conf=0.01).predict(img)
+    b = Detector(DEFAULT_ONNX, conf=0.01).predict(img)
+    top_a, top_b = np.argsort(-a.conf)[:5], np.argsort(-b.conf)[:5]
+    np.testing.assert_allclose(a.conf[top_a], b.conf[top_b], atol=2e-3)
+    np.testing.assert_allclose(a.xyxy[top_a], b.xyxy[top_b], atol=0.5)

@@ -1,0 +1,144 @@
+"""`xingzi eval` end to end on a tiny dataset built in tmp_path, scoring YOLO txt predictions."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from xingzi.cli import main
+from xingzi.vision.evaluate import load_dataset, name_table, our_class, parse_name_map
+from xingzi.vision.metrics import IGNORE
+
+# their names: riichi-style and a non-Xingzi `other`
+THEIR_NAMES = ["1m", "chun", "other", "5p"]
+W, H = 200, 100
+TILES = {  # image stem -> label rows (their class ids, normalised cx cy w h)
+    "a": [(0, 0.1, 0.5, 0.1, 0.4), (1, 0.3, 0.5, 0.1, 0.4), (2, 0.5, 0.5, 0.1, 0.4)],
+    "b": [(3, 0.2, 0.5, 0.1, 0.4), (3, 0.4, 0.5, 0.1, 0.4)],
+}
+
+
+def _write_rows(path, rows):
+    path.write_text("".join(" ".join(f"{v:g}" for v in r) + "\n" for r in rows))
+
+
+@pytest.fixture
+def dataset(tmp_path):
+    root = tmp_path / "ds"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    for stem, rows in TILES.items():
+        Image.new("RGB", (W, H), (90, 120, 90)).save(root / "images" / f"{stem}.png")
+        _write_rows(root / "labels" / f"{stem}.txt", rows)
+    return root
+
+
+def _preds(tmp_path, name, per_image):
+    d = tmp_path / name
+    d.mkdir()
+    for stem, rows in per_image.items():
+        _write_rows(d / f"{stem}.txt", rows)
+    return d
+
+
+@pytest.mark.parametrize(
+    ("preds", "f1", "image_exact"),
+    [
+        pytest.param({"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8)],
+                      "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9), (3, 0.4, 0.5, 0.1, 0.4, 0.7)]}, 1.0, 1.0,
+                     id="perfect-and-other-not-missed"),
+        pytest.param({"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8),
+                            (0, 0.5, 0.5, 0.1, 0.4, 0.9)],  # a tile read on the `other` box: not extra
+                      "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]}, 2 * 3 / 4 / (1 + 3 / 4), 0.5,
+                     id="one-miss"),
+        pytest.param({"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (3, 0.3, 0.5, 0.1, 0.4, 0.8)],
+                      "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9), (3, 0.4, 0.5, 0.1, 0.4, 0.1)]}, 4 / 7, 0.0,
+                     id="wrong-class-and-below-threshold"),
+    ],
+)
+def test_eval_scores_yolo_txt_predictions(dataset, tmp_path, capsys, preds, f1, image_exact):
+    pred_dir = _preds(tmp_path, "theirs", preds)
+    (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    out = tmp_path / "out"
+    assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(out)]) == 0
+    result = json.loads((out / "theirs.json").read_text())
+    assert result["summary"]["tiles"] == 4  # the `other` box is not a tile
+    assert result["summary"]["f1"] == pytest.approx(f1)
+    assert result["summary"]["image_exact"] == pytest.approx(image_exact)
+    assert (out / "theirs_confusion.png").stat().st_size > 0
+    assert "theirs" in capsys.readouterr().out
+
+
+def test_prediction_classes_map_by_their_own_names(dataset, tmp_path):
+    # a detector whose class list is in another order: index 0 = 5p, 1 = 1m, 2 = chun, 3 = a wind
+    pred_dir = _preds(tmp_path, "other_order", {
+        "a": [(1, 0.1, 0.5, 0.1, 0.4, 0.9), (2, 0.3, 0.5, 0.1, 0.4, 0.9), (3, 0.5, 0.5, 0.1, 0.4, 0.9)],
+        "b": [(0, 0.2, 0.5, 0.1, 0.4, 0.9), (0, 0.4, 0.5, 0.1, 0.4, 0.9)]})
+    (pred_dir / "classes.txt").write_text("5p\n1m\nchun\nnan\n")
+    out = tmp_path / "out"
+    assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(out)]) == 0
+    summary = json.loads((out / "other_order.json").read_text())["summary"]
+    assert (summary["f1"], summary["image_exact"], summary["hand_exact"]) == (1.0, 1.0, 1.0)
+
+
+def test_data_yaml_is_read(dataset, tmp_path):
+    yaml_path = tmp_path / "data.yaml"
+    yaml_path.write_text(f"path: {dataset}\nval: images\nnames:\n  0: 1m\n  1: chun\n  2: other\n  3: 5p\n")
+    ds = load_dataset(yaml_path)
+    assert [p.name for p in ds.images] == ["a.png", "b.png"] and ds.names == THEIR_NAMES
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [pytest.param("5p", 13, id="ours"), pytest.param("chun", 27, id="riichi-red-dragon"),
+     pytest.param("haku", 29, id="riichi-white-dragon"), pytest.param("other", IGNORE, id="other"),
+     pytest.param("nan", IGNORE, id="riichi-south-wind"), pytest.param("back", 30, id="back")],
+)
+def test_names_map_onto_our_classes(name, expected):
+    assert our_class(name) == expected
+
+
+def test_name_map_overrides_and_unknown_names():
+    table = name_table(["red", "tile5"], parse_name_map("red=zhong,tile5="))
+    assert table.tolist() == [27, IGNORE]
+    with pytest.raises(ValueError, match="not a tile name"):
+        name_table(["mystery"])
+    with pytest.raises(ValueError, match="theirs=ours"):
+        parse_name_map("no-equals-sign")
+
+
+def test_missing_dataset_is_a_clear_error(tmp_path, capsys):
+    assert main(["eval", "--data", str(tmp_path / "nope.yaml"), "--preds", str(tmp_path)]) == 2
+    assert "dataset not found" in capsys.readouterr().err
+
+
+def test_truth_boxes_become_pixels(dataset):
+    from xingzi.vision.evaluate import truths_for
+
+    truths, sizes = truths_for(load_dataset(dataset), name_table(THEIR_NAMES))
+    assert sizes == [(W, H), (W, H)]
+    np.testing.assert_allclose(truths[0].xyxy[0], [10, 30, 30, 70])
+    assert truths[0].cls.tolist() == [0, 27, IGNORE]
+
+
+def test_model_row_reports_latency_and_the_pipeline_hook(dataset):
+    from xingzi.vision.detector import DEFAULT_ONNX
+    from xingzi.vision.evaluate import preds_from_model
+
+    (dataset / "meta").mkdir()
+    (dataset / "meta" / "a.json").write_text('{"expect": {"total": 10}}')  # only image a has ground truth
+    seen = []
+
+    def check(path, detections, meta):
+        seen.append((path.name, meta["expect"]["total"], len(detections)))
+        return path.name == "a.png"
+
+    preds, extra = preds_from_model(load_dataset(dataset), DEFAULT_ONNX, 640, 0.25, 0.5, pipeline_check=check)
+    assert len(preds) == 2 and [s[:2] for s in seen] == [("a.png", 10)]
+    assert (extra["pipeline_exact"], extra["pipeline_images"]) == (1.0, 1)
+    lat = extra["latency"]
+    assert lat["images"] == 2 and lat["backend"] == "onnx" and 0 < lat["model_ms_median"] <= lat["model_ms_p95"]

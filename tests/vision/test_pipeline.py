@@ -1,0 +1,178 @@
+"""The photo pipeline and `xingzi score photo.jpg`, with a fake detector (no weights needed)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from xingzi.cli import main
+from xingzi.engine.tiles import Tile
+from xingzi.vision import pipeline
+from xingzi.vision.detections import Detections
+from xingzi.vision.layouts import hand_layout
+from xingzi.vision.pipeline import (
+    MAX_SIDE,
+    Context,
+    apply_corrections,
+    decode_image,
+    load_image,
+    read_photo,
+)
+
+W, H = 1280, 960
+
+
+class Fake:
+    def __init__(self, detections: Detections) -> None:
+        self.detections = detections
+
+    def predict(self, image: np.ndarray) -> Detections:
+        return self.detections
+
+
+def hand_detections() -> Detections:
+    """123m456m789p12s55p + 3s on a 1280x960 photo: 3 炮 on a discard, 4 on a self-draw."""
+    return hand_layout("123m456m789p12s55p", "3s", size=70, center=(W / 2, H / 2)).detections
+
+
+def encode(image: Image.Image, fmt: str = "JPEG", **kw) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, fmt, **kw)
+    return buf.getvalue()
+
+
+@pytest.fixture
+def photo_path(tmp_path):
+    path = tmp_path / "hand.jpg"
+    path.write_bytes(encode(Image.new("RGB", (W, H), (50, 120, 40))))
+    return path
+
+
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        pytest.param(b"", "upload is empty", id="empty"),
+        pytest.param(b"GIF89a nonsense", "not an image", id="broken-gif"),
+        pytest.param(b"%PDF-1.4", "not an image", id="pdf"),
+        pytest.param(encode(Image.new("RGB", (640, 480)))[:800], "cannot be decoded", id="truncated-jpeg"),
+    ],
+)
+def test_decode_refuses_what_is_no_photo(data, message):
+    with pytest.raises(ValueError, match=message):
+        decode_image(data)
+
+
+def test_decode_refuses_too_many_pixels_before_decoding():
+    data = encode(Image.new("RGB", (3000, 2000)))
+    with pytest.raises(ValueError, match=r"3000x2000 = 6 megapixels; at most 5 are accepted"):
+        decode_image(data, max_pixels=5_000_000)
+
+
+def test_decode_scales_down_and_follows_exif_rotation():
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90° clockwise to display
+    data = encode(Image.new("RGB", (4000, 3000), (200, 10, 10)), exif=exif)
+    bgr = decode_image(data)
+    assert bgr.shape == (MAX_SIDE, MAX_SIDE * 3 // 4, 3)
+    assert bgr.dtype == np.uint8
+    assert [int(v) for v in bgr[10, 10]] == pytest.approx([10, 10, 200], abs=4)
+
+
+def test_load_image_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="photo not found"):
+        load_image(tmp_path / "missing.jpg")
+    with pytest.raises(ValueError, match="HxWx3 uint8"):
+        load_image(np.zeros((4, 4), np.float32))
+
+
+def test_read_photo_scores_and_annotates(photo_path):
+    res = read_photo(photo_path, Fake(hand_detections()), Context(self_draw=True))
+    assert res.error is None and res.result["own"] == 4
+    assert res.annotated.shape == (H, W, 3) and (res.annotated != res.image).any()
+    out = res.to_json()
+    assert out["valid"] is True and out["reading"]["notation"] == "123456m55789p12s 3s"
+    assert out["situation"]["self_draw"] is True
+    assert set(out["timings_ms"]) == {"decode", "detect", "group", "score", "draw"}
+
+
+@pytest.mark.parametrize(
+    "detections,error",
+    [
+        pytest.param(Detections.empty(), "no tiles found", id="empty-table"),
+        pytest.param(hand_layout("123m456m789p1s55p", "3s").detections, "has 14 tiles", id="13-tiles"),
+    ],
+)
+def test_unscorable_tables_give_an_error_not_a_crash(photo_path, detections, error):
+    res = read_photo(photo_path, Fake(detections), Context())
+    assert res.result is None and error in res.error
+    assert res.to_json()["valid"] is False
+
+
+def test_corrections_are_checked():
+    det = hand_detections()
+    assert apply_corrections(det, {10: Tile.S5.index}).cls[10] == Tile.S5.index
+    with pytest.raises(ValueError, match="there are 14 tiles"):
+        apply_corrections(det, {14: 0})
+    with pytest.raises(ValueError, match="class must be 0..30"):
+        apply_corrections(det, {0: -1})
+
+
+def test_score_command_on_a_photo(photo_path, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(hand_detections()))
+    out = tmp_path / "annotated.jpg"
+    code = main(["score", str(photo_path), "--self-draw", "--dealer", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "read      123456m55789p12s 3s" in text
+    assert "self_draw" in text and "single_wait" in text
+    assert "pays 8" in text
+    assert Image.open(out).size == (W, H)
+
+
+def test_score_command_json_on_a_photo(photo_path, monkeypatch, capsys):
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(hand_detections()))
+    payer = "dealer; fa=2; pung 中; concealed_kong 4s"
+    assert main(["score", str(photo_path), "--json", "--payer", payer]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert (body["own"], body["payments"][0]["pao"], body["payments"][0]["amount"]) == (3, 8, 16)
+    assert body["reading"]["legal"] is True and len(body["reading"]["tiles"]) == 14
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        pytest.param(["score", "nowhere.jpg"], "photo not found", id="missing-photo"),
+        pytest.param(["score", "PHOTO", "--out", "x.gif"], "expected a .jpg or .png", id="bad-out"),
+    ],
+)
+def test_score_command_bad_input(argv, message, photo_path, monkeypatch, capsys):
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(hand_detections()))
+    argv = [str(photo_path) if a == "PHOTO" else a for a in argv]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bundled_demo_photo_scores_as_its_ground_truth(capsys):
+    """examples/demo.jpg with its true boxes (examples/demo.json): grouping, scoring, drawing end to end."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "examples"
+    truth = json.loads((root / "demo.json").read_text(encoding="utf-8"))
+    assert main(["score", str(root / "demo.jpg"), "--model", str(root / "demo.json"), "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert (body["valid"], body["own"]) == (truth["expect"]["valid"], truth["expect"]["own"])
+    assert sorted(body["reading"]["melds"]) == sorted(truth["situation"]["melds"])
+    assert body["reading"]["fa"] == truth["situation"]["fa"]
+    roles = [t["role"] for t in body["reading"]["tiles"]]
+    assert roles == [t["role"] for t in truth["tiles"]]
+
+
+def test_boxes_file_must_be_a_synth_meta(tmp_path, photo_path):
+    bad = tmp_path / "boxes.json"
+    bad.write_text('{"no": "tiles"}', encoding="utf-8")
+    with pytest.raises(ValueError, match="expected a synth meta JSON"):
+        pipeline.make_detector(str(bad), None)

@@ -1,0 +1,182 @@
+"""``xingzi bench pipeline``: end to end on synthetic photos with ground truth (``xingzi synth``).
+
+Measures, over the complete samples of a synthetic set (``meta/<stem>.json`` beside
+``images/``): the share whose 炮 total (valid + own) is exactly right, the share read exactly
+(tiles, winning tile, melds, 发), meld accuracy (truth melds found), per-tile role accuracy, and
+the latency photo file → annotated JPEG + score. ``--boxes truth`` feeds the true boxes in place
+of the detector, so the grouping is measured on its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .detections import Detections
+from .grouping import HandReading
+from .pipeline import Context, analyse, load_image, make_detector
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", metavar="DIR", help="a `xingzi synth` output folder (images/, meta/)")
+    p.add_argument("--layouts", action="store_true",
+                   help="instead: grouping on hand-built layouts over rotations, perspectives, gaps")
+    p.add_argument("--boxes", choices=("model", "truth"), default="model",
+                   help="detections from the model, or the ground-truth boxes (grouping alone)")
+    p.add_argument("--model", metavar="PATH", help="detector weights (default: the shipped model)")
+    p.add_argument("--conf", type=float, metavar="FLOAT", help="detection confidence threshold")
+    p.add_argument("--limit", type=int, default=0, metavar="N", help="use at most N samples (0: all)")
+    p.add_argument("--show-misses", type=int, default=0, metavar="N", help="print the first N wrong samples")
+    p.add_argument("--json-out", metavar="FILE", help="also write the numbers as JSON")
+
+
+def truth_detections(meta: dict) -> Detections:
+    tiles = meta["tiles"]
+    n = len(tiles)
+    xyxy = np.array([t["xyxy"] for t in tiles], np.float32).reshape(n, 4)
+    return Detections(xyxy, np.array([t["cls"] for t in tiles], np.int64), np.ones(n, np.float32))
+
+
+def context_of(situation: dict) -> Context:
+    return Context(self_draw=bool(situation.get("self_draw")), dealer=bool(situation.get("dealer")),
+                   events=tuple(situation.get("events", [])), payers=tuple(situation.get("payers", [])),
+                   rules=situation.get("rules") or {})
+
+
+def hand_key(tiles, win, melds, fa) -> tuple:
+    return tuple(sorted(tiles)), win, tuple(sorted(melds)), int(fa)
+
+
+def compare(reading: HandReading, meta: dict) -> dict:
+    """Per-sample grouping facts: exact reading, melds found, tile roles right."""
+    from xingzi.engine.notation import parse_hand, parse_meld, parse_tiles
+
+    s = meta["situation"]
+    hand, _ = parse_hand(s["hand"])
+    win = parse_tiles(s["win_tile"])[0] if s.get("win_tile") else None
+    truth_melds = [str(parse_meld(m)) for m in s["melds"]]
+    read_melds = [str(m) for m in reading.melds]
+    exact = hand_key([t.value for t in hand], win, truth_melds, s.get("fa", 0)) == hand_key(
+        [t.value for t in reading.tiles], reading.win_tile, read_melds, reading.fa)
+    found = sum((Counter(truth_melds) & Counter(read_melds)).values())
+    roles = [t["role"] for t in meta["tiles"]]
+    same = sum(1 for a, b in zip(roles, reading.roles, strict=False) if a == b) if len(roles) == len(reading.roles) else 0
+    return {"exact": exact, "melds_true": len(truth_melds), "melds_found": found, "melds_read": len(read_melds),
+            "roles": len(roles), "roles_right": same}
+
+
+LAYOUT_HANDS = (
+    ("123m55p12s", "3s", ("pung 中", "concealed_kong 4s"), 2),
+    ("123m456m789p12s55p", "3s", (), 0),
+    ("5p", "5p", ("pung 中", "kong 9p", "pung 1s", "concealed_kong 4m"), 1),
+    ("234m567m345p8p", "8p", ("pung 中",), 0),
+    ("112233m5555p77s中", "中", (), 4),
+)
+
+
+def run_layouts() -> int:
+    """Hand-built layouts: every hand at 52 rotations x 3 perspectives x 2 meld rows x 2 jitters x 2 gaps."""
+    from xingzi.engine.notation import parse_meld, parse_tiles
+    from xingzi.engine.tiles import Tile
+
+    from .grouping import group
+    from .layouts import hand_layout
+
+    wrong: Counter = Counter()
+    total: Counter = Counter()
+    t0 = time.perf_counter()
+    for hand, win, melds, fa in LAYOUT_HANDS:
+        truth = hand_key(parse_tiles(hand + win), Tile.parse(win), [str(parse_meld(m)) for m in melds], fa)
+        for angle in range(0, 360, 7):
+            for persp in (0.0, 0.3, 0.6):
+                for row in (0, 1):
+                    for jitter in (0.0, 0.02):
+                        for gap in (0.5, 0.8):
+                            det = hand_layout(hand, win, melds, fa, angle=angle, perspective=persp, melds_row=row,
+                                              jitter=jitter, gap=gap, seed=angle).detections
+                            r = group(det)
+                            got = hand_key(r.tiles, r.win_tile, [str(m) for m in r.melds], r.fa)
+                            total[persp] += 1
+                            wrong[persp] += int(got != truth)
+    ms = (time.perf_counter() - t0) * 1000 / max(sum(total.values()), 1)
+    print(f"grouping on hand-built layouts: {sum(total.values()) - sum(wrong.values())}/{sum(total.values())} "
+          f"read exactly, {ms:.2f} ms per layout")
+    for persp in sorted(total):
+        print(f"  perspective {persp:.1f}: {total[persp] - wrong[persp]}/{total[persp]}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.layouts:
+        return run_layouts()
+    if not args.data:
+        raise ValueError("give --data DIR (a `xingzi synth` output folder) or --layouts")
+    data = Path(args.data)
+    metas = sorted((data / "meta").glob("*.json"))
+    if not metas:
+        raise ValueError(f"{data}/meta has no .json files: expected a `xingzi synth --out` folder")
+    detector = None if args.boxes == "truth" else make_detector(args.model, args.conf)
+    totals: Counter = Counter()
+    latencies: list[float] = []
+    misses: list[str] = []
+    for path in metas[: args.limit or None]:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        if not meta.get("complete", True) or meta.get("expect") is None:
+            totals["skipped"] += 1
+            continue
+        image_path = data / "images" / f"{path.stem}.jpg"
+        t0 = time.perf_counter()
+        image = load_image(image_path)
+        dets = truth_detections(meta) if detector is None else detector.predict(image)
+        res = analyse(image, dets, context_of(meta["situation"]))
+        cv2.imencode(".jpg", res.annotated, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        latencies.append(time.perf_counter() - t0)
+        expect, got = meta["expect"], res.result
+        right = got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
+        facts = compare(res.reading, meta) if detector is None else compare_counts(res.reading, meta)
+        totals.update(samples=1, pao_right=int(right), **{k: int(v) for k, v in facts.items()})
+        if not right and len(misses) < args.show_misses:
+            misses.append(f"{path.stem}: truth {meta['situation']['hand']} {meta['situation']['melds']} "
+                          f"fa {meta['situation'].get('fa', 0)} own {expect['own']} | read {res.reading.notation} "
+                          f"own {got and got['own']} | {'; '.join(res.reading.problems[:2])}")
+    numbers = summarise(totals, latencies, args.boxes)
+    print(f"pipeline bench on {data} ({args.boxes} boxes): {totals['samples']} samples, "
+          f"{totals['skipped']} skipped (tiles cut off or no expected result)")
+    for key, value in numbers.items():
+        print(f"  {key:<28}{value}")
+    for line in misses:
+        print("  miss " + line)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(numbers, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def compare_counts(reading: HandReading, meta: dict) -> dict:
+    """With model boxes the detections do not line up with the truth one by one: skip per-tile roles."""
+    facts = compare(reading, meta)
+    facts["roles"] = facts["roles_right"] = 0
+    return facts
+
+
+def summarise(t: Counter, latencies: list[float], boxes: str) -> dict:
+    n = max(t["samples"], 1)
+    out = {
+        "samples": t["samples"],
+        "pao_total_exact_pct": round(100 * t["pao_right"] / n, 1),
+        "hand_read_exact_pct": round(100 * t["exact"] / n, 1),
+        "melds_found_pct": round(100 * t["melds_found"] / max(t["melds_true"], 1), 1),
+        "melds_spurious": t["melds_read"] - t["melds_found"],
+    }
+    if boxes == "truth":
+        out["tile_roles_right_pct"] = round(100 * t["roles_right"] / max(t["roles"], 1), 1)
+    if latencies:
+        ms = np.array(latencies) * 1000
+        out["latency_median_ms"] = round(float(np.median(ms)), 1)
+        out["latency_p95_ms"] = round(float(np.percentile(ms, 95)), 1)
+    return out
