@@ -75,14 +75,13 @@ class Reading:
     and kongs, kind one of pung / concealed_pung / kong / concealed_kong.
     """
 
-    __slots__ = ("f", "hand", "ctx", "rules", "events", "seven", "pair", "sets", "role", "patterns",
-                 "dragon_sets", "bloom", "exposed", "single", "won_tri_exposed", "peng_peng")
+    __slots__ = ("f", "rules", "exposed", "seven", "pair", "sets", "role", "patterns", "dragon_sets",
+                 "won_tri_exposed", "peng_peng")
 
     def __init__(self, f: Facts, seven: bool, pair: int, sets: tuple, role: tuple,
-                 peng_peng: bool | None = None) -> None:
-        self.f, self.hand, self.ctx, self.rules, self.events = f, f.hand, f.ctx, f.rules, f.events
-        self.exposed, self.single, self.bloom = f.exposed, f.single, f.bloom
-        self.seven, self.pair, self.sets, self.role = seven, pair, sets, role
+                 peng_peng: bool | None = None, patterns: tuple[str, ...] = ()) -> None:
+        self.f, self.rules, self.exposed = f, f.rules, f.exposed
+        self.seven, self.pair, self.sets, self.role, self.patterns = seven, pair, sets, role, patterns
         if peng_peng is None:
             peng_peng = not seven and all(kind != SEQ for kind, _t in sets)
         self.peng_peng = peng_peng
@@ -98,7 +97,13 @@ class Reading:
                 if t >= 27:
                     dragon_sets.append((t, kind, i == f.bloom))
         self.dragon_sets = dragon_sets
-        self.patterns: tuple[str, ...] = ()
+
+    # the same for every reading of the claim: read from the facts
+    hand = property(lambda self: self.f.hand)
+    ctx = property(lambda self: self.f.ctx)
+    events = property(lambda self: self.f.events)
+    single = property(lambda self: self.f.single)
+    bloom = property(lambda self: self.f.bloom)
 
 
 Item = Callable[[Reading], int]

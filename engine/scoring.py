@@ -16,6 +16,7 @@ from .tiles import TILES
 
 _new_object = object.__new__
 EVENT_ITEMS = frozenset(EVENTS)  # items given only by an event of the situation
+ONE_SUIT = (1, 2, 4)  # Facts.suits masks with a single suit
 _PASSES = 1 << 40  # added to a reading's own 炮 when it reaches 两炮起胡, to rank readings by one int
 
 
@@ -70,7 +71,7 @@ def apply_replaces(values: dict[str, int], rules: Ruleset) -> dict[str, int]:
 def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool, run: bool | None = None) -> tuple[str, ...]:
     """The 花炮 patterns of a reading; ``run``: the split holds 123 456 789 of one suit (None: look)."""
     found: list[str] = []
-    if suits in (1, 2, 4):  # one suit only
+    if suits in ONE_SUIT:
         found.append("hun_yi_se" if dragons else "qing_yi_se")
     if r.seven:
         counts = hand.counts
@@ -100,13 +101,14 @@ def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool,
 def _readings(f: Facts, splits: list, seven: bool) -> Iterator[Reading]:
     hand, rules, win = f.hand, f.rules, f.hand.win_tile
     part = PART_OF[win]
+    # no 花炮 can show in a split with a sequence, no 一条龙, several suits and no 中/白
+    plain = not f.dragons and f.suits not in ONE_SUIT
     for pair, sets, n_seq, run, pieces in splits:
-        patterns = None
+        patterns = () if plain and n_seq and not run else None
         for role in pieces[part][4].get(win, ()):
-            r = Reading(f, False, pair, sets, role, n_seq == 0)
+            r = Reading(f, False, pair, sets, role, n_seq == 0, patterns or ())
             if patterns is None:  # the same for every role of the winning tile in this split
-                patterns = _patterns(hand, r, rules, f.suits, f.dragons, run)
-            r.patterns = patterns
+                patterns = r.patterns = _patterns(hand, r, rules, f.suits, f.dragons, run)
             yield r
     if seven:
         r = Reading(f, True, -1, (), ("seven",))
@@ -216,12 +218,12 @@ def _waits_before(parts: tuple, counts: tuple[int, ...], w: int, melds: tuple, n
     """Tile ids the hand waited on before the winning tile ``w``, in order; never a fifth copy."""
     found = completing(taken(parts, w), n_sets == 4)
     if not melds:
-        return tuple(sorted([t for t in found if t == w or counts[t] < 4]))
+        return tuple([t for t in found if t == w or counts[t] < 4]) if 4 in counts else found
     held = list(counts)  # copies held before winning, melds included
     held[w] -= 1
     for kind, t in melds:
         held[t] += 3 if kind == "pung" else 4
-    return tuple(sorted([t for t in found if held[t] < 4]))
+    return tuple([t for t in found if held[t] < 4])
 
 
 def score_hand(hand: Hand, ctx: WinContext, rules: Ruleset) -> Score:
@@ -259,7 +261,8 @@ def score_hand(hand: Hand, ctx: WinContext, rules: Ruleset) -> Score:
         f"only {lift} own 炮 count towards 两炮起胡 (needs {rules.min_own})"
         + (f"; not counted for it: {', '.join(k for k in values if k in rules.not_lifting)}" if lift != own else "")
     )
-    return Score._of(ok, own, tuple(values.items()), _settle(ok, own, hand, ctx, rules, derived), reason,
+    payments = None if ctx.payers else derived.plain_payments.get((ok, own, ctx.self_draw, ctx.dealer))
+    return Score._of(ok, own, tuple(values.items()), payments or _settle(ok, own, hand, ctx, rules, derived), reason,
                      (best.seven, best.pair, best.sets, hand.melds), wait, lift)
 
 

@@ -107,9 +107,9 @@ class Part:
     """One part of a hand (a suit, or 中 or 白) as worked out once per distinct count tuple.
 
     ``splits`` holds (pair tile or -1, sets, number of sequences, 一条龙 run in it, tile ->
-    roles of a winning tile of that kind) for every way to split the part. The rest serves the wait set: ``flags`` (NO_PAIR / WITH_PAIR), the
-    tile ids completing the part without a pair (``w0``) or with one (``w1``), the pairs held
-    and the odd-count tile ids (for 七对).
+    roles of a winning tile of that kind) for every way to split the part. The rest serves the
+    wait set: ``flags`` (NO_PAIR / WITH_PAIR), the tile ids completing the part without a pair
+    (``w0``) or with one (``w1``), in order, the pairs held and the odd-count tile ids (七对).
     """
 
     __slots__ = ("base", "counts", "splits", "flags", "w0", "w1", "pairs", "odd", "present", "_minus")
@@ -219,8 +219,11 @@ def part_splits(parts: tuple[Part, ...]) -> list[tuple]:
     if not (m and p and s and z and b):
         return []
     if len(m) == 1 and len(p) == 1 and len(s) == 1:  # the common case: one way per part
-        joined = _join((m[0], p[0], s[0], z[0], b[0]))
-        return [joined] if joined else []
+        m, p, s, z, b = m[0], p[0], s[0], z[0], b[0]
+        if (m[0] >= 0) + (p[0] >= 0) + (s[0] >= 0) + (z[0] >= 0) + (b[0] >= 0) != 1:
+            return []
+        return [(max(m[0], p[0], s[0], z[0], b[0]), m[1] + p[1] + s[1] + z[1] + b[1], m[2] + p[2] + s[2],
+                 m[3] or p[3] or s[3], (m, p, s, z, b))]
     return [j for j in map(_join, product(m, p, s, z, b)) if j]
 
 
@@ -281,23 +284,27 @@ def _plan(flags: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     return _PLANS[flags]
 
 
-def completing(parts: tuple[Part, ...], seven_pairs: bool) -> set[int]:
-    """Tile ids that complete the parts (a hand one tile short); ``seven_pairs``: 七对 counts too.
-
-    Fifth copies are not excluded here (see ``waits``)."""
+def completing(parts: tuple[Part, ...], seven_pairs: bool) -> tuple[int, ...]:
+    """Tile ids, in order, that complete the parts (a hand one tile short); ``seven_pairs``:
+    七对 counts too. Fifth copies are not excluded here (see ``waits``)."""
     a, b, c, z, w = parts
     flags = (a.flags, b.flags, c.flags, z.flags, w.flags)
     plan = _PLANS.get(flags)
     if plan is None:
         plan = _plan(flags)
-    out: set[int] = set()
-    for i, which in plan:
-        out.update(parts[i].w1 if which == 2 else parts[i].w0)
+    if len(plan) == 1:  # the common case: one part takes the tile; its list is already in order
+        i, which = plan[0]
+        found = parts[i].w1 if which == 2 else parts[i].w0
+    else:
+        out: set[int] = set()
+        for i, which in plan:
+            out.update(parts[i].w1 if which == 2 else parts[i].w0)
+        found = tuple(sorted(out))
     if seven_pairs and a.pairs + b.pairs + c.pairs + z.pairs + w.pairs == 6:  # six pairs and one odd tile
         odd = a.odd + b.odd + c.odd + z.odd + w.odd
-        if len(odd) == 1:
-            out.add(odd[0])
-    return out
+        if len(odd) == 1 and odd[0] not in found:
+            found = tuple(sorted(found + odd))
+    return found
 
 
 def waits(counts: tuple[int, ...], used: tuple[int, ...] | None = None, n_sets: int = 4) -> frozenset[int]:

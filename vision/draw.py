@@ -131,7 +131,7 @@ def _caption(img: Image.Image, canvas: ImageDraw.ImageDraw, lines: list[str], fn
     box = (0, 0, img.size[0], min(int(total), img.size[1]))
     band = img.crop(box)
     img.paste(Image.blend(band, Image.new("RGB", band.size), 0.65), box)
-    y = pad
+    y: float = pad
     for text, b in zip(lines, heights, strict=True):
         canvas.text((pad - b[0], y - b[1]), text, fill=(255, 255, 255), font=fnt)
         y += b[3] - b[1] + pad

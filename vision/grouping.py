@@ -30,6 +30,7 @@ SIDEWAYS_RATIO = 1.4  # along/across aspect relative to the row's median aspect
 WIN_GUESSED = "winning tile not set apart"
 KONG_SHOWN = {"DFFD", "FDDF", "DDDF", "FDDD", "DDDD"}  # face-down (D) / face-up (F) patterns of 暗杠
 OFF_LINE = 0.4  # across-row offset (in tile heights) from its neighbours' line that puts a tile apart
+OFF_LINE_OVER = 0.15  # the same, enough to drop a tile when the hand has too many
 DUPLICATE_IOU = 0.7  # two boxes of one class this much overlapping are one tile
 
 
@@ -163,15 +164,24 @@ def _group(detections: Detections, sideways_in_row: bool) -> HandReading:
     else:  # a full row already: still take one tile lying right beside it (the winning tile)
         near = singles[:1]
         joined = [i for i in near if row_of[i] == main_row and _distance(i, main_seg, centers) < 3.5 * pitch]
-    for i in singles:
-        if i not in joined:
-            roles[i] = "loose"
+    for j in singles:
+        if j not in joined:
+            roles[j] = "loose"
     if len(singles) > len(joined):
         problems.append(f"{len(singles) - len(joined)} tile(s) lying away from the hand ignored")
     concealed += joined
+    over = len(concealed) - need
+    if over > 0:  # too many tiles: drop those furthest off the hand row's line (strays in front/behind)
+        dev = _off_line(main_seg, across)
+        height = float(np.median(b_ext[main_seg]))
+        drop = [i for i in sorted(dev, key=lambda i: -dev[i])[:over] if dev[i] > OFF_LINE_OVER * height]
+        concealed = [i for i in concealed if i not in drop]
+        main_seg = [i for i in main_seg if i not in drop]
+        if drop:
+            problems.append(f"{len(drop)} tile(s) off the hand's line ignored")
     win, apart = _choose_win(joined, concealed, main_seg, centers, along, cls, problems)
-    for i in concealed:
-        roles[i] = "concealed"
+    for j in concealed:
+        roles[j] = "concealed"
     if win is not None:
         roles[win] = "win"
     tiles = tuple(Tile.from_index(int(cls[i])) for i in concealed if roles[i] in ("concealed", "win"))
@@ -318,6 +328,15 @@ def _pitch(rows: list[np.ndarray], along: np.ndarray, scale: np.ndarray) -> floa
         steps.append(np.diff(along[order]) / local)
     pooled = np.concatenate(steps) if steps else np.zeros(0)
     return float(np.median(pooled)) if len(pooled) else 1.0
+
+
+def _off_line(seg: list[int], across: np.ndarray) -> dict[int, float]:
+    """How far each tile lies across the row from the line of its nearest neighbours."""
+    out = {}
+    for pos, i in enumerate(seg):
+        near = seg[max(0, pos - 2):pos] + seg[pos + 1:pos + 3]
+        out[i] = abs(float(across[i]) - float(np.median(across[near]))) if near else 0.0
+    return out
 
 
 def _off_line_apart(segments: list[list[int]], across: np.ndarray, b_ext: np.ndarray) -> list[list[int]]:

@@ -39,6 +39,7 @@ def hand_layout(
     win_apart: bool = True,
     melds_row: int = 0,
     sideways_at: int = 0,
+    kong_shown: str = "FDDF",
     center: tuple[float, float] = (640.0, 480.0),
     jitter: float = 0.0,
     probs: bool = False,
@@ -48,8 +49,8 @@ def hand_layout(
 
     ``size`` is a tile's height in pixels, ``gap`` the space between groups in tile heights,
     ``angle`` the rotation in degrees, ``perspective`` how much smaller the far (upper) side looks.
-    Claimed melds get the tile at ``sideways_at`` turned sideways; concealed kongs show their two
-    middle tiles face down. 发 lie in a row below. ``melds_row=1`` puts the melds on a second row.
+    Claimed melds get the tile at ``sideways_at`` turned sideways; concealed kongs are shown as
+    ``kong_shown`` says (D face down, F face up; default the two middle tiles down). 发 lie in a row below. ``melds_row=1`` puts the melds on a second row.
     """
     rng = np.random.default_rng(seed)
     w, h = 0.75, 1.0  # tile width and height in tile heights
@@ -79,7 +80,8 @@ def hand_layout(
     for k, text in enumerate(melds):
         meld = parse_meld(text)
         for j in range(meld.kind.size):
-            cls = BACK_CLASS if meld.kind is MeldKind.CONCEALED_KONG and j in (1, 2) else meld.tile.index
+            down = meld.kind is MeldKind.CONCEALED_KONG and kong_shown[j] == "D"
+            cls = BACK_CLASS if down else meld.tile.index
             side = meld.kind is not MeldKind.CONCEALED_KONG and j == sideways_at
             x = put(x, row_y, cls, meld.kind.value, k, side)
         x += gap

@@ -175,14 +175,15 @@ def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, 
 
 
 def best_win_tile(situation: dict, reading: HandReading) -> tuple[dict, dict, None]:
-    """The photo does not show which tile won: score each tile kind of the hand as the winning tile
-    and keep the valid reading with the fewest 炮 (claim no more than is sure; the user can mark
-    the real winning tile). On synthetic photos this beats taking the last tile of the row."""
+    """The photo does not show which tile won: keep the guess (the last tile of the row) unless it
+    makes no valid win; then the valid reading with the fewest 炮 (claim no more than is sure).
+    The user can mark the real winning tile. On three synthetic sets this beat always taking the
+    fewest (-1 %) or the most 炮 (-13 %)."""
     best: tuple[tuple, dict, dict] | None = None
     for tile in dict.fromkeys(reading.tiles):
         trial = dict(situation, win_tile=tile.symbol)
         result = score_situation(trial)
-        key = (bool(result["valid"]), -int(result["own"]), tile == reading.win_tile)
+        key = (bool(result["valid"]), tile == reading.win_tile, -int(result["own"]))
         if best is None or key > best[0]:
             best = (key, trial, result)
     assert best is not None
@@ -230,8 +231,8 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
 def _show_chosen_win(reading: HandReading, symbol: str) -> HandReading:
     for i, role in enumerate(reading.roles):
         if role in ("concealed", "win") and Tile.from_index(int(reading.detections.cls[i])).symbol == symbol:
-            note = (f"{WIN_GUESSED}: scored with {symbol}, the valid reading with the fewest 炮; "
-                    "mark the real winning tile to change it")
+            note = (f"{WIN_GUESSED}: the guess made no valid win, scored with {symbol} (the valid "
+                    "reading with the fewest 炮); mark the real winning tile to change it")
             return mark_win(reading, i, set_apart=False, note=note)
     return reading
 

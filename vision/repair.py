@@ -94,6 +94,9 @@ def diagnose(reading: HandReading, limit: int = 5) -> Diagnosis:
     reasons = explain(reading)
     if not reasons:
         return Diagnosis(True, (), ())
+    kongs = sum(1 for m in reading.melds if m.kind.size == 4)
+    if abs(reading.tile_count - (14 + kongs)) > 2:  # far from any hand: nothing near to offer
+        return Diagnosis(False, reasons, ())
     found: dict[tuple, Suggestion] = {}
     for s in _detector_edits(reading) + _hand_edits(reading):
         if not is_legal(s.tiles, s.melds):

@@ -36,7 +36,7 @@ def write_sample(out: Path, name: str, sample: Sample) -> None:
     atomic_write_text(out / "meta" / f"{name}.json", json.dumps(sample.meta, ensure_ascii=False, indent=1) + "\n")
 
 
-def _one_thread() -> None:
+def _init_worker() -> None:
     cv2.setNumThreads(1)  # the processes already use the cores; OpenCV's own threads would fight them
 
 
@@ -74,9 +74,9 @@ def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, w
     if workers == 1:
         yield from map(_job, jobs)
         return
-    warm_faces(styles)  # built once here; forked workers inherit them
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    with ctx.Pool(workers, initializer=_one_thread) as pool:
+    # spawned (not forked) workers: a fork after OpenCV has started its thread pool can hang
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(workers, initializer=_init_worker) as pool:
         yield from pool.imap_unordered(_job, jobs, chunksize=4)
 
 

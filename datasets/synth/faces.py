@@ -21,7 +21,7 @@ from xingzi.engine.tiles import TILES, Tile
 
 FACE_W, FACE_H = 96, 128  # level-0 texture size (3:4 like a real tile front)
 LEVELS = ((96, 128), (48, 64), (24, 32))
-PROCEDURAL_VARIANTS = 12  # distinct procedural Chinese sets (fonts, colours, 万/萬, 白 frames)
+PROCEDURAL_VARIANTS = 20  # distinct procedural Chinese sets (fonts, colours, 万/萬, 白 frames)
 _REPO = Path(__file__).resolve().parents[2]
 VENDORED_ART = Path(__file__).resolve().parents[1] / "art"
 _FILE_NAMES = {t: t.value for t in TILES}
@@ -161,6 +161,8 @@ class _Variant:
     corner_index: bool
     bai: str  # frame | double | blank
     plate: tuple[int, int, int]  # RGB
+    pip_scale: float = 1.0  # size of circles
+    stick_scale: float = 1.0  # width of bamboo sticks
 
 
 @functools.lru_cache(maxsize=PROCEDURAL_VARIANTS + 1)
@@ -178,6 +180,7 @@ def _variant(k: int) -> _Variant:
         blue=blues[rng.integers(3)], corner_index=bool(rng.random() < 0.6),
         bai=("frame", "double", "blank")[rng.choice(3, p=[0.55, 0.3, 0.15])],
         plate=plates[rng.integers(len(plates))],
+        pip_scale=float(rng.uniform(0.85, 1.1)), stick_scale=float(rng.uniform(0.8, 1.35)),
     )
 
 
@@ -264,7 +267,7 @@ def _procedural_face(tile: Tile, v: _Variant, plate_bgr: tuple[int, int, int] | 
         _text(d, v.wan, v.font_wan, (W * 0.12, H * 0.47, W * 0.88, H * 0.92), v.red)
     elif suit == "p":
         pips = _PIPS[rank]
-        r = W * (0.36 if rank == 1 else 0.2 if rank <= 5 else 0.15 if rank != 9 else 0.13)
+        r = W * v.pip_scale * (0.36 if rank == 1 else 0.2 if rank <= 5 else 0.15 if rank != 9 else 0.13)
         cols = [v.blue, v.green, v.red]
         for i, (x, y) in enumerate(pips):
             outer = cols[(i + rank) % 3] if rank not in (1, 5) else (v.red if (rank == 5 and i == 2) else v.blue)
@@ -277,7 +280,7 @@ def _procedural_face(tile: Tile, v: _Variant, plate_bgr: tuple[int, int, int] | 
         else:
             sticks = _STICKS[rank]
             sh = H * (0.34 if rank <= 6 else 0.26)
-            sw = W * (0.13 if rank < 8 else 0.11)
+            sw = W * v.stick_scale * (0.13 if rank < 8 else 0.1)
             for i, (x, y) in enumerate(sticks):
                 colour = v.red if (rank in (5, 7, 9) and (i == (len(sticks) // 2) or (rank == 7 and i == 0))) else (
                     v.blue if rank == 8 and i % 4 in (1, 2) else v.green)

@@ -3,6 +3,7 @@ camera's own marks (lighting, glare, white balance, blur, noise; JPEG is applied
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import cv2
@@ -38,7 +39,7 @@ def _wood(rng: np.random.Generator, size: int) -> np.ndarray:
 
 
 def table_texture(rng: np.random.Generator) -> np.ndarray:
-    """A square float32 BGR texture of the table top (felt, cloth, wood or plain)."""
+    """A square uint8 BGR texture of the table top (felt, cloth, wood or plain)."""
     kind = rng.choice(3, p=[0.55, 0.3, 0.15])
     if kind == 1:
         tex = _wood(rng, _TEX)
@@ -53,7 +54,7 @@ def table_texture(rng: np.random.Generator) -> np.ndarray:
         edge = int(rng.uniform(0.7, 0.9) * _TEX)
         frame = _wood(rng, _TEX)
         tex[edge:] = frame[edge:]
-    return np.clip(tex, 0, 255)
+    return np.clip(tex, 0, 255).astype(np.uint8)
 
 
 def draw_table(cam: Camera, extent: float, centre: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -164,6 +165,11 @@ def draw_fingers(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return mask
 
 
+@functools.lru_cache(maxsize=1)
+def _noise_bank() -> np.ndarray:
+    return np.random.default_rng(20261129).standard_normal((1088, 1088, 3), dtype=np.float32)
+
+
 def camera_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Lighting falloff, white balance, glare, blur and sensor noise."""
     h, w = img.shape[:2]
@@ -178,6 +184,9 @@ def camera_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     gains = rng.uniform(0.85, 1.15, 3).astype(np.float32)
     field3 = cv2.resize(field[..., None] * gains, (w, h), interpolation=cv2.INTER_LINEAR)
     out = cv2.multiply(out, field3, dtype=cv2.CV_32F)
+    if rng.random() < 0.3:  # faded or punchy colours (old sets, phone processing)
+        mean = out.mean(axis=2, keepdims=True)
+        out = mean + (out - mean) * np.float32(rng.uniform(0.55, 1.3))
     if rng.random() < 0.35:  # glare: a bright soft spot from a lamp or window
         blob = np.zeros((h // 8 + 1, w // 8 + 1), np.float32)
         cx, cy = rng.uniform(0, w / 8), rng.uniform(0, h / 8)
@@ -203,11 +212,14 @@ def camera_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         turned = cv2.warpAffine(kernel, rot, (k, k))
         out = cv2.filter2D(out, -1, np.asarray(turned / max(float(turned.sum()), 1e-6), np.float32))
     sigma = rng.uniform(1, 7)
-    # sensor noise from OpenCV's generator, seeded from this image's rng (fast and deterministic)
-    cv2.setRNGSeed(int(rng.integers(2**31 - 1)))
-    grain: Any = np.empty((h, w, 3), np.float32)
-    cv2.randn(grain, np.zeros(3), np.full(3, sigma))
-    out += grain
+    # sensor noise: a window of a fixed bank of Gaussian noise at a random offset (fast, deterministic)
+    bank = _noise_bank()
+    if h <= bank.shape[0] and w <= bank.shape[1]:
+        y0, x0 = int(rng.integers(bank.shape[0] - h + 1)), int(rng.integers(bank.shape[1] - w + 1))
+        out += bank[y0:y0 + h, x0:x0 + w] * np.float32(sigma)
+    else:
+        out += rng.standard_normal((h, w, 3), dtype=np.float32) * np.float32(sigma)
+    np.clip(out, 0, 255, out=out)
     gamma = rng.uniform(0.85, 1.15)
     lut = (255 * (np.arange(256) / 255.0) ** gamma).astype(np.uint8)
-    return cv2.LUT(np.clip(out, 0, 255).astype(np.uint8), lut)
+    return cv2.LUT(out.astype(np.uint8), lut)

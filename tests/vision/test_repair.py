@@ -10,6 +10,7 @@ import pytest
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.notation import parse_tiles
 from xingzi.engine.tiles import Tile
+from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.repair import Change, diagnose, explain, is_legal
@@ -94,3 +95,13 @@ def test_no_winning_tile_is_a_reason():
     reading = group(hand_layout("123m456m789p12s55p3s").detections)
     assert reading.win_tile is not None  # guessed; dropping it leaves no winning tile
     assert "no winning tile" in explain(replace(reading, win_tile=None))
+
+
+def test_far_from_any_hand_gives_reasons_but_no_suggestions():
+    xyxy = np.array([[40 + (i % 10) * 60, 40 + (i // 10) * 100, 85 + (i % 10) * 60, 100 + (i // 10) * 100]
+                     for i in range(40)], np.float32)
+    det = Detections(xyxy, np.arange(40, dtype=np.int64) % 27, np.full(40, 0.8, np.float32),
+                     np.full((40, 31), 0.03, np.float32))
+    diagnosis = diagnose(group(det))
+    assert not diagnosis.legal and diagnosis.suggestions == ()
+    assert any("tiles (a winning hand has 14" in r for r in diagnosis.reasons)

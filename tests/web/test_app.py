@@ -9,9 +9,9 @@ import tempfile
 import zlib
 
 import pytest
-from conftest import FakeDetector, grid_detections, jpeg_bytes, layout_detections
 from fastapi.testclient import TestClient
 from PIL import Image
+from web_helpers import FakeDetector, grid_detections, jpeg_bytes, layout_detections
 
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections

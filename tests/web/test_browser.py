@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FakeDetector, jpeg_bytes, layout_detections
+from web_helpers import FakeDetector, jpeg_bytes, layout_detections
 
 from xingzi.engine.tiles import Tile
 from xingzi.web.app import create_app

@@ -21,6 +21,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import numpy as np
@@ -52,7 +53,7 @@ def loopback_only(url: str) -> str:
     return url.rstrip("/")
 
 
-def start_server(detector) -> tuple[str, object, threading.Thread]:
+def start_server(detector) -> tuple[str, Any, threading.Thread]:
     import uvicorn
 
     from .app import create_app
@@ -122,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         buf = io.BytesIO()
         Image.new("RGB", (1280, 960), (50, 120, 40)).save(buf, "JPEG", quality=85)
         photo = buf.getvalue()
-    server = None
+    server: Any = None
     if args.url:
         url = loopback_only(args.url)
     else:

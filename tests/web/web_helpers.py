@@ -1,0 +1,52 @@
+"""Helpers for the web tests: a fake detector (no weights needed) and photos made in memory."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+
+import numpy as np
+from PIL import Image
+
+from xingzi.engine.tiles import Tile
+from xingzi.vision.detections import Detections
+from xingzi.vision.layouts import hand_layout
+
+WIDTH, HEIGHT = 1280, 960
+HAND = ("123m456m789p12s55p", "3s")  # on a discard: 平胡 1 + 门前清 1 + 胡单张 1 = 3 炮
+
+
+class FakeDetector:
+    """Returns a fixed set of detections whatever the photo; counts its calls."""
+
+    def __init__(self, detections: Detections) -> None:
+        self.detections = detections
+        self.calls = 0
+
+    def predict(self, image: np.ndarray) -> Detections:
+        assert image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8
+        self.calls += 1
+        return self.detections
+
+
+def layout_detections(misread_2s_as_3s: bool = False) -> Detections:
+    det = hand_layout(*HAND, size=70, center=(WIDTH / 2, HEIGHT / 2), probs=True).detections
+    if not misread_2s_as_3s:
+        return det
+    cls, probs = det.cls.copy(), det.probs.copy()
+    cls[10] = Tile.S3.index  # the 2s, seen as a 3s: the hand no longer wins
+    probs[10, Tile.S3.index], probs[10, Tile.S2.index] = 0.6, 0.3
+    return replace(det, cls=cls, probs=probs)
+
+
+def grid_detections(n: int) -> Detections:
+    xyxy = np.array([[40 + (i % 10) * 110, 40 + (i // 10) * 160, 120 + (i % 10) * 110, 150 + (i // 10) * 160]
+                     for i in range(n)], np.float32).reshape(n, 4)
+    cls = np.arange(n, dtype=np.int64) % 27
+    return Detections(xyxy, cls, np.full(n, 0.8, np.float32))
+
+
+def jpeg_bytes(width: int = WIDTH, height: int = HEIGHT) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), (50, 120, 40)).save(buf, "JPEG", quality=80)
+    return buf.getvalue()
