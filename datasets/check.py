@@ -121,7 +121,8 @@ def _hidden(rel: Path) -> bool:
 
 def read_class_names(root: str | Path) -> tuple[str, ...] | None:
     """Class names a dataset declares: data.yaml (``names`` as list or mapping), or a CVAT-style
-    ``obj.names`` / ``classes.txt``. None when it declares none (our class order is assumed)."""
+    ``obj.names`` / ``classes.txt`` (also a ``classes.txt`` in the parent folder, shared by splits
+    as in ../shared/data). None when it declares none (our class order is assumed)."""
     r = Path(root)
     for yaml_path in [r / "data.yaml", *sorted(r.glob("*.yaml"))]:
         if yaml_path.exists():
@@ -133,9 +134,9 @@ def read_class_names(root: str | Path) -> tuple[str, ...] | None:
                 return tuple(str(names[k]) for k in sorted(names, key=int))
             if isinstance(names, list):
                 return tuple(str(n) for n in names)
-    for txt_name in ("obj.names", "classes.txt"):
-        if (r / txt_name).exists():
-            return tuple(n.strip() for n in (r / txt_name).read_text().splitlines() if n.strip())
+    for txt in (r / "obj.names", r / "classes.txt", r.resolve().parent / "classes.txt"):
+        if txt.exists():
+            return tuple(n.strip() for n in txt.read_text().splitlines() if n.strip())
     return None
 
 

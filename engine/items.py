@@ -200,17 +200,16 @@ def _event(key: str) -> Item:
     return item
 
 
-def _runs(ranks_by_suit: list[set[int]]) -> int:
-    """Number of 潇洒: each run of k ≥ 3 consecutive ranks in one suit gives k − 2."""
-    total = 0
-    for ranks in ranks_by_suit:
-        run = 0
-        for rank in range(10):
-            if rank in ranks:
-                run += 1
-            else:
-                total += max(0, run - 2)
-                run = 0
+def _runs(tiles: list[int]) -> int:
+    """Number of 潇洒 among distinct m/p/s tile ids in order: each run of k ≥ 3 consecutive
+    ranks in one suit gives k − 2 (one for every tile that is at least the third of its run)."""
+    total = run = 0
+    prev = -2
+    for t in tiles:
+        run = run + 1 if t == prev + 1 and t % 9 else 1  # rank 1 never continues the suit before
+        if run >= 3:
+            total += 1
+        prev = t
     return total
 
 
@@ -218,13 +217,12 @@ def xiaosa(r: Reading) -> int:
     """§4 潇洒/带滚: runs of consecutive pairs (七对) or triplets/kongs (碰碰胡) in one suit."""
     if r.seven:
         counts = r.hand.counts
-        ranks = [{i for i in range(9) if counts[b + i] >= 2} for b in (0, 9, 18)]
+        tiles = [t for t in range(27) if counts[t] >= 2]
     elif r.peng_peng:
-        tiles = [t for _k, t in r.sets] + [t for _k, t in r.f.melds]
-        ranks = [{t - b for t in tiles if b <= t < b + 9} for b in (0, 9, 18)]
+        tiles = sorted({t for _k, t in r.sets if t < 27} | {t for _k, t in r.f.melds if t < 27})
     else:
         return 0
-    return _runs(ranks) * r.rules.pao["xiaosa"]
+    return _runs(tiles) * r.rules.pao["xiaosa"]
 
 
 def haohua(r: Reading) -> int:

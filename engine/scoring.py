@@ -11,7 +11,7 @@ from .hand import EVENTS, Hand, WinContext
 from .items import ITEMS, Facts, Reading, shown
 from .ruleset import OPTIONAL_ITEMS, Ruleset
 from .settlement import Payment, settle
-from .shapes import BAI, FA, PART_OF, SEQ, ZHONG, completing, hand_parts, is_seven_pairs, part_splits, taken
+from .shapes import BAI, FA, PART_OF, SEQ, ZHONG, completing, hand_parts, is_seven_pairs, part_splits
 from .tiles import TILES
 
 _new_object = object.__new__
@@ -216,7 +216,7 @@ def _settle(ok: bool, own: int, hand: Hand, ctx: WinContext, rules: Ruleset, der
 
 def _waits_before(parts: tuple, counts: tuple[int, ...], w: int, melds: tuple, n_sets: int) -> tuple[int, ...]:
     """Tile ids the hand waited on before the winning tile ``w``, in order; never a fifth copy."""
-    found = completing(taken(parts, w), n_sets == 4)
+    found = completing(parts, n_sets == 4, w)
     if not melds:
         return tuple([t for t in found if t == w or counts[t] < 4]) if 4 in counts else found
     held = list(counts)  # copies held before winning, melds included
@@ -235,7 +235,9 @@ def score_hand(hand: Hand, ctx: WinContext, rules: Ruleset) -> Score:
     n_tiles = sum(counts)
     no_fa = not counts[FA]
     wait = _waits_before(parts, counts, w, melds, n_sets) if no_fa and n_tiles == 3 * n_sets + 2 else ()
-    derived = _derived(rules)
+    derived = _DERIVED.get(id(rules))
+    if derived is None or derived.rules is not rules:
+        derived = _derived(rules)
     facts = Facts(hand, ctx, rules, active_events(ctx, rules) if ctx.events else ctx.events, len(wait) == 1, parts)
     seven = not melds and n_tiles == 14 and no_fa and not (
         parts[0].odd or parts[1].odd or parts[2].odd or parts[3].odd or parts[4].odd)

@@ -102,7 +102,6 @@ def _dragon_flags(n: int) -> int:
     return NO_PAIR if n in (0, 3) else WITH_PAIR if n == 2 else 0
 
 
-
 class Part:
     """One part of a hand (a suit, or 中 or 白) as worked out once per distinct count tuple.
 
@@ -220,10 +219,12 @@ def part_splits(parts: tuple[Part, ...]) -> list[tuple]:
         return []
     if len(m) == 1 and len(p) == 1 and len(s) == 1:  # the common case: one way per part
         m, p, s, z, b = m[0], p[0], s[0], z[0], b[0]
-        if (m[0] >= 0) + (p[0] >= 0) + (s[0] >= 0) + (z[0] >= 0) + (b[0] >= 0) != 1:
+        if z[1] or b[1] or z[0] >= 0 or b[0] >= 0:  # 中 or 白 held
+            joined = _join((m, p, s, z, b))
+            return [joined] if joined else []
+        if (m[0] >= 0) + (p[0] >= 0) + (s[0] >= 0) != 1:
             return []
-        return [(max(m[0], p[0], s[0], z[0], b[0]), m[1] + p[1] + s[1] + z[1] + b[1], m[2] + p[2] + s[2],
-                 m[3] or p[3] or s[3], (m, p, s, z, b))]
+        return [(max(m[0], p[0], s[0]), m[1] + p[1] + s[1], m[2] + p[2] + s[2], m[3] or p[3] or s[3], (m, p, s, z, b))]
     return [j for j in map(_join, product(m, p, s, z, b)) if j]
 
 
@@ -284,9 +285,12 @@ def _plan(flags: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     return _PLANS[flags]
 
 
-def completing(parts: tuple[Part, ...], seven_pairs: bool) -> tuple[int, ...]:
+def completing(parts: tuple[Part, ...], seven_pairs: bool, taking: int = -1) -> tuple[int, ...]:
     """Tile ids, in order, that complete the parts (a hand one tile short); ``seven_pairs``:
-    七对 counts too. Fifth copies are not excluded here (see ``waits``)."""
+    七对 counts too; ``taking``: a tile id to take out of the parts first (the winning tile).
+    Fifth copies are not excluded here (see ``waits``)."""
+    if taking >= 0:
+        parts = taken(parts, taking)
     a, b, c, z, w = parts
     flags = (a.flags, b.flags, c.flags, z.flags, w.flags)
     plan = _PLANS.get(flags)

@@ -8,6 +8,8 @@ so the notebooks see the same installed ``xingzi``.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,13 +21,34 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 SAMPLE = NOTEBOOKS.parent / "datasets" / "sample"
 
 
-def run_notebook(name: str) -> str:
-    """Execute a notebook in its folder; returns everything its cells printed."""
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOKS)}})
+@pytest.fixture(scope="module", autouse=True)
+def python3_kernel() -> None:
+    """Make sure this environment has the ``python3`` kernel spec (a venv built without it gets it)."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        KernelSpecManager().get_kernel_spec("python3")
+    except NoSuchKernel:
+        subprocess.run([sys.executable, "-m", "ipykernel", "install", "--sys-prefix"], check=True)
+
+
+def execute(nb, cwd: Path = NOTEBOOKS) -> str:
+    """Execute a notebook in ``cwd``; returns everything its cells printed."""
+    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(cwd)}})
     client.execute()  # raises CellExecutionError when a cell fails
     return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+
+
+def run_notebook(name: str) -> str:
+    return execute(nbformat.read(NOTEBOOKS / name, as_version=4))
+
+
+def test_kernel_runs_this_environment():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import sys, xingzi; print(sys.prefix); print(xingzi.__file__)")]
+    prefix, package = execute(nb).split()
+    assert Path(prefix).resolve() == Path(sys.prefix).resolve()
+    assert Path(package).resolve() == Path(__import__("xingzi").__file__).resolve()
 
 
 def test_notebooks_are_the_three_documented():

@@ -31,6 +31,7 @@ WIN_GUESSED = "winning tile not set apart"
 KONG_SHOWN = {"DFFD", "FDDF", "DDDF", "FDDD", "DDDD"}  # face-down (D) / face-up (F) patterns of 暗杠
 OFF_LINE = 0.4  # across-row offset (in tile heights) from its neighbours' line that puts a tile apart
 OFF_LINE_OVER = 0.15  # the same, enough to drop a tile when the hand has too many
+END_GAP = 1.08  # an end tile this much further from its neighbour than the row's pitch was pushed aside
 DUPLICATE_IOU = 0.7  # two boxes of one class this much overlapping are one tile
 
 
@@ -179,7 +180,7 @@ def _group(detections: Detections, sideways_in_row: bool) -> HandReading:
         main_seg = [i for i in main_seg if i not in drop]
         if drop:
             problems.append(f"{len(drop)} tile(s) off the hand's line ignored")
-    win, apart = _choose_win(joined, concealed, main_seg, centers, along, cls, problems)
+    win, apart = _choose_win(joined, concealed, main_seg, centers, along, cls, problems, scale)
     for j in concealed:
         roles[j] = "concealed"
     if win is not None:
@@ -478,8 +479,9 @@ def _distance(i: int, seg: list[int], centers: np.ndarray) -> float:
     return float(np.min(np.hypot(*(centers[seg] - centers[i]).T)))
 
 
-def _choose_win(singles, concealed, main_seg, centers, along, cls, problems):
-    """The winning tile: the one tile lying apart, else (a guess) the last of the hand row."""
+def _choose_win(singles, concealed, main_seg, centers, along, cls, problems, scale):
+    """The winning tile: the one tile lying apart, else one pushed a little off an end of the row,
+    else (a guess) the last of the hand row."""
     if len(singles) == 1:
         return singles[0], True
     if len(singles) > 1:  # tiles not in rows: any of them may be the winning tile
@@ -488,8 +490,27 @@ def _choose_win(singles, concealed, main_seg, centers, along, cls, problems):
     row = [i for i in main_seg if i in concealed and cls[i] != BACK_CLASS]
     if not row:
         return None, False
+    pushed = _end_gap(sorted(row, key=lambda i: along[i]), along, scale)
+    if pushed is not None:
+        return pushed, True
     problems.append(f"{WIN_GUESSED}: guessed the last tile of the row")
     return max(row, key=lambda i: along[i]), False
+
+
+def _end_gap(order: list[int], along: np.ndarray, scale: np.ndarray) -> int | None:
+    """An end tile of the row standing clearly further from its neighbour than the row's tiles do
+    from theirs (the drawn tile pushed a little aside, less than a gap between groups)."""
+    if len(order) < 5:
+        return None
+    steps = np.diff(along[order]) / ((scale[order][:-1] + scale[order][1:]) / 2)
+    inner = float(np.median(steps[1:-1]))
+    spread = float(np.max(np.abs(steps[1:-1] - inner)))
+    ends = {order[0]: steps[0], order[-1]: steps[-1]}
+    tile, step = max(ends.items(), key=lambda kv: kv[1])
+    other = min(ends.values())
+    if step > END_GAP * inner and step - inner > 2 * spread and other < step - 2 * spread:
+        return tile
+    return None
 
 
 def _drop_duplicates(det: Detections) -> np.ndarray:

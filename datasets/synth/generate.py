@@ -15,7 +15,7 @@ from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import faces
 from .hands import sample_deal
-from .photo import camera_effects, draw_fingers, draw_rack, draw_shadows, draw_table
+from .photo import camera_effects, draw_clutter, draw_fingers, draw_rack, draw_shadows, draw_table
 from .render import Colours, body_points, draw_tile
 from .scene import choose_camera, layout_deal
 
@@ -93,6 +93,7 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
     layout = layout_deal(deal, rng)
     width, height = _image_size(rng, imgsz)
     cam = choose_camera(layout, rng, width, height)
+    width, height = cam.width, cam.height  # the camera may have turned the photo to fit the hand
     style = _pick_style(rng, styles)
     face_set = faces.face_set(style, int(rng.integers(faces.PROCEDURAL_VARIANTS)))
     plate = tuple(float(c) * rng.uniform(0.96, 1.02) for c in face_set.plate)
@@ -108,6 +109,8 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
     centre = (pts.min(0) + pts.max(0)) / 2
     extent = float(np.max(pts.max(0) - pts.min(0)))
     img = draw_table(cam, extent, centre, rng)
+    if rng.random() < 0.2:
+        draw_clutter(img, cam, pts.min(0), pts.max(0), rng)
     tile_px = cam.f * layout.shape.height / float(np.linalg.norm(cam.pos - centre))
     on_table = [t for t in layout.tiles if t.centre[2] < layout.shape.height]
     draw_shadows(img, cam, layout.shape, on_table, light, rng.uniform(0.25, 0.6), tile_px)

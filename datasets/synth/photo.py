@@ -84,6 +84,36 @@ def draw_table(cam: Camera, extent: float, centre: np.ndarray, rng: np.random.Ge
     return img.astype(np.uint8)
 
 
+def draw_clutter(img: np.ndarray, cam: Camera, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator) -> None:
+    """Flat things lying on the table around the tiles (coins, cards, a phone, paper): they teach
+    the detector that not every bright rectangle is a tile. ``lo``/``hi`` bound the tiles' footprint."""
+    size = float(np.max(hi - lo))
+    for _ in range(int(rng.integers(1, 4))):
+        for _ in range(20):  # a spot outside the tiles' footprint
+            c = rng.uniform(lo[:2] - 0.4 * size, hi[:2] + 0.4 * size)
+            if not (np.all(c > lo[:2] - 40) and np.all(c < hi[:2] + 40)):
+                break
+        else:
+            continue
+        kind = rng.integers(3)
+        if kind == 0:  # coin or chip
+            r = rng.uniform(8, 20)
+            a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+            pts = np.stack([c[0] + r * np.cos(a), c[1] + r * np.sin(a)], 1)
+            colour: tuple[int, ...] = [(60, 150, 190), (170, 170, 170), (40, 40, 160), (150, 60, 40),
+                                       (40, 120, 40)][rng.integers(5)]
+        else:  # card, paper or phone
+            w, h = (rng.uniform(50, 90), rng.uniform(80, 160)) if kind == 1 else (rng.uniform(65, 80), rng.uniform(140, 165))
+            ang = rng.uniform(0, np.pi)
+            rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+            pts = c + (np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2) @ rot.T
+            colour = (235, 235, 232) if kind == 1 and rng.random() < 0.6 else (
+                (30, 30, 30) if kind == 2 else tuple(int(v) for v in rng.integers(40, 230, 3)))
+        px, _ = cam.project(np.column_stack([pts, np.full(len(pts), 0.5)]))
+        k = rng.uniform(0.75, 1.1)
+        cv2.fillPoly(img, [(px * 16).astype(np.int32)], tuple(float(v) * k for v in colour), cv2.LINE_AA, 4)
+
+
 def draw_shadows(img: np.ndarray, cam: Camera, shape: TileShape, tiles: list[Placed], light: np.ndarray,
                  strength: float, tile_px: float) -> None:
     """Soft shadows cast on the table by the tiles (light direction ``light``, pointing to the light)."""

@@ -55,6 +55,38 @@ class _Builder:
         self.tiles.append(Placed(tile.index, tile_axes(yaw, pose), centre, role, group, sideways,
                                  pose == "down"))
 
+    def boxes(self, tiles: list[Placed]) -> np.ndarray:
+        """Footprints on the table as (N, 4) x0 y0 x1 y1."""
+        out = []
+        for t in tiles:
+            p = body_points(self.shape, t)
+            out.append([p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max()])
+        return np.array(out).reshape(-1, 4)
+
+    def clear(self, start: int, direction: tuple[float, float], rack: Rack | None = None) -> None:
+        """Slide the tiles placed since ``start`` along ``direction`` until they touch nothing else
+        (earlier tiles or the rack): groups never interpenetrate."""
+        moving = self.tiles[start:]
+        fixed = self.boxes(self.tiles[:start])
+        if rack is not None:
+            fixed = np.vstack([fixed, [[rack.lo[0], rack.lo[1], rack.hi[0], rack.hi[1]]]])
+        if not moving or not len(fixed):
+            return
+        mine = self.boxes(moving)
+        step = np.array(direction, np.float64) * 4.0
+        shift = np.zeros(2)
+        for _ in range(200):
+            m = mine + np.concatenate([shift, shift])
+            hit = ((m[:, None, 0] < fixed[None, :, 2] + 1) & (m[:, None, 2] > fixed[None, :, 0] - 1)
+                   & (m[:, None, 1] < fixed[None, :, 3] + 1) & (m[:, None, 3] > fixed[None, :, 1] - 1))
+            if not hit.any():
+                break
+            shift += step
+        if shift.any():
+            delta = np.array([shift[0], shift[1], 0.0])
+            self.tiles[start:] = [Placed(t.cls, t.axes, t.centre + delta, t.role, t.group, t.sideways, t.face_down)
+                                  for t in moving]
+
     def line(self, tiles, x: float, y: float, pose: str, role: str, group: int, gap: float, base: float = 0.0,
              sideways: int = -1, face_down: tuple[int, ...] = ()) -> float:
         """Tiles side by side from ``x``; returns the x after the last one."""
@@ -104,8 +136,10 @@ def layout_deal(deal: Deal, rng: np.random.Generator) -> Layout:
               row_pose if rng.random() < 0.6 else "flat", "win", 0, base)
         x += shape.width + 22
     elif win_mode == 1:
+        start = len(b.tiles)
         b.put(deal.win_tile, rng.uniform(0.3, 1.0) * x, -row_depth / 2 - shape.height / 2 - rng.uniform(4, 18),
               "flat", "win", 0, yaw=rng.normal(0, 0.15))
+        b.clear(start, (0, -1), rack)
     # melds: to the right on the same line, or on a line in front of / behind the row
     place = rng.choice(3, p=[0.45, 0.4, 0.15])
     if place == 0:
@@ -114,6 +148,7 @@ def layout_deal(deal: Deal, rng: np.random.Generator) -> Layout:
         sign = -1 if place == 1 else 1
         mx = rng.uniform(-20, 60)
         my = sign * (row_depth / 2 + shape.height / 2 + rng.uniform(8, 30) + (shape.height if win_mode == 1 else 0))
+    start = len(b.tiles)
     for k, meld in enumerate(deal.melds, start=1):
         n = meld.kind.size
         sideways = int(rng.integers(n)) if meld.kind is not MeldKind.CONCEALED_KONG and rng.random() < 0.3 else -1
@@ -123,14 +158,18 @@ def layout_deal(deal: Deal, rng: np.random.Generator) -> Layout:
         role = meld.kind.value
         mx = b.line([meld.tile] * n, mx, my, "flat", role, k, gap, sideways=sideways, face_down=down)
         mx += rng.uniform(5, 22)
+    b.clear(start, ((1, 0), (0, -1), (0, 1))[place], rack)
     if deal.fa:
         fa_group = len(deal.melds) + 1
+        start = len(b.tiles)
         if rng.random() < 0.5:
             fx = -rng.uniform(15, 45) - deal.fa * (shape.width + gap)
             b.line([Tile.FA] * deal.fa, fx, 0.0 if not standing else -row_depth, "flat", "fa", fa_group, gap)
+            b.clear(start, (-1, 0), rack)
         else:
-            fy = -(row_depth / 2 + shape.height * (2.6 if deal.melds and place == 1 else 1.2) + rng.uniform(5, 25))
+            fy = -(row_depth / 2 + shape.height * 1.2 + rng.uniform(5, 25))
             b.line([Tile.FA] * deal.fa, rng.uniform(-30, 80), fy, "flat", "fa", fa_group, gap)
+            b.clear(start, (0, -1), rack)
     kind = "rows"
     r = rng.random()
     if r < 0.08 and not standing:
@@ -139,7 +178,7 @@ def layout_deal(deal: Deal, rng: np.random.Generator) -> Layout:
     elif r < 0.18 and not standing:
         kind = "grid"
         b.tiles, rack = _grid(b.tiles, shape, rng)
-    _add_loose(b, rng)
+    _add_loose(b, rng, rack)
     return Layout(tuple(b.tiles), shape, rack, standing and kind == "rows", kind)
 
 
@@ -183,7 +222,7 @@ def _scatter(tiles: list[Placed], shape: TileShape, rng: np.random.Generator) ->
     return out
 
 
-def _add_loose(b: _Builder, rng: np.random.Generator) -> None:
+def _add_loose(b: _Builder, rng: np.random.Generator, rack: Rack | None) -> None:
     """Sometimes other tiles lie around: a few loose ones, or a stretch of face-down wall."""
     shape = b.shape
     pts = np.array([t.centre[:2] for t in b.tiles])
@@ -193,7 +232,8 @@ def _add_loose(b: _Builder, rng: np.random.Generator) -> None:
         for _ in range(int(rng.integers(1, 6))):
             for _ in range(50):
                 c = rng.uniform(lo - 4 * r, hi + 4 * r)
-                if all(np.hypot(*(c - t.centre[:2])) > 2 * r for t in b.tiles):
+                on_rack = rack is not None and bool(np.all(c > rack.lo[:2] - r) and np.all(c < rack.hi[:2] + r))
+                if not on_rack and all(np.hypot(*(c - t.centre[:2])) > 2 * r for t in b.tiles):
                     tile = Tile.from_index(int(rng.integers(30)))
                     pose = "down" if rng.random() < 0.25 else "flat"
                     b.put(tile, c[0], c[1], pose, "loose", -1, yaw=rng.uniform(0, 2 * np.pi))
@@ -203,7 +243,9 @@ def _add_loose(b: _Builder, rng: np.random.Generator) -> None:
         y = hi[1] + r + rng.uniform(20, 60)
         x0 = rng.uniform(lo[0] - 40, hi[0] - 100)
         faces = [Tile.from_index(int(i)) for i in rng.integers(30, size=n)]
+        start = len(b.tiles)
         b.line(faces, x0, y, "down", "loose", -1, rng.uniform(0, 1.0), face_down=tuple(range(n)))
+        b.clear(start, (0, 1), rack)
 
 
 def choose_camera(layout: Layout, rng: np.random.Generator, width: int, height: int) -> Camera:
@@ -215,7 +257,7 @@ def choose_camera(layout: Layout, rng: np.random.Generator, width: int, height: 
     extent = float(np.max(pts.max(0) - pts.min(0)))
     if layout.standing:
         azimuth = -np.pi / 2 + rng.uniform(-0.8, 0.8)
-        elevation = rng.uniform(np.radians(12), np.radians(58))
+        elevation = rng.uniform(np.radians(16), np.radians(58))
     else:
         azimuth = -np.pi / 2 + rng.uniform(-1.0, 1.0) if rng.random() < 0.6 else rng.uniform(0, 2 * np.pi)
         elevation = rng.uniform(np.radians(28), np.radians(90))
@@ -227,6 +269,9 @@ def choose_camera(layout: Layout, rng: np.random.Generator, width: int, height: 
     probe = Camera(rot, pos, 1.0, 0.0, 0.0, width, height)
     px, _ = probe.project(pts)
     lo, hi = px.min(0), px.max(0)
+    aspect = (hi[0] - lo[0]) / max(hi[1] - lo[1], 1e-9)
+    if ((aspect > 1.5 and width < height) or (aspect < 0.67 and width > height)) and rng.random() < 0.85:
+        width, height = height, width  # the photographer turns the phone to fit the hand
     fill = rng.uniform(0.7, 1.0)
     if rng.random() < 0.15:  # close-up: part of the hand runs off the photo
         fill = rng.uniform(1.1, 1.8)

@@ -103,6 +103,13 @@ def test_read_class_names_formats(tmp_path, name, text, expected):
     assert read_class_names(tmp_path) == expected
 
 
+def test_class_names_shared_by_splits_in_the_parent(tmp_path):
+    (tmp_path / "classes.txt").write_text("1m\nother\n")
+    (tmp_path / "val").mkdir()
+    assert read_class_names(tmp_path / "val") == ("1m", "other")
+    assert read_class_names(tmp_path) == ("1m", "other")
+
+
 def test_cli_exit_codes_and_json(tmp_path, capsys):
     clean = make_dataset(tmp_path / "clean", {"a": CLEAN})
     assert main(["dataset", "check", str(clean)]) == 0

@@ -4,7 +4,9 @@ loop against trying every item on every reading."""
 
 from __future__ import annotations
 
+import inspect
 import random
+from dataclasses import fields
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -15,7 +17,7 @@ from xingzi.engine.hand import EVENTS
 from xingzi.engine.items import ITEMS, Facts
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.ruleset import OPTIONAL_ITEMS
-from xingzi.engine.scoring import active_events, apply_replaces, readings, value
+from xingzi.engine.scoring import Score, active_events, apply_replaces, readings, value
 from xingzi.engine.shapes import FA, SEQ, TRIPLET, standard_splits
 from xingzi.engine.tiles import TILES
 
@@ -139,3 +141,11 @@ def test_best_reading_matches_trying_every_item(seed: int, closed: bool, rules_n
     assert best is not None  # every drawn claim is a winning shape
     (ok, own), values, split = best
     assert (score.valid, score.own, score.items, score.split[:3]) == (ok, own, tuple(values.items()), split)
+
+
+def test_fast_score_constructor_gives_the_same_value_as_the_dataclass() -> None:
+    names = [f.name for f in fields(Score)]
+    assert list(inspect.signature(Score._of).parameters) == names  # every field, in order
+    args = (True, 12, (("qing_yi_se", 15),), (), "", (False, 3, (), ()), (3, 6), 12)
+    made, plain = Score._of(*args), Score(*args)
+    assert made == plain and hash(made) == hash(plain) and made.reading == plain.reading
