@@ -18,7 +18,14 @@ import numpy as np
 
 from xingzi.datasets.labelstudio import save_label, write_labelstudio_files
 from xingzi.datasets.split import place_file
-from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, image_files, xyxy_to_yolo
+from xingzi.datasets.yolo import (
+    IMAGE_SUFFIXES,
+    atomic_write_text,
+    data_yaml_text,
+    format_labels,
+    image_files,
+    xyxy_to_yolo,
+)
 from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.detections import Detections
 
@@ -127,7 +134,7 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
     out_resolved = out.resolve()
     photos = [p for p in image_files(src) if out_resolved not in p.resolve().parents]
     if not photos:
-        raise ValueError(f"no photos ({', '.join(('.jpg', '.png', '.webp', '...'))}) found under {src}")
+        raise ValueError(f"no photos ({' '.join(IMAGE_SUFFIXES)}) found under {src}")
     predicted = kept = replaced = 0
     failed: list[tuple[str, str]] = []
     seconds = 0.0

@@ -13,7 +13,7 @@ import math
 import re
 import shutil
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import unquote
 from xml.sax.saxutils import quoteattr
@@ -66,17 +66,19 @@ def task_for(image_ref: str, width: int, height: int, rows: np.ndarray, model_ve
 
 def write_labelstudio_files(dataset_dir: str | Path, url_prefix: str | None = None,
                             model_version: str = "xingzi") -> Path:
-    """Write ``labelstudio_tasks.json`` (every labelled image, its current labels as predictions) and
+    """Write ``labelstudio_tasks.json`` (every image; its current labels, if any, as predictions) and
     ``labelstudio_config.xml`` into the dataset. Image URLs default to Label Studio's local-files
     form relative to the dataset's parent folder (LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT)."""
     d = Path(dataset_dir)
     prefix = f"/data/local-files/?d={d.resolve().name}/" if url_prefix is None else url_prefix
     tasks = []
     for image, label in dataset_pairs(d / "images") if (d / "images").is_dir() else []:
+        ref = prefix + image.relative_to(d).as_posix()
         if label.exists():
             w, h = oriented_size(image)
-            ref = prefix + image.relative_to(d).as_posix()
             tasks.append(task_for(ref, w, h, read_labels(label), model_version))
+        else:  # nothing to suggest: labelled from scratch
+            tasks.append({"data": {"image": ref}})
     path = d / TASKS_FILE
     atomic_write_text(path, json.dumps(tasks, ensure_ascii=False, indent=1))
     atomic_write_text(d / CONFIG_FILE, labeling_config_xml())
@@ -92,7 +94,7 @@ def save_label(dataset_dir: str | Path, label: Path, text: str, replace: bool) -
             return "unchanged"
         if not replace:
             return "kept"
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         backup = Path(dataset_dir) / BACKUP_DIR / f"{label.stem}.{stamp}.txt"
         backup.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(label, backup)

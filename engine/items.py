@@ -33,7 +33,7 @@ class Facts:
     """
 
     __slots__ = ("hand", "ctx", "rules", "events", "single", "exposed", "melds", "bloom", "suits", "dragons",
-                 "mask", "won_tri_open")
+                 "mask", "won_tri_open", "parts")
 
     def __init__(self, hand: Hand, ctx: WinContext, rules: Ruleset, events: frozenset[str], single: bool,
                  parts: tuple[Part, ...] | None = None) -> None:
@@ -41,6 +41,7 @@ class Facts:
         counts = hand.counts
         if parts is None:
             parts = hand_parts(counts)
+        self.parts = parts
         self.suits = suits = parts[0].present | parts[1].present << 1 | parts[2].present << 2
         self.dragons = dragons = bool(counts[ZHONG] or counts[BAI])
         mask = (FA_SHOWN if hand.fa else 0) | (SELF_DRAW if ctx.self_draw else 0) | (
@@ -217,7 +218,8 @@ def xiaosa(r: Reading) -> int:
     """§4 潇洒/带滚: runs of consecutive pairs (七对) or triplets/kongs (碰碰胡) in one suit."""
     if r.seven:
         counts = r.hand.counts
-        tiles = [t for t in range(27) if counts[t] >= 2]
+        parts = r.f.parts  # 七对 counts are even: the tiles held are the pairs and fours
+        tiles = [t for t in parts[0].held + parts[1].held + parts[2].held if counts[t] >= 2]
     elif r.peng_peng:
         tiles = sorted({t for _k, t in r.sets if t < 27} | {t for _k, t in r.f.melds if t < 27})
     else:
@@ -229,7 +231,7 @@ def haohua(r: Reading) -> int:
     """§4 豪华: four of a kind inside 七对, counted as two pairs, each (up to a maximum)."""
     if not r.seven:
         return 0
-    quads = sum(1 for c in r.hand.counts if c == 4)
+    quads = r.hand.counts.count(4)
     return min(quads, r.rules.pao["haohua_max"]) * r.rules.pao["haohua"]
 
 

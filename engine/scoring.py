@@ -4,7 +4,6 @@ decide validity (诈胡 / 两炮起胡). Settlement is in ``settlement``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .hand import EVENTS, Hand, WinContext
@@ -76,9 +75,10 @@ def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool,
     if r.seven:
         counts = hand.counts
         found.append("qi_dui")
-        pairs = [i for i in range(27) if counts[i] == 2]
-        if len(pairs) == 7 and pairs[-1] - pairs[0] == 6 and pairs[0] // 9 == pairs[-1] // 9:
-            found.append("qi_xian_nv")
+        if found and not dragons:  # 七仙女: seven different pairs in a row of one suit
+            pairs = [i for i in range(27) if counts[i] == 2]
+            if len(pairs) == 7 and pairs[-1] - pairs[0] == 6 and pairs[0] // 9 == pairs[-1] // 9:
+                found.append("qi_xian_nv")
         need = 2 if rules.options["hong_qi_seven_pairs"] == "pairs" else 4
         if counts[ZHONG] >= need and counts[BAI] >= need:
             found.append("hong_qi")
@@ -98,9 +98,10 @@ def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool,
     return tuple(found)
 
 
-def _readings(f: Facts, splits: list, seven: bool) -> Iterator[Reading]:
-    hand, rules, win = f.hand, f.rules, f.hand.win_tile
+def _readings(f: Facts, splits: list, seven: bool) -> list[Reading]:
+    hand, win = f.hand, f.hand.win_tile
     part = PART_OF[win]
+    out = []
     # no 花炮 can show in a split with a sequence, no 一条龙, several suits and no 中/白
     plain = not f.dragons and f.suits not in ONE_SUIT
     for pair, sets, n_seq, run, pieces in splits:
@@ -108,19 +109,20 @@ def _readings(f: Facts, splits: list, seven: bool) -> Iterator[Reading]:
         for role in pieces[part][4].get(win, ()):
             r = Reading(f, False, pair, sets, role, n_seq == 0, patterns or ())
             if patterns is None:  # the same for every role of the winning tile in this split
-                patterns = r.patterns = _patterns(hand, r, rules, f.suits, f.dragons, run)
-            yield r
+                patterns = r.patterns = _patterns(hand, r, f.rules, f.suits, f.dragons, run)
+            out.append(r)
     if seven:
         r = Reading(f, True, -1, (), ("seven",))
-        r.patterns = _patterns(hand, r, rules, f.suits, f.dragons)
-        yield r
+        r.patterns = _patterns(hand, r, f.rules, f.suits, f.dragons)
+        out.append(r)
+    return out
 
 
 def readings(f: Facts) -> list[Reading]:
     """Every reading of the hand: each split with each role of the winning tile, and 七对."""
     counts = f.hand.counts
     splits = part_splits(hand_parts(counts)) if not counts[FA] else []
-    return list(_readings(f, splits, not f.hand.melds and is_seven_pairs(counts)))
+    return _readings(f, splits, not f.hand.melds and is_seven_pairs(counts))
 
 
 class _Derived:
@@ -258,7 +260,8 @@ def score_hand(hand: Hand, ctx: WinContext, rules: Ruleset) -> Score:
     if best is None:
         reason = "not a winning hand: the tiles form neither 4 sets + a pair nor seven pairs"
         return Score(False, 0, (), _settle(False, 0, hand, ctx, rules, derived), reason, (), wait, 0)
-    ok, own, values, lift = best_key >= _PASSES, best_key % _PASSES, best_values, best_lift
+    ok, values, lift = best_key >= _PASSES, best_values, best_lift
+    own = best_key - _PASSES if ok else best_key
     reason = "" if ok else (
         f"only {lift} own 炮 count towards 两炮起胡 (needs {rules.min_own})"
         + (f"; not counted for it: {', '.join(k for k in values if k in rules.not_lifting)}" if lift != own else "")

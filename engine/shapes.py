@@ -108,17 +108,23 @@ class Part:
     ``splits`` holds (pair tile or -1, sets, number of sequences, 一条龙 run in it, tile ->
     roles of a winning tile of that kind) for every way to split the part. The rest serves the
     wait set: ``flags`` (NO_PAIR / WITH_PAIR), the tile ids completing the part without a pair
-    (``w0``) or with one (``w1``), in order, the pairs held and the odd-count tile ids (七对).
+    (``w0``) or with one (``w1``), in order, the pairs held and the odd-count tile ids (七对);
+    ``held``: the tile ids present, in order.
     """
 
-    __slots__ = ("base", "counts", "splits", "flags", "w0", "w1", "pairs", "odd", "present", "_minus")
+    __slots__ = ("base", "counts", "splits", "flags", "w0", "w1", "pairs", "odd", "held", "present", "solo",
+                 "solo_pair", "_minus")
 
     def __init__(self, base: int, counts: tuple[int, ...], splits: tuple, flags: int,
                  w0: tuple[int, ...], w1: tuple[int, ...]) -> None:
         self.base, self.counts, self.splits, self.flags, self.w0, self.w1 = base, counts, splits, flags, w0, w1
         self.pairs = sum(n // 2 for n in counts)
         self.odd = tuple(base + i for i, n in enumerate(counts) if n % 2)
-        self.present = any(counts)
+        self.held = tuple(base + i for i, n in enumerate(counts) if n)
+        self.present = bool(self.held)
+        # the part's only split, if it has exactly one, and whether that one holds the pair
+        self.solo = splits[0] if len(splits) == 1 else None
+        self.solo_pair = int(self.solo is not None and self.solo[0] >= 0)
         self._minus: list[Part | None] = [None] * len(counts)
 
     def minus(self, tile: int) -> Part:
@@ -214,18 +220,16 @@ def _join(combo: tuple) -> tuple | None:
 def part_splits(parts: tuple[Part, ...]) -> list[tuple]:
     """Every split of the parts into sets + exactly one pair: (pair, sets, number of sequences,
     一条龙, the five part splits it joins; a part split's last field maps tile -> roles)."""
-    m, p, s, z, b = parts[0].splits, parts[1].splits, parts[2].splits, parts[3].splits, parts[4].splits
-    if not (m and p and s and z and b):
-        return []
-    if len(m) == 1 and len(p) == 1 and len(s) == 1:  # the common case: one way per part
-        m, p, s, z, b = m[0], p[0], s[0], z[0], b[0]
-        if z[1] or b[1] or z[0] >= 0 or b[0] >= 0:  # 中 or 白 held
-            joined = _join((m, p, s, z, b))
-            return [joined] if joined else []
-        if (m[0] >= 0) + (p[0] >= 0) + (s[0] >= 0) != 1:
+    a, b, c, z, w = parts
+    m, p, s = a.solo, b.solo, c.solo
+    if m and p and s and not z.present and not w.present:  # the common case: one way per suit, no 中/白
+        if a.solo_pair + b.solo_pair + c.solo_pair != 1:
             return []
-        return [(max(m[0], p[0], s[0]), m[1] + p[1] + s[1], m[2] + p[2] + s[2], m[3] or p[3] or s[3], (m, p, s, z, b))]
-    return [j for j in map(_join, product(m, p, s, z, b)) if j]
+        return [(max(m[0], p[0], s[0]), m[1] + p[1] + s[1], m[2] + p[2] + s[2], m[3] or p[3] or s[3],
+                 (m, p, s, z.solo, w.solo))]
+    if not (a.splits and b.splits and c.splits and z.splits and w.splits):
+        return []
+    return [j for j in map(_join, product(a.splits, b.splits, c.splits, z.splits, w.splits)) if j]
 
 
 def standard_splits(counts: tuple[int, ...]) -> list[Split]:
@@ -289,8 +293,10 @@ def completing(parts: tuple[Part, ...], seven_pairs: bool, taking: int = -1) -> 
     """Tile ids, in order, that complete the parts (a hand one tile short); ``seven_pairs``:
     七对 counts too; ``taking``: a tile id to take out of the parts first (the winning tile).
     Fifth copies are not excluded here (see ``waits``)."""
-    if taking >= 0:
-        parts = taken(parts, taking)
+    if taking >= 0:  # as taken(parts, taking), inlined for the scorer
+        i = PART_OF[taking]
+        part = parts[i]
+        parts = parts[:i] + (part._minus[taking - part.base] or part.minus(taking),) + parts[i + 1:]
     a, b, c, z, w = parts
     flags = (a.flags, b.flags, c.flags, z.flags, w.flags)
     plan = _PLANS.get(flags)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from itertools import combinations
 
 import numpy as np
 
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.notation import format_meld, format_tiles
-from xingzi.engine.tiles import BACK_CLASS, Tile
+from xingzi.engine.shapes import is_complete
+from xingzi.engine.tiles import BACK_CLASS, Tile, tile_counts
 
 from .detections import Detections
 
@@ -31,7 +33,8 @@ WIN_GUESSED = "winning tile not set apart"
 KONG_SHOWN = {"DFFD", "FDDF", "DDDF", "FDDD", "DDDD"}  # face-down (D) / face-up (F) patterns of 暗杠
 OFF_LINE = 0.4  # across-row offset (in tile heights) from its neighbours' line that puts a tile apart
 OFF_LINE_OVER = 0.15  # the same, enough to drop a tile when the hand has too many
-END_GAP = 1.08  # an end tile this much further from its neighbour than the row's pitch was pushed aside
+END_GAP = 1.1  # an end tile this much further from its neighbour than the row's pitch was pushed aside
+SINGLES_TRIED = 6  # lone tiles considered for the hand's missing places
 DUPLICATE_IOU = 0.7  # two boxes of one class this much overlapping are one tile
 
 
@@ -85,18 +88,63 @@ class HandReading:
         }
 
 
+@dataclass(frozen=True)
+class Knobs:
+    """The grouping's thresholds; ``group`` tries a few settings when the first makes no legal hand."""
+
+    gap_split: float = GAP_SPLIT
+    off_line: float = OFF_LINE
+    row_split: float = ROW_SPLIT
+    sideways_in_row: bool = True
+
+
+# Tried in this order; the first that reads a legal hand wins (a photo is of a winning hand).
+VARIANTS = (
+    Knobs(),
+    Knobs(sideways_in_row=False),  # a tile seen as sideways inside the hand row may be noise
+    Knobs(gap_split=1.2),  # groups laid closer together than usual
+    Knobs(gap_split=1.7),  # tiles of one group laid loosely
+    Knobs(off_line=0.6),  # a crooked row
+    Knobs(row_split=0.9),  # a row drawn out of line by perspective
+    Knobs(gap_split=1.2, sideways_in_row=False),
+)
+
+
 def group(detections: Detections) -> HandReading:
-    """Group detections into a hand. Never raises for odd layouts: oddities go to ``problems``."""
-    reading = _group(detections, sideways_in_row=True)
-    if any(" tiles (a winning hand" in p for p in reading.problems) and any(reading.sideways):
-        # A tile seen as sideways inside the hand row may be noise: without that cue, does it add up?
-        plain = _group(detections, sideways_in_row=False)
-        if not any(" tiles (a winning hand" in p for p in plain.problems):
-            return plain
-    return reading
+    """Group detections into a hand. Never raises for odd layouts: oddities go to ``problems``.
+
+    The thresholds that split rows and gaps cannot suit every table, so when the first reading
+    is not a legal hand, a few other settings are tried: the first legal reading is taken, else
+    the first with the right tile count, else the first.
+    """
+    readings = []
+    for knobs in VARIANTS:
+        reading = _group(detections, knobs)
+        if is_legal_reading(reading):
+            return reading
+        readings.append(reading)
+    counted = [r for r in readings if not any(" tiles (a winning hand" in p for p in r.problems)]
+    return (counted or readings)[0]
 
 
-def _group(detections: Detections, sideways_in_row: bool) -> HandReading:
+def is_legal(tiles, melds) -> bool:
+    """A complete hand (standard shape or seven pairs) with no tile more than four times."""
+    counts = tile_counts(tiles)
+    total = list(counts)
+    for m in melds:
+        total[m.tile.index] += m.kind.size
+    if any(c > 4 for c in total) or len(melds) > 4:
+        return False
+    return is_complete(tuple(counts), 4 - len(melds))
+
+
+def is_legal_reading(reading: HandReading) -> bool:
+    """Legal tiles with a winning tile, no more than four 发, and every concealed kong's face seen."""
+    return (reading.win_tile is not None and reading.fa <= 4 and is_legal(reading.tiles, reading.melds)
+            and not any("concealed kong" in p for p in reading.problems))
+
+
+def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
     n = len(detections)
     if n == 0:
         return _empty(detections, ("no tiles found",))
@@ -127,23 +175,23 @@ def _group(detections: Detections, sideways_in_row: bool) -> HandReading:
     wh = (detections.xyxy[:, 2:] - detections.xyxy[:, :2]).astype(np.float64)
     u = row_direction(centers[body], wh[body])
     along, across, a_ext, b_ext, conditioned = _frame(centers, wh, u)
-    rows = _split_rows(body, across, b_ext)
+    rows = _split_rows(body, across, b_ext, knobs.row_split)
     u = _refine_direction(rows, centers, u)
     along, across, a_ext, b_ext, conditioned = _frame(centers, wh, u)
-    rows = _split_rows(body, across, b_ext)
+    rows = _split_rows(body, across, b_ext, knobs.row_split)
     sideways = _sideways(rows, along, a_ext, b_ext) if conditioned else np.zeros(n, bool)
     # Local tile scale (perspective makes far tiles smaller), relative to the typical tile.
     root_area = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
     scale = root_area / float(np.median(root_area[body]))
     pitch = _pitch(rows, along, scale)
-    segments = [seg for row in rows for seg in _split_gaps(row, along, scale, pitch)]
-    segments = _off_line_apart(segments, across, b_ext)
+    segments = [seg for row in rows for seg in _split_gaps(row, along, scale, pitch, knobs.gap_split)]
+    segments = _off_line_apart(segments, across, b_ext, knobs.off_line)
 
     melds: list[Meld] = []
     pieces: list[list[int]] = []  # what is left of each segment once melds are taken out
     main = _main_segment(segments, cls)
     for k, seg in enumerate(segments):
-        cue = sideways if sideways_in_row or k != main else np.zeros(n, bool)
+        cue = sideways if knobs.sideways_in_row or k != main else np.zeros(n, bool)
         rest = _take_melds(seg, cls, cue, k == main, melds, roles, meld_of, problems)
         pieces.extend(rest)
 
@@ -161,7 +209,7 @@ def _group(detections: Detections, sideways_in_row: bool) -> HandReading:
     need = 14 + sum(1 for m in melds if m.kind is not MeldKind.PUNG) - sum(m.kind.size for m in melds)
     short = need - len(concealed)
     if short > 0:
-        joined = singles[:short]
+        joined = _legal_singles(singles, short, concealed, melds, cls)
     else:  # a full row already: still take one tile lying right beside it (the winning tile)
         near = singles[:1]
         joined = [i for i in near if row_of[i] == main_row and _distance(i, main_seg, centers) < 3.5 * pitch]
@@ -275,12 +323,12 @@ def _frame(centers: np.ndarray, wh: np.ndarray, u: np.ndarray):
     return along, across, a, b, conditioned
 
 
-def _split_rows(idx: np.ndarray, across: np.ndarray, b_ext: np.ndarray) -> list[np.ndarray]:
+def _split_rows(idx: np.ndarray, across: np.ndarray, b_ext: np.ndarray, row_split: float) -> list[np.ndarray]:
     order = idx[np.argsort(across[idx], kind="stable")]
     if len(order) == 0:
         return []
     height = float(np.median(b_ext[idx]))
-    cuts = np.flatnonzero(np.diff(across[order]) > ROW_SPLIT * height) + 1
+    cuts = np.flatnonzero(np.diff(across[order]) > row_split * height) + 1
     return [r for r in np.split(order, cuts) if len(r)]
 
 
@@ -340,7 +388,8 @@ def _off_line(seg: list[int], across: np.ndarray) -> dict[int, float]:
     return out
 
 
-def _off_line_apart(segments: list[list[int]], across: np.ndarray, b_ext: np.ndarray) -> list[list[int]]:
+def _off_line_apart(segments: list[list[int]], across: np.ndarray, b_ext: np.ndarray,
+                    off_line: float) -> list[list[int]]:
     """A tile lying well off the line of its neighbours (a stray touching a meld) stands alone."""
     out: list[list[int]] = []
     for seg in segments:
@@ -351,7 +400,7 @@ def _off_line_apart(segments: list[list[int]], across: np.ndarray, b_ext: np.nda
         keep = []
         for pos, i in enumerate(seg):
             near = seg[max(0, pos - 2):pos] + seg[pos + 1:pos + 3]
-            if abs(across[i] - float(np.median(across[near]))) > OFF_LINE * height:
+            if abs(across[i] - float(np.median(across[near]))) > off_line * height:
                 out.append([i])
             else:
                 keep.append(i)
@@ -360,11 +409,12 @@ def _off_line_apart(segments: list[list[int]], across: np.ndarray, b_ext: np.nda
     return out
 
 
-def _split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: float) -> list[list[int]]:
+def _split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: float,
+                gap_split: float) -> list[list[int]]:
     order = row[np.argsort(along[row], kind="stable")]
     dist = np.diff(along[order])
     touching = pitch * (scale[order][:-1] + scale[order][1:]) / 2
-    cuts = np.flatnonzero(dist > GAP_SPLIT * touching) + 1
+    cuts = np.flatnonzero(dist > gap_split * touching) + 1
     return [list(map(int, s)) for s in np.split(order, cuts) if len(s)]
 
 
@@ -473,6 +523,20 @@ def _take_melds(seg, cls, sideways, is_main, melds, roles, meld_of, problems) ->
         else:
             kept.append(piece)
     return kept
+
+
+def _legal_singles(singles: list[int], short: int, concealed: list[int], melds: list[Meld],
+                   cls: np.ndarray) -> list[int]:
+    """The lone tiles that complete the hand: the nearest ``short`` unless another choice among
+    the nearest few makes a legal hand and theirs does not (a stray lay closer than the winner)."""
+    nearest = singles[:short]
+    if len(singles) <= short:
+        return nearest
+    base = [Tile.from_index(int(cls[i])) for i in concealed]
+    for combo in combinations(singles[:SINGLES_TRIED], short):
+        if is_legal(base + [Tile.from_index(int(cls[i])) for i in combo], melds):
+            return list(combo)
+    return nearest
 
 
 def _distance(i: int, seg: list[int], centers: np.ndarray) -> float:

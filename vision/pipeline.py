@@ -23,7 +23,9 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from xingzi.engine import score_situation
-from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.engine.melds import Meld, MeldKind
+from xingzi.engine.notation import format_meld
+from xingzi.engine.tiles import CLASS_NAMES, TILES, Tile
 
 from .detections import Detections
 from .draw import draw
@@ -133,7 +135,8 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_
                 im.draft("RGB", (max_side, max_side))
             im.load()
             rgb = ImageOps.exif_transpose(im).convert("RGB")
-    except UnidentifiedImageError:
+    except (UnidentifiedImageError, ImportError):  # ImportError: a format plugin (HEIF, registered by
+        # another library) whose decoder is not installed tried the bytes
         raise ValueError("not an image: expected a JPEG or PNG photo") from None
     except Image.DecompressionBombError as e:
         raise ValueError(f"image refused as a decompression bomb: {e}") from None
@@ -169,11 +172,44 @@ def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, 
         return None, None, "no winning tile found"
     situation = situation_for(reading, context)
     try:
+        for _ in range(faceless_kongs(reading)):
+            situation = guess_kong_face(situation, reading)
         if reading.win_set_apart:
             return situation, score_situation(situation), None
         return best_win_tile(situation, reading)
     except ValueError as e:
         return situation, None, str(e)
+
+
+def faceless_kongs(reading: HandReading) -> int:
+    """Concealed kongs shown all face down (found by grouping, with no face to name them) that the
+    hand needs to make its count; four face-down tiles the hand does not need are strays."""
+    n = sum(1 for r, m in zip(reading.roles, reading.meld_of, strict=True) if r == "concealed_kong" and m < 0) // 4
+    kongs = sum(1 for m in reading.melds if m.kind is not MeldKind.PUNG)
+    return n if reading.tile_count + 3 * n == 14 + kongs else 0
+
+
+def guess_kong_face(situation: dict, reading: HandReading) -> dict:
+    """A concealed kong shown all face down: any face of which no copy is in view may be under it
+    (a kong holds all four). Each such face votes for the 炮 total it would give; the total with
+    most votes is taken, ties to the fewer 炮. The reading keeps saying the face is unknown."""
+    seen = Counter(reading.tiles)
+    for m in reading.melds:
+        seen.update(m.tiles)
+    options: dict[int, dict] = {}
+    votes: Counter = Counter()
+    for tile in TILES:
+        if tile is Tile.FA or seen[tile]:
+            continue
+        trial = dict(situation, melds=[*situation["melds"], format_meld(Meld(MeldKind.CONCEALED_KONG, tile))])
+        probe = dict(trial, win_tile=(reading.win_tile or tile).symbol)
+        result = score_situation(probe)
+        if result["valid"]:
+            votes[int(result["own"])] += 1
+            options.setdefault(int(result["own"]), trial)
+    if not votes:
+        return situation
+    return options[max(votes, key=lambda o: (votes[o], -o))]
 
 
 def best_win_tile(situation: dict, reading: HandReading) -> tuple[dict, dict, None]:
@@ -244,8 +280,8 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
 def _show_chosen_win(reading: HandReading, symbol: str) -> HandReading:
     for i, role in enumerate(reading.roles):
         if role in ("concealed", "win") and Tile.from_index(int(reading.detections.cls[i])).symbol == symbol:
-            note = (f"{WIN_GUESSED}: the guess made no valid win, scored with {symbol} (the valid "
-                    "reading with the fewest 炮); mark the real winning tile to change it")
+            note = (f"{WIN_GUESSED}: scored with {symbol}, giving the total most of the hand's tiles "
+                    "give as the winning tile; mark the real winning tile to change it")
             return mark_win(reading, i, set_apart=False, note=note)
     return reading
 

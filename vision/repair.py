@@ -17,11 +17,11 @@ import numpy as np
 
 from xingzi.engine.melds import Meld
 from xingzi.engine.notation import format_tiles
-from xingzi.engine.shapes import is_complete, waits
+from xingzi.engine.shapes import waits
 from xingzi.engine.tiles import BACK_CLASS, TILES, Tile, tile_counts
 
 from .detections import Detections
-from .grouping import HandReading, count_problems, group
+from .grouping import HandReading, count_problems, group, is_legal
 
 TOP_ALTERNATIVES = 3  # second choices tried per detection
 MIN_PROB = 0.01  # second choices below this are not worth offering
@@ -63,17 +63,6 @@ class Diagnosis:
     legal: bool
     reasons: tuple[str, ...]
     suggestions: tuple[Suggestion, ...]
-
-
-def is_legal(tiles: tuple[Tile, ...] | list[Tile], melds: tuple[Meld, ...] | list[Meld]) -> bool:
-    """A complete hand (standard shape or seven pairs) with no tile more than four times."""
-    counts = tile_counts(tiles)
-    total = list(counts)
-    for m in melds:
-        total[m.tile.index] += m.kind.size
-    if any(c > 4 for c in total) or len(melds) > 4:
-        return False
-    return is_complete(tuple(counts), 4 - len(melds))
 
 
 def explain(reading: HandReading) -> tuple[str, ...]:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from xingzi.cli import main
@@ -178,3 +180,30 @@ def test_yolo_import_refuses_a_name_clash(tmp_path):
     Image.new("RGB", (W, H)).save(d / "images" / "h1.png")
     with pytest.raises(ValueError, match="would share the label file"):
         import_yolo_export(src, d)
+
+
+def test_cli_export_rewrites_tasks_from_current_labels(tmp_path, capsys):
+    d = make_dataset(tmp_path / "d", {"a": ROWS, "b": None})
+    assert main(["label", "--export-labelstudio", "--out", str(d), "--url-prefix", "http://h/"]) == 0
+    tasks = json.loads((d / TASKS_FILE).read_text())
+    assert [t["data"]["image"] for t in tasks] == ["http://h/images/a.jpg", "http://h/images/b.jpg"]
+    assert len(tasks[0]["predictions"][0]["result"]) == 2
+    assert "predictions" not in tasks[1]  # no label file yet: labelled from scratch
+    assert main(["label", "--export-labelstudio", "--out", str(tmp_path / "none")]) == 2
+    assert "no dataset at" in capsys.readouterr().err
+
+
+boxes = st.lists(st.tuples(st.integers(0, 30), st.floats(0.05, 0.95), st.floats(0.05, 0.95),
+                           st.floats(0.01, 0.1), st.floats(0.01, 0.1)), max_size=20)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=boxes)
+def test_any_labels_survive_the_round_trip(tmp_path_factory, rows):
+    d = make_dataset(tmp_path_factory.mktemp("rt"), {"a": None})
+    rows_arr = np.array(rows, np.float64).reshape(-1, 5)
+    task = task_for("a.jpg", W, H, rows_arr)
+    export = tmp_path_factory.mktemp("e") / "e.json"
+    export.write_text(json.dumps([{"data": task["data"], "annotations": [{"result": task["predictions"][0]["result"]}]}]))
+    import_labelstudio(export, d)
+    np.testing.assert_allclose(read_labels(d / "labels" / "a.txt"), rows_arr, atol=2e-6)

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xingzi.engine.melds import Meld, MeldKind
-from xingzi.engine.notation import parse_meld, parse_tiles
+from xingzi.engine.notation import format_tiles, parse_meld, parse_tiles
 from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.detections import Detections
-from xingzi.vision.grouping import ROLES, count_problems, group, mark_win, row_direction
+from xingzi.vision.grouping import (
+    ROLES,
+    Knobs,
+    _group,
+    count_problems,
+    group,
+    is_legal_reading,
+    mark_win,
+    row_direction,
+)
 from xingzi.vision.layouts import hand_layout
 
 HANDS = [
@@ -231,3 +242,60 @@ def test_extra_tile_off_the_hand_line_is_dropped_when_the_hand_is_over():
     assert reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
     assert reading.roles[-1] == "loose"
     assert "1 tile(s) off the hand's line ignored" in reading.problems
+
+
+@pytest.mark.parametrize("angle", [0, 35, 90, 180, 250])
+@pytest.mark.parametrize("gap", [0.12, 0.2], ids=["gap-0.12", "gap-0.2"])
+def test_winning_tile_pushed_a_little_off_either_end_is_seen_apart(angle, gap):
+    # Less than a gap between groups, more than the row's own spacing: the drawn tile pushed aside.
+    layout = hand_layout("123m456m789p12s55p", "3s", [], gap=gap, angle=angle)
+    reading = group(layout.detections)
+    assert reading.win_tile is Tile.S3 and reading.win_set_apart
+    assert reading.roles == layout.roles
+    assert not any("not set apart" in p for p in reading.problems)
+
+
+@pytest.mark.parametrize("hand,win", [
+    pytest.param("123m456m789p12s55p", "3s", id="one-pushed-tile-needed"),
+    pytest.param("123m456m789p1255s", "3s", id="sorted-row"),
+])
+def test_evenly_spaced_row_still_guesses_the_last_tile(hand, win):
+    reading = group(hand_layout(hand, win, [], win_apart=False, angle=10).detections)
+    assert reading.win_tile is Tile.parse(win) and not reading.win_set_apart
+
+
+@pytest.mark.parametrize("stray", [Tile.M9, Tile.BAI, Tile.P4], ids=lambda t: t.symbol)
+def test_lone_tile_that_makes_a_legal_hand_wins_over_a_nearer_stray(stray):
+    layout = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300), gap=0.8)
+    det = layout.detections
+    x0, y0, x1, y1 = det.xyxy[0]  # a stray on the row's line, nearer to its start than 3s is to its end
+    reading = group(with_extra(det, [[x0 - 75, y0, x1 - 75, y1]], [stray.index]))
+    assert reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
+    assert reading.roles[-1] == "loose"
+
+
+@pytest.mark.parametrize("hand,win,melds,fa", [
+    pytest.param("123m55p12s", "3s", ["kong 9p", "concealed_kong 4s"], 0, id="kong+concealed-kong"),
+    pytest.param("123m456m55p12s", "3s", ["kong 9p"], 1, id="kong"),
+])
+@pytest.mark.parametrize("angle", [0, 120, 300])
+def test_groups_laid_closer_than_usual_are_found_by_trying_other_thresholds(hand, win, melds, fa, angle):
+    # Gaps of a fifth of a tile between groups fall under the usual gap threshold: read as one row
+    # the kong's four tiles make no hand; only a reading split at those gaps is legal.
+    layout = hand_layout(hand, win, melds, fa, gap=0.22, angle=angle, sideways_at=-1)
+    assert not is_legal_reading(_group(layout.detections, Knobs()))
+    reading = group(layout.detections)
+    assert is_legal_reading(reading)
+    assert reading_key(reading) == truth_key(hand, win, melds, fa)
+
+
+@pytest.mark.parametrize("tiles,melds,fa,legal", [
+    pytest.param("123m456m789p12333s", (), 0, True, id="standard"),
+    pytest.param("123m456m789p12345s", (), 0, False, id="no-pair"),
+    pytest.param("123m55p123s", ("pung 中",), 5, False, id="five-fa"),
+])
+def test_is_legal_reading(tiles, melds, fa, legal):
+    t = parse_tiles(tiles)
+    reading = group(hand_layout(format_tiles(t[:-1]), t[-1].symbol, list(melds), min(fa, 4)).detections)
+    reading = replace(reading, fa=fa)
+    assert is_legal_reading(reading) is legal

@@ -10,9 +10,12 @@ import pytest
 from PIL import Image
 
 from xingzi.cli import main
+from xingzi.engine.melds import MeldKind
+from xingzi.engine.notation import parse_meld, parse_tiles
 from xingzi.engine.tiles import Tile
 from xingzi.vision import pipeline
 from xingzi.vision.detections import Detections
+from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.pipeline import (
     MAX_SIDE,
@@ -176,3 +179,46 @@ def test_boxes_file_must_be_a_synth_meta(tmp_path, photo_path):
     bad.write_text('{"no": "tiles"}', encoding="utf-8")
     with pytest.raises(ValueError, match="expected a synth meta JSON"):
         pipeline.make_detector(str(bad), None)
+
+
+@pytest.mark.parametrize("hand,win,apart,own,wins", [
+    # Not set apart: every tile of the row votes for the total it would give; the last tile (the
+    # usual place of the drawn tile) has a little extra say, not the final one.
+    pytest.param("1112345679999m", "8m", False, 26, "1m2m3m4m5m6m9m", id="guess-outvoted"),
+    pytest.param("123m456m789p1255s", "3s", False, 3, "3s", id="guess-with-majority"),
+    pytest.param("1112345679999m", "8m", True, 27, "8m", id="set-apart-is-not-voted"),
+])
+def test_winning_tile_not_set_apart_takes_the_total_most_tiles_give(hand, win, apart, own, wins):
+    reading = group(hand_layout(hand, win, [], win_apart=apart).detections)
+    situation, result, error = pipeline.score_reading(reading, Context())
+    assert error is None and result["valid"]
+    assert result["own"] == own
+    assert Tile.parse(situation["win_tile"]) in parse_tiles(wins)
+
+
+@pytest.mark.parametrize("hand,win,melds", [
+    pytest.param("123m456m55p12s", "3s", ["concealed_kong 4s"], id="kong-in-suit"),
+    pytest.param("123m456m789p5p", "5p", ["concealed_kong 中"], id="dragon-kong"),
+])
+def test_all_face_down_kong_is_scored_with_a_face_not_in_view(hand, win, melds):
+    layout = hand_layout(hand, win, melds, kong_shown="DDDD")
+    reading = group(layout.detections)
+    assert any("shows no face" in p for p in reading.problems)  # still reported
+    situation, result, error = pipeline.score_reading(reading, Context())
+    assert error is None and result["valid"]
+    [kong] = situation["melds"]
+    face = parse_meld(kong).tile
+    assert parse_meld(kong).kind is MeldKind.CONCEALED_KONG
+    assert face not in parse_tiles(hand + win) and face is not Tile.FA
+
+
+def test_four_face_down_strays_beside_a_complete_hand_are_not_a_kong():
+    det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections
+    backs = [[300 + k * 45, 600, 345 + k * 45, 660] for k in range(4)]
+    n = len(det)
+    det = Detections(np.vstack([det.xyxy, np.array(backs, np.float32)]), np.append(det.cls, [30] * 4),
+                     np.append(det.conf, np.full(4, 0.9, np.float32)))
+    reading = group(det)
+    assert pipeline.faceless_kongs(reading) == 0 and len(reading.roles) == n + 4
+    situation, result, _ = pipeline.score_reading(reading, Context())
+    assert situation["melds"] == [] and result["valid"] and result["own"] == 3

@@ -3,6 +3,7 @@
     xingzi label PHOTOS --out DATASET                  pre-label (YOLO + Label Studio files)
     xingzi label --import-labelstudio EXPORT.json --out DATASET
     xingzi label --import-yolo EXPORT_DIR --out DATASET   (CVAT / Roboflow YOLO export)
+    xingzi label --export-labelstudio --out DATASET       (tasks file from the current labels)
 """
 
 from __future__ import annotations
@@ -25,12 +26,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--import-labelstudio", metavar="EXPORT.json", help="Label Studio JSON export to bring back")
     parser.add_argument("--import-yolo", metavar="EXPORT_DIR", help="YOLO export of CVAT/Roboflow to bring in")
+    parser.add_argument("--export-labelstudio", action="store_true",
+                        help="only rewrite labelstudio_tasks.json/config.xml from the dataset's current labels")
 
 
 def run(args: argparse.Namespace) -> int:
-    chosen = [x for x in (args.photos, args.import_labelstudio, args.import_yolo) if x]
+    chosen = [x for x in (args.photos, args.import_labelstudio, args.import_yolo, args.export_labelstudio) if x]
     if len(chosen) != 1:
-        raise ValueError("give exactly one of: PHOTOS folder, --import-labelstudio EXPORT.json, --import-yolo DIR")
+        raise ValueError("give exactly one of: PHOTOS folder, --import-labelstudio EXPORT.json, --import-yolo DIR, "
+                         "--export-labelstudio")
+    if args.export_labelstudio:
+        from xingzi.datasets.labelstudio import write_labelstudio_files
+
+        if not (Path(args.out) / "images").is_dir():
+            raise FileNotFoundError(f"no dataset at {args.out} (expected {Path(args.out) / 'images'})")
+        print(f"wrote {write_labelstudio_files(args.out, args.url_prefix)}")
+        return 0
     if args.import_labelstudio or args.import_yolo:
         from xingzi.datasets.labelstudio import (
             import_labelstudio,
