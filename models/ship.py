@@ -1,5 +1,5 @@
 """Ship a checkpoint: strip the optimizer into ``models/xingzi_yolo11n.pt`` and export
-``models/xingzi_yolo11n.onnx`` (static 640×640, simplified) for ONNX Runtime.
+``models/xingzi_yolo11n.onnx`` (static input at the training size, simplified) for ONNX Runtime.
 
     xingzi train --ship runs/train/real416            # the run's best.pt
     xingzi train --ship runs/train/real416/weights/last.pt
@@ -32,8 +32,8 @@ def checkpoint_of(source: Path) -> Path:
 
 
 def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPED_ONNX,
-         imgsz: int = SHIP_IMGSZ) -> list[str]:
-    """Copy+strip+export; returns report lines."""
+         imgsz: int | None = None) -> list[str]:
+    """Copy+strip+export (ONNX at ``imgsz``, default the training size); returns report lines."""
     from xingzi.vision.runtime import configure_ultralytics
 
     configure_ultralytics()
@@ -43,7 +43,9 @@ def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPE
     ckpt = checkpoint_of(source)
     import torch
 
-    epoch = torch.load(ckpt, map_location="cpu", weights_only=False).get("epoch", "?")  # strip resets it
+    raw = torch.load(ckpt, map_location="cpu", weights_only=False)
+    epoch = raw.get("epoch", "?")  # strip_optimizer resets it
+    imgsz = imgsz or (raw.get("train_args") or {}).get("imgsz") or SHIP_IMGSZ
     with tempfile.TemporaryDirectory() as tmp:
         stripped = Path(tmp) / "model.pt"
         info = strip_optimizer(ckpt, str(stripped))
@@ -69,8 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("source", type=Path, help="run dir (uses weights/best.pt) or a .pt checkpoint")
     ap.add_argument("--no-onnx", action="store_true")
+    ap.add_argument("--imgsz", type=int, default=None, help="ONNX input size (default: the training size)")
     args = ap.parse_args(argv)
-    for line in ship(args.source, out_onnx=None if args.no_onnx else SHIPPED_ONNX):
+    for line in ship(args.source, out_onnx=None if args.no_onnx else SHIPPED_ONNX, imgsz=args.imgsz):
         print(line)
     return 0
 

@@ -149,18 +149,31 @@ def latest_run(project: Path = TRAIN_PROJECT) -> Path:
     return max(runs, key=lambda p: (p / "weights" / "last.pt").stat().st_mtime)
 
 
-def resume(run_dir: Path | None = None) -> Path:
-    """Continue an interrupted run from its ``weights/last.pt`` (same args, same run dir)."""
+def resume(run_or_ckpt: Path | None = None, extra_train: list[Path] | None = None) -> Path:
+    """Continue an interrupted run from ``weights/last.pt`` of a run dir, or from a last.pt copied
+    elsewhere (same args; it writes into the run dir recorded in the checkpoint). A missing
+    real_cn data view is rebuilt first (``extra_train`` = the synthetic dirs the run was made with)."""
     from xingzi.vision.runtime import configure_ultralytics
 
     configure_ultralytics()
     _patch_for_offline_gpu()
+    import torch
     from ultralytics import YOLO
 
-    run = run_dir or latest_run()
-    last = run / "weights" / "last.pt"
+    target = run_or_ckpt or latest_run()
+    last = target if target.suffix == ".pt" else target / "weights" / "last.pt"
     if not last.is_file():
         raise FileNotFoundError(f"no checkpoint {last}")
+    data = Path((torch.load(last, map_location="cpu", weights_only=False).get("train_args") or {}).get("data", ""))
+    if not data.is_file():
+        if data.parent != RUNS / "data" / "real_cn":
+            raise FileNotFoundError(f"the run's data.yaml is missing: {data}")
+        for d in extra_train or []:
+            if not image_files(d):
+                raise FileNotFoundError(f"no images in {d}: regenerate the synthetic set first")
+        rebuilt = prepare_real_view(extra_train=extra_train)
+        if rebuilt != data:
+            raise FileNotFoundError(f"rebuilt {rebuilt} but the run needs {data}: pass the run's --extra-train dirs")
     model = YOLO(str(last))
     model.train(resume=True)
     assert model.trainer is not None

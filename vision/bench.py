@@ -1,6 +1,6 @@
 """``xingzi bench detector``: latency of the detector through PyTorch and ONNX Runtime on this CPU.
 
-Times the model call alone (pre-processed 640×640 input) and the whole ``Detector.predict``
+Times the model call alone (letterboxed input) and the whole ``Detector.predict``
 (letterbox, model, decode, NMS) over real photos or a synthetic frame, and prints median / p95.
 """
 
@@ -21,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--images", type=Path, default=None,
                         help="folder of photos (default: ../shared/data/real_cn_val/images if present)")
     parser.add_argument("--n", type=int, default=30, help="timed images per model")
-    parser.add_argument("--imgsz", type=int, default=640)
+    parser.add_argument("--imgsz", type=int, default=None,
+                        help=".pt input size (default: its training size; a static ONNX uses its own)")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
 
 
@@ -42,7 +43,7 @@ def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str]:
     return [f for f in frames if f is not None], f"{len(paths)} photos from {folder}"
 
 
-def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int, threads: int | None) -> dict:
+def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, threads: int | None) -> dict:
     from xingzi.vision.detector import Detector, letterbox
 
     det = Detector(weights, imgsz=imgsz, threads=threads)

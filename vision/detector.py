@@ -21,6 +21,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_WEIGHTS = MODELS_DIR / "xingzi_yolo11n.pt"
 DEFAULT_ONNX = MODELS_DIR / "xingzi_yolo11n.onnx"
 PAD_VALUE = 114
+DEFAULT_IMGSZ = 640
 
 
 def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
@@ -86,9 +87,11 @@ class _TorchBackend:
         import torch
         from ultralytics.nn.tasks import load_checkpoint
 
-        model, _ = load_checkpoint(str(path), device="cpu", fuse=True)
+        model, ckpt = load_checkpoint(str(path), device="cpu", fuse=True)
         self.model = model.float().eval()
         self.torch = torch
+        trained = (ckpt.get("train_args") or {}).get("imgsz")
+        self.trained_size = trained if isinstance(trained, int) else None
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
         with self.torch.inference_mode():
@@ -114,23 +117,27 @@ class _OnnxBackend:
 
 
 class Detector:
-    """Read tiles from BGR photos. ``weights``: a .pt (PyTorch) or .onnx (ONNX Runtime) file."""
+    """Read tiles from BGR photos. ``weights``: a .pt (PyTorch) or .onnx (ONNX Runtime) file.
 
-    def __init__(self, weights: str | Path | None = None, imgsz: int = 640, conf: float = 0.25,
+    ``imgsz`` None runs the model at the size it was made for: a static ONNX graph's input size, or
+    the training size stored in a .pt (640 if absent). A static ONNX graph always uses its own size.
+    """
+
+    def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
                  iou: float = 0.5, threads: int | None = None) -> None:
         path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
         if path.suffix not in (".pt", ".onnx"):
             raise ValueError(f"weights must be a .pt or .onnx file, got {path.name!r}")
-        if imgsz % 32:
+        if imgsz is not None and imgsz % 32:
             raise ValueError(f"imgsz must be a multiple of 32, got {imgsz}")
         if not (0 <= conf <= 1 and 0 < iou <= 1):
             raise ValueError(f"conf must be in [0,1] and iou in (0,1], got conf={conf}, iou={iou}")
         self.weights = path
         self.backend = _OnnxBackend(path, threads) if path.suffix == ".onnx" else _TorchBackend(path, threads)
         fixed = getattr(self.backend, "fixed_size", None)
-        self.imgsz = fixed or imgsz  # a static ONNX graph decides its own input size
+        self.imgsz: int = fixed or imgsz or getattr(self.backend, "trained_size", None) or DEFAULT_IMGSZ
         self.conf, self.iou = conf, iou
 
     def predict(self, image: np.ndarray) -> Detections:

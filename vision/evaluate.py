@@ -148,7 +148,7 @@ def preds_from_dir(ds: Dataset, sizes, pred_dir: Path, table: np.ndarray) -> lis
     return [read_boxes(pred_dir / f"{p.stem}.txt", table, s, True) for p, s in zip(ds.images, sizes, strict=True)]
 
 
-def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int, conf: float, iou: float,
+def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf: float, iou: float,
                      pipeline_check: Callable | None = None) -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
     and, when a pipeline check and ground-truth meta exist, the share of whole results right."""
@@ -204,6 +204,19 @@ def summary(s: Scores) -> dict:
             "tiles": int(s.n_truth.sum())}
 
 
+def conf_sweep(truths: list[ImageBoxes], preds: list[ImageBoxes],
+               thresholds: Sequence[float] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)) -> list[dict]:
+    """F1 and exactness at other operating thresholds (to choose one on a validation set)."""
+    out = []
+    for thr in thresholds:
+        cut = [p.select(p.conf >= thr) for p in preds]
+        s = score(truths, cut, NC, thr)
+        p, r, f1 = s.micro()
+        out.append({"conf": thr, "precision": p, "recall": r, "f1": f1, "image_exact": s.image_exact_rate()[0],
+                    "hand_exact": s.image_exact_rate(HAND_MAX_TILES)[0]})
+    return out
+
+
 def per_class(s: Scores) -> dict:
     def num(x):
         return None if not np.isfinite(x) else round(float(x), 4)
@@ -217,7 +230,7 @@ def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float,
                  extra: dict) -> dict:
     s = score(truths, preds, NC, conf)
     result = {"row": row, "conf": conf, **extra, "summary": summary(s), "per_class": per_class(s),
-              "confusion": s.confusion.tolist()}
+              "conf_sweep": conf_sweep(truths, preds), "confusion": s.confusion.tolist()}
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{row}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     confusion_png(s.confusion, out / f"{row}_confusion.png", title=f"{row} (conf ≥ {conf})")
@@ -228,15 +241,19 @@ def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float,
 def format_rows(results: list[dict]) -> str:
     cols = [("mAP50", "mAP50"), ("mAP50-95", "mAP50-95"), ("precision", "P"), ("recall", "R"), ("f1", "F1"),
             ("image_exact", "img exact"), ("hand_exact", "hand exact")]
-    head = f"{'row':<28}" + "".join(f"{c:>11}" for _, c in cols) + f"{'ms med/p95':>14}"
+    head = f"{'row':<34}" + "".join(f"{c:>11}" for _, c in cols) + f"{'ms med/p95':>14}"
     lines = [head, "-" * len(head)]
     for r in results:
         s = r["summary"]
         lat = r.get("latency")
         lat_s = f"{lat['model_ms_median']:.0f}/{lat['model_ms_p95']:.0f}" if lat else "-"
-        lines.append(f"{r['row'][:28]:<28}" + "".join(f"{s[k]:>11.3f}" for k, _ in cols) + f"{lat_s:>14}")
+        lines.append(f"{r['row'][:34]:<34}" + "".join(f"{s[k]:>11.3f}" for k, _ in cols) + f"{lat_s:>14}")
+        best = max(r.get("conf_sweep", []), key=lambda x: x["f1"], default=None)
+        if best:
+            lines.append(f"{'':<34}best F1 {best['f1']:.3f} at conf {best['conf']:g} (image exact "
+                         f"{best['image_exact']:.3f}, hand exact {best['hand_exact']:.3f})")
         if "pipeline_exact" in r:
-            lines.append(f"{'':<28}pipeline exact (tiles → melds → 炮): {r['pipeline_exact']:.3f} "
+            lines.append(f"{'':<34}pipeline exact (tiles → melds → 炮): {r['pipeline_exact']:.3f} "
                          f"over {r['pipeline_images']} images")
     n = results[0]["summary"] if results else {}
     if n:

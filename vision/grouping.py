@@ -3,7 +3,8 @@
 Pure numpy. The photo only shows where tiles lie; the grouping follows how players lay a
 revealed hand out: the concealed tiles in a row, each claimed pung/kong apart from it (one
 tile turned sideways), concealed kongs with tiles face down, 发 set aside and, often, the
-winning tile pushed a little away from the row.
+winning tile pushed a little away from the row. Where the tiles lie (rows, gaps, sideways
+tiles) is measured in ``rowgeom``; this module reads the hand from it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ from xingzi.engine.notation import format_meld, format_tiles
 from xingzi.engine.shapes import is_complete
 from xingzi.engine.tiles import BACK_CLASS, Tile, tile_counts
 
+from . import rowgeom
 from .detections import Detections
+
+# Thresholds and helpers that moved to rowgeom stay importable from here.
+from .rowgeom import DUPLICATE_IOU, END_GAP, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
 
 FA_CLASS = Tile.FA.index
 ROLES = ("concealed", "win", "pung", "kong", "concealed_kong", "fa", "loose")
@@ -28,14 +33,10 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 # Thresholds, in units of the tiles' own size, so they hold at any scale.
 ROW_SPLIT = 0.6  # across-row distance (in tile heights) that starts a new row
 GAP_SPLIT = 1.35  # centre distance / typical neighbour distance that counts as a gap
-SIDEWAYS_RATIO = 1.4  # along/across aspect relative to the row's median aspect
 WIN_GUESSED = "winning tile not set apart"
 KONG_SHOWN = {"DFFD", "FDDF", "DDDF", "FDDD", "DDDD"}  # face-down (D) / face-up (F) patterns of 暗杠
 OFF_LINE = 0.4  # across-row offset (in tile heights) from its neighbours' line that puts a tile apart
-OFF_LINE_OVER = 0.15  # the same, enough to drop a tile when the hand has too many
-END_GAP = 1.1  # an end tile this much further from its neighbour than the row's pitch was pushed aside
 SINGLES_TRIED = 6  # lone tiles considered for the hand's missing places
-DUPLICATE_IOU = 0.7  # two boxes of one class this much overlapping are one tile
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,7 +154,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
     meld_of = [-1] * n
     problems: list[str] = []
 
-    keep = _drop_duplicates(detections)
+    keep = rowgeom.distinct_boxes(detections)
     if (~keep).sum():
         problems.append(f"{int((~keep).sum())} duplicate detection(s) ignored")
     fa_mask = (cls == FA_CLASS) & keep
@@ -173,19 +174,9 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
 
     centers = detections.centers.astype(np.float64)
     wh = (detections.xyxy[:, 2:] - detections.xyxy[:, :2]).astype(np.float64)
-    u = row_direction(centers[body], wh[body])
-    along, across, a_ext, b_ext, conditioned = _frame(centers, wh, u)
-    rows = _split_rows(body, across, b_ext, knobs.row_split)
-    u = _refine_direction(rows, centers, u)
-    along, across, a_ext, b_ext, conditioned = _frame(centers, wh, u)
-    rows = _split_rows(body, across, b_ext, knobs.row_split)
-    sideways = _sideways(rows, along, a_ext, b_ext) if conditioned else np.zeros(n, bool)
-    # Local tile scale (perspective makes far tiles smaller), relative to the typical tile.
-    root_area = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
-    scale = root_area / float(np.median(root_area[body]))
-    pitch = _pitch(rows, along, scale)
-    segments = [seg for row in rows for seg in _split_gaps(row, along, scale, pitch, knobs.gap_split)]
-    segments = _off_line_apart(segments, across, b_ext, knobs.off_line)
+    geo = rowgeom.find_rows(centers, wh, body, knobs.row_split)
+    rows, sideways, pitch = geo.rows, geo.sideways, geo.pitch
+    segments = rowgeom.row_segments(geo, knobs.gap_split, knobs.off_line)
 
     melds: list[Meld] = []
     pieces: list[list[int]] = []  # what is left of each segment once melds are taken out
@@ -204,7 +195,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
     singles = [p[0] for p in pieces if len(p) == 1 and p[0] not in main_seg]
     # Tiles lying alone join the hand only while it is short of tiles: first those on the hand's
     # row (a winning tile pushed aside), then the nearest; the rest are strays on the table.
-    singles.sort(key=lambda i: (row_of[i] != main_row, _distance(i, main_seg, centers)))
+    singles.sort(key=lambda i: (row_of[i] != main_row, rowgeom.distance(i, main_seg, centers)))
     concealed = [i for p in pieces for i in p if i not in singles]
     need = 14 + sum(1 for m in melds if m.kind is not MeldKind.PUNG) - sum(m.kind.size for m in melds)
     short = need - len(concealed)
@@ -212,7 +203,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
         joined = _legal_singles(singles, short, concealed, melds, cls)
     else:  # a full row already: still take one tile lying right beside it (the winning tile)
         near = singles[:1]
-        joined = [i for i in near if row_of[i] == main_row and _distance(i, main_seg, centers) < 3.5 * pitch]
+        joined = [i for i in near
+                  if row_of[i] == main_row and rowgeom.distance(i, main_seg, centers) < 3.5 * pitch]
     for j in singles:
         if j not in joined:
             roles[j] = "loose"
@@ -221,14 +213,12 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
     concealed += joined
     over = len(concealed) - need
     if over > 0:  # too many tiles: drop those furthest off the hand row's line (strays in front/behind)
-        dev = _off_line(main_seg, across)
-        height = float(np.median(b_ext[main_seg]))
-        drop = [i for i in sorted(dev, key=lambda i: -dev[i])[:over] if dev[i] > OFF_LINE_OVER * height]
+        drop = rowgeom.furthest_off_line(main_seg, geo.across, geo.b_ext, over)
         concealed = [i for i in concealed if i not in drop]
         main_seg = [i for i in main_seg if i not in drop]
         if drop:
             problems.append(f"{len(drop)} tile(s) off the hand's line ignored")
-    win, apart = _choose_win(joined, concealed, main_seg, centers, along, cls, problems, scale)
+    win, apart = _choose_win(joined, concealed, main_seg, centers, geo.along, cls, problems, geo.scale)
     for j in concealed:
         roles[j] = "concealed"
     if win is not None:
@@ -237,7 +227,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
     win_tile = None if win is None else Tile.from_index(int(cls[win]))
     problems.extend(count_problems(tiles, melds, fa))
     return _result(detections, tiles, win_tile, apart, tuple(melds), fa, roles, meld_of, sideways, problems,
-                   (float(u[0]), float(u[1])))
+                   (float(geo.direction[0]), float(geo.direction[1])))
 
 
 def mark_win(reading: HandReading, index: int, set_apart: bool = True, note: str | None = None) -> HandReading:
@@ -271,151 +261,6 @@ def count_problems(tiles: tuple[Tile, ...], melds: list[Meld] | tuple[Meld, ...]
         if c > 4:
             out.append(f"{_count_word(c)} {tile.symbol} (only four of each tile exist)")
     return out
-
-
-def row_direction(centers: np.ndarray, wh: np.ndarray) -> np.ndarray:
-    """Unit vector along the rows: the mean (doubled-angle) direction to each tile's nearest neighbour.
-
-    Tiles in a row touch side by side, rows lie further apart than that, so nearest
-    neighbours point along the rows. A single tile falls back to the box shape.
-    """
-    if len(centers) < 2:
-        w, h = wh[0]
-        return np.array([1.0, 0.0]) if h >= w else np.array([0.0, 1.0])
-    diff = centers[None, :, :] - centers[:, None, :]
-    dist = np.hypot(diff[..., 0], diff[..., 1])
-    np.fill_diagonal(dist, np.inf)
-    nearest = np.argmin(dist, axis=1)
-    vec = diff[np.arange(len(centers)), nearest]
-    ang = np.arctan2(vec[:, 1], vec[:, 0])
-    theta = 0.5 * np.arctan2(np.sin(2 * ang).sum(), np.cos(2 * ang).sum())
-    return _canonical(np.array([np.cos(theta), np.sin(theta)]))
-
-
-def _canonical(u: np.ndarray) -> np.ndarray:
-    """Point the row direction rightwards (or downwards when vertical) so 'last' means the usual end."""
-    if u[0] < -1e-9 or (abs(u[0]) <= 1e-9 and u[1] < 0):
-        return -u
-    return u
-
-
-def _frame(centers: np.ndarray, wh: np.ndarray, u: np.ndarray):
-    """Coordinates along/across the rows and each tile's extent along (a) and across (b).
-
-    An axis-aligned box of a tile turned by θ has W = a|cos θ| + b|sin θ|, H = a|sin θ| + b|cos θ|;
-    solved for a, b where that is well conditioned (not near 45°).
-    """
-    v = np.array([-u[1], u[0]])
-    along, across = centers @ u, centers @ v
-    c, s = abs(u[0]), abs(u[1])
-    det = c * c - s * s
-    w, h = wh[:, 0], wh[:, 1]
-    conditioned = abs(det) > 0.35
-    if conditioned:
-        a = (c * w - s * h) / det
-        b = (c * h - s * w) / det
-        total = a + b
-        a = np.clip(a, 0.25 * total, 0.75 * total)
-        b = total - a
-    else:  # near 45°: only the sum is known; assume upright tiles (width ≈ 3/4 height)
-        total = (w + h) / (c + s)
-        a, b = 0.43 * total, 0.57 * total
-    return along, across, a, b, conditioned
-
-
-def _split_rows(idx: np.ndarray, across: np.ndarray, b_ext: np.ndarray, row_split: float) -> list[np.ndarray]:
-    order = idx[np.argsort(across[idx], kind="stable")]
-    if len(order) == 0:
-        return []
-    height = float(np.median(b_ext[idx]))
-    cuts = np.flatnonzero(np.diff(across[order]) > row_split * height) + 1
-    return [r for r in np.split(order, cuts) if len(r)]
-
-
-def _refine_direction(rows: list[np.ndarray], centers: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Principal axis of each row of three or more tiles, averaged (doubled angles) by size."""
-    sx = sy = 0.0
-    for r in rows:
-        if len(r) < 3:
-            continue
-        pts = centers[r] - centers[r].mean(axis=0)
-        _, _, vt = np.linalg.svd(pts, full_matrices=False)
-        ang = np.arctan2(vt[0, 1], vt[0, 0])
-        sx += len(r) * np.cos(2 * ang)
-        sy += len(r) * np.sin(2 * ang)
-    if sx == 0 and sy == 0:
-        return u
-    theta = 0.5 * np.arctan2(sy, sx)
-    return _canonical(np.array([np.cos(theta), np.sin(theta)]))
-
-
-def _sideways(rows: list[np.ndarray], along: np.ndarray, a_ext: np.ndarray, b_ext: np.ndarray) -> np.ndarray:
-    """A tile much wider (along the row) for its height than its neighbours lies sideways.
-
-    Compared with the nearest few tiles of its row only, since perspective changes shapes slowly.
-    """
-    out = np.zeros(len(a_ext), bool)
-    aspect = a_ext / np.maximum(b_ext, 1e-9)
-    for r in rows:
-        if len(r) < 3:
-            continue
-        order = r[np.argsort(along[r], kind="stable")]
-        for pos, i in enumerate(order):
-            near = np.concatenate([order[max(0, pos - 2):pos], order[pos + 1:pos + 3]])
-            # Wider along the row and lower across it than its neighbours, not just one of the two.
-            out[i] = (aspect[i] > SIDEWAYS_RATIO * np.median(aspect[near])
-                      and a_ext[i] > 1.15 * np.median(a_ext[near]) and b_ext[i] < 0.88 * np.median(b_ext[near]))
-    return out
-
-
-def _pitch(rows: list[np.ndarray], along: np.ndarray, scale: np.ndarray) -> float:
-    """Typical distance between touching neighbours' centres, in units of the local tile scale."""
-    steps = []
-    for r in rows:
-        order = r[np.argsort(along[r], kind="stable")]
-        local = (scale[order][:-1] + scale[order][1:]) / 2
-        steps.append(np.diff(along[order]) / local)
-    pooled = np.concatenate(steps) if steps else np.zeros(0)
-    return float(np.median(pooled)) if len(pooled) else 1.0
-
-
-def _off_line(seg: list[int], across: np.ndarray) -> dict[int, float]:
-    """How far each tile lies across the row from the line of its nearest neighbours."""
-    out = {}
-    for pos, i in enumerate(seg):
-        near = seg[max(0, pos - 2):pos] + seg[pos + 1:pos + 3]
-        out[i] = abs(float(across[i]) - float(np.median(across[near]))) if near else 0.0
-    return out
-
-
-def _off_line_apart(segments: list[list[int]], across: np.ndarray, b_ext: np.ndarray,
-                    off_line: float) -> list[list[int]]:
-    """A tile lying well off the line of its neighbours (a stray touching a meld) stands alone."""
-    out: list[list[int]] = []
-    for seg in segments:
-        if len(seg) < 3:
-            out.append(seg)
-            continue
-        height = float(np.median(b_ext[seg]))
-        keep = []
-        for pos, i in enumerate(seg):
-            near = seg[max(0, pos - 2):pos] + seg[pos + 1:pos + 3]
-            if abs(across[i] - float(np.median(across[near]))) > off_line * height:
-                out.append([i])
-            else:
-                keep.append(i)
-        if keep:
-            out.append(keep)
-    return out
-
-
-def _split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: float,
-                gap_split: float) -> list[list[int]]:
-    order = row[np.argsort(along[row], kind="stable")]
-    dist = np.diff(along[order])
-    touching = pitch * (scale[order][:-1] + scale[order][1:]) / 2
-    cuts = np.flatnonzero(dist > gap_split * touching) + 1
-    return [list(map(int, s)) for s in np.split(order, cuts) if len(s)]
 
 
 def _order_melds(melds: list[Meld], meld_of: list[int], reading_order: list[int]) -> None:
@@ -539,10 +384,6 @@ def _legal_singles(singles: list[int], short: int, concealed: list[int], melds: 
     return nearest
 
 
-def _distance(i: int, seg: list[int], centers: np.ndarray) -> float:
-    return float(np.min(np.hypot(*(centers[seg] - centers[i]).T)))
-
-
 def _choose_win(singles, concealed, main_seg, centers, along, cls, problems, scale):
     """The winning tile: the one tile lying apart, else one pushed a little off an end of the row,
     else (a guess) the last of the hand row."""
@@ -550,55 +391,15 @@ def _choose_win(singles, concealed, main_seg, centers, along, cls, problems, sca
         return singles[0], True
     if len(singles) > 1:  # tiles not in rows: any of them may be the winning tile
         problems.append(f"{WIN_GUESSED}: {len(singles)} tiles lie apart from the hand")
-        return min(singles, key=lambda i: _distance(i, main_seg, centers)), False
+        return min(singles, key=lambda i: rowgeom.distance(i, main_seg, centers)), False
     row = [i for i in main_seg if i in concealed and cls[i] != BACK_CLASS]
     if not row:
         return None, False
-    pushed = _end_gap(sorted(row, key=lambda i: along[i]), along, scale)
+    pushed = rowgeom.end_gap(sorted(row, key=lambda i: along[i]), along, scale)
     if pushed is not None:
         return pushed, True
     problems.append(f"{WIN_GUESSED}: guessed the last tile of the row")
     return max(row, key=lambda i: along[i]), False
-
-
-def _end_gap(order: list[int], along: np.ndarray, scale: np.ndarray) -> int | None:
-    """An end tile of the row standing clearly further from its neighbour than the row's tiles do
-    from theirs (the drawn tile pushed a little aside, less than a gap between groups)."""
-    if len(order) < 5:
-        return None
-    steps = np.diff(along[order]) / ((scale[order][:-1] + scale[order][1:]) / 2)
-    inner = float(np.median(steps[1:-1]))
-    spread = float(np.max(np.abs(steps[1:-1] - inner)))
-    ends = {order[0]: steps[0], order[-1]: steps[-1]}
-    tile, step = max(ends.items(), key=lambda kv: kv[1])
-    other = min(ends.values())
-    if step > END_GAP * inner and step - inner > 2 * spread and other < step - 2 * spread:
-        return tile
-    return None
-
-
-def _drop_duplicates(det: Detections) -> np.ndarray:
-    """Two boxes of one class overlapping almost entirely are one tile seen twice: keep the surer."""
-    n = len(det)
-    keep = np.ones(n, bool)
-    if n < 2:
-        return keep
-    box = det.xyxy.astype(np.float64)
-    x1 = np.maximum(box[:, None, 0], box[None, :, 0])
-    y1 = np.maximum(box[:, None, 1], box[None, :, 1])
-    x2 = np.minimum(box[:, None, 2], box[None, :, 2])
-    y2 = np.minimum(box[:, None, 3], box[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (box[:, 2] - box[:, 0]) * (box[:, 3] - box[:, 1])
-    iou = inter / np.maximum(area[:, None] + area[None, :] - inter, 1e-9)
-    same = det.cls[:, None] == det.cls[None, :]
-    for i in np.argsort(-det.conf, kind="stable"):
-        if not keep[i]:
-            continue
-        dup = (iou[i] > DUPLICATE_IOU) & same[i] & keep
-        dup[i] = False
-        keep[dup] = False
-    return keep
 
 
 def _count_word(n: int) -> str:

@@ -73,3 +73,14 @@ def test_ship_finds_best_then_last_checkpoint(tmp_path):
     (run / "weights" / "best.pt").write_bytes(b"")
     assert checkpoint_of(run).name == "best.pt"
     assert checkpoint_of(run / "weights" / "last.pt").name == "last.pt"
+
+
+def test_resume_with_a_missing_dataset_says_which(tmp_path):
+    import torch
+
+    from xingzi.models.train import resume
+
+    ckpt = tmp_path / "last.pt"
+    torch.save({"train_args": {"data": str(tmp_path / "gone" / "data.yaml")}}, ckpt)
+    with pytest.raises(FileNotFoundError, match="data.yaml is missing"):
+        resume(ckpt)

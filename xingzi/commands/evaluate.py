@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "class names from its classes.txt, else the dataset's")
     parser.add_argument("--name-map", default=None,
                         help="extra name table 'theirs=ours,...' ('theirs=' ignores) or a JSON file")
-    parser.add_argument("--imgsz", type=int, default=640, help="model input size (shipped: 640)")
+    parser.add_argument("--imgsz", type=int, default=None,
+                        help="model input size for .pt weights (default: the size it was trained at)")
     parser.add_argument("--conf", type=float, default=0.25, help="operating threshold for P/R/F1/exact")
     parser.add_argument("--iou", type=float, default=0.5, help="NMS IoU of the model")
     parser.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for weights in models:
         preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou)
-        row = f"{Path(weights).name}@{args.imgsz}"
+        row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
                                        {"model": str(weights), "data": str(args.data), **extra}))
     for pred_dir in args.preds:

@@ -23,8 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--freeze", type=int, default=10, help="freeze the first N layers (0: none)")
     parser.add_argument("--device", default=None, help="cpu, 0, 0,1 ... (default: GPU if there is one)")
     parser.add_argument("--name", default="real416", help="run name under runs/train")
-    parser.add_argument("--resume", nargs="?", const="latest", default=None, metavar="RUN_DIR",
-                        help="continue a run from weights/last.pt (default: the newest run)")
+    parser.add_argument("--resume", nargs="?", const="latest", default=None, metavar="RUN_DIR_OR_PT",
+                        help="continue a run from its weights/last.pt or a copied last.pt (default: newest run); "
+                             "a missing data view is rebuilt with --extra-train")
     parser.add_argument("--ship", type=Path, default=None, metavar="RUN_DIR_OR_PT",
                         help="copy best weights of a run (or a .pt) to models/ (stripped) and export ONNX")
 
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         return 0
     if args.resume is not None:
-        run_dir = tr.resume(None if args.resume == "latest" else Path(args.resume))
+        run_dir = tr.resume(None if args.resume == "latest" else Path(args.resume), args.extra_train)
         print(f"resumed run finished: {run_dir}")
         return 0
     if args.imgsz % 32:

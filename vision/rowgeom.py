@@ -1,0 +1,258 @@
+"""Where tiles lie: the rows' direction, coordinates along and across it, rows and the gaps that
+split them into groups, sideways tiles, the pitch of touching tiles, tiles off their neighbours'
+line, an end tile pushed aside, and boxes seen twice.
+
+Pure numpy, used by ``grouping``. Lengths are in units of the tiles' own size, so the thresholds
+hold at any scale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .detections import Detections
+
+OFF_LINE_OVER = 0.15  # across-row offset (in tile heights) that drops a tile when the hand has too many
+SIDEWAYS_RATIO = 1.4  # along/across aspect relative to the row's median aspect
+END_GAP = 1.1  # an end tile this much further from its neighbour than the row's pitch was pushed aside
+DUPLICATE_IOU = 0.7  # two boxes of one class this much overlapping are one tile
+
+
+@dataclass(frozen=True, eq=False)
+class Rows:
+    """The tiles in the rows' own frame. Arrays hold one entry per detection; ``rows`` hold indices."""
+
+    direction: np.ndarray  # unit vector along the rows
+    along: np.ndarray  # centre coordinate along the rows
+    across: np.ndarray  # centre coordinate across the rows
+    a_ext: np.ndarray  # each tile's extent along the rows
+    b_ext: np.ndarray  # each tile's extent across the rows
+    rows: list[np.ndarray]  # detection indices of each row, rows ordered across
+    sideways: np.ndarray  # a tile lying sideways among its row's neighbours
+    scale: np.ndarray  # local tile size relative to the typical tile (perspective makes far tiles smaller)
+    pitch: float  # typical centre distance of touching neighbours, in units of ``scale``
+
+
+def find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, row_split: float) -> Rows:
+    """Rows of the tiles ``body`` (indices), boxes given by ``centers`` and ``wh`` (width, height).
+
+    The direction from nearest neighbours is refined once by the rows it gives.
+    """
+    u = row_direction(centers[body], wh[body])
+    along, across, a_ext, b_ext, conditioned = frame(centers, wh, u)
+    rows = split_rows(body, across, b_ext, row_split)
+    u = refine_direction(rows, centers, u)
+    along, across, a_ext, b_ext, conditioned = frame(centers, wh, u)
+    rows = split_rows(body, across, b_ext, row_split)
+    turned = sideways(rows, along, a_ext, b_ext) if conditioned else np.zeros(len(centers), bool)
+    root_area = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
+    scale = root_area / float(np.median(root_area[body]))
+    return Rows(u, along, across, a_ext, b_ext, rows, turned, scale, pitch(rows, along, scale))
+
+
+def row_segments(geo: Rows, gap_split: float, off_line: float) -> list[list[int]]:
+    """The rows cut at gaps into groups, each ordered along its row; tiles off their group's line alone."""
+    cut = [seg for row in geo.rows for seg in split_gaps(row, geo.along, geo.scale, geo.pitch, gap_split)]
+    return off_line_apart(cut, geo.across, geo.b_ext, off_line)
+
+
+def row_direction(centers: np.ndarray, wh: np.ndarray) -> np.ndarray:
+    """Unit vector along the rows: the mean (doubled-angle) direction to each tile's nearest neighbour.
+
+    Tiles in a row touch side by side, rows lie further apart than that, so nearest
+    neighbours point along the rows. A single tile falls back to the box shape.
+    """
+    if len(centers) < 2:
+        w, h = wh[0]
+        return np.array([1.0, 0.0]) if h >= w else np.array([0.0, 1.0])
+    diff = centers[None, :, :] - centers[:, None, :]
+    dist = np.hypot(diff[..., 0], diff[..., 1])
+    np.fill_diagonal(dist, np.inf)
+    nearest = np.argmin(dist, axis=1)
+    vec = diff[np.arange(len(centers)), nearest]
+    ang = np.arctan2(vec[:, 1], vec[:, 0])
+    theta = 0.5 * np.arctan2(np.sin(2 * ang).sum(), np.cos(2 * ang).sum())
+    return canonical(np.array([np.cos(theta), np.sin(theta)]))
+
+
+def canonical(u: np.ndarray) -> np.ndarray:
+    """Point the row direction rightwards (or downwards when vertical) so 'last' means the usual end."""
+    if u[0] < -1e-9 or (abs(u[0]) <= 1e-9 and u[1] < 0):
+        return -u
+    return u
+
+
+def frame(centers: np.ndarray, wh: np.ndarray, u: np.ndarray):
+    """Coordinates along/across the rows and each tile's extent along (a) and across (b).
+
+    An axis-aligned box of a tile turned by θ has W = a|cos θ| + b|sin θ|, H = a|sin θ| + b|cos θ|;
+    solved for a, b where that is well conditioned (not near 45°).
+    """
+    v = np.array([-u[1], u[0]])
+    along, across = centers @ u, centers @ v
+    c, s = abs(u[0]), abs(u[1])
+    det = c * c - s * s
+    w, h = wh[:, 0], wh[:, 1]
+    conditioned = abs(det) > 0.35
+    if conditioned:
+        a = (c * w - s * h) / det
+        b = (c * h - s * w) / det
+        total = a + b
+        a = np.clip(a, 0.25 * total, 0.75 * total)
+        b = total - a
+    else:  # near 45°: only the sum is known; assume upright tiles (width ≈ 3/4 height)
+        total = (w + h) / (c + s)
+        a, b = 0.43 * total, 0.57 * total
+    return along, across, a, b, conditioned
+
+
+def split_rows(idx: np.ndarray, across: np.ndarray, b_ext: np.ndarray, row_split: float) -> list[np.ndarray]:
+    """Tiles ``idx`` cut into rows, ordered across, wherever the next lies ``row_split`` heights further."""
+    order = idx[np.argsort(across[idx], kind="stable")]
+    if len(order) == 0:
+        return []
+    height = float(np.median(b_ext[idx]))
+    cuts = np.flatnonzero(np.diff(across[order]) > row_split * height) + 1
+    return [r for r in np.split(order, cuts) if len(r)]
+
+
+def refine_direction(rows: list[np.ndarray], centers: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Principal axis of each row of three or more tiles, averaged (doubled angles) by size."""
+    sx = sy = 0.0
+    for r in rows:
+        if len(r) < 3:
+            continue
+        pts = centers[r] - centers[r].mean(axis=0)
+        _, _, vt = np.linalg.svd(pts, full_matrices=False)
+        ang = np.arctan2(vt[0, 1], vt[0, 0])
+        sx += len(r) * np.cos(2 * ang)
+        sy += len(r) * np.sin(2 * ang)
+    if sx == 0 and sy == 0:
+        return u
+    theta = 0.5 * np.arctan2(sy, sx)
+    return canonical(np.array([np.cos(theta), np.sin(theta)]))
+
+
+def sideways(rows: list[np.ndarray], along: np.ndarray, a_ext: np.ndarray, b_ext: np.ndarray) -> np.ndarray:
+    """A tile much wider (along the row) for its height than its neighbours lies sideways.
+
+    Compared with the nearest few tiles of its row only, since perspective changes shapes slowly.
+    """
+    out = np.zeros(len(a_ext), bool)
+    aspect = a_ext / np.maximum(b_ext, 1e-9)
+    for r in rows:
+        if len(r) < 3:
+            continue
+        order = r[np.argsort(along[r], kind="stable")]
+        for pos, i in enumerate(order):
+            near = np.concatenate([order[max(0, pos - 2):pos], order[pos + 1:pos + 3]])
+            # Wider along the row and lower across it than its neighbours, not just one of the two.
+            out[i] = (aspect[i] > SIDEWAYS_RATIO * np.median(aspect[near])
+                      and a_ext[i] > 1.15 * np.median(a_ext[near]) and b_ext[i] < 0.88 * np.median(b_ext[near]))
+    return out
+
+
+def pitch(rows: list[np.ndarray], along: np.ndarray, scale: np.ndarray) -> float:
+    """Typical distance between touching neighbours' centres, in units of the local tile scale."""
+    steps = []
+    for r in rows:
+        order = r[np.argsort(along[r], kind="stable")]
+        local = (scale[order][:-1] + scale[order][1:]) / 2
+        steps.append(np.diff(along[order]) / local)
+    pooled = np.concatenate(steps) if steps else np.zeros(0)
+    return float(np.median(pooled)) if len(pooled) else 1.0
+
+
+def off_line_distance(seg: list[int], across: np.ndarray) -> dict[int, float]:
+    """How far each tile lies across the row from the line of its nearest neighbours."""
+    out = {}
+    for pos, i in enumerate(seg):
+        near = seg[max(0, pos - 2):pos] + seg[pos + 1:pos + 3]
+        out[i] = abs(float(across[i]) - float(np.median(across[near]))) if near else 0.0
+    return out
+
+
+def furthest_off_line(seg: list[int], across: np.ndarray, b_ext: np.ndarray, count: int) -> list[int]:
+    """Up to ``count`` tiles of ``seg`` furthest off their neighbours' line, if clearly off it."""
+    dev = off_line_distance(seg, across)
+    height = float(np.median(b_ext[seg]))
+    return [i for i in sorted(dev, key=lambda i: -dev[i])[:count] if dev[i] > OFF_LINE_OVER * height]
+
+
+def off_line_apart(segments: list[list[int]], across: np.ndarray, b_ext: np.ndarray,
+                   off_line: float) -> list[list[int]]:
+    """A tile lying well off the line of its neighbours (a stray touching a meld) stands alone."""
+    out: list[list[int]] = []
+    for seg in segments:
+        if len(seg) < 3:
+            out.append(seg)
+            continue
+        height = float(np.median(b_ext[seg]))
+        keep = []
+        for pos, i in enumerate(seg):
+            near = seg[max(0, pos - 2):pos] + seg[pos + 1:pos + 3]
+            if abs(across[i] - float(np.median(across[near]))) > off_line * height:
+                out.append([i])
+            else:
+                keep.append(i)
+        if keep:
+            out.append(keep)
+    return out
+
+
+def split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: float,
+               gap_split: float) -> list[list[int]]:
+    """A row cut into groups, ordered along it, wherever neighbours lie ``gap_split`` pitches apart."""
+    order = row[np.argsort(along[row], kind="stable")]
+    dist = np.diff(along[order])
+    touching = pitch * (scale[order][:-1] + scale[order][1:]) / 2
+    cuts = np.flatnonzero(dist > gap_split * touching) + 1
+    return [list(map(int, s)) for s in np.split(order, cuts) if len(s)]
+
+
+
+def distance(i: int, seg: list[int], centers: np.ndarray) -> float:
+    """Centre distance from tile ``i`` to the nearest tile of ``seg``."""
+    return float(np.min(np.hypot(*(centers[seg] - centers[i]).T)))
+
+
+def end_gap(order: list[int], along: np.ndarray, scale: np.ndarray) -> int | None:
+    """An end tile of the row standing clearly further from its neighbour than the row's tiles do
+    from theirs (the drawn tile pushed a little aside, less than a gap between groups)."""
+    if len(order) < 5:
+        return None
+    steps = np.diff(along[order]) / ((scale[order][:-1] + scale[order][1:]) / 2)
+    inner = float(np.median(steps[1:-1]))
+    spread = float(np.max(np.abs(steps[1:-1] - inner)))
+    ends = {order[0]: steps[0], order[-1]: steps[-1]}
+    tile, step = max(ends.items(), key=lambda kv: kv[1])
+    other = min(ends.values())
+    if step > END_GAP * inner and step - inner > 2 * spread and other < step - 2 * spread:
+        return tile
+    return None
+
+
+def distinct_boxes(det: Detections) -> np.ndarray:
+    """Two boxes of one class overlapping almost entirely are one tile seen twice: keep the surer."""
+    n = len(det)
+    keep = np.ones(n, bool)
+    if n < 2:
+        return keep
+    box = det.xyxy.astype(np.float64)
+    x1 = np.maximum(box[:, None, 0], box[None, :, 0])
+    y1 = np.maximum(box[:, None, 1], box[None, :, 1])
+    x2 = np.minimum(box[:, None, 2], box[None, :, 2])
+    y2 = np.minimum(box[:, None, 3], box[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = (box[:, 2] - box[:, 0]) * (box[:, 3] - box[:, 1])
+    iou = inter / np.maximum(area[:, None] + area[None, :] - inter, 1e-9)
+    same = det.cls[:, None] == det.cls[None, :]
+    for i in np.argsort(-det.conf, kind="stable"):
+        if not keep[i]:
+            continue
+        dup = (iou[i] > DUPLICATE_IOU) & same[i] & keep
+        dup[i] = False
+        keep[dup] = False
+    return keep
