@@ -48,7 +48,8 @@ class Facts:
             SINGLE if single else 0) | (EVENTS_SHOWN if events else 0)
         # §9 won_triplet_concealed: a triplet completed by the winning discard counts as exposed
         self.won_tri_open = not ctx.self_draw and not rules.options["won_triplet_concealed"]
-        self.exposed, self.bloom, self.melds = 0, -1, ()
+        self.exposed, self.bloom = 0, -1
+        self.melds: tuple[tuple[str, int], ...] = ()
         if hand.melds:
             # (kind, tile id) of each meld, in the order made
             self.melds = melds = hand.meld_ids

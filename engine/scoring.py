@@ -105,7 +105,7 @@ def _readings(f: Facts, splits: list, seven: bool) -> list[Reading]:
     # no 花炮 can show in a split with a sequence, no 一条龙, several suits and no 中/白
     plain = not f.dragons and f.suits not in ONE_SUIT
     for pair, sets, n_seq, run, pieces in splits:
-        patterns = () if plain and n_seq and not run else None
+        patterns: tuple[str, ...] | None = () if plain and n_seq and not run else None
         for role in pieces[part][4].get(win, ()):
             r = Reading(f, False, pair, sets, role, n_seq == 0, patterns or ())
             if patterns is None:  # the same for every role of the winning tile in this split

@@ -197,7 +197,7 @@ def guess_kong_face(situation: dict, reading: HandReading) -> dict:
     for m in reading.melds:
         seen.update(m.tiles)
     options: dict[int, dict] = {}
-    votes: Counter = Counter()
+    votes: dict[int, float] = {}
     for tile in TILES:
         if tile is Tile.FA or seen[tile]:
             continue
@@ -205,7 +205,7 @@ def guess_kong_face(situation: dict, reading: HandReading) -> dict:
         probe = dict(trial, win_tile=(reading.win_tile or tile).symbol)
         result = score_situation(probe)
         if result["valid"]:
-            votes[int(result["own"])] += 1
+            votes[int(result["own"])] = votes.get(int(result["own"]), 0.0) + 1
             options.setdefault(int(result["own"]), trial)
     if not votes:
         return situation
@@ -222,13 +222,14 @@ def best_win_tile(situation: dict, reading: HandReading) -> tuple[dict, dict, No
     """
     counts = Counter(reading.tiles)
     options: dict[Tile, tuple[dict, dict]] = {}
-    votes: Counter = Counter()
+    votes: dict[int, float] = {}
     for tile in counts:
         trial = dict(situation, win_tile=tile.symbol)
         result = score_situation(trial)
         options[tile] = (trial, result)
         if result["valid"]:
-            votes[int(result["own"])] += counts[tile] + (GUESS_VOTES if tile == reading.win_tile else 0)
+            own_pao = int(result["own"])
+            votes[own_pao] = votes.get(own_pao, 0.0) + counts[tile] + (GUESS_VOTES if tile == reading.win_tile else 0)
     if not votes:  # no tile makes a valid win: keep the guess, the engine says why
         tile = reading.win_tile if reading.win_tile in options else next(iter(options))
         return options[tile][0], options[tile][1], None
