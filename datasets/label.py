@@ -176,8 +176,9 @@ def _is_rotated(photo: Path) -> bool:
         return False
 
 
-def detector_predictor(weights: str | None = None, imgsz: int = 640, conf: float = 0.25) -> Predictor:
-    """The shipped detector's ``predict`` (imports the vision stack only when called)."""
+def detector_predictor(weights: str | None = None, imgsz: int | None = None, conf: float = 0.25) -> Predictor:
+    """The detector's ``predict`` (default: the shipped model at the input size it was made for).
+    Imports the vision stack only when called."""
     try:
         from xingzi.vision.detector import Detector
     except ImportError as e:

@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m xingzi.datasets.prelabel_eval", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", required=True, help="labelled YOLO dataset (images/, labels/)")
     ap.add_argument("--model", help="detector weights (default: the shipped model)")
-    ap.add_argument("--imgsz", type=int, default=640)
+    ap.add_argument("--imgsz", type=int, default=None, help="model input size (default: the model's own)")
     ap.add_argument("--conf", type=float, default=0.25)
     ap.add_argument("--ignore", type=int, nargs="*", default=[30], help="truth classes left out (default: 30)")
     ap.add_argument("--out", help="keep the pre-labelled dataset here (default: a temporary folder)")

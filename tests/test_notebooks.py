@@ -12,10 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbclient
+import nbformat
 import pytest
-
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 SAMPLE = NOTEBOOKS.parent / "datasets" / "sample"

@@ -24,6 +24,11 @@ PAD_VALUE = 114
 DEFAULT_IMGSZ = 640
 
 
+def default_weights() -> Path:
+    """The shipped ONNX model when present (faster on CPU, no torch import), else the .pt."""
+    return DEFAULT_ONNX if DEFAULT_ONNX.is_file() else DEFAULT_WEIGHTS
+
+
 def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
     """Resize keeping aspect ratio into a size×size canvas; returns (NCHW float32 RGB, scale, (padx, pady))."""
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -125,7 +130,7 @@ class Detector:
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
                  iou: float = 0.5, threads: int | None = None) -> None:
-        path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
+        path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
         if path.suffix not in (".pt", ".onnx"):

@@ -262,6 +262,18 @@ def format_rows(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def markdown_rows(results: list[dict]) -> str:
+    """The rows as a Markdown table (for the README / model card)."""
+    lines = ["| row | mAP50 | mAP50-95 | P | R | F1 | image exact | hand exact (≤18) | model ms med/p95 |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        s, lat = r["summary"], r.get("latency")
+        ms = f"{lat['model_ms_median']:.0f}/{lat['model_ms_p95']:.0f} @{lat['imgsz']}" if lat else "–"
+        lines.append(f"| {r['row']} | {s['mAP50']:.3f} | {s['mAP50-95']:.3f} | {s['precision']:.3f} | "
+                     f"{s['recall']:.3f} | {s['f1']:.3f} | {s['image_exact']:.1%} | {s['hand_exact']:.1%} | {ms} |")
+    return "\n".join(lines)
+
+
 def _font():
     from matplotlib import font_manager
 

@@ -22,6 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--conf", type=float, default=0.25, help="operating threshold for P/R/F1/exact")
     parser.add_argument("--iou", type=float, default=0.5, help="NMS IoU of the model")
     parser.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
+    parser.add_argument("--markdown", action="store_true", help="also print the rows as a Markdown table")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,9 +35,9 @@ def run(args: argparse.Namespace) -> int:
     truths, sizes = ev.truths_for(ds, ev.name_table(ds.names, overrides))
     models = list(args.model)
     if not models and not args.preds:
-        from xingzi.vision.detector import DEFAULT_WEIGHTS
+        from xingzi.vision.detector import default_weights
 
-        models = [DEFAULT_WEIGHTS]
+        models = [default_weights()]
     results = []
     for weights in models:
         preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou)
@@ -51,5 +52,7 @@ def run(args: argparse.Namespace) -> int:
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, pred_dir.name,
                                        {"preds": str(pred_dir), "data": str(args.data)}))
     print(ev.format_rows(results))
+    if args.markdown:
+        print(ev.markdown_rows(results))
     print(f"written: {args.out}/<row>.json, <row>_confusion.png, <row>_per_class.png")
     return 0

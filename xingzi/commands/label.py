@@ -15,8 +15,8 @@ from pathlib import Path
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("photos", nargs="?", help="folder of photos to pre-label")
     parser.add_argument("--out", required=True, help="dataset folder (created if missing)")
-    parser.add_argument("--model", help="detector weights (default: the shipped model)")
-    parser.add_argument("--imgsz", type=int, default=640)
+    parser.add_argument("--model", help="detector weights .pt or .onnx (default: the shipped model)")
+    parser.add_argument("--imgsz", type=int, default=None, help="model input size (default: the size the model was made for)")
     parser.add_argument("--conf", type=float, default=0.25, help="lowest score kept as a pre-label")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace existing label files too (each is backed up to labels_backup/ first)")
@@ -64,6 +64,6 @@ def run(args: argparse.Namespace) -> int:
     predict = detector_predictor(args.model, args.imgsz, args.conf)
     report = prelabel_folder(args.photos, args.out, predict, overwrite=args.overwrite, link=args.link,
                              show_progress=not args.no_progress, url_prefix=args.url_prefix,
-                             model_version=Path(args.model).name if args.model else "xingzi_yolo11n.pt")
+                             model_version=Path(args.model).name if args.model else "xingzi_yolo11n")
     print(report.summary())
     return 1 if report.failed else 0
