@@ -5,8 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export YOLO_OFFLINE := 1
 export YOLO_CONFIG_DIR := $(CURDIR)/models/ultralytics_config
+REAL_VAL ?= ../shared/data/real_cn_val
 
-.PHONY: demo test lint bench install clean
+.PHONY: demo test lint bench eval ship install clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -16,8 +17,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# Read the bundled synthetic photo with the shipped detector, group, score, draw.
+# Exit status 1 from `xingzi score` means "no legal hand read"; the demo still shows what was read.
 demo: $(STAMP)
-	$(BIN)/xingzi score --json examples/situation.json
+	$(BIN)/xingzi score examples/demo.jpg --out demo_annotated.jpg || test $$? -eq 1
+	@echo "annotated photo: demo_annotated.jpg"
+	$(BIN)/xingzi score --hand "12m456m789p22345s 3m" --discard
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -28,6 +33,19 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/xingzi bench engine
+	$(BIN)/xingzi bench synth --n 300
+	$(BIN)/xingzi bench detector
+	$(BIN)/xingzi bench pipeline --layouts
+
+# Detector accuracy on the real validation photos (next to the mahjong-detector baseline).
+eval: $(STAMP)
+	$(BIN)/python -m xingzi.models.mahjong_detector_baseline $(REAL_VAL)/images runs/eval/preds_mahjong_detector
+	$(BIN)/xingzi eval --data $(REAL_VAL) --model models/xingzi_yolo11n.onnx \
+	    --preds runs/eval/preds_mahjong_detector --out runs/eval/real_cn_val --markdown
+
+# Copy the best training checkpoint into models/ (optimizer stripped) and export ONNX.
+ship: $(STAMP)
+	$(BIN)/xingzi train --ship best
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

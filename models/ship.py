@@ -1,6 +1,7 @@
 """Ship a checkpoint: strip the optimizer into ``models/xingzi_yolo11n.pt`` and export
 ``models/xingzi_yolo11n.onnx`` (static input at the training size, simplified) for ONNX Runtime.
 
+    xingzi train --ship best                          # best.pt of the run with the highest val mAP50-95
     xingzi train --ship runs/train/real416            # the run's best.pt
     xingzi train --ship runs/train/real416/weights/last.pt
     python -m xingzi.models.ship RUN_DIR_OR_PT
@@ -20,9 +21,28 @@ SHIP_IMGSZ = 640
 MAX_BYTES = 25 * 1024 * 1024
 
 
+def best_run(project: Path) -> tuple[Path, float]:
+    """The run under ``project`` whose validation mAP50-95 (results.csv) is highest, and that value."""
+    import csv
+
+    scored = []
+    for results in project.glob("*/results.csv"):
+        with results.open() as f:
+            values = [float(row[key]) for row in csv.DictReader(f)
+                      for key in row if key and key.strip() == "metrics/mAP50-95(B)"]
+        if values and (results.parent / "weights" / "best.pt").is_file():
+            scored.append((max(values), results.parent))
+    if not scored:
+        raise FileNotFoundError(f"no run with results.csv and weights/best.pt under {project}")
+    value, run = max(scored)
+    return run, value
+
+
 def checkpoint_of(source: Path) -> Path:
-    """A run dir → its weights/best.pt (else last.pt); a .pt → itself."""
+    """A run dir → its weights/best.pt (else last.pt); a .pt → itself; ``best`` → the best run's best.pt."""
     source = Path(source)
+    if str(source) == "best":
+        return best_run(MODELS_DIR.parent / "runs" / "train")[0] / "weights" / "best.pt"
     if source.is_file() and source.suffix == ".pt":
         return source
     for name in ("best.pt", "last.pt"):
@@ -69,7 +89,7 @@ def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPE
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("source", type=Path, help="run dir (uses weights/best.pt) or a .pt checkpoint")
+    ap.add_argument("source", type=Path, help="run dir (uses weights/best.pt), a .pt checkpoint, or 'best'")
     ap.add_argument("--no-onnx", action="store_true")
     ap.add_argument("--imgsz", type=int, default=None, help="ONNX input size (default: the training size)")
     args = ap.parse_args(argv)

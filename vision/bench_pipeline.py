@@ -157,6 +157,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def pipeline_matches_truth(image_path: Path, dets: Detections, meta: dict) -> bool | None:
+    """Whole-pipeline check for `xingzi eval` on synthetic sets: the detections grouped and scored
+    give the ground truth's validity and own 炮. None for samples with no usable truth."""
+    if not meta.get("complete", True) or not isinstance(meta.get("expect"), dict) or "own" not in meta["expect"]:
+        return None
+    res = analyse(load_image(image_path), dets, context_of(meta["situation"]))
+    expect, got = meta["expect"], res.result
+    return got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
+
+
 def compare_counts(reading: HandReading, meta: dict) -> dict:
     """With model boxes the detections do not line up with the truth one by one: skip per-tile roles."""
     facts = compare(reading, meta)

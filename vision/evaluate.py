@@ -29,7 +29,7 @@ HAND_MAX_TILES = 18
 # Pipeline hook for synthetic data with ground truth (DIR/meta/<stem>.json holding "expect"): a callable
 # (image path, Detections, meta dict) -> bool "tiles -> melds -> 炮 total equal the truth". The grouping
 # and scoring stage sets it (or passes it to preds_from_model); until then the share is not reported.
-PIPELINE_CHECK: Callable[[Path, object, dict], bool] | None = None
+PIPELINE_CHECK: Callable[[Path, object, dict], bool | None] | None = None
 
 
 def our_class(name: str) -> int:
@@ -158,13 +158,19 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
 
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou)
     check = pipeline_check or PIPELINE_CHECK
+    if check is None and (ds.root / "meta").is_dir():
+        from xingzi.vision.bench_pipeline import pipeline_matches_truth
+
+        check = pipeline_matches_truth
     out, right = [], []
     for p in ds.images:
         d = det.predict(cv2.imread(str(p), cv2.IMREAD_COLOR))
         out.append(ImageBoxes.preds(d.xyxy, d.cls, d.conf))
         meta = ds.root / "meta" / f"{p.stem}.json"
         if check is not None and meta.is_file():
-            right.append(bool(check(p, d.subset(d.conf >= conf), json.loads(meta.read_text()))))
+            ok = check(p, d.subset(d.conf >= conf), json.loads(meta.read_text()))
+            if ok is not None:  # None: no usable ground truth for this photo
+                right.append(bool(ok))
     extra: dict = {"latency": latency(Detector(weights, imgsz=imgsz, conf=conf, iou=iou), ds.images[:30])}
     if right:
         extra["pipeline_exact"] = float(np.mean(right))

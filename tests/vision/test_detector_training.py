@@ -84,3 +84,16 @@ def test_resume_with_a_missing_dataset_says_which(tmp_path):
     torch.save({"train_args": {"data": str(tmp_path / "gone" / "data.yaml")}}, ckpt)
     with pytest.raises(FileNotFoundError, match="data.yaml is missing"):
         resume(ckpt)
+
+
+def test_best_run_is_chosen_by_validation_map(tmp_path):
+    from xingzi.models.ship import best_run
+
+    for name, maps in (("a", [0.2, 0.35, 0.3]), ("b", [0.1, 0.33]), ("c", [0.9])):
+        run = tmp_path / name
+        (run / "weights").mkdir(parents=True)
+        rows = "".join(f"{i + 1}, 0.5, {m}\n" for i, m in enumerate(maps))
+        (run / "results.csv").write_text("epoch, metrics/mAP50(B), metrics/mAP50-95(B)\n" + rows)
+        if name != "c":  # c has no best.pt: not a candidate
+            (run / "weights" / "best.pt").write_bytes(b"")
+    assert best_run(tmp_path) == (tmp_path / "a", 0.35)

@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="continue a run from its weights/last.pt or a copied last.pt (default: newest run); "
                              "a missing data view is rebuilt with --extra-train")
     parser.add_argument("--ship", type=Path, default=None, metavar="RUN_DIR_OR_PT",
-                        help="copy best weights of a run (or a .pt) to models/ (stripped) and export ONNX")
+                        help="copy best.pt of a run (or a .pt, or 'best': the run with the highest val "
+                             "mAP50-95) to models/ (stripped) and export ONNX")
 
 
 def run(args: argparse.Namespace) -> int:
