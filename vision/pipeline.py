@@ -330,12 +330,14 @@ class BoxesDetector:
 
 
 def make_detector(model: str | None, conf: float | None) -> TileDetector:
-    """The YOLO detector, or with a ``.json`` path the boxes written in that file."""
+    """The YOLO detector (re-reading small hands zoomed in), or with a ``.json`` path the boxes
+    written in that file."""
     if model and str(model).lower().endswith(".json"):
         return BoxesDetector(model)
     from .detector import Detector
+    from .zoom import ZoomDetector
 
-    return Detector(weights=model, conf=0.25 if conf is None else conf)
+    return ZoomDetector(Detector(weights=model, conf=0.25 if conf is None else conf))
 
 
 def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = None, out=None) -> int:

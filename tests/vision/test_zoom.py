@@ -1,0 +1,58 @@
+"""Two-pass reading: the tiles' region is read again when it is small in the photo."""
+
+import numpy as np
+import pytest
+
+from xingzi.vision.detections import Detections
+from xingzi.vision.zoom import ZoomDetector
+
+
+class FakeDetector:
+    """Finds a 'tile' wherever the image is white; records the shapes it was given."""
+
+    def __init__(self):
+        self.seen: list[tuple[int, int]] = []
+
+    def predict(self, image):
+        self.seen.append(image.shape[:2])
+        ys, xs = np.nonzero(image[:, :, 0] > 200)
+        if len(xs) == 0:
+            boxes = np.zeros((0, 4), np.float32)
+        else:
+            boxes = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], np.float32)
+        n = len(boxes)
+        return Detections(boxes, np.full(n, 5, np.int64), np.full(n, 0.9, np.float32))
+
+
+def image_with_tile(h, w, box):
+    im = np.zeros((h, w, 3), np.uint8)
+    x1, y1, x2, y2 = box
+    im[y1:y2, x1:x2] = 255
+    return im
+
+
+def test_small_hand_is_read_again_and_boxes_map_back():
+    fake = FakeDetector()
+    im = image_with_tile(1000, 1600, (700, 400, 740, 460))
+    det = ZoomDetector(fake).predict(im)
+    assert len(fake.seen) == 2 and fake.seen[1][0] < 1000 and fake.seen[1][1] < 1600
+    np.testing.assert_allclose(det.xyxy[0], [700, 400, 740, 460])
+
+
+def test_hand_filling_the_frame_is_read_once():
+    fake = FakeDetector()
+    im = image_with_tile(400, 400, (20, 20, 380, 380))
+    det = ZoomDetector(fake).predict(im)
+    assert len(fake.seen) == 1 and len(det) == 1
+
+
+def test_nothing_found_is_read_once():
+    fake = FakeDetector()
+    assert len(ZoomDetector(fake).predict(np.zeros((300, 300, 3), np.uint8))) == 0
+    assert len(fake.seen) == 1
+
+
+@pytest.mark.parametrize("fill, margin", [pytest.param(0, 1, id="fill_zero"), pytest.param(0.5, -1, id="negative_margin")])
+def test_bad_settings_are_refused(fill, margin):
+    with pytest.raises(ValueError, match="fill must be"):
+        ZoomDetector(FakeDetector(), fill=fill, margin=margin)

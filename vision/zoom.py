@@ -1,0 +1,63 @@
+"""Two-pass reading for photos where the hand fills only part of the frame.
+
+A phone photo of a table often shows the tiles in a band across a large image; letterboxed to the
+model's input size they shrink to a few pixels. The first pass finds where the tiles are; the
+second reads that region again at full model resolution.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from .detections import Detections
+
+
+class Predictor(Protocol):
+    def predict(self, image: np.ndarray) -> Detections: ...
+
+
+class ZoomDetector:
+    """Wraps any predictor; ``predict`` re-reads the tiles' region when it is small in the photo.
+
+    fill: re-read when the tiles' extent covers less than this share of the photo's longer side.
+    margin: added around the extent, in tile heights, so a tile the first pass missed at the edge
+    of the hand is still inside the crop.
+    """
+
+    def __init__(self, detector: Predictor, fill: float = 0.6, margin: float = 1.5) -> None:
+        if not 0 < fill <= 1 or margin < 0:
+            raise ValueError(f"fill must be in (0, 1] and margin >= 0, got fill={fill}, margin={margin}")
+        self.detector, self.fill, self.margin = detector, fill, margin
+
+    def __getattr__(self, name: str):  # weights, imgsz, conf… of the wrapped detector
+        return getattr(self.detector, name)
+
+    def predict(self, image: np.ndarray) -> Detections:
+        first = self.detector.predict(image)
+        crop = self.region(first, image.shape[:2])
+        if crop is None:
+            return first
+        x1, y1, x2, y2 = crop
+        second = self.detector.predict(np.ascontiguousarray(image[y1:y2, x1:x2]))
+        if len(second) < len(first):  # the closer look lost tiles: keep the first reading
+            return first
+        shift = np.array([x1, y1, x1, y1], np.float32)
+        return Detections(second.xyxy + shift, second.cls, second.conf, second.probs)
+
+    def region(self, det: Detections, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
+        """Pixel crop (x1, y1, x2, y2) around the detections, or None when no zoom would help."""
+        if len(det) == 0:
+            return None
+        h, w = shape[:2]
+        lo, hi = det.xyxy[:, :2].min(0), det.xyxy[:, 2:].max(0)
+        if max((hi - lo) / np.array([w, h])) >= self.fill:
+            return None
+        tile = float(np.median(np.maximum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1])))
+        lo, hi = lo - self.margin * tile, hi + self.margin * tile
+        x1, y1 = max(0, int(lo[0])), max(0, int(lo[1]))
+        x2, y2 = min(w, int(np.ceil(hi[0]))), min(h, int(np.ceil(hi[1])))
+        if (x2 - x1) * (y2 - y1) > 0.7 * w * h:  # barely smaller: not worth a second pass
+            return None
+        return x1, y1, x2, y2
