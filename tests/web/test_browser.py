@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
 from web_helpers import FakeDetector, jpeg_bytes, layout_detections
 
 from xingzi.engine.tiles import Tile
-from xingzi.web.app import create_app
+from xingzi.web.loadtest import start_server
 
 CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 
@@ -47,21 +44,8 @@ def chromium_or_skip() -> str:
 
 @pytest.fixture(scope="module")
 def server():
-    import uvicorn
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = create_app(FakeDetector(layout_detections(misread_2s_as_3s=True)))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
+    url, srv, thread = start_server(FakeDetector(layout_detections(misread_2s_as_3s=True)))
+    yield url
     srv.should_exit = True
     thread.join(timeout=10)
 
