@@ -22,6 +22,7 @@ from xingzi.engine.tiles import BACK_CLASS, Tile, tile_counts
 
 from . import rowgeom
 from .detections import Detections
+from .meldfind import KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds  # noqa: F401
 
 # Thresholds and helpers that moved to rowgeom stay importable from here.
 from .rowgeom import DUPLICATE_IOU, END_GAP, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
@@ -34,9 +35,10 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 ROW_SPLIT = 0.6  # across-row distance (in tile heights) that starts a new row
 GAP_SPLIT = 1.35  # centre distance / typical neighbour distance that counts as a gap
 WIN_GUESSED = "winning tile not set apart"
-KONG_SHOWN = {"DFFD", "FDDF", "DDDF", "FDDD", "DDDD"}  # face-down (D) / face-up (F) patterns of 暗杠
 OFF_LINE = 0.4  # across-row offset (in tile heights) from its neighbours' line that puts a tile apart
 SINGLES_TRIED = 6  # lone tiles considered for the hand's missing places
+FA_TOUCH = 1.6  # centre distance (in tile sizes) under which two 发 lie side by side
+NEAT_ROW = 5  # a hand row this long: the table is laid out in rows, not strewn about
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,6 +99,7 @@ class Knobs:
     off_line: float = OFF_LINE
     row_split: float = ROW_SPLIT
     sideways_in_row: bool = True
+    join_beside: bool = True  # a full row still takes a lone tile right beside it as the winning tile
 
 
 # Tried in this order; the first that reads a legal hand wins (a photo is of a winning hand).
@@ -108,6 +111,7 @@ VARIANTS = (
     Knobs(off_line=0.6),  # a crooked row
     Knobs(row_split=0.9),  # a row drawn out of line by perspective
     Knobs(gap_split=1.2, sideways_in_row=False),
+    Knobs(join_beside=False),  # the tile beside a full row is a stray (the winner stands in the row)
 )
 
 
@@ -123,7 +127,8 @@ def group(detections: Detections) -> HandReading:
         reading = _group(detections, knobs)
         if is_legal_reading(reading):
             return reading
-        readings.append(reading)
+        if knobs.join_beside:  # leaving out the tile beside the row only when that makes a hand:
+            readings.append(reading)  # else it is the winning tile and the row holds a misread
     counted = [r for r in readings if not any(" tiles (a winning hand" in p for p in r.problems)]
     return (counted or readings)[0]
 
@@ -158,18 +163,12 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
     if (~keep).sum():
         problems.append(f"{int((~keep).sum())} duplicate detection(s) ignored")
     fa_mask = (cls == FA_CLASS) & keep
-    for i in np.flatnonzero(fa_mask):
-        roles[i] = "fa"
-    fa = int(fa_mask.sum())
-    if fa > 4:
-        problems.append(f"{_count_word(fa)} 发 (only four exist)")
-
+    if fa_mask.sum() > 4:  # said before the extra ones are set aside: the user should know
+        problems.append(f"{_count_word(int(fa_mask.sum()))} 发 (only four exist)")
     body = np.flatnonzero(keep & ~fa_mask)
     if len(body) == 0:
-        if fa == 0:
-            problems.append("no tiles found")
-        else:
-            problems.append("only 发 bonus tiles found")
+        fa = _bonus_fa(np.flatnonzero(fa_mask), detections, False, roles, problems)
+        problems.append("only 发 bonus tiles found" if fa else "no tiles found")
         return _result(detections, (), None, False, (), fa, roles, meld_of, np.zeros(n, bool), problems, (1.0, 0.0))
 
     centers = detections.centers.astype(np.float64)
@@ -181,6 +180,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
     melds: list[Meld] = []
     pieces: list[list[int]] = []  # what is left of each segment once melds are taken out
     main = _main_segment(segments, cls)
+    # Bonus 发 lie together; a 发 apart from them is a stray, where the hand is laid out in rows.
+    fa = _bonus_fa(np.flatnonzero(fa_mask), detections, len(segments[main]) >= NEAT_ROW, roles, problems)
     for k, seg in enumerate(segments):
         cue = sideways if knobs.sideways_in_row or k != main else np.zeros(n, bool)
         rest = _take_melds(seg, cls, cue, k == main, melds, roles, meld_of, problems)
@@ -202,7 +203,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
     if short > 0:
         joined = _legal_singles(singles, short, concealed, melds, cls)
     else:  # a full row already: still take one tile lying right beside it (the winning tile)
-        near = singles[:1]
+        near = singles[:1] if knobs.join_beside else []
         joined = [i for i in near
                   if row_of[i] == main_row and rowgeom.distance(i, main_seg, centers) < 3.5 * pitch]
     for j in singles:
@@ -273,103 +274,6 @@ def _order_melds(melds: list[Meld], meld_of: list[int], reading_order: list[int]
     meld_of[:] = [renumber.get(m, -1) for m in meld_of]
 
 
-def _runs(seq: list[int], cls: np.ndarray) -> list[list[int]]:
-    """Consecutive detections of one class."""
-    runs: list[list[int]] = []
-    for i in seq:
-        if runs and cls[runs[-1][-1]] == cls[i]:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    return runs
-
-
-def _meld_like(seg: list[int], cls: np.ndarray) -> bool:
-    """Made only of runs of 3-4 identical faces and face-down tiles with their faces beside them."""
-    covered = set()
-    for run in _runs(seg, cls):
-        if len(run) >= 3 or cls[run[0]] == BACK_CLASS:
-            covered.update(run)
-    for pos, i in enumerate(seg):
-        if cls[i] == BACK_CLASS:
-            covered.update(seg[max(0, pos - 1):pos + 2])
-    return len(seg) >= 3 and covered == set(seg)
-
-
-def _main_segment(segments: list[list[int]], cls: np.ndarray) -> int:
-    """The hand row: the longest segment that does not look like melds only."""
-    candidates = [k for k, s in enumerate(segments) if not _meld_like(s, cls)] or list(range(len(segments)))
-    return max(candidates, key=lambda k: len(segments[k]))
-
-
-def _take_melds(seg, cls, sideways, is_main, melds, roles, meld_of, problems) -> list[list[int]]:
-    """Take concealed kongs, claimed melds and set-apart pungs/kongs out of a segment."""
-    used: set[int] = set()
-
-    def add(idx: list[int], kind: MeldKind, face: int | None) -> None:
-        used.update(idx)
-        for i in idx:
-            roles[i] = kind.value
-        if face is None:
-            problems.append("a concealed kong shows no face: cannot tell which tile it is")
-            return
-        melds.append(Meld(kind, Tile.from_index(face)))
-        for i in idx:
-            meld_of[i] = len(melds) - 1
-
-    # Face-down tiles: a concealed kong is four side by side in one of the ways players show it
-    # (ends down, middle down, one face up at an end, all down); a longer run of backs is a wall.
-    pos = 0
-    while pos + 4 <= len(seg):
-        window = seg[pos:pos + 4]
-        down = "".join("D" if cls[i] == BACK_CLASS else "F" for i in window)
-        faces = {int(cls[i]) for i in window if cls[i] != BACK_CLASS}
-        wall = down == "DDDD" and (pos + 4 < len(seg) and cls[seg[pos + 4]] == BACK_CLASS
-                                   or pos > 0 and cls[seg[pos - 1]] == BACK_CLASS)
-        if down in KONG_SHOWN and len(faces) <= 1 and not wall and not used & set(window):
-            add(window, MeldKind.CONCEALED_KONG, faces.pop() if faces else None)
-            pos += 4
-        else:
-            pos += 1
-    used.update(i for i in seg if cls[i] == BACK_CLASS)  # other face-down tiles: strays or a wall
-
-    # A sideways tile marks a claimed pung (or kong): the run of its face around it.
-    for pos, i in enumerate(seg):
-        if i in used or not sideways[i] or cls[i] == BACK_CLASS:
-            continue
-        lo = hi = pos
-        while lo - 1 >= 0 and seg[lo - 1] not in used and cls[seg[lo - 1]] == cls[i] and hi - lo < 3:
-            lo -= 1
-        while hi + 1 < len(seg) and seg[hi + 1] not in used and cls[seg[hi + 1]] == cls[i] and hi - lo < 3:
-            hi += 1
-        if hi - lo + 1 >= 3:
-            add(seg[lo:hi + 1], MeldKind.PUNG if hi - lo == 2 else MeldKind.KONG, int(cls[i]))
-
-    pieces: list[list[int]] = []
-    current: list[int] = []
-    for i in seg:
-        if i in used:
-            if current:
-                pieces.append(current)
-            current = []
-        else:
-            current.append(i)
-    if current:
-        pieces.append(current)
-    if is_main:
-        return pieces
-    # Apart from the hand row, runs of 3 or 4 of one face are exposed pungs and kongs.
-    kept = []
-    for piece in pieces:
-        runs = _runs(piece, cls)
-        if all(len(r) in (3, 4) and cls[r[0]] != BACK_CLASS for r in runs):
-            for r in runs:
-                add(r, MeldKind.PUNG if len(r) == 3 else MeldKind.KONG, int(cls[r[0]]))
-        else:
-            kept.append(piece)
-    return kept
-
-
 def _legal_singles(singles: list[int], short: int, concealed: list[int], melds: list[Meld],
                    cls: np.ndarray) -> list[int]:
     """The lone tiles that complete the hand: the nearest ``short`` unless another choice among
@@ -400,6 +304,51 @@ def _choose_win(singles, concealed, main_seg, centers, along, cls, problems, sca
         return pushed, True
     problems.append(f"{WIN_GUESSED}: guessed the last tile of the row")
     return max(row, key=lambda i: along[i]), False
+
+
+def _bonus_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, roles: list[str], problems: list[str]) -> int:
+    """Mark the bonus 发 (role 'fa') and return how many; the strays among them stay 'loose'."""
+    stray = _stray_fa(fa_idx, det, laid_out)
+    if stray:
+        problems.append(f"{len(stray)} 发 lying away from the other 发 ignored")
+    for i in fa_idx:
+        if int(i) not in stray:
+            roles[int(i)] = "fa"
+    return len(fa_idx) - len(stray)
+
+
+def _stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool) -> list[int]:
+    """发 that are not bonus tiles. Players lay their 发 together, so on a table laid out in rows
+    (``laid_out``), when some lie side by side, a 发 apart from that group is a stray (tiles
+    strewn about may touch by chance, so not there); and a set has only four, so beyond four
+    the ones furthest from the group (or, with no group, from the other tiles) are set aside."""
+    if len(fa_idx) < 2 or not laid_out and len(fa_idx) <= 4:
+        return []
+    centers = det.centers.astype(np.float64)
+    wh = (det.xyxy[:, 2:] - det.xyxy[:, :2]).astype(np.float64)
+    size = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
+    label = {int(i): int(i) for i in fa_idx}
+
+    def root(i: int) -> int:
+        while label[i] != i:
+            i = label[i]
+        return i
+
+    for a, b in combinations((int(i) for i in fa_idx), 2):
+        if np.hypot(*(centers[a] - centers[b])) < FA_TOUCH * (size[a] + size[b]) / 2:
+            label[root(a)] = root(b)
+    groups = Counter(root(int(i)) for i in fa_idx)
+    (top, top_n), = groups.most_common(1)
+    tied = sum(1 for n in groups.values() if n == top_n)
+    if laid_out and top_n >= 2 and tied == 1:
+        kept = [int(i) for i in fa_idx if root(int(i)) == top]
+        anchor = centers[kept].mean(axis=0)
+    else:
+        kept = [int(i) for i in fa_idx]
+        anchor = np.median(centers, axis=0)
+    if len(kept) > 4:
+        kept = sorted(kept, key=lambda i: float(np.hypot(*(centers[i] - anchor))))[:4]
+    return [int(i) for i in fa_idx if int(i) not in kept]
 
 
 def _count_word(n: int) -> str:

@@ -39,7 +39,7 @@ def hand_layout(
     win_apart: bool = True,
     melds_row: int = 0,
     sideways_at: int = 0,
-    kong_shown: str = "FDDF",
+    kong_shown: str | tuple[str, ...] = "FDDF",
     center: tuple[float, float] = (640.0, 480.0),
     jitter: float = 0.0,
     probs: bool = False,
@@ -50,7 +50,8 @@ def hand_layout(
     ``size`` is a tile's height in pixels, ``gap`` the space between groups in tile heights,
     ``angle`` the rotation in degrees, ``perspective`` how much smaller the far (upper) side looks.
     Claimed melds get the tile at ``sideways_at`` turned sideways; concealed kongs are shown as
-    ``kong_shown`` says (D face down, F face up; default the two middle tiles down). 发 lie in a row below. ``melds_row=1`` puts the melds on a second row.
+    ``kong_shown`` says (D face down, F face up; default the two middle tiles down; a tuple gives
+    one pattern per concealed kong, in order). 发 lie in a row below. ``melds_row=1`` puts the melds on a second row.
     """
     rng = np.random.default_rng(seed)
     w, h = 0.75, 1.0  # tile width and height in tile heights
@@ -77,10 +78,14 @@ def hand_layout(
         x, row_y = 0.0, 1.6
     else:
         x += gap
+    shown = (kong_shown,) if isinstance(kong_shown, str) else tuple(kong_shown)
+    kongs_laid = 0
     for k, text in enumerate(melds):
         meld = parse_meld(text)
+        pattern = shown[kongs_laid % len(shown)]
+        kongs_laid += meld.kind is MeldKind.CONCEALED_KONG
         for j in range(meld.kind.size):
-            down = meld.kind is MeldKind.CONCEALED_KONG and kong_shown[j] == "D"
+            down = meld.kind is MeldKind.CONCEALED_KONG and pattern[j] == "D"
             cls = BACK_CLASS if down else meld.tile.index
             side = meld.kind is not MeldKind.CONCEALED_KONG and j == sideways_at
             x = put(x, row_y, cls, meld.kind.value, k, side)

@@ -88,15 +88,16 @@ def test_winning_tile_not_apart_is_guessed_as_last_of_row_and_flagged():
 
 
 @pytest.mark.parametrize(
-    "hand,win,melds,expected",
+    "hand,win,melds,win_apart,expected",
     [
-        pytest.param("123m456m789p1s55p", "3s", [], "13 tiles", id="one-short"),
-        pytest.param("33333p456m789p55s", "1s", [], "five 3p", id="five-of-a-tile"),
-        pytest.param("123m456m789p12s55p6s", "3s", [], "15 tiles", id="one-over"),
+        pytest.param("123m456m789p1s55p", "3s", [], True, "13 tiles", id="one-short"),
+        pytest.param("33333p456m789p55s", "1s", [], True, "five 3p", id="five-of-a-tile"),
+        pytest.param("123m456m789p12s55p6s", "3s", [], True, "15 tiles", id="one-over"),
+        pytest.param("123m456m789p12s55p6s", "3s", [], False, "15 tiles", id="one-over-in-the-row"),
     ],
 )
-def test_count_problems_are_named(hand, win, melds, expected):
-    reading = group(hand_layout(hand, win, melds).detections)
+def test_count_problems_are_named(hand, win, melds, win_apart, expected):
+    reading = group(hand_layout(hand, win, melds, win_apart=win_apart).detections)
     assert any(p.startswith(expected) for p in reading.problems), reading.problems
 
 

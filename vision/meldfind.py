@@ -1,0 +1,122 @@
+"""Melds in a row of tiles: concealed kongs, claimed pungs/kongs (a sideways tile) and pungs set apart.
+
+Works on segments (detection indices in reading order along a row) measured by ``rowgeom``;
+``grouping`` decides which segment is the hand row and what is left of it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xingzi.engine.melds import Meld, MeldKind
+from xingzi.engine.tiles import BACK_CLASS, Tile
+
+KONG_SHOWN = {"DFFD", "FDDF", "DDDF", "FDDD", "DDDD"}  # face-down (D) / face-up (F) patterns of 暗杠
+
+
+def _runs(seq: list[int], cls: np.ndarray) -> list[list[int]]:
+    """Consecutive detections of one class."""
+    runs: list[list[int]] = []
+    for i in seq:
+        if runs and cls[runs[-1][-1]] == cls[i]:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _meld_like(seg: list[int], cls: np.ndarray) -> bool:
+    """Made only of runs of 3-4 identical faces and face-down tiles with their faces beside them."""
+    covered = set()
+    for run in _runs(seg, cls):
+        if len(run) >= 3 or cls[run[0]] == BACK_CLASS:
+            covered.update(run)
+    for pos, i in enumerate(seg):
+        if cls[i] == BACK_CLASS:
+            covered.update(seg[max(0, pos - 1):pos + 2])
+    return len(seg) >= 3 and covered == set(seg)
+
+
+def _main_segment(segments: list[list[int]], cls: np.ndarray) -> int:
+    """The hand row: the longest segment that does not look like melds only."""
+    candidates = [k for k, s in enumerate(segments) if not _meld_like(s, cls)] or list(range(len(segments)))
+    return max(candidates, key=lambda k: len(segments[k]))
+
+
+def _take_melds(seg, cls, sideways, is_main, melds, roles, meld_of, problems) -> list[list[int]]:
+    """Take concealed kongs, claimed melds and set-apart pungs/kongs out of a segment."""
+    used: set[int] = set()
+
+    def add(idx: list[int], kind: MeldKind, face: int | None) -> None:
+        used.update(idx)
+        for i in idx:
+            roles[i] = kind.value
+        if face is None:
+            problems.append("a concealed kong shows no face: cannot tell which tile it is")
+            return
+        melds.append(Meld(kind, Tile.from_index(face)))
+        for i in idx:
+            meld_of[i] = len(melds) - 1
+
+    # Face-down tiles: a concealed kong is four side by side in one of the ways players show it
+    # (ends down, middle down, one face up at an end, all down); a longer run of backs is a wall.
+    pos = 0
+    while pos + 4 <= len(seg):
+        window = seg[pos:pos + 4]
+        down = "".join("D" if cls[i] == BACK_CLASS else "F" for i in window)
+        faces = {int(cls[i]) for i in window if cls[i] != BACK_CLASS}
+        # Backs beyond an all-down window make a wall, unless they belong to the kong before it
+        # (already taken) or to one after it that shows its face (two kongs laid end to end).
+        after = "".join("D" if cls[i] == BACK_CLASS else "F" for i in seg[pos + 4:pos + 8])
+        # A face up at the window's end with the same face just outside belongs to that run (a
+        # kong or pung laid beside stray backs): only four of a tile exist.
+        face_out = (down == "FDDD" and pos > 0 and cls[seg[pos - 1]] == cls[window[0]]
+                    or down == "DDDF" and pos + 4 < len(seg) and cls[seg[pos + 4]] == cls[window[3]])
+        back_before = pos > 0 and cls[seg[pos - 1]] == BACK_CLASS and seg[pos - 1] not in used
+        wall = (down == "DDDD" and (after.startswith("D") and not (after in KONG_SHOWN and after != "DDDD"))
+                or down in ("DDDD", "DDDF") and back_before or face_out)
+        # Face up at an end but more backs beyond the other end: the face belongs to the tiles
+        # before it (a kong laid beside an all-down kong), so try the window one further on.
+        wall = wall or down == "FDDD" and pos + 4 < len(seg) and cls[seg[pos + 4]] == BACK_CLASS
+        if down in KONG_SHOWN and len(faces) <= 1 and not wall and not used & set(window):
+            add(window, MeldKind.CONCEALED_KONG, faces.pop() if faces else None)
+            pos += 4
+        else:
+            pos += 1
+    used.update(i for i in seg if cls[i] == BACK_CLASS)  # other face-down tiles: strays or a wall
+
+    # A sideways tile marks a claimed pung (or kong): the run of its face around it.
+    for pos, i in enumerate(seg):
+        if i in used or not sideways[i] or cls[i] == BACK_CLASS:
+            continue
+        lo = hi = pos
+        while lo - 1 >= 0 and seg[lo - 1] not in used and cls[seg[lo - 1]] == cls[i] and hi - lo < 3:
+            lo -= 1
+        while hi + 1 < len(seg) and seg[hi + 1] not in used and cls[seg[hi + 1]] == cls[i] and hi - lo < 3:
+            hi += 1
+        if hi - lo + 1 >= 3:
+            add(seg[lo:hi + 1], MeldKind.PUNG if hi - lo == 2 else MeldKind.KONG, int(cls[i]))
+
+    pieces: list[list[int]] = []
+    current: list[int] = []
+    for i in seg:
+        if i in used:
+            if current:
+                pieces.append(current)
+            current = []
+        else:
+            current.append(i)
+    if current:
+        pieces.append(current)
+    if is_main:
+        return pieces
+    # Apart from the hand row, runs of 3 or 4 of one face are exposed pungs and kongs.
+    kept = []
+    for piece in pieces:
+        runs = _runs(piece, cls)
+        if all(len(r) in (3, 4) and cls[r[0]] != BACK_CLASS for r in runs):
+            for r in runs:
+                add(r, MeldKind.PUNG if len(r) == 3 else MeldKind.KONG, int(cls[r[0]]))
+        else:
+            kept.append(piece)
+    return kept
