@@ -120,3 +120,13 @@ def _project(rects: np.ndarray, angle: float, size: float, perspective: float, c
     rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
     pts = pts @ rot.T + np.asarray(center, np.float64)
     return np.concatenate([pts.min(axis=1), pts.max(axis=1)], axis=1)
+
+
+def with_tiles(det: Detections, boxes, classes) -> Detections:
+    """The detections plus more tiles (pixel boxes, class ids) seen with confidence 0.9."""
+    n = len(classes)
+    return Detections(
+        np.vstack([det.xyxy, np.array(boxes, np.float32).reshape(n, 4)]),
+        np.append(det.cls, np.array(classes, np.int64)),
+        np.append(det.conf, np.full(n, 0.9, np.float32)),
+    )

@@ -23,7 +23,7 @@ from xingzi.vision.grouping import (
     mark_win,
     row_direction,
 )
-from xingzi.vision.layouts import hand_layout
+from xingzi.vision.layouts import hand_layout, with_tiles
 
 HANDS = [
     pytest.param("123m55p12s", "3s", ["pung 中", "concealed_kong 4s"], 2, id="pung+concealed-kong+fa"),
@@ -202,26 +202,18 @@ def test_concealed_kong_shown_any_usual_way(shown):
     assert reading.problems == ()
 
 
-def with_extra(layout_det: Detections, boxes, classes) -> Detections:
-    n = len(classes)
-    return Detections(
-        np.vstack([layout_det.xyxy, np.array(boxes, np.float32).reshape(n, 4)]),
-        np.append(layout_det.cls, np.array(classes, np.int64)),
-        np.append(layout_det.conf, np.full(n, 0.9, np.float32)),
-    )
-
 
 def test_row_of_face_down_tiles_is_a_wall_not_a_kong():
     det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections
     wall = [[300 + k * 45, 600, 345 + k * 45, 660] for k in range(8)]
-    reading = group(with_extra(det, wall, [BACK_CLASS] * 8))
+    reading = group(with_tiles(det, wall, [BACK_CLASS] * 8))
     assert reading.melds == () and reading.roles[-8:] == ("loose",) * 8
     assert reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
 
 
 def test_stray_tiles_away_from_a_complete_hand_are_ignored():
     det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections
-    reading = group(with_extra(det, [[100, 700, 145, 760], [1100, 80, 1145, 140]], [Tile.M5.index, Tile.BAI.index]))
+    reading = group(with_tiles(det, [[100, 700, 145, 760], [1100, 80, 1145, 140]], [Tile.M5.index, Tile.BAI.index]))
     assert reading.roles[-2:] == ("loose", "loose")
     assert reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
     assert "2 tile(s) lying away from the hand ignored" in reading.problems
@@ -231,7 +223,7 @@ def test_stray_touching_a_pung_off_its_line_stands_apart():
     layout = hand_layout("123m456m55p12s", "3s", ["pung 8s"], size=60, center=(640, 300), sideways_at=9)
     det = layout.detections
     x0, y0, x1, y1 = det.xyxy[-2]  # the middle tile of the pung; a stray lies half a tile above it
-    reading = group(with_extra(det, [[x0 + 10, y0 - 35, x1 + 10, y1 - 35]], [Tile.M7.index]))
+    reading = group(with_tiles(det, [[x0 + 10, y0 - 35, x1 + 10, y1 - 35]], [Tile.M7.index]))
     assert Meld(MeldKind.PUNG, Tile.S8) in reading.melds
     assert reading.roles[-1] == "loose"
 
@@ -239,7 +231,7 @@ def test_stray_touching_a_pung_off_its_line_stands_apart():
 def test_extra_tile_off_the_hand_line_is_dropped_when_the_hand_is_over():
     det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections
     x0, y0, x1, y1 = det.xyxy[4]  # a stray half-hidden behind the row, a third of a tile higher
-    reading = group(with_extra(det, [[x0 + 20, y0 - 20, x1 + 20, y1 - 20]], [Tile.S9.index]))
+    reading = group(with_tiles(det, [[x0 + 20, y0 - 20, x1 + 20, y1 - 20]], [Tile.S9.index]))
     assert reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
     assert reading.roles[-1] == "loose"
     assert "1 tile(s) off the hand's line ignored" in reading.problems
@@ -270,7 +262,7 @@ def test_lone_tile_that_makes_a_legal_hand_wins_over_a_nearer_stray(stray):
     layout = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300), gap=0.8)
     det = layout.detections
     x0, y0, x1, y1 = det.xyxy[0]  # a stray on the row's line, nearer to its start than 3s is to its end
-    reading = group(with_extra(det, [[x0 - 75, y0, x1 - 75, y1]], [stray.index]))
+    reading = group(with_tiles(det, [[x0 - 75, y0, x1 - 75, y1]], [stray.index]))
     assert reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
     assert reading.roles[-1] == "loose"
 

@@ -8,19 +8,11 @@ import pytest
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group, is_legal_reading
-from xingzi.vision.layouts import hand_layout
+from xingzi.vision.layouts import hand_layout, with_tiles
 
 HAND, WIN = "123m456m789p12s55p", "3s"
 FA = Tile.FA.index
 
-
-def with_tiles(det: Detections, boxes, classes) -> Detections:
-    n = len(classes)
-    return Detections(
-        np.vstack([det.xyxy, np.array(boxes, np.float32).reshape(n, 4)]),
-        np.append(det.cls, np.array(classes, np.int64)),
-        np.append(det.conf, np.full(n, 0.9, np.float32)),
-    )
 
 
 def fa_boxes(x0: float, y0: float, n: int, step: float = 46.0) -> list[list[float]]:
