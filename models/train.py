@@ -48,14 +48,16 @@ class TrainConfig:
     project: str = str(TRAIN_PROJECT)
     name: str = "real416"
     seed: int = 0
+    time: float | None = None  # hours; Ultralytics then fits the epochs (and LR schedule) to this budget
     extra: dict = field(default_factory=dict)
 
     def ultralytics_kwargs(self) -> dict:
         kw = {k: v for k, v in asdict(self).items() if k not in ("model", "extra")}
         kw.update(self.extra)
         kw.update(exist_ok=False, plots=False, verbose=True, val=True)
-        if kw["device"] is None:
-            kw.pop("device")
+        for key in ("device", "time"):
+            if kw[key] is None:
+                kw.pop(key)
         return kw
 
 
@@ -110,11 +112,34 @@ def gpu_available(device: str | None) -> bool:
     return torch.cuda.is_available()
 
 
+def read_results_csv(path: Path) -> dict[str, list]:
+    """results.csv as {column: values}; what Ultralytics stores in checkpoints (it uses polars)."""
+    import csv
+
+    try:
+        with path.open() as f:
+            rows = list(csv.DictReader(f))
+    except OSError:
+        return {}
+    out: dict[str, list] = {}
+    for row in rows:
+        for key, value in row.items():
+            try:
+                out.setdefault(key.strip(), []).append(float(value))
+            except (TypeError, ValueError):
+                out.setdefault(key.strip(), []).append(value)
+    return out
+
+
 def _patch_for_offline_gpu() -> None:
     # Ultralytics' AMP check downloads a reference model; on a GPU we trust AMP instead.
     import ultralytics.engine.trainer as trainer
 
     trainer.check_amp = lambda model: True
+    try:  # a lent GPU machine has no polars (and cannot install it); checkpoints only need the csv
+        import polars  # noqa: F401
+    except ImportError:
+        trainer.BaseTrainer.read_results_csv = lambda self: read_results_csv(Path(self.csv))
 
 
 def train(cfg: TrainConfig) -> Path:

@@ -21,6 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lr0", type=float, default=0.02)
     parser.add_argument("--warmup-epochs", type=float, default=0.3)
     parser.add_argument("--freeze", type=int, default=10, help="freeze the first N layers (0: none)")
+    parser.add_argument("--time", type=float, default=None,
+                        help="training budget in hours: the epochs and LR schedule are fitted to it")
     parser.add_argument("--device", default=None, help="cpu, 0, 0,1 ... (default: GPU if there is one)")
     parser.add_argument("--name", default="real416", help="run name under runs/train")
     parser.add_argument("--resume", nargs="?", const="latest", default=None, metavar="RUN_DIR_OR_PT",
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
                          batch=args.batch or (64 if gpu else 16), device=args.device,
                          workers=args.workers if args.workers is not None else (8 if gpu else 2), lr0=args.lr0,
                          warmup_epochs=args.warmup_epochs, freeze=args.freeze or None, name=args.name,
-                         close_mosaic=args.close_mosaic)
+                         close_mosaic=args.close_mosaic, time=args.time)
     run_dir = tr.train(cfg)
     print(f"training finished: {run_dir}")
     return 0

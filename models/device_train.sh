@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Train the detector on a lent GPU machine in one call (docs/detector.md, "Training on a lent GPU").
+# Run from the repository root there, with `.devdata` (python -m xingzi.models.pack_real) and `.whl`
+# (the ultralytics wheels) carried. The machine has torch but no ultralytics and no network.
+# Outputs (at most 8 files) go to $OUT: best.pt, last.pt (stripped), results.csv, args.yaml,
+# xingzi_train.json, train.log. A watchdog keeps a stripped best.pt in $OUT while training runs,
+# so a call cut at its limit still returns weights.
+set -u
+HOURS=${HOURS:-0.1}        # training budget; Ultralytics fits the epochs and LR schedule to it
+SYNTH_N=${SYNTH_N:-4000}   # synthetic Xingzi hands generated there (same generator, seed 1)
+IMGSZ=${IMGSZ:-640}
+BATCH=${BATCH:-64}
+WORKERS=${WORKERS:-14}
+START=${START:-models/xingzi_yolo11n.pt}
+SMOKE=${SMOKE:-0}          # 1: a tiny CPU run to test this script before spending device time
+OUT=${OUT:-/tmp/xingzi_out}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/train.log") 2>&1
+log() { echo "[$(date +%T)] $*"; }
+ROOT=$PWD
+DEVICE=0
+if [ "$SMOKE" = 1 ]; then DEVICE=cpu; fi
+
+log "python: $(python3 --version)"
+if [ -d .whl ] && ! python3 -c "import ultralytics" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+fi
+# The package maps engine/ vision/ datasets/ models/ into xingzi.*: mirror that with links (no build needed).
+PKG=$(mktemp -d)
+mkdir -p "$PKG/xingzi"
+for f in xingzi/*; do ln -s "$ROOT/$f" "$PKG/xingzi/"; done
+for d in engine vision datasets models; do ln -s "$ROOT/$d" "$PKG/xingzi/$d"; done
+export PYTHONPATH="$PKG:/tmp/site:${PYTHONPATH:-}" PYTHONUNBUFFERED=1
+python3 -c "import torch, ultralytics, xingzi.engine; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'ultralytics', ultralytics.__version__)" || exit 1
+
+SYNTH=/tmp/xingzi_synth
+log "synth: $SYNTH_N images"
+if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed 1 --imgsz "$IMGSZ" --workers "$WORKERS" >/tmp/synth.log 2>&1; then
+  EXTRA="$SYNTH/images"
+else
+  tail -5 /tmp/synth.log; log "synth failed: training on real photos only"; EXTRA=""
+fi
+DATA=/tmp/xingzi_data.yaml
+python3 - "$DATA" "$ROOT/.devdata" "$EXTRA" <<'EOF' || exit 1
+import sys
+from pathlib import Path
+from xingzi.models.train import data_yaml
+out, dev, extra = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+train = [dev / "train" / "images"] + ([Path(extra)] if extra else [])
+print(data_yaml(out, train, [dev / "val" / "images"]).read_text())
+EOF
+
+RUN=runs/train/gpu$IMGSZ
+rm -rf "$RUN"  # a fixed name: the paths below depend on it
+strip_to_out() {  # a stripped copy of a checkpoint into $OUT (optimizer state dropped: < 16 MiB)
+  python3 -c "import sys; from ultralytics.utils.torch_utils import strip_optimizer; strip_optimizer(sys.argv[1], sys.argv[2])" "$1" "$2" >/dev/null 2>&1
+}
+( while sleep 45; do
+    [ -f "$RUN/weights/best.pt" ] && strip_to_out "$RUN/weights/best.pt" "$OUT/best.pt.tmp" && mv "$OUT/best.pt.tmp" "$OUT/best.pt"
+    [ -f "$RUN/results.csv" ] && cp "$RUN/results.csv" "$OUT/"
+  done ) &
+WATCH=$!
+
+log "train: $HOURS h at $IMGSZ, batch $BATCH"
+ARGS=(--data "$DATA" --model "$START" --imgsz "$IMGSZ" --epochs 200 --time "$HOURS" --batch "$BATCH"
+      --workers "$WORKERS" --freeze 0 --lr0 0.01 --warmup-epochs 1 --close-mosaic 5 --name "gpu$IMGSZ" --device "$DEVICE")
+python3 -m xingzi train "${ARGS[@]}"
+RC=$?
+kill $WATCH 2>/dev/null
+log "train exit $RC"
+for name in best last; do
+  [ -f "$RUN/weights/$name.pt" ] && strip_to_out "$RUN/weights/$name.pt" "$OUT/$name.pt"
+done
+for f in results.csv args.yaml xingzi_train.json; do [ -f "$RUN/$f" ] && cp "$RUN/$f" "$OUT/"; done
+ls -la "$OUT"
+log "done"
+exit $RC

@@ -1,0 +1,56 @@
+"""Pack the real_cn photos small enough to travel to a lent GPU machine (64 MiB per call).
+
+The photos are noisy 640x640 JPEGs that JPEG re-encoding does not shrink; WebP at quality 75
+takes about 27 KB each (1,800 train ~ 47 MiB); every third val photo
+(99, ~6 MiB) is enough to pick the best epoch. Labels are remapped like the training
+view (`other` rows dropped). The pack lives in an ignored folder (``.devdata/``), never in git.
+
+    python -m xingzi.models.pack_real --out .devdata
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from PIL import Image
+
+from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels
+from xingzi.models.train import SHARED_DATA, remap_real_labels
+
+QUALITY = {"train": 75, "val": 80}
+
+
+def pack_split(src: Path, dst: Path, quality: int, every: int = 1) -> int:
+    """Write every ``every``-th of ``src``'s images as WebP, with remapped labels, under ``dst``."""
+    images = image_files(src / "images")[::every]
+    if not images:
+        raise FileNotFoundError(f"no images under {src / 'images'}")
+    (dst / "images").mkdir(parents=True, exist_ok=True)
+    (dst / "labels").mkdir(parents=True, exist_ok=True)
+    for img in images:
+        out = dst / "images" / f"{img.stem}.webp"
+        if not out.is_file():
+            with Image.open(img) as im:
+                im.convert("RGB").save(out, "WEBP", quality=quality, method=4)
+        rows = remap_real_labels(read_labels(src / "labels" / f"{img.stem}.txt"))
+        atomic_write_text(dst / "labels" / f"{img.stem}.txt", format_labels(rows))
+    return len(images)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shared", type=Path, default=SHARED_DATA)
+    ap.add_argument("--out", type=Path, default=Path(".devdata"))
+    ap.add_argument("--val-every", type=int, default=3, help="keep every N-th val photo (size limit)")
+    args = ap.parse_args(argv)
+    for split, quality in QUALITY.items():
+        every = args.val_every if split == "val" else 1
+        n = pack_split(args.shared / f"real_cn_{split}", args.out / split, quality, every)
+        size = sum(p.stat().st_size for p in (args.out / split).rglob("*") if p.is_file())
+        print(f"{split}: {n} images, {size / 2**20:.1f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
