@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Train the detector on a lent GPU machine in one call (docs/detector.md, "Training on a lent GPU").
-# Run from the repository root there, with `.devdata` (python -m xingzi.models.pack_real) and `.whl`
+# Run from the repository root there, with `.devdata/real.tar.gz` (python -m xingzi.models.pack_real
+# --out /tmp/pack --tar, then move the tarball into .devdata/) and `.whl`
 # (the ultralytics wheels) carried. The machine has torch but no ultralytics and no network.
 # Outputs (at most 8 files) go to $OUT: best.pt, last.pt (stripped), results.csv, args.yaml,
 # xingzi_train.json, train.log. A watchdog keeps a stripped best.pt in $OUT while training runs,
@@ -12,6 +13,9 @@ IMGSZ=${IMGSZ:-640}
 BATCH=${BATCH:-64}
 WORKERS=${WORKERS:-14}
 START=${START:-models/xingzi_yolo11n.pt}
+LR0=${LR0:-0.01}
+WARMUP=${WARMUP:-1}        # epochs; keep it short when START is already trained at this size
+SEED=${SEED:-1}            # synthetic set seed
 SMOKE=${SMOKE:-0}          # 1: a tiny CPU run to test this script before spending device time
 OUT=${OUT:-/tmp/xingzi_out}
 mkdir -p "$OUT"
@@ -30,18 +34,21 @@ PKG=$(mktemp -d)
 mkdir -p "$PKG/xingzi"
 for f in xingzi/*; do ln -s "$ROOT/$f" "$PKG/xingzi/"; done
 for d in engine vision datasets models; do ln -s "$ROOT/$d" "$PKG/xingzi/$d"; done
-export PYTHONPATH="$PKG:/tmp/site:${PYTHONPATH:-}" PYTHONUNBUFFERED=1
+# PYTHONSAFEPATH: the checkout's own xingzi/ (without engine/ etc.) must not shadow the mirror
+export PYTHONPATH="$PKG:/tmp/site:${PYTHONPATH:-}" PYTHONUNBUFFERED=1 PYTHONSAFEPATH=1
 python3 -c "import torch, ultralytics, xingzi.engine; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'ultralytics', ultralytics.__version__)" || exit 1
 
+REAL=/tmp/xingzi_real
+mkdir -p "$REAL" && tar -xzf .devdata/real.tar.gz -C "$REAL" || exit 1
 SYNTH=/tmp/xingzi_synth
 log "synth: $SYNTH_N images"
-if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed 1 --imgsz "$IMGSZ" --workers "$WORKERS" >/tmp/synth.log 2>&1; then
+if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed "$SEED" --imgsz "$IMGSZ" --workers "$WORKERS" >/tmp/synth.log 2>&1; then
   EXTRA="$SYNTH/images"
 else
   tail -5 /tmp/synth.log; log "synth failed: training on real photos only"; EXTRA=""
 fi
 DATA=/tmp/xingzi_data.yaml
-python3 - "$DATA" "$ROOT/.devdata" "$EXTRA" <<'EOF' || exit 1
+python3 - "$DATA" "$REAL" "$EXTRA" <<'EOF' || exit 1
 import sys
 from pathlib import Path
 from xingzi.models.train import data_yaml
@@ -63,7 +70,7 @@ WATCH=$!
 
 log "train: $HOURS h at $IMGSZ, batch $BATCH"
 ARGS=(--data "$DATA" --model "$START" --imgsz "$IMGSZ" --epochs 200 --time "$HOURS" --batch "$BATCH"
-      --workers "$WORKERS" --freeze 0 --lr0 0.01 --warmup-epochs 1 --close-mosaic 5 --name "gpu$IMGSZ" --device "$DEVICE")
+      --workers "$WORKERS" --freeze 0 --lr0 "$LR0" --warmup-epochs "$WARMUP" --close-mosaic 5 --name "gpu$IMGSZ" --device "$DEVICE")
 python3 -m xingzi train "${ARGS[@]}"
 RC=$?
 kill $WATCH 2>/dev/null
