@@ -2,9 +2,14 @@
 
 Measures, over the complete samples of a synthetic set (``meta/<stem>.json`` beside
 ``images/``): the share whose 炮 total (valid + own) is exactly right, the share read exactly
-(tiles, winning tile, melds, 发), meld accuracy (truth melds found), per-tile role accuracy, and
-the latency photo file → annotated JPEG + score. ``--boxes truth`` feeds the true boxes in place
-of the detector, so the grouping is measured on its own.
+(tiles, winning tile, melds, 发), meld accuracy (truth melds found; with true boxes also melds
+grouped exactly: the same tiles, kind and face), per-tile role accuracy, and the latency photo
+file → annotated JPEG + score. ``--boxes truth`` feeds the true boxes in place of the detector,
+so the grouping is measured on its own.
+
+Samples whose truth holds more than the photo shows (``needs_input``: the winning tile sorted
+into the row, a concealed kong all face down, tiles in a grid or strewn about) are counted in
+the totals and also reported apart, with the 炮 accuracy on the other ("readable") samples.
 """
 
 from __future__ import annotations
@@ -53,8 +58,49 @@ def hand_key(tiles, win, melds, fa) -> tuple:
     return tuple(sorted(tiles)), win, tuple(sorted(melds)), int(fa)
 
 
+NEEDS_INPUT = {
+    "win_in_row": "the winning tile stands inside the row (sorted in: no photo shows which tile was drawn)",
+    "kong_face_down": "a concealed kong lies all face down (its face is not in the photo)",
+    "grid": "tiles laid in a grid: claimed melds and the winning tile not set apart",
+    "scatter": "tiles strewn about: claimed melds and the winning tile not set apart",
+}
+
+
+def needs_input(meta: dict) -> tuple[str, ...]:
+    """Why the truth of a sample holds more than its photo can show (keys of NEEDS_INPUT): the page
+    lets the user mark the winning tile and set a tile's face; a photo alone cannot."""
+    tiles = meta["tiles"]
+    out = []
+    row = [t["role"] for t in tiles if t["group"] == 0]
+    if "win" in row and "concealed" in row[row.index("win") + 1:]:
+        out.append("win_in_row")
+    down = Counter(t["group"] for t in tiles if t["role"] == "concealed_kong" and t["face_down"])
+    if any(n == 4 for n in down.values()):
+        out.append("kong_face_down")
+    if meta.get("layout", "rows") in ("grid", "scatter"):
+        out.append(meta["layout"])
+    return tuple(out)
+
+
+def melds_exact(reading: HandReading, meta: dict) -> int:
+    """Truth melds read exactly: the same detections grouped as one meld of the right kind and face."""
+    from xingzi.engine.notation import parse_meld
+
+    truth = [parse_meld(m) for m in meta["situation"]["melds"]]
+    right = 0
+    for k, meld in enumerate(truth, start=1):
+        idx = [i for i, t in enumerate(meta["tiles"]) if t["group"] == k]
+        read = {reading.meld_of[i] for i in idx}
+        if len(read) != 1 or -1 in read:
+            continue
+        m = read.pop()
+        if reading.melds[m] == meld and reading.meld_of.count(m) == len(idx) == meld.kind.size:
+            right += 1
+    return right
+
+
 def compare(reading: HandReading, meta: dict) -> dict:
-    """Per-sample grouping facts: exact reading, melds found, tile roles right."""
+    """Per-sample grouping facts: exact reading, melds found (and exactly grouped), tile roles right."""
     from xingzi.engine.notation import parse_hand, parse_meld, parse_tiles
 
     s = meta["situation"]
@@ -68,6 +114,7 @@ def compare(reading: HandReading, meta: dict) -> dict:
     roles = [t["role"] for t in meta["tiles"]]
     same = sum(1 for a, b in zip(roles, reading.roles, strict=False) if a == b) if len(roles) == len(reading.roles) else 0
     return {"exact": exact, "melds_true": len(truth_melds), "melds_found": found, "melds_read": len(read_melds),
+            "melds_exact": melds_exact(reading, meta) if len(roles) == len(reading.roles) else 0,
             "roles": len(roles), "roles_right": same}
 
 
@@ -141,8 +188,11 @@ def run(args: argparse.Namespace) -> int:
         right = got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
         facts = compare(res.reading, meta) if detector is None else compare_counts(res.reading, meta)
         totals.update(samples=1, pao_right=int(right), **{k: int(v) for k, v in facts.items()})
+        reasons = needs_input(meta)
+        totals.update(needs_input=int(bool(reasons)), needs_input_right=int(bool(reasons) and right),
+                      **{f"needs_{r}": 1 for r in reasons}, **{f"needs_{r}_right": int(right) for r in reasons})
         if not right and len(misses) < args.show_misses:
-            misses.append(f"{path.stem}: truth {meta['situation']['hand']} {meta['situation']['melds']} "
+            misses.append(f"{path.stem} [{', '.join(reasons) or 'readable'}]: truth {meta['situation']['hand']} {meta['situation']['melds']} "
                           f"fa {meta['situation'].get('fa', 0)} own {expect['own']} | read {res.reading.notation} "
                           f"own {got and got['own']} | {'; '.join(res.reading.problems[:2])}")
     numbers = summarise(totals, latencies, args.boxes)
@@ -176,7 +226,7 @@ def compare_counts(reading: HandReading, meta: dict) -> dict:
 
 def summarise(t: Counter, latencies: list[float], boxes: str) -> dict:
     n = max(t["samples"], 1)
-    out = {
+    out: dict[str, float | str] = {
         "samples": t["samples"],
         "pao_total_exact_pct": round(100 * t["pao_right"] / n, 1),
         "hand_read_exact_pct": round(100 * t["exact"] / n, 1),
@@ -184,7 +234,16 @@ def summarise(t: Counter, latencies: list[float], boxes: str) -> dict:
         "melds_spurious": t["melds_read"] - t["melds_found"],
     }
     if boxes == "truth":
+        out["melds_exact_pct"] = round(100 * t["melds_exact"] / max(t["melds_true"], 1), 1)
         out["tile_roles_right_pct"] = round(100 * t["roles_right"] / max(t["roles"], 1), 1)
+    readable = t["samples"] - t["needs_input"]
+    out["readable_samples"] = readable
+    out["pao_exact_readable_pct"] = round(100 * (t["pao_right"] - t["needs_input_right"]) / max(readable, 1), 1)
+    out["needs_user_input"] = t["needs_input"]
+    out["pao_exact_needs_input_pct"] = round(100 * t["needs_input_right"] / max(t["needs_input"], 1), 1)
+    for key in NEEDS_INPUT:
+        if t[f"needs_{key}"]:
+            out[f"needs_{key}"] = f"{t[f'needs_{key}_right']}/{t[f'needs_{key}']} right"
     if latencies:
         ms = np.array(latencies) * 1000
         out["latency_median_ms"] = round(float(np.median(ms)), 1)

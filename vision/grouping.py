@@ -25,14 +25,13 @@ from .detections import Detections
 from .meldfind import KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds  # noqa: F401
 
 # Thresholds and helpers that moved to rowgeom stay importable from here.
-from .rowgeom import DUPLICATE_IOU, END_GAP, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
+from .rowgeom import DUPLICATE_IOU, END_GAP, LINE_TOL, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
 
 FA_CLASS = Tile.FA.index
 ROLES = ("concealed", "win", "pung", "kong", "concealed_kong", "fa", "loose")
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 # Thresholds, in units of the tiles' own size, so they hold at any scale.
-ROW_SPLIT = 0.6  # across-row distance (in tile heights) that starts a new row
 GAP_SPLIT = 1.35  # centre distance / typical neighbour distance that counts as a gap
 WIN_GUESSED = "winning tile not set apart"
 OFF_LINE = 0.4  # across-row offset (in tile heights) from its neighbours' line that puts a tile apart
@@ -97,9 +96,10 @@ class Knobs:
 
     gap_split: float = GAP_SPLIT
     off_line: float = OFF_LINE
-    row_split: float = ROW_SPLIT
+    line_tol: float = LINE_TOL
     sideways_in_row: bool = True
     join_beside: bool = True  # a full row still takes a lone tile right beside it as the winning tile
+    any_hand_row: bool = False  # the hand row may look like melds only (a hand of concealed sets)
 
 
 # Tried in this order; the first that reads a legal hand wins (a photo is of a winning hand).
@@ -109,8 +109,9 @@ VARIANTS = (
     Knobs(gap_split=1.2),  # groups laid closer together than usual
     Knobs(gap_split=1.7),  # tiles of one group laid loosely
     Knobs(off_line=0.6),  # a crooked row
-    Knobs(row_split=0.9),  # a row drawn out of line by perspective
+    Knobs(line_tol=1.5 * LINE_TOL),  # a row drawn out of line by perspective
     Knobs(gap_split=1.2, sideways_in_row=False),
+    Knobs(any_hand_row=True),  # the longest row is the hand even if it looks like melds only
     Knobs(join_beside=False),  # the tile beside a full row is a stray (the winner stands in the row)
 )
 
@@ -173,13 +174,13 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
 
     centers = detections.centers.astype(np.float64)
     wh = (detections.xyxy[:, 2:] - detections.xyxy[:, :2]).astype(np.float64)
-    geo = rowgeom.find_rows(centers, wh, body, knobs.row_split)
+    geo = rowgeom.find_rows(centers, wh, body, knobs.line_tol)
     rows, sideways, pitch = geo.rows, geo.sideways, geo.pitch
     segments = rowgeom.row_segments(geo, knobs.gap_split, knobs.off_line)
 
     melds: list[Meld] = []
     pieces: list[list[int]] = []  # what is left of each segment once melds are taken out
-    main = _main_segment(segments, cls)
+    main = _main_segment(segments, cls, knobs.any_hand_row)
     # Bonus 发 lie together; a 发 apart from them is a stray, where the hand is laid out in rows.
     fa = _bonus_fa(np.flatnonzero(fa_mask), detections, len(segments[main]) >= NEAT_ROW, roles, problems)
     for k, seg in enumerate(segments):
@@ -199,6 +200,12 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
     singles.sort(key=lambda i: (row_of[i] != main_row, rowgeom.distance(i, main_seg, centers)))
     concealed = [i for p in pieces for i in p if i not in singles]
     need = 14 + sum(1 for m in melds if m.kind is not MeldKind.PUNG) - sum(m.kind.size for m in melds)
+    # A concealed kong shown all face down stands for a set the hand needs when its row is short
+    # even with a set less; beside a row that is complete without it, its four tiles are strays.
+    hidden_kongs = sum(1 for r, m in zip(roles, meld_of, strict=True) if r == "concealed_kong" and m < 0) // 4
+    if not (hidden_kongs and len(concealed) <= need - 3 * hidden_kongs):
+        hidden_kongs = 0
+    need -= 3 * hidden_kongs
     short = need - len(concealed)
     if short > 0:
         joined = _legal_singles(singles, short, concealed, melds, cls)
@@ -226,7 +233,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
         roles[win] = "win"
     tiles = tuple(Tile.from_index(int(cls[i])) for i in concealed if roles[i] in ("concealed", "win"))
     win_tile = None if win is None else Tile.from_index(int(cls[win]))
-    problems.extend(count_problems(tiles, melds, fa))
+    problems.extend(count_problems(tiles, melds, fa, hidden_kongs))
     return _result(detections, tiles, win_tile, apart, tuple(melds), fa, roles, meld_of, sideways, problems,
                    (float(geo.direction[0]), float(geo.direction[1])))
 
@@ -247,11 +254,13 @@ def mark_win(reading: HandReading, index: int, set_apart: bool = True, note: str
     return replace(reading, roles=tuple(roles), win_tile=tile, win_set_apart=set_apart, problems=problems)
 
 
-def count_problems(tiles: tuple[Tile, ...], melds: list[Meld] | tuple[Meld, ...], fa: int = 0) -> list[str]:
-    """Tile-count facts that rule a reading out: '13 tiles', 'five 3p'."""
+def count_problems(tiles: tuple[Tile, ...], melds: list[Meld] | tuple[Meld, ...], fa: int = 0,
+                   hidden_kongs: int = 0) -> list[str]:
+    """Tile-count facts that rule a reading out: '13 tiles', 'five 3p'. ``hidden_kongs``: concealed
+    kongs shown all face down, counted in the hand though their face is unknown."""
     out: list[str] = []
-    kongs = sum(1 for m in melds if m.kind is not MeldKind.PUNG)
-    total = len(tiles) + sum(m.kind.size for m in melds)
+    kongs = sum(1 for m in melds if m.kind is not MeldKind.PUNG) + hidden_kongs
+    total = len(tiles) + sum(m.kind.size for m in melds) + 4 * hidden_kongs
     need = 14 + kongs
     if total != need:
         out.append(f"{total} tiles (a winning hand has 14, plus one per kong: {need} here)")
@@ -302,8 +311,8 @@ def _choose_win(singles, concealed, main_seg, centers, along, cls, problems, sca
     pushed = rowgeom.end_gap(sorted(row, key=lambda i: along[i]), along, scale)
     if pushed is not None:
         return pushed, True
-    problems.append(f"{WIN_GUESSED}: guessed the last tile of the row")
-    return max(row, key=lambda i: along[i]), False
+    problems.append(f"{WIN_GUESSED}: guessed the end tile of the row standing furthest from its neighbour")
+    return rowgeom.likely_end(sorted(row, key=lambda i: along[i]), along, scale), False
 
 
 def _bonus_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, roles: list[str], problems: list[str]) -> int:

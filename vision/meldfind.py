@@ -37,9 +37,9 @@ def _meld_like(seg: list[int], cls: np.ndarray) -> bool:
     return len(seg) >= 3 and covered == set(seg)
 
 
-def _main_segment(segments: list[list[int]], cls: np.ndarray) -> int:
-    """The hand row: the longest segment that does not look like melds only."""
-    candidates = [k for k, s in enumerate(segments) if not _meld_like(s, cls)] or list(range(len(segments)))
+def _main_segment(segments: list[list[int]], cls: np.ndarray, any_row: bool = False) -> int:
+    """The hand row: the longest segment that does not look like melds only (``any_row``: the longest)."""
+    candidates = [k for k, s in enumerate(segments) if any_row or not _meld_like(s, cls)] or list(range(len(segments)))
     return max(candidates, key=lambda k: len(segments[k]))
 
 

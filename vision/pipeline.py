@@ -13,7 +13,6 @@ import json
 import sys
 import time
 import warnings
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,17 +22,15 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from xingzi.engine import score_situation
-from xingzi.engine.melds import Meld, MeldKind
-from xingzi.engine.notation import format_meld
-from xingzi.engine.tiles import CLASS_NAMES, TILES, Tile
+from xingzi.engine.tiles import CLASS_NAMES, Tile
 
 from .detections import Detections
 from .draw import draw
 from .grouping import WIN_GUESSED, HandReading, group, mark_win
 from .repair import Diagnosis, diagnose
+from .unseen import GUESS_VOTES, best_win_tile, faceless_kongs, guess_kong_face  # noqa: F401
 
 MAX_PIXELS = 40_000_000  # larger photos are refused before decoding (decompression bombs)
-GUESS_VOTES = 1.5  # extra votes for the last tile of the row when the winning tile is not set apart
 MAX_SIDE = 1600  # photos are scaled down to this before detection and drawing
 
 
@@ -172,72 +169,14 @@ def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, 
         return None, None, "no winning tile found"
     situation = situation_for(reading, context)
     try:
-        for _ in range(faceless_kongs(reading)):
-            situation = guess_kong_face(situation, reading)
+        hidden = faceless_kongs(reading)
+        for k in range(hidden):
+            situation = guess_kong_face(situation, reading, still=hidden - k - 1)
         if reading.win_set_apart:
             return situation, score_situation(situation), None
         return best_win_tile(situation, reading)
     except ValueError as e:
         return situation, None, str(e)
-
-
-def faceless_kongs(reading: HandReading) -> int:
-    """Concealed kongs shown all face down (found by grouping, with no face to name them) that the
-    hand needs to make its count; four face-down tiles the hand does not need are strays."""
-    n = sum(1 for r, m in zip(reading.roles, reading.meld_of, strict=True) if r == "concealed_kong" and m < 0) // 4
-    kongs = sum(1 for m in reading.melds if m.kind is not MeldKind.PUNG)
-    return n if reading.tile_count + 3 * n == 14 + kongs else 0
-
-
-def guess_kong_face(situation: dict, reading: HandReading) -> dict:
-    """A concealed kong shown all face down: any face of which no copy is in view may be under it
-    (a kong holds all four). Each such face votes for the 炮 total it would give; the total with
-    most votes is taken, ties to the fewer 炮. The reading keeps saying the face is unknown."""
-    seen = Counter(reading.tiles)
-    for m in reading.melds:
-        seen.update(m.tiles)
-    options: dict[int, dict] = {}
-    votes: dict[int, float] = {}
-    for tile in TILES:
-        if tile is Tile.FA or seen[tile]:
-            continue
-        trial = dict(situation, melds=[*situation["melds"], format_meld(Meld(MeldKind.CONCEALED_KONG, tile))])
-        probe = dict(trial, win_tile=(reading.win_tile or tile).symbol)
-        result = score_situation(probe)
-        if result["valid"]:
-            votes[int(result["own"])] = votes.get(int(result["own"]), 0.0) + 1
-            options.setdefault(int(result["own"]), trial)
-    if not votes:
-        return situation
-    return options[max(votes, key=lambda o: (votes[o], -o))]
-
-
-def best_win_tile(situation: dict, reading: HandReading) -> tuple[dict, dict, None]:
-    """The photo does not show which tile won: any tile standing in the hand may be the one drawn.
-
-    Each tile votes for the 炮 total it would give as the winning tile (invalid wins do not
-    vote); the guess (the last tile of the row: players put the drawn tile there) has
-    ``GUESS_VOTES`` extra votes. The total with most votes wins, ties to the fewer 炮 (claim no
-    more than is likely); the user can mark the real winning tile.
-    """
-    counts = Counter(reading.tiles)
-    options: dict[Tile, tuple[dict, dict]] = {}
-    votes: dict[int, float] = {}
-    for tile in counts:
-        trial = dict(situation, win_tile=tile.symbol)
-        result = score_situation(trial)
-        options[tile] = (trial, result)
-        if result["valid"]:
-            own_pao = int(result["own"])
-            votes[own_pao] = votes.get(own_pao, 0.0) + counts[tile] + (GUESS_VOTES if tile == reading.win_tile else 0)
-    if not votes:  # no tile makes a valid win: keep the guess, the engine says why
-        tile = reading.win_tile if reading.win_tile in options else next(iter(options))
-        return options[tile][0], options[tile][1], None
-    own = max(votes, key=lambda o: (votes[o], -o))
-    # Among the tiles giving that total, the guess if it is one, else the first in the row.
-    tiles = [t for t, (_, r) in options.items() if r["valid"] and int(r["own"]) == own]
-    tile = reading.win_tile if reading.win_tile in tiles else tiles[0]
-    return options[tile][0], options[tile][1], None
 
 
 def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) -> Detections:

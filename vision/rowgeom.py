@@ -1,6 +1,7 @@
-"""Where tiles lie: the rows' direction, coordinates along and across it, rows and the gaps that
-split them into groups, sideways tiles, the pitch of touching tiles, tiles off their neighbours'
-line, an end tile pushed aside, and boxes seen twice.
+"""Where tiles lie: the rows' direction, coordinates along and across each row (rows are chains of
+tiles side by side, found in ``rowlink``), the gaps that split rows into groups, sideways tiles,
+the pitch of touching tiles, tiles off their neighbours' line, an end tile pushed aside, and
+boxes seen twice.
 
 Pure numpy, used by ``grouping``. Lengths are in units of the tiles' own size, so the thresholds
 hold at any scale.
@@ -12,12 +13,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import rowlink
 from .detections import Detections
 
 OFF_LINE_OVER = 0.15  # across-row offset (in tile heights) that drops a tile when the hand has too many
 SIDEWAYS_RATIO = 1.4  # along/across aspect relative to the row's median aspect
-END_GAP = 1.1  # an end tile this much further from its neighbour than the row's pitch was pushed aside
+END_GAP = 1.08  # an end tile this much further from its neighbour than the row's spacing predicts was pushed aside
+END_SCATTER = 3.0  # ... and by more than this many times the scatter of the row's own steps
+END_OTHER = 0.04  # ... and clearly more than the other end tile
+END_TIE = 0.01  # end steps this close are even: the guess is then the last tile
 DUPLICATE_IOU = 0.7  # two boxes of one class this much overlapping are one tile
+LINE_TOL = 0.36  # across offset (in tile sizes) from a neighbour's line that puts a tile in another row
+# A step between neighbours well beyond the steps beside it is a gap between groups, even when
+# less than the usual gap threshold: this much longer than the neighbouring steps, and by more
+# than GAP_SCATTER times the row's typical scatter of steps (relative, at least SCATTER_FLOOR).
+GAP_OVER_LOCAL = 1.15
+GAP_SCATTER = 6.0
+SCATTER_FLOOR = 0.01
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,26 +47,29 @@ class Rows:
     pitch: float  # typical centre distance of touching neighbours, in units of ``scale``
 
 
-def find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, row_split: float) -> Rows:
+def find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, line_tol: float = LINE_TOL) -> Rows:
     """Rows of the tiles ``body`` (indices), boxes given by ``centers`` and ``wh`` (width, height).
 
-    The direction from nearest neighbours is refined once by the rows it gives.
+    Tiles side by side are chained (``rowlink``), the direction from nearest neighbours refined
+    by the chains, and chains continuing one another's line across a gap joined into rows.
+    ``line_tol``: how far across (in tile sizes) a tile may lie from its neighbour's line.
     """
-    u = row_direction(centers[body], wh[body])
-    along, across, a_ext, b_ext, conditioned = frame(centers, wh, u)
-    rows = split_rows(body, across, b_ext, row_split)
-    u = refine_direction(rows, centers, u)
-    along, across, a_ext, b_ext, conditioned = frame(centers, wh, u)
-    rows = split_rows(body, across, b_ext, row_split)
+    size = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
+    u = rowlink.best_direction(centers, size, body, row_direction(centers[body], wh[body]), line_tol)
+    u = canonical(rowlink.mean_direction(rowlink.chains(centers, u, size, body, line_tol), centers, u))
+    pieces = rowlink.chains(centers, u, size, body, line_tol)
+    joined = rowlink.join(pieces, centers, u, size, line_tol)
+    _, _, a_ext, b_ext, conditioned = frame(centers, wh, u)
+    along, across = rowlink.row_frame(joined, centers, u)
+    rows = sorted((np.array(r, dtype=np.int64) for r in joined), key=lambda r: float(np.mean(across[r])))
     turned = sideways(rows, along, a_ext, b_ext) if conditioned else np.zeros(len(centers), bool)
-    root_area = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
-    scale = root_area / float(np.median(root_area[body]))
+    scale = size / float(np.median(size[body]))
     return Rows(u, along, across, a_ext, b_ext, rows, turned, scale, pitch(rows, along, scale))
 
 
 def row_segments(geo: Rows, gap_split: float, off_line: float) -> list[list[int]]:
     """The rows cut at gaps into groups, each ordered along its row; tiles off their group's line alone."""
-    cut = [seg for row in geo.rows for seg in split_gaps(row, geo.along, geo.scale, geo.pitch, gap_split)]
+    cut = [seg for row in geo.rows for seg in split_gaps(row, geo.along, geo.scale, geo.pitch, gap_split, geo.sideways)]
     return off_line_apart(cut, geo.across, geo.b_ext, off_line)
 
 
@@ -106,33 +121,6 @@ def frame(centers: np.ndarray, wh: np.ndarray, u: np.ndarray):
         total = (w + h) / (c + s)
         a, b = 0.43 * total, 0.57 * total
     return along, across, a, b, conditioned
-
-
-def split_rows(idx: np.ndarray, across: np.ndarray, b_ext: np.ndarray, row_split: float) -> list[np.ndarray]:
-    """Tiles ``idx`` cut into rows, ordered across, wherever the next lies ``row_split`` heights further."""
-    order = idx[np.argsort(across[idx], kind="stable")]
-    if len(order) == 0:
-        return []
-    height = float(np.median(b_ext[idx]))
-    cuts = np.flatnonzero(np.diff(across[order]) > row_split * height) + 1
-    return [r for r in np.split(order, cuts) if len(r)]
-
-
-def refine_direction(rows: list[np.ndarray], centers: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Principal axis of each row of three or more tiles, averaged (doubled angles) by size."""
-    sx = sy = 0.0
-    for r in rows:
-        if len(r) < 3:
-            continue
-        pts = centers[r] - centers[r].mean(axis=0)
-        _, _, vt = np.linalg.svd(pts, full_matrices=False)
-        ang = np.arctan2(vt[0, 1], vt[0, 0])
-        sx += len(r) * np.cos(2 * ang)
-        sy += len(r) * np.sin(2 * ang)
-    if sx == 0 and sy == 0:
-        return u
-    theta = 0.5 * np.arctan2(sy, sx)
-    return canonical(np.array([np.cos(theta), np.sin(theta)]))
 
 
 def sideways(rows: list[np.ndarray], along: np.ndarray, a_ext: np.ndarray, b_ext: np.ndarray) -> np.ndarray:
@@ -203,12 +191,23 @@ def off_line_apart(segments: list[list[int]], across: np.ndarray, b_ext: np.ndar
 
 
 def split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: float,
-               gap_split: float) -> list[list[int]]:
-    """A row cut into groups, ordered along it, wherever neighbours lie ``gap_split`` pitches apart."""
+               gap_split: float, sideways: np.ndarray | None = None) -> list[list[int]]:
+    """A row cut into groups, ordered along it, wherever neighbours lie ``gap_split`` pitches apart
+    or clearly further apart than the neighbouring steps (see GAP_OVER_LOCAL)."""
     order = row[np.argsort(along[row], kind="stable")]
     dist = np.diff(along[order])
     touching = pitch * (scale[order][:-1] + scale[order][1:]) / 2
-    cuts = np.flatnonzero(dist > gap_split * touching) + 1
+    gap = dist > gap_split * touching
+    if len(dist) >= 4:
+        ratio = dist / touching
+        local = np.array([np.median(np.delete(ratio[max(0, k - 2):k + 3], min(k, 2))) for k in range(len(ratio))])
+        excess = ratio - local
+        scatter = max(float(np.median(np.abs(excess))), SCATTER_FLOOR)
+        # A sideways tile is longer along the row: the steps beside it are longer with no gap.
+        turned = np.zeros(len(order), bool) if sideways is None else sideways[order]
+        plain = ~(turned[:-1] | turned[1:])
+        gap |= (ratio > GAP_OVER_LOCAL * local) & (excess > GAP_SCATTER * scatter) & plain
+    cuts = np.flatnonzero(gap) + 1
     return [list(map(int, s)) for s in np.split(order, cuts) if len(s)]
 
 
@@ -218,20 +217,44 @@ def distance(i: int, seg: list[int], centers: np.ndarray) -> float:
     return float(np.min(np.hypot(*(centers[seg] - centers[i]).T)))
 
 
+def end_steps(order: list[int], along: np.ndarray, scale: np.ndarray) -> tuple[float, float, float]:
+    """How much further each end tile of a row (four tiles or more) stands from its neighbour than
+    the row's inner steps predict there (a straight-line trend along the row: perspective changes
+    the spacing gradually), and the inner steps' typical scatter about that trend (relative)."""
+    steps = np.diff(along[order]) / ((scale[order][:-1] + scale[order][1:]) / 2)
+    inner = steps[1:-1]
+    pos = np.arange(1, len(steps) - 1, dtype=np.float64)
+    if len(inner) >= 3:
+        slope, offset = np.polyfit(pos, inner, 1)
+    else:
+        slope, offset = 0.0, float(np.median(inner))
+    trend = slope * pos + offset
+    typical = max(float(np.median(inner)), 1e-9)
+    scatter = float(np.median(np.abs(inner - trend))) / typical
+    first = steps[0] / max(float(offset), 1e-9)
+    last = steps[-1] / max(float(slope * (len(steps) - 1) + offset), 1e-9)
+    return first, last, scatter
+
+
 def end_gap(order: list[int], along: np.ndarray, scale: np.ndarray) -> int | None:
     """An end tile of the row standing clearly further from its neighbour than the row's tiles do
     from theirs (the drawn tile pushed a little aside, less than a gap between groups)."""
     if len(order) < 5:
         return None
-    steps = np.diff(along[order]) / ((scale[order][:-1] + scale[order][1:]) / 2)
-    inner = float(np.median(steps[1:-1]))
-    spread = float(np.max(np.abs(steps[1:-1] - inner)))
-    ends = {order[0]: steps[0], order[-1]: steps[-1]}
-    tile, step = max(ends.items(), key=lambda kv: kv[1])
-    other = min(ends.values())
-    if step > END_GAP * inner and step - inner > 2 * spread and other < step - 2 * spread:
-        return tile
+    first, last, scatter = end_steps(order, along, scale)
+    step, other = max(first, last), min(first, last)
+    if step > END_GAP and step - 1 > END_SCATTER * scatter and other < step - END_OTHER:
+        return order[0] if first > last else order[-1]
     return None
+
+
+def likely_end(order: list[int], along: np.ndarray, scale: np.ndarray) -> int:
+    """The end tile of a row standing further from its neighbour than the row's spacing predicts:
+    where a drawn tile set down a little apart would be. Ties (within END_TIE) go to the last tile."""
+    if len(order) < 4:
+        return order[-1]
+    first, last, _ = end_steps(order, along, scale)
+    return order[0] if first > last + END_TIE else order[-1]
 
 
 def distinct_boxes(det: Detections) -> np.ndarray:

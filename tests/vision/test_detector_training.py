@@ -97,3 +97,75 @@ def test_best_run_is_chosen_by_validation_map(tmp_path):
         if name != "c":  # c has no best.pt: not a candidate
             (run / "weights" / "best.pt").write_bytes(b"")
     assert best_run(tmp_path) == (tmp_path / "a", 0.35)
+
+
+def _tiny_real_split(root, n):
+    from PIL import Image
+
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    for i in range(n):
+        Image.new("RGB", (64, 64), (40 * i % 255, 90, 160)).save(root / "images" / f"p{i}.jpg")
+        (root / "labels" / f"p{i}.txt").write_text("30 0.5 0.5 0.2 0.2\n7 0.3 0.3 0.1 0.1\n")
+
+
+@pytest.mark.parametrize(("every", "kept"), [pytest.param(1, 5, id="all"), pytest.param(3, 2, id="every-third")])
+def test_pack_real_writes_webp_with_remapped_labels(tmp_path, every, kept):
+    from PIL import Image
+
+    from xingzi.models.pack_real import pack_split
+
+    _tiny_real_split(tmp_path / "src", 5)
+    assert pack_split(tmp_path / "src", tmp_path / "out", quality=70, every=every) == kept
+    images = sorted((tmp_path / "out" / "images").iterdir())
+    assert [p.suffix for p in images] == [".webp"] * kept
+    with Image.open(images[0]) as im:
+        assert im.size == (64, 64)
+    labels = (tmp_path / "out" / "labels" / f"{images[0].stem}.txt").read_text().splitlines()
+    assert [line.split()[0] for line in labels] == ["7"]  # `other` dropped
+
+
+def test_pack_real_main_writes_one_tarball_of_both_splits(tmp_path):
+    import tarfile
+
+    from xingzi.models.pack_real import main
+
+    for split in ("train", "val"):
+        _tiny_real_split(tmp_path / "shared" / f"real_cn_{split}", 3)
+    assert main(["--shared", str(tmp_path / "shared"), "--out", str(tmp_path / "pack"), "--tar", "--val-every", "2"]) == 0
+    with tarfile.open(tmp_path / "pack" / "real.tar.gz") as tar:
+        names = tar.getnames()
+    assert sum(n.startswith("train/images/") for n in names) == 3
+    assert sum(n.startswith("val/images/") for n in names) == 2
+
+
+def test_pack_real_of_a_missing_split_is_a_clear_error(tmp_path):
+    from xingzi.models.pack_real import pack_split
+
+    with pytest.raises(FileNotFoundError, match="no images"):
+        pack_split(tmp_path / "nowhere", tmp_path / "out", quality=70)
+
+
+def test_results_csv_reader_keeps_numbers_and_tolerates_a_missing_file(tmp_path):
+    from xingzi.models.train import read_results_csv
+
+    csv = tmp_path / "results.csv"
+    csv.write_text("epoch, metrics/mAP50(B),note\n1,0.5,a\n2,0.75,b\n")
+    assert read_results_csv(csv) == {"epoch": [1.0, 2.0], "metrics/mAP50(B)": [0.5, 0.75], "note": ["a", "b"]}
+    assert read_results_csv(tmp_path / "missing.csv") == {}
+
+
+@pytest.mark.parametrize(("time", "has_time"), [pytest.param(None, False, id="epochs"), pytest.param(0.1, True, id="budget")])
+def test_time_budget_reaches_ultralytics_only_when_set(time, has_time):
+    from xingzi.models.train import TrainConfig
+
+    kw = TrainConfig(data="d.yaml", model="m.pt", time=time).ultralytics_kwargs()
+    assert ("time" in kw) == has_time and kw["fliplr"] == 0.0
+
+
+def test_device_script_is_valid_bash():
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "models" / "device_train.sh"
+    subprocess.run(["bash", "-n", str(script)], check=True)

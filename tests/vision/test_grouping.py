@@ -228,13 +228,23 @@ def test_stray_touching_a_pung_off_its_line_stands_apart():
     assert reading.roles[-1] == "loose"
 
 
-def test_extra_tile_off_the_hand_line_is_dropped_when_the_hand_is_over():
+@pytest.mark.parametrize("where,shift,problem", [
+    # Half hidden behind the row, a third of a tile higher: it overlaps a row tile along the row,
+    # so it lies in a row of its own, away from the hand.
+    pytest.param(4, (20, -20), "1 tile(s) lying away from the hand ignored", id="overlapping-a-row-tile"),
+    # Touching the row's first tile, a sixth to a quarter of a tile off its line: in the row,
+    # and dropped as the tile furthest off the line when the hand has one tile too many.
+    pytest.param(0, (-46, -10), "1 tile(s) off the hand's line ignored", id="in-line-a-sixth-off"),
+    pytest.param(0, (-46, -15), "1 tile(s) off the hand's line ignored", id="in-line-a-quarter-off"),
+])
+def test_extra_tile_by_the_hand_row_is_ignored(where, shift, problem):
     det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections
-    x0, y0, x1, y1 = det.xyxy[4]  # a stray half-hidden behind the row, a third of a tile higher
-    reading = group(with_tiles(det, [[x0 + 20, y0 - 20, x1 + 20, y1 - 20]], [Tile.S9.index]))
+    x0, y0, x1, y1 = det.xyxy[where]
+    dx, dy = shift
+    reading = group(with_tiles(det, [[x0 + dx, y0 + dy, x1 + dx, y1 + dy]], [Tile.S9.index]))
     assert reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
     assert reading.roles[-1] == "loose"
-    assert "1 tile(s) off the hand's line ignored" in reading.problems
+    assert problem in reading.problems
 
 
 @pytest.mark.parametrize("angle", [0, 35, 90, 180, 250])
@@ -272,10 +282,24 @@ def test_lone_tile_that_makes_a_legal_hand_wins_over_a_nearer_stray(stray):
     pytest.param("123m456m55p12s", "3s", ["kong 9p"], 1, id="kong"),
 ])
 @pytest.mark.parametrize("angle", [0, 120, 300])
-def test_groups_laid_closer_than_usual_are_found_by_trying_other_thresholds(hand, win, melds, fa, angle):
-    # Gaps of a fifth of a tile between groups fall under the usual gap threshold: read as one row
-    # the kong's four tiles make no hand; only a reading split at those gaps is legal.
+def test_groups_laid_closer_than_usual_are_cut_where_the_step_stands_out(hand, win, melds, fa, angle):
+    # Gaps of a fifth of a tile between groups fall under the usual gap threshold, but stand out
+    # among the row's even steps: the first reading already cuts there.
     layout = hand_layout(hand, win, melds, fa, gap=0.22, angle=angle, sideways_at=-1)
+    reading = _group(layout.detections, Knobs())
+    assert is_legal_reading(reading)
+    assert reading_key(reading) == truth_key(hand, win, melds, fa)
+
+
+@pytest.mark.parametrize("hand,win,melds,fa,angle", [
+    pytest.param("123m55p12s", "3s", ["kong 9p", "concealed_kong 4s"], 0, 120, id="kong+concealed-kong-120"),
+    pytest.param("123m456m55p12s", "3s", ["kong 9p"], 1, 0, id="kong-0"),
+    pytest.param("123m456m55p12s", "3s", ["kong 9p"], 1, 300, id="kong-300"),
+])
+def test_other_thresholds_are_tried_when_the_first_reading_is_not_legal(hand, win, melds, fa, angle):
+    # Narrow gaps blurred by jittery boxes: neither threshold of the first reading cuts there;
+    # a reading with a lower gap threshold is legal and taken.
+    layout = hand_layout(hand, win, melds, fa, gap=0.22, angle=angle, sideways_at=-1, jitter=0.03, seed=angle)
     assert not is_legal_reading(_group(layout.detections, Knobs()))
     reading = group(layout.detections)
     assert is_legal_reading(reading)

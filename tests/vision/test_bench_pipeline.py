@@ -1,0 +1,71 @@
+"""The pipeline bench's own accounting: samples whose truth the photo cannot show, melds grouped
+exactly, and the numbers it prints."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from xingzi.vision.bench_pipeline import melds_exact, needs_input, summarise, truth_detections
+from xingzi.vision.grouping import group
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.json"
+
+
+def tile(role: str, group_: int, face_down: bool = False) -> dict:
+    return {"role": role, "group": group_, "face_down": face_down}
+
+
+ROW = [tile("concealed", 0)] * 3
+
+
+@pytest.mark.parametrize("tiles,layout,reasons", [
+    pytest.param(ROW + [tile("win", 0)], "rows", (), id="win-after-the-row"),
+    pytest.param([tile("win", 0)] + ROW, "rows", ("win_in_row",), id="win-sorted-first"),
+    pytest.param(ROW[:1] + [tile("win", 0)] + ROW[1:], "rows", ("win_in_row",), id="win-sorted-inside"),
+    pytest.param(ROW + [tile("win", 0)] + [tile("concealed_kong", 1, d) for d in (True, False, False, True)],
+                 "rows", (), id="kong-showing-faces"),
+    pytest.param(ROW + [tile("win", 0)] + [tile("concealed_kong", 1, True)] * 4, "rows", ("kong_face_down",),
+                 id="kong-all-down"),
+    pytest.param(ROW + [tile("win", 0)], "grid", ("grid",), id="grid"),
+    pytest.param([tile("win", 0)] + ROW, "scatter", ("win_in_row", "scatter"), id="scatter-and-sorted-in"),
+    pytest.param(ROW + [tile("win", 0), tile("loose", -1, True)] + [tile("loose", -1, True)] * 3, "rows", (),
+                 id="four-loose-backs-are-no-kong"),
+])
+def test_needs_input_names_what_the_photo_cannot_show(tiles, layout, reasons):
+    assert needs_input({"tiles": tiles, "layout": layout}) == reasons
+
+
+@pytest.fixture()
+def demo() -> dict:
+    return json.loads(DEMO.read_text(encoding="utf-8"))
+
+
+def test_demo_melds_are_grouped_exactly(demo):
+    reading = group(truth_detections(demo))
+    assert melds_exact(reading, demo) == len(demo["situation"]["melds"]) > 0
+
+
+def test_a_meld_missing_a_tile_is_not_exact(demo):
+    # Drop one tile of the first meld: the meld read (if any) no longer holds the truth's tiles.
+    first = next(i for i, t in enumerate(demo["tiles"]) if t["group"] == 1)
+    keep = [i for i in range(len(demo["tiles"])) if i != first]
+    meta = {**demo, "tiles": [demo["tiles"][i] for i in keep]}
+    reading = group(truth_detections(demo).subset(keep))
+    assert melds_exact(reading, meta) == len(demo["situation"]["melds"]) - 1
+
+
+def test_summary_reports_the_samples_needing_input_apart():
+    totals = Counter(samples=10, pao_right=8, needs_input=4, needs_input_right=2, needs_win_in_row=3,
+                     needs_win_in_row_right=2, needs_grid=1, melds_true=5, melds_found=4, melds_exact=3,
+                     melds_read=4, roles=100, roles_right=90)
+    out = summarise(totals, [], "truth")
+    assert out["pao_total_exact_pct"] == 80.0
+    assert out["readable_samples"] == 6 and out["pao_exact_readable_pct"] == 100.0
+    assert out["needs_user_input"] == 4 and out["pao_exact_needs_input_pct"] == 50.0
+    assert out["needs_win_in_row"] == "2/3 right" and out["needs_grid"] == "0/1 right"
+    assert "needs_scatter" not in out
+    assert out["melds_found_pct"] == 80.0 and out["melds_exact_pct"] == 60.0

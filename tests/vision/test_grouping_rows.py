@@ -1,0 +1,98 @@
+"""Grouping on rows found by chaining tiles: a stray in a gap, a meld laid a little apart on the
+row's line, a hand row of concealed sets only, the guessed winning tile at either end, and a
+concealed kong shown all face down that the hand's count needs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.engine.melds import Meld, MeldKind
+from xingzi.engine.notation import parse_tiles
+from xingzi.engine.tiles import Tile
+from xingzi.vision.detections import Detections
+from xingzi.vision.grouping import group, is_legal_reading
+from xingzi.vision.layouts import hand_layout, with_tiles
+
+NO_FACE = "a concealed kong shows no face: cannot tell which tile it is"
+
+
+def turned(det: Detections, angle: float, about: float = 640.0) -> Detections:
+    """The same table turned by ``angle`` degrees about (about, about); boxes keep their size."""
+    t = np.deg2rad(angle)
+    c = det.centers - about
+    rot = c @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) + about
+    half = (det.xyxy[:, 2:] - det.xyxy[:, :2]) / 2
+    return Detections(np.hstack([rot - half, rot + half]).astype(np.float32), det.cls, det.conf)
+
+
+@pytest.mark.parametrize("off", [0.5, 0.7, -0.6], ids=["half-a-tile-behind", "further-behind", "in-front"])
+@pytest.mark.parametrize("angle", [0, 30])
+def test_stray_lying_in_a_gap_off_the_line_does_not_bridge_it(off, angle):
+    # A stray in the gap between the winning tile and a pung on the hand's line, off that line:
+    # it must not join the pung to the hand row (that made the pung's tiles part of the hand).
+    layout = hand_layout("123m456m55p12s", "3s", ["pung 8s"], size=60, center=(640, 300), sideways_at=-1)
+    det = layout.detections
+    mid = (det.xyxy[10, 2] + det.xyxy[11, 0]) / 2  # between the winning tile and the pung
+    y0, y1 = det.xyxy[10, 1] + off * 60, det.xyxy[10, 3] + off * 60
+    reading = group(turned(with_tiles(det, [[mid - 22, y0, mid + 23, y1]], [Tile.P7.index]), angle))
+    assert reading.melds == (Meld(MeldKind.PUNG, Tile.S8),)
+    assert sorted(reading.tiles) == sorted(parse_tiles("123m456m55p12s3s"))
+    assert reading.roles[-1] == "loose"
+
+
+@pytest.mark.parametrize("gap,pung", [
+    pytest.param(0.0, False, id="touching-read-as-concealed"),
+    pytest.param(0.2, True, id="a-fifth-of-a-tile-apart"),
+    pytest.param(0.3, True, id="a-third-of-a-tile-apart"),
+])
+@pytest.mark.parametrize("angle", [0, 75, 200])
+def test_pung_a_little_apart_on_the_rows_line_is_a_meld(gap, pung, angle):
+    # 888p could stand in the hand (123456789m 888p 77s is a hand too): only the gap tells.
+    # The winning tile stands in the row here, so the row alone must be cut at the gap.
+    layout = hand_layout("123456789m7s", "7s", ["pung 8p"], gap=gap, win_apart=False, sideways_at=-1, angle=angle)
+    reading = group(layout.detections)
+    assert is_legal_reading(reading)
+    if pung:
+        assert reading.melds == (Meld(MeldKind.PUNG, Tile.P8),)
+        assert sorted(reading.tiles) == sorted(parse_tiles("123456789m77s"))
+    else:
+        assert reading.melds == ()
+        assert sorted(reading.tiles) == sorted(parse_tiles("123456789m888p77s"))
+
+
+@pytest.mark.parametrize("angle", [0, 130, 250])
+def test_hand_row_of_concealed_sets_only_is_still_the_hand(angle):
+    # The row 888p 9999p 白白白 looks like melds only; read so, the hand has no pair and one tile
+    # too few. The longest row is then taken as the hand: 789p 88p 999p 白白白 + pung 中.
+    layout = hand_layout("8889999p白白白", "7p", ["pung 中"], angle=angle)
+    reading = group(layout.detections)
+    assert is_legal_reading(reading)
+    assert reading.melds == (Meld(MeldKind.PUNG, Tile.ZHONG),)
+    assert sorted(reading.tiles) == sorted(parse_tiles("78889999p白白白"))
+    assert reading.win_tile is Tile.P7 and reading.win_set_apart
+
+
+@pytest.mark.parametrize("angle", [0, 180, 90, 270])
+def test_winning_tile_barely_apart_is_guessed_at_its_end_at_any_rotation(angle):
+    # Pushed aside by less than the row's spacing varies: not surely apart, but the end tile
+    # standing further out is the guess, whichever way the photo is turned.
+    reading = group(hand_layout("123m456m789p12s55p", "3s", gap=0.05, angle=angle).detections)
+    assert reading.win_tile is Tile.S3 and not reading.win_set_apart
+
+
+@pytest.mark.parametrize("strays", [0, 1, 2])
+def test_all_face_down_kong_counts_when_the_row_is_short_without_it(strays):
+    # 2245667p白白白 + 8p apart is a set short; the four backs below are that set (a concealed
+    # kong, face unknown), so lone tiles around are strays, not the hand's missing tiles.
+    layout = hand_layout("2245667p白白白", "8p", ["concealed_kong 中"], kong_shown="DDDD", size=60,
+                         center=(640, 300), melds_row=1)
+    det = layout.detections
+    boxes = [[200 + 300 * k, 520, 245 + 300 * k, 580] for k in range(strays)]
+    reading = group(with_tiles(det, boxes, [Tile.S2.index, Tile.P9.index][:strays]))
+    assert sorted(reading.tiles) == sorted(parse_tiles("22456678p白白白"))
+    assert reading.win_tile is Tile.P8
+    assert reading.roles[len(det):] == ("loose",) * strays
+    assert reading.roles[len(det) - 4:len(det)] == ("concealed_kong",) * 4
+    assert NO_FACE in reading.problems
+    assert not any(" tiles (a winning hand" in p for p in reading.problems)  # the count is right

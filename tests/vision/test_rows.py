@@ -1,0 +1,141 @@
+"""Row geometry: tiles chained side by side, rows that bend with perspective, walls overlapping a
+standing row, gaps that stand out among a row's steps, and the end tile pushed aside."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.vision import rowgeom, rowlink
+
+W, H = 45.0, 60.0  # an upright tile's box in pixels
+
+
+def boxes_along(n: int, start: tuple[float, float], angle_deg: float, step: float = 46.0,
+                size: tuple[float, float] = (W, H)) -> np.ndarray:
+    """Centres of ``n`` tiles side by side from ``start`` along a line at ``angle_deg``."""
+    t = np.deg2rad(angle_deg)
+    k = np.arange(n, dtype=np.float64)[:, None]
+    return np.asarray(start, np.float64) + k * step * np.array([np.cos(t), np.sin(t)])
+
+
+def rows_of(centers: np.ndarray, sizes: np.ndarray) -> list[set[int]]:
+    geo = rowgeom.find_rows(centers, sizes, np.arange(len(centers)))
+    return [set(map(int, r)) for r in geo.rows]
+
+
+@pytest.mark.parametrize("along_shift,across_shift", [
+    pytest.param(23.0, -20.0, id="between-row-tiles"),
+    pytest.param(3.0, -20.0, id="behind-row-tiles"),
+    pytest.param(23.0, -26.0, id="further-behind"),
+])
+def test_wall_overlapping_a_standing_row_is_a_row_of_its_own(along_shift, across_shift):
+    # A standing row hides most of a flat wall behind it: the wall's boxes lie between or behind
+    # the row's along the row, a third of a tile higher. Tiles overlapping along a row are not
+    # in one row, and the wall lies off the row's line.
+    row = boxes_along(10, (200.0, 300.0), 0.0)
+    wall = boxes_along(7, (200.0 + along_shift, 300.0 + across_shift), 0.0, step=46.0)
+    centers = np.vstack([row, wall])
+    sizes = np.vstack([np.tile([W, H], (10, 1)), np.tile([48.0, 40.0], (7, 1))])
+    assert sorted(rows_of(centers, sizes), key=min) == [set(range(10)), set(range(10, 17))]
+
+
+def projected(rects: np.ndarray, p: float, turn: float) -> tuple[np.ndarray, np.ndarray]:
+    """Tile rectangles (x0, y0, x1, y1) on the table seen through a perspective that shrinks the
+    far (right) side (x' = x / (1 + p x), y' = y / (1 + p x)), turned by ``turn`` degrees:
+    the centres and sizes of their bounding boxes."""
+    corners = np.stack([rects[:, [0, 1]], rects[:, [2, 1]], rects[:, [2, 3]], rects[:, [0, 3]]], axis=1)
+    w = 1.0 + p * corners[..., :1]
+    pts = corners / w
+    t = np.deg2rad(turn)
+    pts = pts @ np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]).T
+    lo, hi = pts.min(axis=1), pts.max(axis=1)
+    return (lo + hi) / 2 + 800.0, hi - lo
+
+
+@pytest.mark.parametrize("p", [0.0, 0.0006, 0.0012])
+@pytest.mark.parametrize("turn", [0.0, 33.0, 120.0, 200.0])
+def test_rows_converging_under_perspective_stay_apart(p, turn):
+    # Two parallel rows of 14 tiles, the second 1.4 tiles behind the first, seen in perspective:
+    # they converge (the far end up to half the size), so one direction does not fit both.
+    x = np.arange(14) * 46.0
+    near = np.stack([x, np.zeros(14), x + W, np.full(14, H)], axis=1)
+    far = near + [0.0, 84.0, 0.0, 84.0]
+    centers, sizes = projected(np.vstack([near, far]), p, turn)
+    assert sorted(rows_of(centers, sizes), key=min) == [set(range(14)), set(range(14, 28))]
+
+
+@pytest.mark.parametrize("gap_tiles,pieces", [
+    pytest.param(0.0, 1, id="touching"),
+    pytest.param(2.0, 1, id="two-tiles-apart-still-one-row"),
+    pytest.param(8.0, 2, id="too-far-to-be-one-row"),
+])
+def test_chains_on_one_line_join_across_a_gap(gap_tiles, pieces):
+    first = boxes_along(6, (100.0, 400.0), 0.0)
+    second = boxes_along(4, (100.0 + 6 * 46.0 + gap_tiles * W, 400.0), 0.0)
+    centers = np.vstack([first, second])
+    assert len(rows_of(centers, np.tile([W, H], (10, 1)))) == pieces
+
+
+def test_a_tile_off_the_line_does_not_chain():
+    centers = np.vstack([boxes_along(5, (100.0, 400.0), 0.0), [[100.0 + 5 * 46.0, 400.0 - 0.5 * H]]])
+    pieces = rowlink.chains(centers, np.array([1.0, 0.0]), np.full(6, np.sqrt(W * H)), np.arange(6), rowgeom.LINE_TOL)
+    assert sorted(map(sorted, pieces)) == [[0, 1, 2, 3, 4], [5]]
+
+
+def steps_row(steps: list[float]) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """A row given by its centre steps (tiles of equal box size): order, along, scale."""
+    along = np.concatenate([[0.0], np.cumsum(steps)])
+    return list(range(len(along))), along, np.ones(len(along))
+
+
+LINEAR = [50.0 - k for k in range(12)]  # spacing shrinking along the row (perspective)
+
+
+@pytest.mark.parametrize("steps,apart", [
+    pytest.param([46.0] * 12, None, id="even"),
+    pytest.param([46.0] * 11 + [52.0], "last", id="even-last-pushed"),
+    pytest.param([52.0] + [46.0] * 11, "first", id="even-first-pushed"),
+    pytest.param(LINEAR, None, id="shrinking-not-pushed"),
+    pytest.param(LINEAR[:-1] + [LINEAR[-1] * 1.12], "last", id="shrinking-last-pushed-at-the-narrow-end"),
+    pytest.param([LINEAR[0] * 1.12] + LINEAR[1:], "first", id="shrinking-first-pushed-at-the-wide-end"),
+    pytest.param([46.0] * 11 + [48.0], None, id="even-last-a-little-further"),
+])
+def test_end_tile_pushed_aside_is_judged_against_the_rows_own_trend(steps, apart):
+    # The spacing of a row under perspective changes steadily; an end step is compared with the
+    # step the inner ones predict there, not with their median.
+    order, along, scale = steps_row(steps)
+    expected = {None: None, "first": order[0], "last": order[-1]}[apart]
+    assert rowgeom.end_gap(order, along, scale) == expected
+
+
+@pytest.mark.parametrize("steps,end", [
+    pytest.param([46.0] * 12, "last", id="even-ties-to-last"),
+    pytest.param([47.5] + [46.0] * 11, "first", id="first-a-little-further"),
+    pytest.param([46.0] * 11 + [47.5], "last", id="last-a-little-further"),
+    pytest.param([LINEAR[0] * 1.03] + LINEAR[1:], "first", id="first-a-little-further-than-the-trend"),
+])
+def test_guessed_winning_tile_is_the_end_standing_further_out(steps, end):
+    order, along, scale = steps_row(steps)
+    assert rowgeom.likely_end(order, along, scale) == {"first": order[0], "last": order[-1]}[end]
+
+
+@pytest.mark.parametrize("steps,cuts", [
+    pytest.param([46.0] * 8, [], id="even"),
+    pytest.param([46.0] * 4 + [56.0] + [46.0] * 3, [5], id="a-fifth-of-a-tile-gap"),
+    pytest.param([46.0] * 4 + [50.0] + [46.0] * 3, [], id="within-the-rows-spread"),
+    pytest.param([46.0, 45.0, 47.0, 44.0, 56.0, 46.5, 45.5, 47.0], [5], id="gap-among-uneven-steps"),
+    pytest.param([46.0] * 4 + [70.0] + [46.0] * 3, [5], id="a-usual-gap"),
+])
+def test_a_step_standing_out_among_its_neighbours_is_a_gap(steps, cuts):
+    order, along, scale = steps_row(steps)
+    pieces = rowgeom.split_gaps(np.array(order), along, scale, 46.0, 1.35)
+    assert [p[0] for p in pieces[1:]] == cuts
+
+
+def test_a_sideways_tiles_longer_steps_are_not_a_gap():
+    order, along, scale = steps_row([46.0] * 6 + [53.0, 53.0] + [46.0] * 6)
+    turned = np.zeros(len(order), bool)
+    turned[7] = True  # the tile between the two longer steps lies sideways
+    assert len(rowgeom.split_gaps(np.array(order), along, scale, 46.0, 1.35, turned)) == 1
+    assert len(rowgeom.split_gaps(np.array(order), along, scale, 46.0, 1.35)) == 3

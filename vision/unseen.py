@@ -1,0 +1,79 @@
+"""What a photo cannot show, guessed for scoring: the face of a concealed kong shown all face
+down, and the winning tile when it was not set apart. Both guesses let the tiles vote for a 炮
+total; the reading keeps saying what is unknown, and the page lets the user set it."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from xingzi.engine import score_situation
+from xingzi.engine.melds import Meld, MeldKind
+from xingzi.engine.notation import format_meld, parse_meld
+from xingzi.engine.tiles import TILES, Tile
+
+from .grouping import HandReading
+
+GUESS_VOTES = 1.5  # extra votes for the guessed end tile of the row when the winning tile is not set apart
+
+
+def faceless_kongs(reading: HandReading) -> int:
+    """Concealed kongs shown all face down (found by grouping, with no face to name them) that the
+    hand needs to make its count; four face-down tiles the hand does not need are strays."""
+    n = sum(1 for r, m in zip(reading.roles, reading.meld_of, strict=True) if r == "concealed_kong" and m < 0) // 4
+    kongs = sum(1 for m in reading.melds if m.kind is not MeldKind.PUNG)
+    return n if reading.tile_count + 3 * n == 14 + kongs else 0
+
+
+def guess_kong_face(situation: dict, reading: HandReading, still: int = 0) -> dict:
+    """A concealed kong shown all face down: any face of which no copy is in view may be under it
+    (a kong holds all four). Each such face votes for the 炮 total it would give; the total with
+    most votes is taken, ties to the fewer 炮. ``still`` more face-down kongs are to be guessed
+    after this one: while trying a face they hold other unseen faces, so the hand is complete."""
+    seen = Counter(reading.tiles)
+    for text in situation["melds"]:  # the melds read, and faces already guessed for other kongs
+        seen.update(parse_meld(text).tiles)
+    unseen = [t for t in TILES if t is not Tile.FA and not seen[t]]
+    options: dict[int, dict] = {}
+    votes: dict[int, float] = {}
+    for tile in unseen:
+        trial = dict(situation, melds=[*situation["melds"], format_meld(Meld(MeldKind.CONCEALED_KONG, tile))])
+        fillers = [format_meld(Meld(MeldKind.CONCEALED_KONG, t)) for t in unseen if t is not tile][:still]
+        probe = dict(trial, melds=trial["melds"] + fillers, win_tile=(reading.win_tile or tile).symbol)
+        try:
+            result = score_situation(probe)
+        except ValueError:  # the tile count does not make a hand with this many kongs: no vote
+            continue
+        if result["valid"]:
+            votes[int(result["own"])] = votes.get(int(result["own"]), 0.0) + 1
+            options.setdefault(int(result["own"]), trial)
+    if not votes:
+        return situation
+    return options[max(votes, key=lambda o: (votes[o], -o))]
+
+
+def best_win_tile(situation: dict, reading: HandReading) -> tuple[dict, dict, None]:
+    """The photo does not show which tile won: any tile standing in the hand may be the one drawn.
+
+    Each tile votes for the 炮 total it would give as the winning tile (invalid wins do not
+    vote); the guess (the end tile of the row standing furthest from its neighbour: players put
+    the drawn tile at an end) has ``GUESS_VOTES`` extra votes. The total with most votes wins,
+    ties to the fewer 炮 (claim no more than is likely); the user can mark the real winning tile.
+    """
+    counts = Counter(reading.tiles)
+    options: dict[Tile, tuple[dict, dict]] = {}
+    votes: dict[int, float] = {}
+    for tile in counts:
+        trial = dict(situation, win_tile=tile.symbol)
+        result = score_situation(trial)
+        options[tile] = (trial, result)
+        if result["valid"]:
+            own_pao = int(result["own"])
+            votes[own_pao] = votes.get(own_pao, 0.0) + counts[tile] + (GUESS_VOTES if tile == reading.win_tile else 0)
+    if not votes:  # no tile makes a valid win: keep the guess, the engine says why
+        tile = reading.win_tile if reading.win_tile in options else next(iter(options))
+        return options[tile][0], options[tile][1], None
+    own = max(votes, key=lambda o: (votes[o], -o))
+    # Among the tiles giving that total, the guess if it is one, else the first in the row.
+    tiles = [t for t, (_, r) in options.items() if r["valid"] and int(r["own"]) == own]
+    tile = reading.win_tile if reading.win_tile in tiles else tiles[0]
+    return options[tile][0], options[tile][1], None
