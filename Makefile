@@ -9,7 +9,8 @@ REAL_VAL ?= ../shared/data/real_cn_val
 
 .PHONY: demo test lint bench eval ship install clean
 
-$(STAMP): pyproject.toml
+# engine/*.py: the install compiles the rules engine (mypyc), so an edited engine is rebuilt
+$(STAMP): pyproject.toml setup.py $(wildcard engine/*.py)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q torch==2.14.1 torchvision==0.29.1
 	$(BIN)/pip install -q -e ".[vision,web,dev]"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .compiled import describe as engine_build  # first: importing it picks the build the others load
 from .hand import Hand, Payer, WinContext, make_context, make_hand
 from .melds import Meld, MeldKind
 from .notation import format_meld, format_tiles, parse_hand, parse_meld, parse_tiles
@@ -37,7 +38,7 @@ def is_winning(tiles: list[Tile], melds: tuple[Meld, ...] = ()) -> bool:
 
 __all__ = [
     "CLASS_NAMES", "TILES", "Hand", "Meld", "MeldKind", "Payer", "Payment", "Ruleset", "Score", "Tile",
-    "WinContext", "follow_dealer", "format_meld", "format_tiles", "is_winning", "load_ruleset",
+    "WinContext", "engine_build", "follow_dealer", "format_meld", "format_tiles", "is_winning", "load_ruleset",
     "make_context", "make_hand", "next_dealer", "parse_hand", "parse_meld", "parse_situation",
     "parse_tiles", "score_hand", "score_round", "score_situation", "wait_set",
 ]

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, Final
 
 from .melds import Meld, MeldKind
 from .tiles import TILES, Tile
 
-FA_INDEX = Tile.FA.index
-_INDEX_OF_VALUE = {t.value: i for i, t in enumerate(TILES)}
-EVENTS = ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "hai_di_pao",
-          "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
-SELF_DRAW_EVENTS = frozenset({"kong_bloom", "hai_di_lao_yue"})
-DISCARD_EVENTS = frozenset({"kong_tears", "robbing_kong", "hai_di_pao", "hui_tou", "wang_en"})
+FA_INDEX: Final = Tile.FA.index
+_INDEX_OF_VALUE: Final = {t.value: i for i, t in enumerate(TILES)}
+EVENTS: Final = ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "hai_di_pao",
+                 "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
+SELF_DRAW_EVENTS: Final = frozenset({"kong_bloom", "hai_di_lao_yue"})
+DISCARD_EVENTS: Final = frozenset({"kong_tears", "robbing_kong", "hai_di_pao", "hui_tou", "wang_en"})
 
 
 @dataclass(frozen=True)
@@ -30,15 +31,20 @@ class Hand:
     def tiles(self) -> list[Tile]:
         return [TILES[i] for i, n in enumerate(self.counts) for _ in range(n)]
 
-    @cached_property
+    @cached_property  # (a compiled build reads it afresh each time: the plain enum fields keep that cheap)
     def meld_ids(self) -> tuple[tuple[str, int], ...]:
         """(kind, tile id) of each meld in the order made; cached as enum lookups are slow."""
-        return tuple((m.kind.value, m.tile.index) for m in self.melds)
+        return tuple((m.kind._value_, _INDEX_OF_VALUE[m.tile._value_]) for m in self.melds)
 
     @property
     def n_sets(self) -> int:
         """Sets the concealed tiles must still form (4 minus the melds)."""
         return 4 - len(self.melds)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle and copy rebuild from the fields: a compiled (mypyc) frozen dataclass cannot be
+        # restored attribute by attribute
+        return (Hand, (self.counts, self.win_tile, self.melds, self.fa))
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,9 @@ class Payer:
     fa: int = 0
     melds: tuple[Meld, ...] = ()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Payer, (self.dealer, self.fa, self.melds))  # as Hand.__reduce__
+
 
 @dataclass(frozen=True)
 class WinContext:
@@ -58,6 +67,9 @@ class WinContext:
     dealer: bool = False
     events: frozenset[str] = frozenset()
     payers: tuple[Payer, ...] = ()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (WinContext, (self.self_draw, self.dealer, self.events, self.payers))  # as Hand.__reduce__
 
 
 def make_hand(tiles: list[Tile], win_tile: Tile | None, melds: tuple[Meld, ...] = (), fa: int = 0) -> Hand:

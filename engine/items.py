@@ -8,21 +8,30 @@ here: that is the ruleset's ``[replaces]`` table, applied in ``scoring.apply_rep
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from .hand import Hand, WinContext
 from .melds import MeldKind
 from .ruleset import Ruleset
 from .shapes import BAI, SEQ, ZHONG, Part, hand_parts
 
-FLOWER = ("qi_xian_nv", "qing_yi_se", "hun_yi_se", "peng_peng_hu", "qi_dui", "yi_tiao_long", "hong_qi")
-DRAGONS = (ZHONG, BAI)
+FLOWER: Final = ("qi_xian_nv", "qing_yi_se", "hun_yi_se", "peng_peng_hu", "qi_dui", "yi_tiao_long", "hong_qi")
+DRAGONS: Final = (ZHONG, BAI)
 
 # What a reading shows; an item is tried only when the reading shows one of the things it needs.
-FLOWER_SHOWN, FA_SHOWN, MELDS_SHOWN, DRAGONS_SHOWN, SELF_DRAW, SINGLE, EVENTS_SHOWN, SEVEN, PENG, SEQ_WIN = (
-    1 << i for i in range(10))
+FLOWER_SHOWN: Final = 1
+FA_SHOWN: Final = 1 << 1
+MELDS_SHOWN: Final = 1 << 2
+DRAGONS_SHOWN: Final = 1 << 3
+SELF_DRAW: Final = 1 << 4
+SINGLE: Final = 1 << 5
+EVENTS_SHOWN: Final = 1 << 6
+SEVEN: Final = 1 << 7
+PENG: Final = 1 << 8
+SEQ_WIN: Final = 1 << 9
 # finer bits: each 花炮 pattern, and each kind of 中/白 set, on its own
-PATTERN_SHOWN = {key: 1 << (10 + i) for i, key in enumerate(FLOWER)}
-DRAGON_KIND_SHOWN = {kind: 1 << (17 + i) for i, kind in enumerate(("pung", "concealed_pung", "kong", "concealed_kong"))}
+PATTERN_SHOWN: Final = {key: 1 << (10 + i) for i, key in enumerate(FLOWER)}
+DRAGON_KIND_SHOWN: Final = {kind: 1 << (17 + i) for i, kind in enumerate(("pung", "concealed_pung", "kong", "concealed_kong"))}
 
 
 class Facts:
@@ -101,11 +110,25 @@ class Reading:
         self.dragon_sets = dragon_sets
 
     # the same for every reading of the claim: read from the facts
-    hand = property(lambda self: self.f.hand)
-    ctx = property(lambda self: self.f.ctx)
-    events = property(lambda self: self.f.events)
-    single = property(lambda self: self.f.single)
-    bloom = property(lambda self: self.f.bloom)
+    @property
+    def hand(self) -> Hand:
+        return self.f.hand
+
+    @property
+    def ctx(self) -> WinContext:
+        return self.f.ctx
+
+    @property
+    def events(self) -> frozenset[str]:
+        return self.f.events
+
+    @property
+    def single(self) -> bool:
+        return self.f.single
+
+    @property
+    def bloom(self) -> int:
+        return self.f.bloom
 
 
 Item = Callable[[Reading], int]
@@ -263,7 +286,7 @@ def _two_sided(role: tuple) -> bool:
 
 def shuang_bian(r: Reading) -> int:
     """§4 双边双夹: the winning tile closes one of two identical sequences at its edge or middle."""
-    if r.role[0] != "seq" or r.sets.count((SEQ, r.role[1])) < 2 or not _edge_or_middle(r.role):
+    if not _edge_or_middle(r.role) or r.sets.count((SEQ, r.role[1])) < 2:  # (the role is a "seq" one)
         return 0
     return r.rules.pao["shuang_bian"]
 
@@ -290,7 +313,7 @@ def hai_di_pao(r: Reading) -> int:
 
 
 # (key, Chinese name, function, needs) in report order; patterns first. needs 0 = always tried.
-ITEMS: tuple[tuple[str, str, Item, int], ...] = (
+ITEMS: Final[tuple[tuple[str, str, Item, int], ...]] = (
     ("qi_xian_nv", "七仙女", _pattern("qi_xian_nv"), PATTERN_SHOWN["qi_xian_nv"]),
     ("qing_yi_se", "清一色", _pattern("qing_yi_se"), PATTERN_SHOWN["qing_yi_se"]),
     ("hun_yi_se", "混一色", _pattern("hun_yi_se"), PATTERN_SHOWN["hun_yi_se"]),
@@ -326,10 +349,10 @@ ITEMS: tuple[tuple[str, str, Item, int], ...] = (
     ("tao_sheng", "涛声依旧", _event("tao_sheng"), EVENTS_SHOWN),
     ("wang_en", "忘恩负义", _event("wang_en"), EVENTS_SHOWN),
 )
-NAMES: dict[str, str] = {key: name for key, name, _f, _n in ITEMS}
+NAMES: Final[dict[str, str]] = {key: name for key, name, _f, _n in ITEMS}
 
 
-_PATTERNS_SHOWN: dict[tuple[str, ...], int] = {}
+_PATTERNS_SHOWN: Final[dict[tuple[str, ...], int]] = {}
 
 
 def shown(r: Reading) -> int:

@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
+
+from .compiled import HERE as ENGINE_DIR  # (a compiled module's own __file__ is its build-time path)
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-RULESET_DIR = Path(__file__).parent / "rulesets"
-PRESETS = {"default": "default.toml", "text000": "text000.toml"}
-OPTIONAL_ITEMS = ("hai_di_lao_yue", "hai_di_pao", "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
-CHOICES: dict[str, tuple[Any, ...]] = {
+RULESET_DIR: Final = ENGINE_DIR / "rulesets"
+PRESETS: Final = {"default": "default.toml", "text000": "text000.toml"}
+OPTIONAL_ITEMS: Final = ("hai_di_lao_yue", "hai_di_pao", "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
+CHOICES: Final[dict[str, tuple[Any, ...]]] = {
     "flower_additions": ("003", "000"),
     "specials_lift_threshold": (False, True),
     "hong_qi_seven_pairs": ("pairs", "fours"),
@@ -50,7 +52,7 @@ def _thaw(value: Any) -> Any:
     return value
 
 
-_OPEN_TABLES = ("replaces.", "flower_additions.")  # tables that may gain new keys
+_OPEN_TABLES: Final = ("replaces.", "flower_additions.")  # tables that may gain new keys
 
 
 def _merge(base: dict, top: Mapping, where: str = "") -> dict:
@@ -125,6 +127,11 @@ class Ruleset:
     def option(self, key: str) -> Any:
         return self.options[key]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy rebuilds from the fields: a compiled (mypyc) frozen dataclass cannot be restored
+        # attribute by attribute (pickling fails either way: the tables are mapping proxies)
+        return (Ruleset, tuple(getattr(self, f.name) for f in fields(self)))
+
     def with_overrides(self, overrides: Mapping[str, Any] | None) -> Ruleset:
         """A new Ruleset with §10 ``rules`` overrides applied.
 
@@ -186,7 +193,7 @@ def _default_data() -> dict:
     return _DEFAULT
 
 
-_CACHE: dict[str, Ruleset] = {}
+_CACHE: Final[dict[str, Ruleset]] = {}
 
 
 def load_ruleset(source: str | Path | None = None) -> Ruleset:

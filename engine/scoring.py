@@ -5,20 +5,44 @@ decide validity (诈胡 / 两炮起胡). Settlement is in ``settlement``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final, TypeVar
 
 from .hand import EVENTS, Hand, WinContext
-from .items import ITEMS, Facts, Reading, shown
+from .items import ITEMS, Facts, Item, Reading, shown
 from .ruleset import OPTIONAL_ITEMS, Ruleset
 from .settlement import Payment, settle
-from .shapes import BAI, FA, PART_OF, SEQ, ZHONG, completing, hand_parts, is_seven_pairs, part_splits
+from .shapes import (
+    BAI,
+    FA,
+    PART_OF,
+    SEQ,
+    ZHONG,
+    Joined,
+    Part,
+    completing,
+    hand_parts,
+    is_seven_pairs,
+    part_splits,
+)
 from .tiles import TILES
 
-_new_object = object.__new__
-EVENT_ITEMS = frozenset(EVENTS)  # items given only by an event of the situation
-ONE_SUIT = (1, 2, 4)  # Facts.suits masks with a single suit
-_PASSES = 1 << 40  # added to a reading's own 炮 when it reaches 两炮起胡, to rank readings by one int
+_C = TypeVar("_C")
+_new_object: Final = object.__new__
+EVENT_ITEMS: Final = frozenset(EVENTS)  # items given only by an event of the situation
+ONE_SUIT: Final = (1, 2, 4)  # Facts.suits masks with a single suit
+# the items worth trying on a reading (key, function), and whether any of them replaces others
+Tried = tuple[tuple[tuple[str, Item], ...], bool]
+_PASSES: Final = 1 << 40  # added to a reading's own 炮 when it reaches 两炮起胡, to rank readings by one int
 
 
+def _python_class(cls: type[_C]) -> type[_C]:
+    """Leaves a class as it is. Under mypyc any decorator it does not know keeps the class an
+    ordinary Python class: a compiled dataclass runs an interpreted ``__init__`` and has no
+    ``__dict__``, and ``new_score`` needs one."""
+    return cls
+
+
+@_python_class
 @dataclass(frozen=True)
 class Score:
     """The result of one claim. ``items`` are (key, 炮) of the chosen reading."""
@@ -32,20 +56,27 @@ class Score:
     waits: tuple[int, ...] = ()    # tile ids the hand waited on before the winning tile
     threshold_own: int = 0         # own 炮 that count towards 两炮起胡
 
-    @classmethod
-    def _of(cls, valid: bool, own: int, items: tuple, payments: tuple, reason: str, split: tuple,
-            waits: tuple[int, ...], threshold_own: int) -> Score:
-        """The same value as ``Score(...)`` with every field given, made without the frozen
-        ``__init__``'s eight guarded attribute writes (the scorer's hot path)."""
-        score = _new_object(cls)
-        score.__dict__.update(valid=valid, own=own, items=items, payments=payments, reason=reason, split=split,
-                              waits=waits, threshold_own=threshold_own)
-        return score
-
     @property
     def reading(self) -> tuple[str, ...]:
         """The chosen split as text, e.g. ("123m", "456m", "22s", "碰中中中") or ("七对",)."""
         return describe(*self.split) if self.split else ()
+
+
+def new_score(valid: bool, own: int, items: tuple, payments: tuple, reason: str, split: tuple,
+              waits: tuple[int, ...], threshold_own: int) -> Score:
+    """The same value as ``Score(...)`` with every field given, made without the frozen
+    ``__init__``'s eight guarded attribute writes (the scorer's hot path)."""
+    score = _new_object(Score)
+    fields = score.__dict__  # written directly, past the frozen dataclass's guard
+    fields["valid"] = valid
+    fields["own"] = own
+    fields["items"] = items
+    fields["payments"] = payments
+    fields["reason"] = reason
+    fields["split"] = split
+    fields["waits"] = waits
+    fields["threshold_own"] = threshold_own
+    return score
 
 
 def active_events(ctx: WinContext, rules: Ruleset) -> frozenset[str]:
@@ -98,7 +129,7 @@ def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool,
     return tuple(found)
 
 
-def _readings(f: Facts, splits: list, seven: bool) -> list[Reading]:
+def _readings(f: Facts, splits: list[Joined], seven: bool) -> list[Reading]:
     hand, win = f.hand, f.hand.win_tile
     part = PART_OF[win]
     out = []
@@ -106,7 +137,7 @@ def _readings(f: Facts, splits: list, seven: bool) -> list[Reading]:
     plain = not f.dragons and f.suits not in ONE_SUIT
     for pair, sets, n_seq, run, pieces in splits:
         patterns: tuple[str, ...] | None = () if plain and n_seq and not run else None
-        for role in pieces[part][4].get(win, ()):
+        for role in pieces[part].roles.get(win, ()):
             r = Reading(f, False, pair, sets, role, n_seq == 0, patterns or ())
             if patterns is None:  # the same for every role of the winning tile in this split
                 patterns = r.patterns = _patterns(hand, r, f.rules, f.suits, f.dragons, run)
@@ -133,12 +164,12 @@ class _Derived:
 
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
-        self.tried: dict[int, tuple] = {}
+        self.tried: dict[int, Tried] = {}
         self.plain_payments: dict[tuple, tuple[Payment, ...]] = {}
         self.not_lifting_beyond_events = not rules.not_lifting <= EVENT_ITEMS
 
 
-_DERIVED: dict[int, _Derived] = {}
+_DERIVED: Final[dict[int, _Derived]] = {}
 
 
 def _derived(rules: Ruleset) -> _Derived:
@@ -150,7 +181,7 @@ def _derived(rules: Ruleset) -> _Derived:
     return d
 
 
-def _items_to_try(rules: Ruleset, mask: int) -> tuple:
+def _items_to_try(rules: Ruleset, mask: int) -> Tried:
     """ITEMS this reading can show (optional items only when switched on), and whether any of
     them replaces others; cached per ruleset."""
     tried = _derived(rules).tried
@@ -162,7 +193,7 @@ def _items_to_try(rules: Ruleset, mask: int) -> tuple:
     return hit
 
 
-def _value(r: Reading, tried: dict[int, tuple]) -> dict[str, int]:
+def _value(r: Reading, tried: dict[int, Tried]) -> dict[str, int]:
     mask = shown(r)
     items, may_replace = tried.get(mask) or _items_to_try(r.rules, mask)
     values = {}
@@ -183,7 +214,7 @@ def value(r: Reading) -> dict[str, int]:
     return _value(r, _derived(r.rules).tried)
 
 
-SYMBOLS = tuple(t.symbol for t in TILES)  # by class id: '5p', '中'
+SYMBOLS: Final = tuple(t.symbol for t in TILES)  # by class id: '5p', '中'
 
 
 def _group(t: int, n: int) -> str:
@@ -216,11 +247,13 @@ def _settle(ok: bool, own: int, hand: Hand, ctx: WinContext, rules: Ruleset, der
     return hit
 
 
-def _waits_before(parts: tuple, counts: tuple[int, ...], w: int, melds: tuple, n_sets: int) -> tuple[int, ...]:
+def _waits_before(parts: tuple[Part, ...], counts: tuple[int, ...], w: int, melds: tuple, n_sets: int) -> tuple[int, ...]:
     """Tile ids the hand waited on before the winning tile ``w``, in order; never a fifth copy."""
     found = completing(parts, n_sets == 4, w)
     if not melds:
-        return tuple([t for t in found if t == w or counts[t] < 4]) if 4 in counts else found
+        if parts[0].four or parts[1].four or parts[2].four or parts[3].four or parts[4].four:
+            return tuple([t for t in found if t == w or counts[t] < 4])
+        return found
     held = list(counts)  # copies held before winning, melds included
     held[w] -= 1
     for kind, t in melds:
@@ -234,8 +267,8 @@ def score_hand(hand: Hand, ctx: WinContext, rules: Ruleset) -> Score:
     melds = hand.meld_ids if hand.melds else ()
     n_sets = 4 - len(melds)
     parts = hand_parts(counts)
-    n_tiles = sum(counts)
     no_fa = not counts[FA]
+    n_tiles = parts[0].size + parts[1].size + parts[2].size + parts[3].size + parts[4].size + counts[FA]
     wait = _waits_before(parts, counts, w, melds, n_sets) if no_fa and n_tiles == 3 * n_sets + 2 else ()
     derived = _DERIVED.get(id(rules))
     if derived is None or derived.rules is not rules:
@@ -249,7 +282,10 @@ def score_hand(hand: Hand, ctx: WinContext, rules: Ruleset) -> Score:
     check_lift = facts.events or derived.not_lifting_beyond_events
     for r in _readings(facts, part_splits(parts) if no_fa else [], seven):
         values = _value(r, tried)
-        own = lift = sum(values.values())
+        own = 0
+        for v in values.values():  # (a loop: cheaper than sum() once compiled)
+            own += v
+        lift = own
         if check_lift:
             for k in not_lifting:
                 if k in values:
@@ -267,7 +303,7 @@ def score_hand(hand: Hand, ctx: WinContext, rules: Ruleset) -> Score:
         + (f"; not counted for it: {', '.join(k for k in values if k in rules.not_lifting)}" if lift != own else "")
     )
     payments = None if ctx.payers else derived.plain_payments.get((ok, own, ctx.self_draw, ctx.dealer))
-    return Score._of(ok, own, tuple(values.items()), payments or _settle(ok, own, hand, ctx, rules, derived), reason,
+    return new_score(ok, own, tuple(values.items()), payments or _settle(ok, own, hand, ctx, rules, derived), reason,
                      (best.seven, best.pair, best.sets, hand.melds), wait, lift)
 
 

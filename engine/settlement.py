@@ -4,15 +4,15 @@ and who deals next. Seats are numbered 0..3 in the order of play (counter-clockw
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from .hand import Hand, Payer, WinContext, robbed
 from .melds import MeldKind
 from .ruleset import Ruleset
 from .tiles import Tile
 
-CLAIMANT = -1  # payer/payee index meaning the winner (or the false winner)
-_DRAGONS = (Tile.ZHONG, Tile.BAI)
+CLAIMANT: Final = -1  # payer/payee index meaning the winner (or the false winner)
+_DRAGONS: Final = (Tile.ZHONG, Tile.BAI)
 
 
 class Payment(NamedTuple):
@@ -52,7 +52,7 @@ def eaten_from(payer: Payer, win_tile: int, events: frozenset[str], rules: Rules
     return total
 
 
-_PLAIN = Payer()
+_PLAIN: Final = Payer()
 
 
 def padded_payers(ctx: WinContext) -> tuple[Payer, ...]:

@@ -10,19 +10,26 @@ pair is used overall, both for the splits and for the wait set.
 from __future__ import annotations
 
 from itertools import product
+from typing import Final
 
-ZHONG, FA, BAI = 27, 28, 29
-N_TILES = 30
-SEQ, TRIPLET = 0, 1
+# Final: constants and caches that a compiled build (mypyc) reads without a module-dict look-up
+ZHONG: Final = 27
+FA: Final = 28
+BAI: Final = 29
+N_TILES: Final = 30
+SEQ: Final = 0
+TRIPLET: Final = 1
 
 # A set is (kind, tile index of its lowest tile); a split is (pair tile index, sorted sets).
 Set = tuple[int, int]
 Split = tuple[int, tuple[Set, ...]]
 
-_SUIT_SPLITS: dict[tuple[int, ...], tuple[tuple[int, tuple[Set, ...]], ...]] = {}
-_SUIT_FLAGS: dict[tuple[int, ...], int] = {}
-_SUIT_WAITS: dict[tuple[int, ...], tuple[int, tuple[int, ...], tuple[int, ...]]] = {}
-NO_PAIR, WITH_PAIR = 1, 2  # flag bits: the suit splits with no pair / with exactly one pair
+_SUIT_SPLITS: Final[dict[tuple[int, ...], tuple[tuple[int, tuple[Set, ...]], ...]]] = {}
+_SUIT_FLAGS: Final[dict[tuple[int, ...], int]] = {}
+_SUIT_WAITS: Final[dict[tuple[int, ...], tuple[int, tuple[int, ...], tuple[int, ...]]]] = {}
+# flag bits: the suit splits with no pair / with exactly one pair
+NO_PAIR: Final = 1
+WITH_PAIR: Final = 2
 
 
 def _search(c: list[int], i: int, pair: int, sets: list[Set], out: set) -> None:
@@ -102,29 +109,47 @@ def _dragon_flags(n: int) -> int:
     return NO_PAIR if n in (0, 3) else WITH_PAIR if n == 2 else 0
 
 
+class PartSplit:
+    """One way to split a part: its pair tile (-1: none), sets, number of sequences, whether it
+    holds 123 456 789 of its suit (一条龙), and tile -> the roles a winning tile of that kind can
+    play in it."""
+
+    __slots__ = ("pair", "sets", "seqs", "run", "roles")
+
+    def __init__(self, pair: int, sets: tuple[Set, ...], seqs: int, run: bool,
+                 roles: dict[int, tuple[tuple, ...]]) -> None:
+        self.pair, self.sets, self.seqs, self.run, self.roles = pair, sets, seqs, run, roles
+
+
+# a split of a whole hand: pair tile, sets, number of sequences, 一条龙, and the five part splits
+Joined = tuple[int, tuple[Set, ...], int, bool, tuple[PartSplit, ...]]
+
+
 class Part:
     """One part of a hand (a suit, or 中 or 白) as worked out once per distinct count tuple.
 
-    ``splits`` holds (pair tile or -1, sets, number of sequences, 一条龙 run in it, tile ->
-    roles of a winning tile of that kind) for every way to split the part. The rest serves the
+    ``splits`` holds a ``PartSplit`` for every way to split the part. The rest serves the
     wait set: ``flags`` (NO_PAIR / WITH_PAIR), the tile ids completing the part without a pair
     (``w0``) or with one (``w1``), in order, the pairs held and the odd-count tile ids (七对);
-    ``held``: the tile ids present, in order.
+    ``held``: the tile ids present, in order; ``four``: some tile is there four times; ``size``:
+    the number of tiles. ``solo``: the only split, when there is exactly one.
     """
 
-    __slots__ = ("base", "counts", "splits", "flags", "w0", "w1", "pairs", "odd", "held", "present", "solo",
-                 "solo_pair", "_minus")
+    __slots__ = ("base", "counts", "splits", "flags", "w0", "w1", "pairs", "odd", "held", "present", "four",
+                 "size", "solo", "solo_pair", "_minus")
 
-    def __init__(self, base: int, counts: tuple[int, ...], splits: tuple, flags: int,
+    def __init__(self, base: int, counts: tuple[int, ...], splits: tuple[PartSplit, ...], flags: int,
                  w0: tuple[int, ...], w1: tuple[int, ...]) -> None:
         self.base, self.counts, self.splits, self.flags, self.w0, self.w1 = base, counts, splits, flags, w0, w1
         self.pairs = sum(n // 2 for n in counts)
         self.odd = tuple(base + i for i, n in enumerate(counts) if n % 2)
         self.held = tuple(base + i for i, n in enumerate(counts) if n)
         self.present = bool(self.held)
+        self.four = 4 in counts
+        self.size = sum(counts)
         # the part's only split, if it has exactly one, and whether that one holds the pair
-        self.solo = splits[0] if len(splits) == 1 else None
-        self.solo_pair = int(self.solo is not None and self.solo[0] >= 0)
+        solo = self.solo = splits[0] if len(splits) == 1 else None
+        self.solo_pair = int(solo is not None and solo.pair >= 0)
         self._minus: list[Part | None] = [None] * len(counts)
 
     def minus(self, tile: int) -> Part:
@@ -142,7 +167,7 @@ class Part:
         return part
 
 
-_SUIT_PARTS: dict[int, dict[tuple[int, ...], Part]] = {0: {}, 9: {}, 18: {}}
+_SUIT_PARTS: Final[dict[int, dict[tuple[int, ...], Part]]] = {0: {}, 9: {}, 18: {}}
 
 
 def _suit_part(base: int, key: tuple[int, ...]) -> Part:
@@ -154,7 +179,7 @@ def _suit_part(base: int, key: tuple[int, ...]) -> Part:
             run = 0 in seqs and 3 in seqs and 6 in seqs  # 123 456 789 of this suit
             placed = tuple((k, t + base) for k, t in sets)
             p = pair + base if pair >= 0 else -1
-            splits.append((p, placed, len(seqs), run, _roles_by_tile(p, placed)))
+            splits.append(PartSplit(p, placed, len(seqs), run, _roles_by_tile(p, placed)))
         flags, w0, w1 = _suit_waits(key)
         part = _SUIT_PARTS[base][key] = Part(
             base, key, tuple(splits), flags, tuple(base + r for r in w0), tuple(base + r for r in w1))
@@ -177,24 +202,28 @@ def _roles_by_tile(pair: int, sets: tuple[Set, ...]) -> dict[int, tuple[tuple, .
 
 
 def _dragon_part(d: int, n: int) -> Part:
-    splits = ((d, (), 0, False, {d: (("pair",),)}),) if n == 2 else (
-        (-1, ((TRIPLET, d),), 0, False, {d: (("tri", d),)}),) if n == 3 else () if n else ((-1, (), 0, False, {}),)
+    splits = (PartSplit(d, (), 0, False, {d: (("pair",),)}),) if n == 2 else (
+        PartSplit(-1, ((TRIPLET, d),), 0, False, {d: (("tri", d),)}),) if n == 3 else () if n else (
+        PartSplit(-1, (), 0, False, {}),)
     return Part(d, (n,), splits, _dragon_flags(n), (d,) if n == 2 else (), (d,) if n == 1 else ())
 
 
-_DRAGON_PARTS = {d: tuple(_dragon_part(d, n) for n in range(5)) for d in (ZHONG, BAI)}
-_M, _P, _S = _SUIT_PARTS[0], _SUIT_PARTS[9], _SUIT_PARTS[18]
-_ZHONG_PARTS, _BAI_PARTS = _DRAGON_PARTS[ZHONG], _DRAGON_PARTS[BAI]
+_DRAGON_PARTS: Final = {d: tuple(_dragon_part(d, n) for n in range(5)) for d in (ZHONG, BAI)}
+_M: Final = _SUIT_PARTS[0]
+_P: Final = _SUIT_PARTS[9]
+_S: Final = _SUIT_PARTS[18]
+_ZHONG_PARTS: Final = _DRAGON_PARTS[ZHONG]
+_BAI_PARTS: Final = _DRAGON_PARTS[BAI]
 
 
-def hand_parts(counts: tuple[int, ...]) -> tuple[Part, Part, Part, Part, Part]:
+def hand_parts(counts: tuple[int, ...]) -> tuple[Part, ...]:
     """The parts m, p, s, 中, 白 of a count vector (发 is never part of a hand: check it apart)."""
     m, p, s = counts[0:9], counts[9:18], counts[18:27]
     return (_M.get(m) or _suit_part(0, m), _P.get(p) or _suit_part(9, p), _S.get(s) or _suit_part(18, s),
             _ZHONG_PARTS[counts[ZHONG]], _BAI_PARTS[counts[BAI]])
 
 
-PART_OF = tuple(t // 9 for t in range(27)) + (3, -1, 4)  # tile id -> index of its part (发: none)
+PART_OF: Final = tuple(t // 9 for t in range(27)) + (3, -1, 4)  # tile id -> index of its part (发: none)
 
 
 def taken(parts: tuple[Part, ...], tile: int) -> tuple[Part, ...]:
@@ -203,30 +232,32 @@ def taken(parts: tuple[Part, ...], tile: int) -> tuple[Part, ...]:
     return parts[:i] + (parts[i].minus(tile),) + parts[i + 1:]
 
 
-def _join(combo: tuple) -> tuple | None:
-    pair, sets, n_seq, run = -1, (), 0, False
-    for p, s, n, r, _roles in combo:
-        if p >= 0:
+def _join(combo: tuple[PartSplit, ...]) -> Joined | None:
+    pair, n_seq, run = -1, 0, False
+    sets: tuple[Set, ...] = ()
+    for piece in combo:
+        if piece.pair >= 0:
             if pair >= 0:
                 return None
-            pair = p
-        if s:
-            sets += s
-            n_seq += n
-            run = run or r
+            pair = piece.pair
+        if piece.sets:
+            sets += piece.sets
+            n_seq += piece.seqs
+            run = run or piece.run
     return (pair, sets, n_seq, run, combo) if pair >= 0 else None
 
 
-def part_splits(parts: tuple[Part, ...]) -> list[tuple]:
+def part_splits(parts: tuple[Part, ...]) -> list[Joined]:
     """Every split of the parts into sets + exactly one pair: (pair, sets, number of sequences,
-    一条龙, the five part splits it joins; a part split's last field maps tile -> roles)."""
+    一条龙, the five part splits it joins)."""
     a, b, c, z, w = parts
     m, p, s = a.solo, b.solo, c.solo
     if m and p and s and not z.present and not w.present:  # the common case: one way per suit, no 中/白
         if a.solo_pair + b.solo_pair + c.solo_pair != 1:
             return []
-        return [(max(m[0], p[0], s[0]), m[1] + p[1] + s[1], m[2] + p[2] + s[2], m[3] or p[3] or s[3],
-                 (m, p, s, z.solo, w.solo))]
+        pair = m.pair if m.pair >= 0 else p.pair if p.pair >= 0 else s.pair
+        return [(pair, m.sets + p.sets + s.sets, m.seqs + p.seqs + s.seqs, m.run or p.run or s.run,
+                 (m, p, s, z.splits[0], w.splits[0]))]
     if not (a.splits and b.splits and c.splits and z.splits and w.splits):
         return []
     return [j for j in map(_join, product(a.splits, b.splits, c.splits, z.splits, w.splits)) if j]
@@ -264,12 +295,14 @@ def is_complete(counts: tuple[int, ...], n_sets: int = 4) -> bool:
     return any(f & WITH_PAIR for f in flags[:3])
 
 
-_PLANS: dict[tuple[int, ...], tuple[tuple[int, int], ...]] = {}
+_PLANS: Final[dict[int, tuple[tuple[int, int], ...]]] = {}
 
 
-def _plan(flags: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+def _plan(key: int) -> tuple[tuple[int, int], ...]:
     """Which parts' wait lists (1 = completes without pair, 2 = with pair) apply, given every
-    part's flags: the parts not taking the new tile must stand with exactly one pair among all."""
+    part's flags (two bits each in ``key``, part 0 lowest): the parts not taking the new tile
+    must stand with exactly one pair among all."""
+    flags = [key >> (2 * i) & 3 for i in range(5)]
     bad = sum(1 for f in flags if not f)
     strict = sum(1 for f in flags if f == WITH_PAIR)
     pairable = sum(1 for f in flags if f & WITH_PAIR)
@@ -285,23 +318,34 @@ def _plan(flags: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
                     plan.append((i, 1))
             elif s_others == 1:
                 plan.append((i, 1))
-    _PLANS[flags] = tuple(plan)
-    return _PLANS[flags]
+    _PLANS[key] = tuple(plan)
+    return _PLANS[key]
 
 
 def completing(parts: tuple[Part, ...], seven_pairs: bool, taking: int = -1) -> tuple[int, ...]:
     """Tile ids, in order, that complete the parts (a hand one tile short); ``seven_pairs``:
     七对 counts too; ``taking``: a tile id to take out of the parts first (the winning tile).
     Fifth copies are not excluded here (see ``waits``)."""
+    a, b, c, z, w = parts
     if taking >= 0:  # as taken(parts, taking), inlined for the scorer
         i = PART_OF[taking]
         part = parts[i]
-        parts = parts[:i] + (part._minus[taking - part.base] or part.minus(taking),) + parts[i + 1:]
-    a, b, c, z, w = parts
-    flags = (a.flags, b.flags, c.flags, z.flags, w.flags)
-    plan = _PLANS.get(flags)
+        less = part._minus[taking - part.base] or part.minus(taking)
+        if i == 0:
+            a = less
+        elif i == 1:
+            b = less
+        elif i == 2:
+            c = less
+        elif i == 3:
+            z = less
+        else:
+            w = less
+        parts = (a, b, c, z, w)
+    key = a.flags | b.flags << 2 | c.flags << 4 | z.flags << 6 | w.flags << 8
+    plan = _PLANS.get(key)
     if plan is None:
-        plan = _plan(flags)
+        plan = _plan(key)
     if len(plan) == 1:  # the common case: one part takes the tile; its list is already in order
         i, which = plan[0]
         found = parts[i].w1 if which == 2 else parts[i].w0
@@ -322,7 +366,7 @@ def waits(counts: tuple[int, ...], used: tuple[int, ...] | None = None, n_sets: 
 
     ``used`` counts every copy already held (hand and melds); a fifth copy cannot be waited on.
     """
-    if counts[FA] or sum(counts) != 3 * n_sets + 1:
+    if counts[FA] or sum(counts) != 3 * n_sets + 1 or max(counts) > 4:  # a misread photo can show five
         return frozenset()
     used = used or counts
     return frozenset(t for t in completing(hand_parts(counts), n_sets == 4) if used[t] < 4)

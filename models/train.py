@@ -139,7 +139,7 @@ def _patch_for_offline_gpu() -> None:
     try:  # a lent GPU machine has no polars (and cannot install it); checkpoints only need the csv
         import polars  # noqa: F401
     except ImportError:
-        trainer.BaseTrainer.read_results_csv = lambda self: read_results_csv(Path(self.csv))
+        trainer.BaseTrainer.read_results_csv = lambda self: read_results_csv(Path(self.csv))  # type: ignore[method-assign]
 
 
 def train(cfg: TrainConfig) -> Path:

@@ -123,3 +123,17 @@ def test_wait_set_matches_a_brute_force_reference(tiles: list[Tile]) -> None:
         if seven or _reference_complete(counts):
             expected.add(tile)
     assert wait_set(tiles) == expected
+
+
+@pytest.mark.parametrize(
+    "counts_of",
+    [pytest.param({27: 5, 0: 3, 1: 3, 2: 2}, id="five_zhong"),
+     pytest.param({29: 5, 9: 3, 10: 3, 11: 2}, id="five_bai"),
+     pytest.param({4: 5, 9: 3, 10: 3, 11: 2}, id="five_5m")],
+)
+def test_waits_of_an_impossible_count_is_empty_not_a_crash(counts_of: dict[int, int]) -> None:
+    # a misread photo can show five copies of a face; the repair step asks for waits of it
+    from xingzi.engine.shapes import waits
+
+    counts = tuple(counts_of.get(i, 0) for i in range(30))
+    assert waits(counts) == frozenset()
