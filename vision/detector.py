@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.detections import Detections
+
+if TYPE_CHECKING:
+    from xingzi.vision.classifier import TileClassifier
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_WEIGHTS = MODELS_DIR / "xingzi_yolo11n.pt"
@@ -121,15 +125,27 @@ class _OnnxBackend:
         return self.session.run(None, {self.name: blob})[0][0]
 
 
+def _load_classifier(classifier: str | Path | None, threads: int | None) -> TileClassifier | None:
+    from xingzi.vision.classifier import DEFAULT_CLASSIFIER, TileClassifier
+
+    if classifier is None or str(classifier) == "none":
+        return None
+    if str(classifier) == "auto":
+        return TileClassifier(DEFAULT_CLASSIFIER, threads=threads) if DEFAULT_CLASSIFIER.is_file() else None
+    return TileClassifier(classifier, threads=threads)
+
+
 class Detector:
     """Read tiles from BGR photos. ``weights``: a .pt (PyTorch) or .onnx (ONNX Runtime) file.
 
     ``imgsz`` None runs the model at the size it was made for: a static ONNX graph's input size, or
     the training size stored in a .pt (640 if absent). A static ONNX graph always uses its own size.
+    ``classifier``: a second-stage tile classifier (.onnx) that re-reads every box
+    (:mod:`xingzi.vision.classifier`); "auto" uses the shipped one when it exists, None none.
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
-                 iou: float = 0.5, threads: int | None = None) -> None:
+                 iou: float = 0.5, threads: int | None = None, classifier: str | Path | None = "auto") -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -144,10 +160,12 @@ class Detector:
         fixed = getattr(self.backend, "fixed_size", None)
         self.imgsz: int = fixed or imgsz or getattr(self.backend, "trained_size", None) or DEFAULT_IMGSZ
         self.conf, self.iou = conf, iou
+        self.classifier = _load_classifier(classifier, threads)
 
     def predict(self, image: np.ndarray) -> Detections:
         blob, scale, pad = letterbox(image, self.imgsz)
-        return decode(self.backend(blob), scale, pad, image.shape[:2], self.conf, self.iou)
+        det = decode(self.backend(blob), scale, pad, image.shape[:2], self.conf, self.iou)
+        return det if self.classifier is None else self.classifier.refine(image, det)
 
     def predict_paths(self, paths: Iterable[str | Path]) -> list[Detections]:
         out = []

@@ -149,14 +149,16 @@ def preds_from_dir(ds: Dataset, sizes, pred_dir: Path, table: np.ndarray) -> lis
 
 
 def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf: float, iou: float,
-                     pipeline_check: Callable | None = None) -> tuple[list[ImageBoxes], dict]:
+                     pipeline_check: Callable | None = None,
+                     classifier: str | Path | None = "auto") -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
-    and, when a pipeline check and ground-truth meta exist, the share of whole results right."""
+    and, when a pipeline check and ground-truth meta exist, the share of whole results right.
+    ``classifier``: the second-stage tile classifier ("auto": the shipped one if any; None: none)."""
     import cv2
 
     from xingzi.vision.detector import Detector
 
-    det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou)
+    det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, classifier=classifier)
     check = pipeline_check or PIPELINE_CHECK
     if check is None and (ds.root / "meta").is_dir():
         from xingzi.vision.bench_pipeline import pipeline_matches_truth
@@ -171,7 +173,10 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
             ok = check(p, d.subset(d.conf >= conf), json.loads(meta.read_text()))
             if ok is not None:  # None: no usable ground truth for this photo
                 right.append(bool(ok))
-    extra: dict = {"latency": latency(Detector(weights, imgsz=imgsz, conf=conf, iou=iou), ds.images[:30])}
+    extra: dict = {"latency": latency(Detector(weights, imgsz=imgsz, conf=conf, iou=iou, classifier=classifier),
+                                      ds.images[:30])}
+    if det.classifier is not None:
+        extra["classifier"] = str(det.classifier.path)
     if right:
         extra["pipeline_exact"] = float(np.mean(right))
         extra["pipeline_images"] = len(right)
@@ -185,20 +190,27 @@ def latency(det, images: Sequence[Path], warmup: int = 2) -> dict:
     from xingzi.vision.detector import letterbox
 
     frames = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in images]
-    model_ms, total_ms = [], []
+    model_ms, total_ms, cls_ms = [], [], []
     for i, im in enumerate([frames[0]] * warmup + frames):
         blob = letterbox(im, det.imgsz)[0]
         t0 = time.perf_counter()
         det.backend(blob)
         t1 = time.perf_counter()
-        det.predict(im)
+        found = det.predict(im)
         t2 = time.perf_counter()
+        if getattr(det, "classifier", None) is not None:  # the second stage alone, on the same boxes
+            det.classifier.refine(im, found)
+        t3 = time.perf_counter()
         if i >= warmup:
             model_ms.append((t1 - t0) * 1e3)
             total_ms.append((t2 - t1) * 1e3)
-    return {"images": len(frames), "imgsz": det.imgsz, "backend": det.weights.suffix[1:],
-            "model_ms_median": float(np.median(model_ms)), "model_ms_p95": float(np.percentile(model_ms, 95)),
-            "predict_ms_median": float(np.median(total_ms)), "predict_ms_p95": float(np.percentile(total_ms, 95))}
+            cls_ms.append((t3 - t2) * 1e3)
+    out = {"images": len(frames), "imgsz": det.imgsz, "backend": det.weights.suffix[1:],
+           "model_ms_median": float(np.median(model_ms)), "model_ms_p95": float(np.percentile(model_ms, 95)),
+           "predict_ms_median": float(np.median(total_ms)), "predict_ms_p95": float(np.percentile(total_ms, 95))}
+    if getattr(det, "classifier", None) is not None:
+        out |= {"classifier_ms_median": float(np.median(cls_ms)), "classifier_ms_p95": float(np.percentile(cls_ms, 95))}
+    return out
 
 
 def summary(s: Scores) -> dict:
@@ -258,6 +270,9 @@ def format_rows(results: list[dict]) -> str:
         if best:
             lines.append(f"{'':<34}best F1 {best['f1']:.3f} at conf {best['conf']:g} (image exact "
                          f"{best['image_exact']:.3f}, hand exact {best['hand_exact']:.3f})")
+        if lat and "classifier_ms_median" in lat:
+            lines.append(f"{'':<34}second-stage classifier: {lat['classifier_ms_median']:.1f}/"
+                         f"{lat['classifier_ms_p95']:.1f} ms med/p95 per photo (included in predict)")
         if "pipeline_exact" in r:
             lines.append(f"{'':<34}pipeline exact (tiles → melds → 炮): {r['pipeline_exact']:.3f} "
                          f"over {r['pipeline_images']} images")

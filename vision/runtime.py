@@ -46,4 +46,17 @@ def configure_ultralytics(threads: int | None = None) -> int:
     if off:  # settings.json lives in the gitignored config dir; written only when something changes
         uutils.SETTINGS.update(off)
     uutils.ONLINE = False
+    _restore_pil_open()
     return n
+
+
+def _restore_pil_open() -> None:
+    """Undo Ultralytics' patch of ``PIL.Image.open``: on a file Pillow cannot identify it tries to
+    pip-install a HEIF plugin (a download at run time; offline it raises ModuleNotFoundError instead
+    of Pillow's UnidentifiedImageError, which turns a bad upload into a crash)."""
+    from PIL import Image
+    from ultralytics.utils import patches
+
+    original = getattr(patches, "_image_open", None)
+    if original is not None and Image.open is not original:
+        Image.open = original

@@ -100,3 +100,19 @@ def test_pytorch_and_onnx_agree(no_network):
     top_a, top_b = np.argsort(-a.conf)[:5], np.argsort(-b.conf)[:5]
     np.testing.assert_allclose(a.conf[top_a], b.conf[top_b], atol=2e-3)
     np.testing.assert_allclose(a.xyxy[top_a], b.xyxy[top_b], atol=0.5)
+
+
+def test_a_non_image_still_raises_pillows_error_after_ultralytics_is_set_up(tmp_path, no_network):
+    # Ultralytics patches PIL.Image.open to pip-install a HEIF plugin on unknown files; we undo it
+    from PIL import Image, UnidentifiedImageError
+
+    from xingzi.vision.runtime import configure_ultralytics
+
+    configure_ultralytics()
+    import ultralytics.utils.patches  # noqa: F401  (the patch is applied on import)
+
+    configure_ultralytics()
+    bad = tmp_path / "x.jpg"
+    bad.write_text("not an image")
+    with pytest.raises(UnidentifiedImageError):
+        Image.open(bad)

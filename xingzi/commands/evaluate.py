@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 from pathlib import Path
 
 
@@ -21,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="model input size for .pt weights (default: the size it was trained at)")
     parser.add_argument("--conf", type=float, default=0.25, help="operating threshold for P/R/F1/exact")
     parser.add_argument("--iou", type=float, default=0.5, help="NMS IoU of the model")
+    parser.add_argument("--classifier", action="append", default=[],
+                        help="second-stage tile classifier .onnx, 'none', or 'auto' (the shipped "
+                             "models/xingzi_tilecls.onnx if present; the default); repeatable, one row each")
     parser.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
     parser.add_argument("--markdown", action="store_true", help="also print the rows as a Markdown table")
 
@@ -39,9 +43,10 @@ def run(args: argparse.Namespace) -> int:
 
         models = [default_weights()]
     results = []
-    for weights in models:
-        preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou)
+    for weights, classifier in itertools.product(models, args.classifier or ["auto"]):
+        preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou, classifier=classifier)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
+        row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
                                        {"model": str(weights), "data": str(args.data), **extra}))
     for pred_dir in args.preds:

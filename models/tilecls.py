@@ -1,0 +1,212 @@
+"""Train the second-stage tile classifier (a small CNN in plain PyTorch) and export it to ONNX.
+
+    nice -n 10 python -m xingzi.models.tilecls train --crops data/tilecls --out runs/tilecls/run1 --minutes 30
+    nice -n 10 python -m xingzi.models.tilecls train --out runs/tilecls/run1 --resume   # continue
+    python -m xingzi.models.tilecls export runs/tilecls/run1/best.pt runs/tilecls/run1/tilecls.onnx
+
+Crops come from :mod:`xingzi.datasets.tile_crops`. Each step draws a random batch, turns every crop
+by a random quarter turn (tiles lie sideways and upside down on the table) and jitters its colours;
+never a flip. ``config.json`` beside the checkpoints records the settings; ``last.pt`` is written at
+every evaluation (resume from it), ``best.pt`` when the dev accuracy improves, ``log.csv`` one line each.
+torch is imported only here: inference runs the exported .onnx (:mod:`xingzi.vision.classifier`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from xingzi.vision.classifier import CLS_NAMES, CONTEXT, CROP_SIZE
+
+
+def block(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class TileNet(nn.Module):
+    """64×64 RGB in [0,1] → 32 logits (the network assumes 64×64 input). Full resolution for the first layer (the strokes are thin), then halving."""
+
+    def __init__(self, width: int = 16, classes: int = len(CLS_NAMES), dropout: float = 0.2) -> None:
+        super().__init__()
+        w = width
+        self.features = nn.Sequential(
+            block(3, w), block(w, 2 * w, 2), block(2 * w, 2 * w), nn.MaxPool2d(2),
+            block(2 * w, 4 * w), block(4 * w, 4 * w), nn.MaxPool2d(2),
+            block(4 * w, 8 * w), block(8 * w, 8 * w), nn.MaxPool2d(2), nn.Flatten())
+        # a 4×4 map, not a global average: the tile is in the middle, its neighbours at the edges
+        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(8 * w * 16, classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    crops: str = "data/tilecls"
+    out: str = "runs/tilecls/run1"
+    seed: int = 0
+    width: int = 16
+    batch: int = 128
+    lr: float = 3e-3
+    weight_decay: float = 5e-4
+    label_smoothing: float = 0.05
+    steps: int = 6000
+    eval_every: int = 300
+    minutes: float = 0.0  # stop (and keep the checkpoints) after this wall time; 0 = no limit
+    threads: int = 2
+    colour: float = 0.25  # strength of brightness/contrast/colour-balance jitter
+
+
+def augment(x: torch.Tensor, gen: torch.Generator, colour: float) -> torch.Tensor:
+    """Random quarter turns and colour jitter on a (B,3,H,W) float batch in [0,1]; no flips."""
+    turns = torch.randint(0, 4, (x.shape[0],), generator=gen)
+    out = x.clone()
+    for k in range(1, 4):
+        sel = turns == k
+        if sel.any():
+            out[sel] = torch.rot90(x[sel], k, dims=(2, 3))
+    b = x.shape[0]
+    gain = 1 + colour * (torch.rand(b, 1, 1, 1, generator=gen) * 2 - 1)
+    tint = 1 + 0.4 * colour * (torch.rand(b, 3, 1, 1, generator=gen) * 2 - 1)
+    bias = 0.4 * colour * (torch.rand(b, 1, 1, 1, generator=gen) * 2 - 1)
+    mean = out.mean(dim=(1, 2, 3), keepdim=True)
+    contrast = 1 + colour * (torch.rand(b, 1, 1, 1, generator=gen) * 2 - 1)
+    return (((out - mean) * contrast + mean) * gain * tint + bias).clamp(0, 1)
+
+
+def to_tensor(x: np.ndarray) -> torch.Tensor:
+    """(N,H,W,3) uint8 BGR → (N,3,H,W) float RGB in [0,1] (the same as vision.classifier.to_blob)."""
+    return torch.from_numpy(np.ascontiguousarray(x[..., ::-1])).permute(0, 3, 1, 2).float() / 255.0
+
+
+def evaluate(model: nn.Module, x: np.ndarray, y: np.ndarray, batch: int = 512) -> tuple[float, np.ndarray]:
+    """Accuracy and (32,32) confusion on crops as cut (no turn)."""
+    model.eval()
+    pred = []
+    with torch.inference_mode():
+        for i in range(0, len(x), batch):
+            pred.append(model(to_tensor(x[i:i + batch])).argmax(1).numpy())
+    model.train()
+    p = np.concatenate(pred) if pred else np.zeros(0, np.int64)
+    cm = np.zeros((len(CLS_NAMES),) * 2, np.int64)
+    np.add.at(cm, (y, p), 1)
+    return float((p == y).mean()) if len(y) else 0.0, cm
+
+
+def train(cfg: TrainConfig, resume: bool = False) -> Path:
+    torch.set_num_threads(cfg.threads)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    crops = Path(cfg.crops)
+    xtr, ytr = np.load(crops / "train_x.npy", mmap_mode="r"), np.load(crops / "train_y.npy")
+    xdev, ydev = np.load(crops / "dev_x.npy"), np.load(crops / "dev_y.npy")
+    if xtr.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
+        raise ValueError(f"crops must be ({CROP_SIZE},{CROP_SIZE},3), got {xtr.shape[1:]}")
+    xtr = np.ascontiguousarray(xtr)
+    torch.manual_seed(cfg.seed)
+    model = TileNet(cfg.width)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, cfg.lr, total_steps=cfg.steps, pct_start=0.1)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    step, best = 0, -1.0
+    if resume and (out / "last.pt").is_file():
+        ck = torch.load(out / "last.pt", weights_only=False)
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        sched.load_state_dict(ck["sched"])
+        gen.set_state(ck["gen"])
+        rng.bit_generator.state = ck["rng"]
+        step, best = ck["step"], ck["best"]
+        print(f"resumed at step {step} (best dev accuracy {best:.4f})")
+    (out / "config.json").write_text(json.dumps(asdict(cfg), indent=1) + "\n")
+    lossf = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
+    start, seen, run_loss = time.time(), 0, 0.0
+    log = out / "log.csv"
+    if not log.exists():
+        log.write_text("step,train_loss,dev_acc,lr,seconds\n")
+    model.train()
+    while step < cfg.steps:
+        idx = np.sort(rng.integers(0, len(ytr), cfg.batch))
+        xb = augment(to_tensor(xtr[idx]), gen, cfg.colour)
+        loss = lossf(model(xb), torch.from_numpy(ytr[idx]))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+        step += 1
+        seen += 1
+        run_loss += loss.item()
+        timeout = cfg.minutes and (time.time() - start) > cfg.minutes * 60
+        if step % cfg.eval_every == 0 or step == cfg.steps or timeout:
+            acc, cm = evaluate(model, xdev, ydev)
+            state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                     "gen": gen.get_state(), "rng": rng.bit_generator.state, "step": step,
+                     "best": max(best, acc), "config": asdict(cfg)}
+            torch.save(state, out / "last.pt.tmp")
+            (out / "last.pt.tmp").replace(out / "last.pt")
+            if acc > best:
+                best = acc
+                torch.save({"model": model.state_dict(), "config": asdict(cfg), "step": step, "dev_acc": acc},
+                           out / "best.pt")
+                np.savetxt(out / "best_dev_confusion.txt", cm, fmt="%d")
+            with log.open("a") as f:
+                f.write(f"{step},{run_loss / max(seen, 1):.4f},{acc:.4f},{sched.get_last_lr()[0]:.2e},"
+                        f"{time.time() - start:.0f}\n")
+            print(f"step {step}/{cfg.steps} loss {run_loss / max(seen, 1):.4f} dev acc {acc:.4f} "
+                  f"({time.time() - start:.0f} s)", flush=True)
+            seen, run_loss = 0, 0.0
+            if timeout:
+                print("time budget reached; resume with --resume")
+                break
+    return out / "best.pt"
+
+
+def export(checkpoint: Path, onnx_path: Path, weight: float = 0.5, min_conf: float = 0.05) -> Path:
+    """best.pt → .onnx (dynamic batch, input ``crops`` (N,3,64,64), output ``logits`` (N,32)) + .json settings."""
+    ck = torch.load(checkpoint, weights_only=False)
+    model = TileNet(ck["config"]["width"])
+    model.load_state_dict(ck["model"])
+    model.eval()
+    onnx_path.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
+    torch.onnx.export(model, (dummy,), str(onnx_path), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    info = {"size": CROP_SIZE, "context": CONTEXT, "weight": weight, "min_conf": min_conf, "turns": 1}
+    onnx_path.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n")
+    return onnx_path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="train / export the tile classifier")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    tr = sub.add_parser("train")
+    for f in fields(TrainConfig):
+        tr.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
+    tr.add_argument("--resume", action="store_true", help="continue from OUT/last.pt with OUT/config.json")
+    ex = sub.add_parser("export")
+    ex.add_argument("checkpoint", type=Path)
+    ex.add_argument("onnx", type=Path)
+    ex.add_argument("--weight", type=float, default=0.5, help="combination weight stored beside the .onnx")
+    ex.add_argument("--min-conf", type=float, default=0.05)
+    a = ap.parse_args(argv)
+    if a.cmd == "export":
+        print(export(a.checkpoint, a.onnx, a.weight, a.min_conf))
+        return 0
+    values = {f.name: getattr(a, f.name) for f in fields(TrainConfig)}
+    saved = Path(a.out) / "config.json"
+    if a.resume and saved.is_file():  # the run's own settings win, except a new time budget
+        values = {**json.loads(saved.read_text()), "minutes": a.minutes}
+    print(train(TrainConfig(**values), resume=a.resume))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,113 @@
+"""Tune and bound the second-stage classifier on a labelled set, from one detector pass.
+
+    python -m xingzi.models.tilecls_tune --data ../shared/data/real_cn_val \\
+        --classifier runs/tilecls/run1/tilecls.onnx --cache runs/tilecls/dets_real_val.pkl
+
+prints, at the operating threshold, the detector alone, the *oracle* (every box that overlaps a
+true tile by IoU ≥ 0.5 given the true class: the most any re-classifier could give), and the
+detector combined with the classifier for a sweep of combination weights. The detector's boxes
+(conf ≥ 0.001, with per-class scores) are cached in ``--cache`` so that later runs skip the detector.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from xingzi.vision import evaluate as ev
+from xingzi.vision.classifier import TileClassifier, combine
+from xingzi.vision.metrics import ImageBoxes, box_iou, score
+
+Cached = list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+
+
+def detect_all(ds: ev.Dataset, weights: Path | None, cache: Path | None) -> Cached:
+    """(path, xyxy, cls, conf, probs) per image, from the cache when it matches the dataset."""
+    if cache and cache.is_file():
+        data: Cached = pickle.loads(cache.read_bytes())
+        if [d[0] for d in data] == [str(p) for p in ds.images]:
+            return data
+    from xingzi.vision.detector import Detector
+
+    det = Detector(weights, conf=0.001, classifier=None)
+    out: Cached = []
+    for p in ds.images:
+        d = det.predict(cv2.imread(str(p), cv2.IMREAD_COLOR))
+        assert d.probs is not None
+        out.append((str(p), d.xyxy, d.cls, d.conf, d.probs))
+    if cache:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_bytes(pickle.dumps(out))
+    return out
+
+
+def oracle_classes(truth: ImageBoxes, xyxy: np.ndarray, cls: np.ndarray, conf: np.ndarray, thr: float,
+                   iou: float = 0.5) -> np.ndarray:
+    """Classes with every box ≥ thr that overlaps an unclaimed true tile by ≥ iou set to that tile's class
+    (most confident box first, each true tile claimed once)."""
+    out = cls.copy()
+    real = truth.select(truth.cls >= 0)
+    if not len(real) or not len(cls):
+        return out
+    overlap = box_iou(xyxy, real.xyxy)
+    used = np.zeros(len(real), bool)
+    for i in np.argsort(-conf, kind="stable"):
+        if conf[i] < thr:
+            break
+        cand = np.where(~used & (overlap[i] >= iou), overlap[i], -1.0)
+        g = int(cand.argmax())
+        if cand[g] >= 0:
+            used[g] = True
+            out[i] = real.cls[g]
+    return out
+
+
+def row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float) -> dict:
+    return ev.summary(score(truths, preds, ev.NC, conf))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, required=True)
+    ap.add_argument("--model", type=Path, default=None, help="detector weights (default: the shipped ones)")
+    ap.add_argument("--classifier", type=Path, default=None, help="classifier .onnx (none: oracle only)")
+    ap.add_argument("--cache", type=Path, default=None, help="pickle of the detector's boxes for this set")
+    ap.add_argument("--conf", type=float, default=0.25)
+    ap.add_argument("--min-conf", type=float, default=0.05)
+    ap.add_argument("--turns", type=int, default=1, help="average over 1, 2 or 4 quarter turns of each crop")
+    ap.add_argument("--weights", default="0,0.2,0.3,0.4,0.5,0.6,0.7,0.8,1")
+    a = ap.parse_args(argv)
+    ds = ev.load_dataset(a.data, "val")
+    truths, _ = ev.truths_for(ds, ev.name_table(ds.names))
+    dets = detect_all(ds, a.model, a.cache)
+    base = [ImageBoxes.preds(x, c, f) for _, x, c, f, _ in dets]
+    orc = [ImageBoxes.preds(x, oracle_classes(t, x, c, f, a.conf), f) for t, (_, x, c, f, _) in zip(truths, dets, strict=True)]
+    results = [("detector", row(truths, base, a.conf)), ("oracle classes", row(truths, orc, a.conf))]
+    if a.classifier:
+        clf = TileClassifier(a.classifier, turns=a.turns)
+        cls_probs = []
+        for path, x, _, f, _ in dets:
+            todo = f >= a.min_conf
+            image = cv2.imread(path, cv2.IMREAD_COLOR)
+            cls_probs.append((todo, clf.classify(image, x[todo]) if todo.any() else None))
+        for w in (float(v) for v in a.weights.split(",")):
+            preds = []
+            for (_, x, c, f, p), (todo, q) in zip(dets, cls_probs, strict=True):
+                c = c.copy()
+                if q is not None:
+                    c[todo] = combine(p[todo], q, w).argmax(1)
+                preds.append(ImageBoxes.preds(x, c, f))
+            results.append((f"combined w={w:g}", row(truths, preds, a.conf)))
+    print(f"{'':<20}{'P':>8}{'R':>8}{'F1':>8}{'img exact':>11}{'hand exact':>12}{'mAP50':>8}")
+    for name, s in results:
+        print(f"{name:<20}{s['precision']:>8.4f}{s['recall']:>8.4f}{s['f1']:>8.4f}{s['image_exact']:>11.4f}"
+              f"{s['hand_exact']:>12.4f}{s['mAP50']:>8.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,217 @@
+"""The second-stage tile classifier: crop geometry, the combination rule, ONNX inference, bad input."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.vision.classifier import (
+    CLS_NAMES,
+    OTHER_CLASS,
+    PAD_VALUE,
+    TileClassifier,
+    combine,
+    crop_tiles,
+    square_window,
+    to_blob,
+)
+from xingzi.vision.detections import Detections
+
+NC = len(CLASS_NAMES)
+
+
+@pytest.mark.parametrize(("box", "context", "window"), [
+    pytest.param((10, 20, 40, 60), 0.0, (5, 20, 45, 60), id="upright-no-context"),
+    pytest.param((10, 20, 50, 50), 0.0, (10, 15, 50, 55), id="sideways-no-context"),
+    pytest.param((0, 0, 30, 40), 0.25, (-15, -10, 45, 50), id="context-quarter-each-side"),
+])
+def test_square_window_is_centred_on_the_box_and_sized_by_its_longer_side(box, context, window):
+    np.testing.assert_allclose(square_window(np.array([box]), context), [window])
+
+
+@pytest.mark.parametrize(("box", "context", "match"), [
+    pytest.param((5, 5, 5, 5), 0.1, "positive width or height", id="empty-box"),
+    pytest.param((0, 0, 10, 10), -0.1, "context must be >= 0", id="negative-context"),
+])
+def test_square_window_rejects_bad_boxes(box, context, match):
+    with pytest.raises(ValueError, match=match):
+        square_window(np.array([box]), context)
+
+
+def _photo() -> np.ndarray:
+    """100×200 BGR photo: a red 20×30 tile at x 50..70, y 30..60 on blue, a green pixel block at its top-left."""
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[:, :] = (255, 0, 0)
+    img[30:60, 50:70] = (0, 0, 255)
+    img[30:36, 50:56] = (0, 255, 0)
+    return img
+
+
+@pytest.mark.parametrize(("box", "size", "centre_bgr"), [
+    pytest.param((50, 30, 70, 60), 32, (0, 0, 255), id="tile-in-centre"),
+    pytest.param((50, 30, 70, 60), 64, (0, 0, 255), id="upscaled"),
+    pytest.param((120, 40, 140, 70), 16, (255, 0, 0), id="background-box"),
+])
+def test_crop_tiles_puts_the_box_centre_in_the_crop_centre(box, size, centre_bgr):
+    crops = crop_tiles(_photo(), np.array([box], np.float32), size=size, context=0.0)
+    assert crops.shape == (1, size, size, 3) and crops.dtype == np.uint8
+    assert tuple(int(v) for v in crops[0, size // 2, size // 2]) == centre_bgr
+
+
+def test_crop_tiles_keeps_orientation_and_fills_outside_with_grey():
+    # context 0 on a 20×30 box: a 30×30 window from x 45..75, so the tile's top-left green block
+    # sits in the crop's top-left quadrant (not mirrored), and a box at the photo's corner is padded grey.
+    crops = crop_tiles(_photo(), np.array([(50, 30, 70, 60), (-10, -10, 10, 10)], np.float32), size=30, context=0.0)
+    green = np.argwhere((crops[0] == (0, 255, 0)).all(axis=2))
+    assert len(green) and green[:, 0].max() < 15 and green[:, 1].max() < 15
+    assert (crops[1, :5, :5] == PAD_VALUE).all() and (crops[1, -5:, -5:] == (255, 0, 0)).all()
+
+
+@pytest.mark.parametrize(("image", "match"), [
+    pytest.param(np.zeros((10, 10), np.uint8), "HxWx3 uint8", id="grey"),
+    pytest.param(np.zeros((10, 10, 3), np.float32), "HxWx3 uint8", id="float"),
+])
+def test_crop_tiles_rejects_images_that_are_not_bgr_uint8(image, match):
+    with pytest.raises(ValueError, match=match):
+        crop_tiles(image, np.array([(0, 0, 5, 5)]))
+
+
+def test_to_blob_is_rgb_nchw_float_in_unit_range():
+    crops = np.zeros((2, 8, 8, 3), np.uint8)
+    crops[..., 0] = 255  # blue in BGR
+    blob = to_blob(crops)
+    assert blob.shape == (2, 3, 8, 8) and blob.dtype == np.float32
+    assert blob[:, 2].min() == 1.0 and blob[:, :2].max() == 0.0
+    with pytest.raises(ValueError, match=r"\(N,H,W,3\) uint8"):
+        to_blob(crops[0])
+
+
+def _one_hot_ish(n: int, cls: int, top: float, rest: float) -> np.ndarray:
+    p = np.full(n, rest)
+    p[cls] = top
+    return p
+
+
+@pytest.mark.parametrize(("det_cls", "det_top", "clf_cls", "clf_top", "weight", "want"), [
+    pytest.param(4, 0.9, 8, 0.99, 0.0, 4, id="weight-0-keeps-detector"),
+    pytest.param(4, 0.9, 8, 0.5, 1.0, 8, id="weight-1-takes-classifier"),
+    pytest.param(4, 0.4, 8, 0.95, 0.5, 8, id="sure-classifier-beats-unsure-detector"),
+    pytest.param(4, 0.95, 8, 0.2, 0.5, 4, id="sure-detector-beats-unsure-classifier"),
+    pytest.param(4, 0.6, OTHER_CLASS, 0.9, 0.5, 4, id="other-is-not-a-choice"),
+])
+def test_combine_picks_the_jointly_likeliest_class(det_cls, det_top, clf_cls, clf_top, weight, want):
+    det = _one_hot_ish(NC, det_cls, det_top, 0.01)[None]
+    clf = _one_hot_ish(len(CLS_NAMES), clf_cls, clf_top, (1 - clf_top) / (len(CLS_NAMES) - 1))[None]
+    joint = combine(det, clf, weight)
+    assert joint.shape == (1, NC) and joint.argmax() == want
+    assert joint.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("det_shape", "clf_shape", "weight", "match"), [
+    pytest.param((2, NC), (2, NC), 0.5, "classifier probs", id="classifier-without-other"),
+    pytest.param((2, NC), (3, len(CLS_NAMES)), 0.5, "classifier probs", id="row-count-differs"),
+    pytest.param((2, NC), (2, len(CLS_NAMES)), 1.5, "weight must be in", id="weight-above-1"),
+])
+def test_combine_rejects_bad_shapes_and_weights(det_shape, clf_shape, weight, match):
+    with pytest.raises(ValueError, match=match):
+        combine(np.full(det_shape, 0.1), np.full(clf_shape, 0.1), weight)
+
+
+@pytest.fixture(scope="module")
+def random_classifier(tmp_path_factory) -> Path:
+    """An exported classifier with random weights (real export path, no training)."""
+    import torch
+
+    from xingzi.models.tilecls import TileNet, TrainConfig, export
+
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("tilecls")
+    torch.save({"model": TileNet(8).state_dict(), "config": asdict(TrainConfig(width=8))}, folder / "best.pt")
+    return export(folder / "best.pt", folder / "tilecls.onnx", weight=0.5, min_conf=0.3)
+
+
+@pytest.mark.parametrize("n", [pytest.param(0, id="none"), pytest.param(1, id="one"), pytest.param(70, id="two-batches")])
+def test_onnx_classifier_returns_a_distribution_per_crop(random_classifier, n):
+    clf = TileClassifier(random_classifier, batch=64)
+    crops = np.random.default_rng(n).integers(0, 256, (n, 64, 64, 3), dtype=np.uint8)
+    probs = clf.probabilities(crops)
+    assert probs.shape == (n, len(CLS_NAMES)) and probs.dtype == np.float32
+    np.testing.assert_allclose(probs.sum(axis=1), np.ones(n), rtol=1e-5)
+
+
+def test_four_turns_read_a_tile_the_same_whichever_way_it_lies(random_classifier):
+    crops = np.random.default_rng(3).integers(0, 256, (3, 64, 64, 3), dtype=np.uint8)
+    turned = np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2)))
+    once, four = TileClassifier(random_classifier, turns=1), TileClassifier(random_classifier, turns=4)
+    np.testing.assert_allclose(four.probabilities(crops), four.probabilities(turned), atol=1e-6)
+    assert not np.allclose(once.probabilities(crops), once.probabilities(turned), atol=1e-6)
+
+
+def test_refine_changes_classes_only_and_keeps_the_detector_scale(random_classifier):
+    clf = TileClassifier(random_classifier, weight=1.0)
+    assert clf.info.min_conf == 0.3  # read from the JSON beside the .onnx
+    xyxy = np.array([(50, 30, 70, 60), (100, 20, 120, 50)], np.float32)
+    probs = np.full((2, NC), 0.01, np.float32)
+    probs[0, 3], probs[1, 5] = 0.8, 0.2
+    det = Detections(xyxy, np.array([3, 5]), np.array([0.8, 0.2], np.float32), probs)
+    out = clf.refine(_photo(), det)
+    np.testing.assert_array_equal(out.xyxy, det.xyxy)
+    np.testing.assert_array_equal(out.conf, det.conf)
+    np.testing.assert_allclose(out.probs.max(axis=1), det.conf, rtol=1e-6)
+    want = clf.classify(_photo(), xyxy[:1])[0, :NC].argmax()  # weight 1: the classifier's own choice
+    assert out.cls[0] == want and out.cls[1] == 5  # the second box is below min_conf: untouched
+    assert len(clf.refine(_photo(), Detections.empty())) == 0  # a photo with no tiles
+    with pytest.raises(ValueError, match="per-class scores"):
+        clf.refine(_photo(), Detections(xyxy, det.cls, det.conf))
+
+
+def test_classifier_rejects_wrong_crop_size(random_classifier):
+    with pytest.raises(ValueError, match="crops must be 64x64"):
+        TileClassifier(random_classifier).probabilities(np.zeros((1, 32, 32, 3), np.uint8))
+
+
+@pytest.mark.parametrize(("name", "exc", "match"), [
+    pytest.param("model.pt", ValueError, "must be an .onnx file", id="not-onnx"),
+    pytest.param("missing.onnx", FileNotFoundError, "classifier not found", id="missing"),
+])
+def test_classifier_rejects_bad_paths(tmp_path, name, exc, match):
+    with pytest.raises(exc, match=match):
+        TileClassifier(tmp_path / name)
+
+
+def test_classifier_rejects_a_network_with_other_classes(tmp_path):
+    import torch
+
+    from xingzi.models.tilecls import TileNet, TrainConfig, export
+
+    torch.save({"model": TileNet(4, classes=10).state_dict(), "config": asdict(TrainConfig(width=4))},
+               tmp_path / "bad.pt")
+    with pytest.raises(Exception, match="size mismatch"):  # the checkpoint does not fit a 32-class net
+        export(tmp_path / "bad.pt", tmp_path / "bad.onnx")
+    model = TileNet(4, classes=10).eval()
+    torch.onnx.export(model, (torch.zeros(1, 3, 64, 64),), str(tmp_path / "ten.onnx"), input_names=["crops"],
+                      output_names=["logits"], dynamic_axes={"crops": {0: "n"}}, dynamo=False)
+    with pytest.raises(ValueError, match="has 10 outputs, expected 32"):
+        TileClassifier(tmp_path / "ten.onnx")
+
+
+@pytest.mark.parametrize("choice", [pytest.param("path", id="given-path"), pytest.param(None, id="none")])
+def test_detector_runs_the_second_stage_only_when_given_one(random_classifier, choice):
+    from xingzi.vision.detector import DEFAULT_ONNX, Detector
+
+    img = np.random.default_rng(2).integers(0, 255, (200, 300, 3), np.uint8)
+    plain = Detector(DEFAULT_ONNX, conf=0.01, classifier=None).predict(img)
+    det = Detector(DEFAULT_ONNX, conf=0.01, classifier=random_classifier if choice else None)
+    assert (det.classifier is not None) == bool(choice)
+    out = det.predict(img)
+    np.testing.assert_array_equal(out.xyxy, plain.xyxy)  # same boxes and confidences either way
+    np.testing.assert_array_equal(out.conf, plain.conf)
+    if choice:
+        want = TileClassifier(random_classifier).refine(img, plain)
+        np.testing.assert_array_equal(out.cls, want.cls)
+    else:
+        np.testing.assert_array_equal(out.probs, plain.probs)

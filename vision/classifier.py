@@ -1,0 +1,170 @@
+"""Second stage: a small CNN re-reads the face of every tile the detector boxed.
+
+The detector sees a whole photo at 800 px, so the stroke that tells 五 from 九 may be a few pixels;
+the classifier sees each tile alone, square-cropped with some context and scaled to 64 px.
+Its class probabilities are combined with the detector's (a weighted sum of logs), the box and the
+detector's confidence stay as they were: only ``cls`` and ``probs`` change.
+numpy/OpenCV/ONNX Runtime only; the network is trained by :mod:`xingzi.models.tilecls`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from xingzi.engine.tiles import CLASS_NAMES
+
+from .detections import Detections
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_CLASSIFIER = MODELS_DIR / "xingzi_tilecls.onnx"
+# The classifier's outputs: our 31 classes and one for tiles that are not Xingzi tiles (winds, flowers).
+CLS_NAMES: tuple[str, ...] = (*CLASS_NAMES, "other")
+OTHER_CLASS = len(CLASS_NAMES)
+CROP_SIZE = 64
+CONTEXT = 0.15  # margin around the box on each side, as a share of its longer side
+PAD_VALUE = 114
+EPS = 1e-6
+
+
+def square_window(box: np.ndarray, context: float = CONTEXT) -> np.ndarray:
+    """(N,4) xyxy boxes → (N,4) square windows around the same centres, side = longer side · (1 + 2·context)."""
+    box = np.asarray(box, np.float64).reshape(-1, 4)
+    if context < 0:
+        raise ValueError(f"context must be >= 0, got {context}")
+    size = np.maximum(box[:, 2] - box[:, 0], box[:, 3] - box[:, 1])
+    if (size <= 0).any():
+        raise ValueError(f"boxes must have positive width or height, got {box[size <= 0].tolist()}")
+    half = size * (0.5 + context)
+    cx, cy = (box[:, 0] + box[:, 2]) / 2, (box[:, 1] + box[:, 3]) / 2
+    return np.stack([cx - half, cy - half, cx + half, cy + half], axis=1)
+
+
+def crop_tiles(image: np.ndarray, boxes: np.ndarray, size: int = CROP_SIZE, context: float = CONTEXT) -> np.ndarray:
+    """(N, size, size, 3) uint8 crops of the boxes' square windows; outside the photo is grey (114)."""
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"expected an HxWx3 uint8 BGR image, got shape {image.shape} dtype {image.dtype}")
+    h, w = image.shape[:2]
+    windows = square_window(boxes, context)
+    out = np.empty((len(windows), size, size, 3), np.uint8)
+    for i, (x1, y1, x2, _) in enumerate(windows):
+        side = max(1, int(round(x2 - x1)))
+        left, top = int(round(x1)), int(round(y1))
+        canvas = np.full((side, side, 3), PAD_VALUE, np.uint8)
+        sx1, sy1 = max(left, 0), max(top, 0)
+        sx2, sy2 = min(left + side, w), min(top + side, h)
+        if sx2 > sx1 and sy2 > sy1:
+            canvas[sy1 - top:sy2 - top, sx1 - left:sx2 - left] = image[sy1:sy2, sx1:sx2]
+        interp = cv2.INTER_AREA if side > size else cv2.INTER_LINEAR
+        out[i] = cv2.resize(canvas, (size, size), interpolation=interp)
+    return out
+
+
+def to_blob(crops: np.ndarray) -> np.ndarray:
+    """(N,H,W,3) uint8 BGR → (N,3,H,W) float32 RGB in [0, 1], the network's input."""
+    if crops.ndim != 4 or crops.shape[3] != 3 or crops.dtype != np.uint8:
+        raise ValueError(f"expected (N,H,W,3) uint8 crops, got shape {crops.shape} dtype {crops.dtype}")
+    return np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def combine(det_probs: np.ndarray, cls_probs: np.ndarray, weight: float) -> np.ndarray:
+    """(N,31) detector scores ⊕ (N,32) classifier probabilities → (N,31) distribution over our classes.
+
+    log p = (1 − weight)·log(detector, normalised) + weight·log(classifier without ``other``, normalised);
+    weight 0 keeps the detector's reading, 1 takes the classifier's.
+    """
+    n, nc = len(det_probs), len(CLASS_NAMES)
+    if det_probs.shape != (n, nc) or cls_probs.shape != (n, len(CLS_NAMES)):
+        raise ValueError(f"need detector probs (N,{nc}) and classifier probs (N,{len(CLS_NAMES)}), "
+                         f"got {det_probs.shape} and {cls_probs.shape}")
+    if not 0 <= weight <= 1:
+        raise ValueError(f"weight must be in [0, 1], got {weight}")
+    d = np.clip(det_probs.astype(np.float64), EPS, None)
+    c = np.clip(cls_probs[:, :nc].astype(np.float64), EPS, None)
+    logp = (1 - weight) * np.log(d / d.sum(1, keepdims=True)) + weight * np.log(c / c.sum(1, keepdims=True))
+    return softmax(logp)
+
+
+@dataclass(frozen=True)
+class ClassifierInfo:
+    """What the exported network expects, read from the JSON beside the .onnx."""
+
+    size: int = CROP_SIZE
+    context: float = CONTEXT
+    weight: float = 0.5  # combination weight tuned on real_cn_val
+    min_conf: float = 0.05  # boxes below this detector confidence are left as they are
+    turns: int = 1  # 4: average the readings of the crop turned by 0/90/180/270° (4× the time)
+
+
+class TileClassifier:
+    """Re-read detections with the classifier in an .onnx file (settings in ``<file>.json`` beside it)."""
+
+    def __init__(self, path: str | Path | None = None, weight: float | None = None, threads: int | None = None,
+                 batch: int = 64, turns: int | None = None) -> None:
+        p = Path(path) if path is not None else DEFAULT_CLASSIFIER
+        if p.suffix != ".onnx":
+            raise ValueError(f"classifier must be an .onnx file, got {p.name!r}")
+        if not p.is_file():
+            raise FileNotFoundError(f"classifier not found: {p}")
+        meta = p.with_suffix(".json")
+        info = ClassifierInfo(**json.loads(meta.read_text())) if meta.is_file() else ClassifierInfo()
+        info = info if weight is None else replace(info, weight=weight)
+        self.info = info if turns is None else replace(info, turns=turns)
+        if not 0 <= self.info.weight <= 1 or self.info.turns not in (1, 2, 4):
+            raise ValueError(f"weight must be in [0, 1] and turns 1, 2 or 4, got {self.info.weight}, {self.info.turns}")
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        if threads:
+            opts.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(str(p), opts, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+        outputs = self.session.get_outputs()[0].shape[-1]
+        if outputs != len(CLS_NAMES):
+            raise ValueError(f"classifier {p.name} has {outputs} outputs, expected {len(CLS_NAMES)}")
+        self.path, self.batch = p, batch
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(N,H,W,3) uint8 BGR crops → (N,32) float32 class probabilities."""
+        blob = to_blob(crops)
+        if blob.shape[2:] != (self.info.size, self.info.size):
+            raise ValueError(f"crops must be {self.info.size}x{self.info.size}, got {blob.shape[2]}x{blob.shape[3]}")
+        probs = np.zeros((len(blob), len(CLS_NAMES)), np.float64)
+        for k in range(0, 4, 4 // self.info.turns):
+            turned = np.ascontiguousarray(np.rot90(blob, k, axes=(2, 3)))
+            for i in range(0, len(blob), self.batch):
+                probs[i:i + self.batch] += softmax(self.session.run(None, {self.input: turned[i:i + self.batch]})[0])
+        return (probs / self.info.turns).astype(np.float32)
+
+    def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """(N,32) probabilities for pixel xyxy boxes of a BGR photo."""
+        return self.probabilities(crop_tiles(image, boxes, self.info.size, self.info.context))
+
+    def refine(self, image: np.ndarray, det: Detections) -> Detections:
+        """The detections with ``cls``/``probs`` from the combined reading; boxes and ``conf`` unchanged.
+
+        ``probs`` keeps the detector's scale: the chosen class scores ``conf`` and the others keep
+        their ratios to it, so thresholds and second-choice costs read as before.
+        """
+        if len(det) == 0:
+            return det
+        if det.probs is None:
+            raise ValueError("the classifier needs the detector's per-class scores (Detections.probs)")
+        todo = np.flatnonzero(det.conf >= self.info.min_conf)
+        if todo.size == 0:
+            return det
+        joint = combine(det.probs[todo], self.classify(image, det.xyxy[todo]), self.info.weight)
+        cls, probs = det.cls.copy(), det.probs.copy()
+        cls[todo] = joint.argmax(1)
+        probs[todo] = (joint * (det.conf[todo] / joint.max(1))[:, None]).astype(np.float32)
+        return Detections(det.xyxy, cls, det.conf, probs)
