@@ -4,6 +4,8 @@ Nearest means cheapest in the detector's own terms: with per-class probabilities
 tile for its second choice costs log(p_first / p_second); without them, a less confident tile
 is cheaper to change. Three kinds of edit are tried: read one tile as another (also two, with
 probabilities), add the one tile the detector missed, or drop one tile seen too many.
+The search is bounded (at most MAX_REGROUPS groupings, cheapest edits first) so that an
+illegal reading costs a few hundred ms at most rather than seconds.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from .grouping import HandReading, count_problems, group, is_legal
 TOP_ALTERNATIVES = 3  # second choices tried per detection
 MIN_PROB = 0.01  # second choices below this are not worth offering
 ADD_COST = 2.0  # a tile the detector missed altogether is an unlikely error
+PAIR_POOL = 8  # pairs of misreads are drawn from this many likeliest single ones
+MAX_REGROUPS = 12  # grouping again costs ~30 ms on two cores: the search stops after this many
+COST_MARGIN = math.log(20)  # edits 20x less likely than the best legal reading found are not tried
 
 
 @dataclass(frozen=True)
@@ -79,54 +84,129 @@ def explain(reading: HandReading) -> tuple[str, ...]:
     return tuple(reasons)
 
 
-def diagnose(reading: HandReading, limit: int = 5) -> Diagnosis:
+def diagnose(reading: HandReading, limit: int = 5, max_regroups: int = MAX_REGROUPS) -> Diagnosis:
+    """Reasons, and up to ``limit`` legal readings near this one, cheapest first.
+
+    Candidate edits are tried in order of cost; grouping again (tens of ms) is spent only on
+    edits that can give a hand, at most ``max_regroups`` times, and none once the edits left
+    cost COST_MARGIN more than the best legal reading found.
+    """
+    if max_regroups < 0:
+        raise ValueError(f"max_regroups must be >= 0, got {max_regroups}")
     reasons = explain(reading)
     if not reasons:
         return Diagnosis(True, (), ())
     kongs = sum(1 for m in reading.melds if m.kind.size == 4)
     if abs(reading.tile_count - (14 + kongs)) > 2:  # far from any hand: nothing near to offer
         return Diagnosis(False, reasons, ())
-    found: dict[tuple, Suggestion] = {}
-    for s in _detector_edits(reading) + _hand_edits(reading):
+    search = _Search(reading, limit, max_regroups)
+    singles = _detector_singles(reading)
+    search.run([(c, ((i, k),)) for c, i, k in singles] + _hand_edits(reading))
+    if not search.legal_edits & {((i, k),) for _, i, k in singles}:  # two misreads at once
+        search.run(_pair_edits(singles))
+    for s in _missed_tile(reading):
+        search.keep(s)
+    return Diagnosis(False, reasons, search.ranked())
+
+
+Edit = tuple[tuple[int, int | None], ...]  # (detection, new class or None to drop it)
+
+
+class _Search:
+    """Regroups candidate edits cheapest first, within a budget, keeping the legal ones."""
+
+    def __init__(self, reading: HandReading, limit: int, max_regroups: int) -> None:
+        self.reading, self.limit, self.budget = reading, limit, max_regroups
+        self.found: dict[tuple, Suggestion] = {}
+        self.tried: set[Edit] = set()
+        self.legal_edits: set[Edit] = set()
+        self.regroups = 0
+
+    def run(self, candidates: list[tuple[float, Edit]]) -> None:
+        for cost, edits in sorted(candidates, key=lambda c: c[0]):
+            if self.regroups >= self.budget or self._enough(cost):
+                return
+            if edits in self.tried or not may_be_legal(self.reading, edits):
+                continue
+            self.tried.add(edits)
+            self.regroups += 1
+            s = _regroup(self.reading, edits, cost)
+            if s is not None and self.keep(s):
+                self.legal_edits.add(edits)
+
+    def _enough(self, cost: float) -> bool:
+        costs = sorted(s.cost for s in self.found.values())
+        return bool(costs) and (cost > costs[0] + COST_MARGIN
+                                or (len(costs) >= self.limit and cost >= costs[self.limit - 1]))
+
+    def keep(self, s: Suggestion) -> bool:
         if not is_legal(s.tiles, s.melds):
-            continue
+            return False
         key = (tuple(sorted(s.tiles)), s.win_tile, tuple(sorted(map(str, s.melds))), s.fa)
-        if key not in found or s.cost < found[key].cost:
-            found[key] = s
-    ranked = sorted(found.values(), key=lambda s: s.cost)
-    return Diagnosis(False, reasons, tuple(ranked[:limit]))
+        if key not in self.found or s.cost < self.found[key].cost:
+            self.found[key] = s
+        return True
+
+    def ranked(self) -> tuple[Suggestion, ...]:
+        return tuple(sorted(self.found.values(), key=lambda s: s.cost)[: self.limit])
 
 
-def _hand_edits(r: HandReading) -> list[Suggestion]:
-    """Edits found from the standing tiles and the wait set (no probabilities needed).
-
-    Each edit of a seen tile is checked by grouping again, as a changed face can change a meld.
-    """
+def may_be_legal(r: HandReading, edits: Edit) -> bool:
+    """False when the edits surely give no hand: no tile was left loose (grouping again could
+    place those elsewhere), the edits only touch standing tiles and keep them plain faces, and
+    those tiles with the same melds are no hand. Anything else needs grouping again."""
     det = r.detections
+    if "loose" in r.roles:
+        return True
+    tiles = list(r.tiles)
+    for i, k in edits:
+        old = int(det.cls[i])
+        plain = (old, k if k is not None else old)
+        if r.roles[i] not in ("concealed", "win") or any(c in (BACK_CLASS, Tile.FA.index) for c in plain):
+            return True
+        if Tile.from_index(old) not in tiles:
+            return True
+        tiles.remove(Tile.from_index(old))
+        if k is not None:
+            tiles.append(Tile.from_index(k))
+    return not count_problems(tuple(tiles), r.melds, r.fa) and is_legal(tiles, r.melds)
+
+
+def _missed_tile(r: HandReading) -> list[Suggestion]:
+    """One tile short: whatever completes the hand, added (nothing to regroup)."""
+    n_sets = 4 - len(r.melds)
+    if len(r.tiles) != 3 * n_sets + 1:
+        return []
+    melded = Counter(t for m in r.melds for t in m.tiles)
+    out = []
+    for idx in _waits(list(r.tiles), melded, n_sets):
+        new = TILES[idx]
+        win = r.win_tile if r.win_tile is not None else new
+        out.append(Suggestion((Change(None, None, new),), tuple(r.tiles) + (new,), win, r.melds, r.fa, ADD_COST))
+    return out
+
+
+def _hand_edits(r: HandReading) -> list[tuple[float, Edit]]:
+    """Edits found from the standing tiles and the wait set (no probabilities needed)."""
+    det = r.detections
+    out: list[tuple[float, Edit]] = []
     standing = [i for i, role in enumerate(r.roles) if role in ("concealed", "win")]
     n_sets = 4 - len(r.melds)
     need = 3 * n_sets + 2
     melded = Counter(t for m in r.melds for t in m.tiles)
-    out: list[Suggestion | None] = []
-    if len(r.tiles) == need - 1:  # one missed: whatever completes the hand
-        for idx in _waits(list(r.tiles), melded, n_sets):
-            new = TILES[idx]
-            win = r.win_tile if r.win_tile is not None else new
-            out.append(Suggestion((Change(None, None, new),), tuple(r.tiles) + (new,), win, r.melds, r.fa, ADD_COST))
-    elif len(r.tiles) == need + 1:  # one too many: drop the tile whose absence leaves a hand
-        for i in standing:
-            out.append(_regroup(r, ((i, None),), 1.0 + float(det.conf[i])))
+    if len(r.tiles) == need + 1:  # one too many: drop the tile whose absence leaves a hand
+        out += [(1.0 + float(det.conf[i]), ((i, None),)) for i in standing]
     elif len(r.tiles) == need:  # one misread: the rest is one tile short of a hand
         for i in standing:
             old = Tile.from_index(int(det.cls[i]))
-            for idx in _waits(list(_without(r.tiles, old)), melded, n_sets):
-                if idx != old.index:
-                    out.append(_regroup(r, ((i, idx),), _swap_cost(det, i, idx)))
-    return [s for s in out if s is not None]
+            out += [(_swap_cost(det, i, idx), ((i, idx),))
+                    for idx in _waits(list(_without(r.tiles, old)), melded, n_sets) if idx != old.index]
+    return out
 
 
-def _detector_edits(r: HandReading) -> list[Suggestion]:
-    """Second choices of the detector, regrouped (a misread meld tile changes the grouping too)."""
+def _detector_singles(r: HandReading) -> list[tuple[float, int, int]]:
+    """(cost, detection, class) for the detector's likeliest second choices, cheapest first (a
+    misread meld tile changes the grouping too, hence each is grouped again)."""
     det = r.detections
     if det.probs is None or len(det) == 0:
         return []
@@ -135,15 +215,12 @@ def _detector_edits(r: HandReading) -> list[Suggestion]:
         order = np.argsort(-det.probs[i])
         alts = [int(k) for k in order if int(k) != int(det.cls[i]) and det.probs[i, k] >= MIN_PROB]
         singles += [(_swap_cost(det, i, k), i, k) for k in alts[:TOP_ALTERNATIVES]]
-    singles.sort()
-    out = [s for s in (_regroup(r, ((i, k),), cost) for cost, i, k in singles) if s is not None]
-    if not out:  # two misreads at once, among the likeliest single ones
-        for (c1, i1, k1), (c2, i2, k2) in combinations(singles[:8], 2):
-            if i1 != i2:
-                s = _regroup(r, ((i1, k1), (i2, k2)), c1 + c2)
-                if s is not None:
-                    out.append(s)
-    return out
+    return sorted(singles)
+
+
+def _pair_edits(singles: list[tuple[float, int, int]]) -> list[tuple[float, Edit]]:
+    return [(c1 + c2, ((i1, k1), (i2, k2))) for (c1, i1, k1), (c2, i2, k2) in combinations(singles[:PAIR_POOL], 2)
+            if i1 != i2]
 
 
 def _regroup(r: HandReading, edits: tuple[tuple[int, int | None], ...], cost: float) -> Suggestion | None:

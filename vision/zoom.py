@@ -13,6 +13,8 @@ import numpy as np
 
 from .detections import Detections
 
+LARGE_TILE = 0.04  # tile side / photo's longer side from which the second pass is skipped
+
 
 class Predictor(Protocol):
     def predict(self, image: np.ndarray) -> Detections: ...
@@ -24,12 +26,17 @@ class ZoomDetector:
     fill: re-read when the tiles' extent covers less than this share of the photo's longer side.
     margin: added around the extent, in tile heights, so a tile the first pass missed at the edge
     of the hand is still inside the crop.
+    large_tile: no second pass when the first already sees tiles this large, as a share of the
+    photo's longer side (0.04: 32 px of an 800 px model input); closer looks at such tiles
+    read no more tiles, and they cost a whole second detector call. 1 turns the rule off.
     """
 
-    def __init__(self, detector: Predictor, fill: float = 0.6, margin: float = 1.5) -> None:
-        if not 0 < fill <= 1 or margin < 0:
-            raise ValueError(f"fill must be in (0, 1] and margin >= 0, got fill={fill}, margin={margin}")
-        self.detector, self.fill, self.margin = detector, fill, margin
+    def __init__(self, detector: Predictor, fill: float = 0.6, margin: float = 1.5,
+                 large_tile: float = LARGE_TILE) -> None:
+        if not 0 < fill <= 1 or margin < 0 or not 0 < large_tile <= 1:
+            raise ValueError(f"fill must be in (0, 1], large_tile in (0, 1] and margin >= 0, got fill={fill}, "
+                             f"large_tile={large_tile}, margin={margin}")
+        self.detector, self.fill, self.margin, self.large_tile = detector, fill, margin, large_tile
 
     def __getattr__(self, name: str):  # weights, imgsz, conf… of the wrapped detector
         return getattr(self.detector, name)
@@ -55,6 +62,8 @@ class ZoomDetector:
         if max((hi - lo) / np.array([w, h])) >= self.fill:
             return None
         tile = float(np.median(np.maximum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1])))
+        if tile >= self.large_tile * max(h, w):  # already seen large: a closer look adds nothing
+            return None
         lo, hi = lo - self.margin * tile, hi + self.margin * tile
         x1, y1 = max(0, int(lo[0])), max(0, int(lo[1]))
         x2, y2 = min(w, int(np.ceil(hi[0]))), min(h, int(np.ceil(hi[1])))

@@ -105,3 +105,83 @@ def test_far_from_any_hand_gives_reasons_but_no_suggestions():
     diagnosis = diagnose(group(det))
     assert not diagnosis.legal and diagnosis.suggestions == ()
     assert any("tiles (a winning hand has 14" in r for r in diagnosis.reasons)
+
+
+def misread_2s_as_3s():
+    return misread(hand_layout("123m456m789p12s55p", "3s", probs=True), 10, shown="3s", second="2s")
+
+
+@pytest.mark.parametrize(
+    "edits, expected",
+    [
+        pytest.param(((10, Tile.S2.index),), True, id="swap-that-completes-the-hand"),
+        pytest.param(((10, Tile.M9.index),), False, id="swap-that-leaves-no-hand"),
+        pytest.param(((10, None),), False, id="drop-leaves-13-tiles"),
+        pytest.param(((10, Tile.FA.index),), True, id="to-fa-needs-regrouping"),
+        pytest.param(((0, Tile.M9.index), (10, Tile.S2.index)), False, id="pair-breaking-a-chow"),
+    ],
+)
+def test_may_be_legal_rules_out_only_hopeless_standing_edits(edits, expected):
+    from xingzi.vision.repair import may_be_legal
+
+    assert may_be_legal(misread_2s_as_3s(), edits) is expected
+
+
+def test_a_loose_tile_makes_every_edit_worth_regrouping():
+    from xingzi.vision.repair import may_be_legal
+
+    reading = misread_2s_as_3s()
+    loose = replace(reading, roles=("loose",) + reading.roles[1:])  # grouping may place it elsewhere
+    assert not may_be_legal(reading, ((10, Tile.M9.index),))
+    assert may_be_legal(loose, ((10, Tile.M9.index),))
+
+
+def test_meld_tile_edits_are_always_regrouped():
+    from xingzi.vision.repair import may_be_legal
+
+    layout = hand_layout("123m456m55p12s", "3s", ["pung 中"], probs=True)
+    reading = group(layout.detections)
+    meld_tile = reading.roles.index("pung")
+    assert may_be_legal(reading, ((meld_tile, Tile.M1.index),))
+
+
+@pytest.mark.parametrize(
+    "max_regroups, best",
+    [
+        pytest.param(0, None, id="no-budget-no-suggestion"),
+        pytest.param(1, (Change(10, Tile.S3, Tile.S2),), id="one-regroup-finds-the-cheapest"),
+        pytest.param(12, (Change(10, Tile.S3, Tile.S2),), id="default-budget"),
+    ],
+)
+def test_regroups_stay_within_the_budget(monkeypatch, max_regroups, best):
+    import xingzi.vision.repair as repair
+
+    reading = misread_2s_as_3s()
+    calls = []
+    monkeypatch.setattr(repair, "group", lambda det: calls.append(1) or group(det))
+    diagnosis = diagnose(reading, max_regroups=max_regroups)
+    assert len(calls) <= max_regroups
+    assert (diagnosis.suggestions[0].changes if diagnosis.suggestions else None) == best
+
+
+def test_search_stops_once_legal_readings_are_found(monkeypatch):
+    import xingzi.vision.repair as repair
+
+    layout = hand_layout("123m456m789p12s55p", "3s", probs=True)
+    det = layout.detections
+    probs = det.probs.copy()
+    probs[:] = 0.001
+    for i in range(len(det)):  # every tile has five plausible second choices
+        probs[i, det.cls[i]] = 0.5
+        probs[i, (det.cls[i] + np.arange(1, 6)) % 27] = 0.09
+    reading = misread(replace(layout, detections=replace(det, probs=probs)), 10, shown="3s", second="2s")
+    calls = []
+    monkeypatch.setattr(repair, "group", lambda d: calls.append(1) or group(d))
+    diagnosis = diagnose(reading, max_regroups=100)
+    assert diagnosis.suggestions[0].changes == (Change(10, Tile.S3, Tile.S2),)
+    assert len(calls) < 10  # hopeless swaps of standing tiles are not regrouped
+
+
+def test_negative_budget_is_refused():
+    with pytest.raises(ValueError, match="max_regroups must be >= 0, got -1"):
+        diagnose(misread_2s_as_3s(), max_regroups=-1)

@@ -56,3 +56,24 @@ def test_nothing_found_is_read_once():
 def test_bad_settings_are_refused(fill, margin):
     with pytest.raises(ValueError, match="fill must be"):
         ZoomDetector(FakeDetector(), fill=fill, margin=margin)
+
+
+@pytest.mark.parametrize(
+    "tile_side, large_tile, passes",
+    [
+        pytest.param(60, 0.04, 2, id="small_tiles_zoomed"),
+        pytest.param(64, 0.04, 1, id="at_threshold_read_once"),
+        pytest.param(120, 0.04, 1, id="large_tiles_read_once"),
+        pytest.param(120, 1.0, 2, id="rule_off_zooms"),
+    ],
+)
+def test_tiles_already_large_are_not_read_again(tile_side, large_tile, passes):
+    fake = FakeDetector()
+    im = image_with_tile(1000, 1600, (700, 400, 740, 400 + tile_side))  # longer side 1600: 0.04 is 64 px
+    ZoomDetector(fake, large_tile=large_tile).predict(im)
+    assert len(fake.seen) == passes
+
+
+def test_bad_large_tile_is_refused():
+    with pytest.raises(ValueError, match="large_tile"):
+        ZoomDetector(FakeDetector(), large_tile=0)
