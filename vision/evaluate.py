@@ -106,6 +106,20 @@ def load_dataset(data: Path, split: str = "val") -> Dataset:
     return Dataset(images, _names_from(cfg["names"]), base)
 
 
+def without_images(ds: Dataset, patterns: Sequence[str]) -> Dataset:
+    """``ds`` less the images whose file name matches a glob (e.g. photos with known label errors).
+
+    A pattern that matches nothing is an error: a typo must not pass as a clean measurement.
+    """
+    from fnmatch import fnmatch
+
+    for pattern in patterns:
+        if not any(fnmatch(img.name, pattern) for img in ds.images):
+            raise ValueError(f"--exclude {pattern!r} matches no image of {ds.root}")
+    kept = [img for img in ds.images if not any(fnmatch(img.name, p) for p in patterns)]
+    return Dataset(kept, ds.names, ds.root)
+
+
 def image_size(path: Path) -> tuple[int, int]:
     from PIL import Image
 

@@ -142,3 +142,30 @@ def test_model_row_reports_latency_and_the_pipeline_hook(dataset):
     assert (extra["pipeline_exact"], extra["pipeline_images"]) == (1.0, 1)
     lat = extra["latency"]
     assert lat["images"] == 2 and lat["backend"] == "onnx" and 0 < lat["model_ms_median"] <= lat["model_ms_p95"]
+
+
+@pytest.mark.parametrize(
+    ("exclude", "tiles", "image_exact"),
+    [pytest.param([], 4, 0.5, id="all"),
+     pytest.param(["b.*"], 2, 1.0, id="leave-out-b"),
+     pytest.param(["a.png", "b.png"], None, None, id="nothing-left")],
+)
+def test_exclude_leaves_out_matching_images(dataset, tmp_path, capsys, exclude, tiles, image_exact):
+    # `a` read right, `b` half missed: leaving `b` out makes every scored image exact
+    pred_dir = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8)],
+                                           "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]})
+    (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    argv = ["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(tmp_path / "out")]
+    argv += [a for pattern in exclude for a in ("--exclude", pattern)]
+    code = main(argv)
+    if tiles is None:
+        assert code != 0 and "no images" in capsys.readouterr().err
+        return
+    assert code == 0
+    summary = json.loads((tmp_path / "out" / "theirs.json").read_text())["summary"]
+    assert (summary["tiles"], summary["image_exact"]) == (tiles, pytest.approx(image_exact))
+
+
+def test_exclude_pattern_matching_nothing_is_an_error(dataset, tmp_path, capsys):
+    code = main(["eval", "--data", str(dataset), "--preds", str(tmp_path), "--exclude", "IMG_27*"])
+    assert code != 0 and "matches no image" in capsys.readouterr().err

@@ -25,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--classifier", action="append", default=[],
                         help="second-stage tile classifier .onnx, 'none', or 'auto' (the shipped "
                              "models/xingzi_tilecls.onnx if present; the default); repeatable, one row each")
+    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                        help="leave out images whose file name matches (repeatable; e.g. known label errors)")
     parser.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
     parser.add_argument("--markdown", action="store_true", help="also print the rows as a Markdown table")
 
@@ -33,6 +35,10 @@ def run(args: argparse.Namespace) -> int:
     from xingzi.vision import evaluate as ev
 
     ds = ev.load_dataset(args.data, args.split)
+    if args.exclude:
+        n = len(ds.images)
+        ds = ev.without_images(ds, args.exclude)
+        print(f"left out {n - len(ds.images)} of {n} images matching {', '.join(args.exclude)}")
     if not ds.images:
         raise ValueError(f"no images found for {args.data} ({args.split})")
     overrides = ev.parse_name_map(args.name_map)
