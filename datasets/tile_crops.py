@@ -70,16 +70,12 @@ def degrade(crop: np.ndarray, rng: np.random.Generator, jit: Jitter) -> np.ndarr
 
 
 def class_table(names: list[str]) -> np.ndarray:
-    """Their class id → classifier class id; ``other``/winds → OTHER_CLASS; ValueError for an unknown name."""
-    out = []
-    for n in names:
-        if n in CLS_NAMES:
-            out.append(CLS_NAMES.index(n))
-        elif n.lower() in ("other", "east", "south", "west", "north", "flower", "season"):
-            out.append(OTHER_CLASS)
-        else:
-            raise ValueError(f"class name {n!r} is not one of {', '.join(CLS_NAMES)}")
-    return np.array(out, np.int64)
+    """Their class id → classifier class id, by the evaluator's name table (riichi aliases too);
+    tiles not in a Xingzi set (``other``, winds, flowers) → OTHER_CLASS; ValueError for an unknown name."""
+    from xingzi.vision.evaluate import our_class
+    from xingzi.vision.metrics import IGNORE
+
+    return np.array([OTHER_CLASS if (c := our_class(n)) == IGNORE else c for n in names], np.int64)
 
 
 def photo_group(path: Path) -> str:
@@ -106,17 +102,11 @@ def crops_of(image_path: Path, table: np.ndarray, copies: int, rng: np.random.Ge
 
 
 def names_of(folder: Path) -> list[str]:
-    """Class names of a YOLO folder: data.yaml's ``names`` or classes.txt (in it or its parent)."""
-    yaml_path = folder / "data.yaml"
-    if yaml_path.is_file():
-        import yaml
+    """Class names of a YOLO folder: its data.yaml's ``names``, else classes.txt (in it or its parent)."""
+    from xingzi.vision.evaluate import load_dataset
 
-        names = yaml.safe_load(yaml_path.read_text())["names"]
-        return [str(names[k]) for k in sorted(names, key=int)] if isinstance(names, dict) else list(names)
-    for cand in (folder / "classes.txt", folder.parent / "classes.txt"):
-        if cand.is_file():
-            return [n.strip() for n in cand.read_text().splitlines() if n.strip()]
-    raise FileNotFoundError(f"no data.yaml or classes.txt for {folder}")
+    yaml_path = folder / "data.yaml"
+    return load_dataset(yaml_path if yaml_path.is_file() else folder).names
 
 
 @dataclass(frozen=True)

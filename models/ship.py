@@ -23,13 +23,11 @@ MAX_BYTES = 25 * 1024 * 1024
 
 def best_run(project: Path) -> tuple[Path, float]:
     """The run under ``project`` whose validation mAP50-95 (results.csv) is highest, and that value."""
-    import csv
+    from xingzi.models.train import read_results_csv
 
     scored = []
     for results in project.glob("*/results.csv"):
-        with results.open() as f:
-            values = [float(row[key]) for row in csv.DictReader(f)
-                      for key in row if key and key.strip() == "metrics/mAP50-95(B)"]
+        values = [v for v in read_results_csv(results).get("metrics/mAP50-95(B)", []) if isinstance(v, float)]
         if values and (results.parent / "weights" / "best.pt").is_file():
             scored.append((max(values), results.parent))
     if not scored:

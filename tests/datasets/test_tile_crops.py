@@ -53,14 +53,15 @@ def test_degrade_keeps_shape_and_changes_pixels(jit):
     pytest.param(["1m", "bai", "other"], [0, 29, OTHER_CLASS], id="real-set"),
     pytest.param(["5p", "back"], [13, 30], id="synthetic-set"),
     pytest.param(["east", "zhong"], [OTHER_CLASS, 27], id="wind"),
+    pytest.param(["chun", "flower"], [27, OTHER_CLASS], id="riichi-alias-and-flower"),
 ])
 def test_class_table_maps_names_to_classifier_ids(names, want):
     assert class_table(names).tolist() == want
 
 
 def test_class_table_rejects_unknown_names():
-    with pytest.raises(ValueError, match="'joker' is not one of"):
-        class_table(["1m", "joker"])
+    with pytest.raises(ValueError, match="'dragonfly' is not a tile name"):
+        class_table(["1m", "dragonfly"])
 
 
 @pytest.mark.parametrize(("name", "group"), [
