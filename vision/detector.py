@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.vision.aspect import read_stretched
 from xingzi.vision.detections import Detections
 
 if TYPE_CHECKING:
@@ -142,10 +143,13 @@ class Detector:
     the training size stored in a .pt (640 if absent). A static ONNX graph always uses its own size.
     ``classifier``: a second-stage tile classifier (.onnx) that re-reads every box
     (:mod:`xingzi.vision.classifier`); "auto" uses the shipped one when it exists, None none.
+    ``stretched``: when a photo shows (almost) no tiles, also read it squeezed along each axis, for
+    pictures saved with one axis stretched (:mod:`xingzi.vision.aspect`).
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
-                 iou: float = 0.5, threads: int | None = None, classifier: str | Path | None = "auto") -> None:
+                 iou: float = 0.5, threads: int | None = None, classifier: str | Path | None = "auto",
+                 stretched: bool = True) -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -161,8 +165,14 @@ class Detector:
         self.imgsz: int = fixed or imgsz or getattr(self.backend, "trained_size", None) or DEFAULT_IMGSZ
         self.conf, self.iou = conf, iou
         self.classifier = _load_classifier(classifier, threads)
+        self.stretched = stretched
 
     def predict(self, image: np.ndarray) -> Detections:
+        first = self.read(image)
+        return read_stretched(self.read, image, first) if self.stretched else first
+
+    def read(self, image: np.ndarray) -> Detections:
+        """One reading of the image as it is: detector, then the classifier if there is one."""
         blob, scale, pad = letterbox(image, self.imgsz)
         det = decode(self.backend(blob), scale, pad, image.shape[:2], self.conf, self.iou)
         return det if self.classifier is None else self.classifier.refine(image, det)

@@ -95,8 +95,8 @@ def test_shipped_weights_load_offline_and_return_detections(weights, no_network)
 
 def test_pytorch_and_onnx_agree(no_network):
     img = np.random.default_rng(1).integers(0, 255, (200, 300, 3), np.uint8)
-    a = Detector(DEFAULT_WEIGHTS, conf=0.01).predict(img)
-    b = Detector(DEFAULT_ONNX, conf=0.01).predict(img)
+    a = Detector(DEFAULT_WEIGHTS, conf=0.01, stretched=False).predict(img)
+    b = Detector(DEFAULT_ONNX, conf=0.01, stretched=False).predict(img)
     top_a, top_b = np.argsort(-a.conf)[:5], np.argsort(-b.conf)[:5]
     np.testing.assert_allclose(a.conf[top_a], b.conf[top_b], atol=2e-3)
     np.testing.assert_allclose(a.xyxy[top_a], b.xyxy[top_b], atol=0.5)

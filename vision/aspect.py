@@ -1,0 +1,77 @@
+"""Photos stored with one axis stretched: read them at their true shape.
+
+Some pictures reach us resized to a square without keeping their shape (a strip of tiles cropped
+from a photo and saved at 640×640, a screenshot scaled by an app): every tile is then several times
+too tall or too wide and the detector, which learnt tiles at their true shape, sees none. When a
+first reading finds (almost) nothing, this module squeezes the picture back along one axis by a few
+factors, reads each version, keeps the one read with the most confidence and maps its boxes back.
+It costs extra detector calls only on those pictures; a normal photo is read once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from .detections import Detections
+
+SURE = 0.25  # a detection counts as a tile read from this confidence
+FEW_TILES = 3  # fewer sure tiles than this in the first reading: try squeezing
+COARSE = (4, 10)  # factors tried on both axes to find which one was stretched
+FINE = (2, 3, 6, 8, 13, 16)  # then tried on that axis only
+Reader = Callable[[np.ndarray], Detections]
+
+
+def sure_score(det: Detections) -> float:
+    """How much a reading found: the summed confidence of its sure tiles."""
+    return float(det.conf[det.conf >= SURE].sum())
+
+
+def squeeze(image: np.ndarray, axis: int, factor: float) -> np.ndarray:
+    """The image with its width (axis 1) or height (axis 0) divided by ``factor``."""
+    if axis not in (0, 1) or factor < 1:
+        raise ValueError(f"axis must be 0 or 1 and factor >= 1, got axis={axis}, factor={factor}")
+    h, w = image.shape[:2]
+    size = (max(1, round(w / factor)), h) if axis == 1 else (w, max(1, round(h / factor)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+
+def unsqueeze(det: Detections, axis: int, scale: float) -> Detections:
+    """Boxes read on a squeezed image, in the original image's pixels (``scale`` = original/squeezed)."""
+    xyxy = det.xyxy.copy()
+    cols = [0, 2] if axis == 1 else [1, 3]
+    xyxy[:, cols] *= scale
+    return Detections(xyxy, det.cls, det.conf, det.probs)
+
+
+def read_stretched(read: Reader, image: np.ndarray, first: Detections) -> Detections:
+    """``first`` when it found enough tiles; else the most confident reading of a squeezed version."""
+    if int((first.conf >= SURE).sum()) >= FEW_TILES:
+        return first
+    h, w = image.shape[:2]
+    best, best_score = first, sure_score(first)
+    axis_scores = {0: 0.0, 1: 0.0}
+
+    def attempt(axis: int, factor: float) -> None:
+        nonlocal best, best_score
+        small = squeeze(image, axis, factor)
+        if min(small.shape[:2]) < 8:  # nothing left to read
+            return
+        det = read(small)
+        score = sure_score(det)
+        axis_scores[axis] = max(axis_scores[axis], score)
+        if score > best_score:
+            scale = w / small.shape[1] if axis == 1 else h / small.shape[0]
+            best, best_score = unsqueeze(det, axis, scale), score
+
+    for axis in (0, 1):
+        for factor in COARSE:
+            attempt(axis, factor)
+    if max(axis_scores.values()) == 0:  # no shape shows tiles: nothing to refine
+        return best
+    axis = max(axis_scores, key=lambda a: axis_scores[a])
+    for factor in FINE:
+        attempt(axis, factor)
+    return best
