@@ -2,6 +2,8 @@
 
     nice -n 10 python -m xingzi.models.tilecls train --crops data/tilecls --out runs/tilecls/run1 --minutes 30
     nice -n 10 python -m xingzi.models.tilecls train --out runs/tilecls/run1 --resume   # continue
+    nice -n 10 python -m xingzi.models.tilecls train --crops data/tilecls3 --out runs/tilecls/run3 \
+        --init runs/tilecls/run1/best.pt --minutes 35   # fine-tune on new crops
     python -m xingzi.models.tilecls export runs/tilecls/run1/best.pt runs/tilecls/run1/tilecls.onnx
 
 Crops come from :mod:`xingzi.datasets.tile_crops`. Each step draws a random batch, turns every crop
@@ -62,6 +64,7 @@ class TrainConfig:
     minutes: float = 0.0  # stop (and keep the checkpoints) after this wall time; 0 = no limit
     threads: int = 2
     colour: float = 0.25  # strength of brightness/contrast/colour-balance jitter
+    init: str = ""  # start from this checkpoint's weights (same width), with a fresh schedule
 
 
 def augment(x: torch.Tensor, gen: torch.Generator, colour: float) -> torch.Tensor:
@@ -112,6 +115,11 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     xtr = np.ascontiguousarray(xtr)
     torch.manual_seed(cfg.seed)
     model = TileNet(cfg.width)
+    if cfg.init and not resume:
+        ck = torch.load(cfg.init, weights_only=False)
+        if ck["config"]["width"] != cfg.width:
+            raise ValueError(f"--init {cfg.init} has width {ck['config']['width']}, this run {cfg.width}")
+        model.load_state_dict(ck["model"])
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, cfg.lr, total_steps=cfg.steps, pct_start=0.1)
     gen = torch.Generator().manual_seed(cfg.seed)

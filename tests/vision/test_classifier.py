@@ -204,8 +204,8 @@ def test_detector_runs_the_second_stage_only_when_given_one(random_classifier, c
     from xingzi.vision.detector import DEFAULT_ONNX, Detector
 
     img = np.random.default_rng(2).integers(0, 255, (200, 300, 3), np.uint8)
-    plain = Detector(DEFAULT_ONNX, conf=0.01, classifier=None).predict(img)
-    det = Detector(DEFAULT_ONNX, conf=0.01, classifier=random_classifier if choice else None)
+    plain = Detector(DEFAULT_ONNX, conf=0.01, classifier=None, stretched=False).predict(img)
+    det = Detector(DEFAULT_ONNX, conf=0.01, classifier=random_classifier if choice else None, stretched=False)
     assert (det.classifier is not None) == bool(choice)
     out = det.predict(img)
     np.testing.assert_array_equal(out.xyxy, plain.xyxy)  # same boxes and confidences either way
@@ -215,3 +215,33 @@ def test_detector_runs_the_second_stage_only_when_given_one(random_classifier, c
         np.testing.assert_array_equal(out.cls, want.cls)
     else:
         np.testing.assert_array_equal(out.probs, plain.probs)
+
+
+def _tiny_crops(folder: Path, n: int = 40) -> Path:
+    rng = np.random.default_rng(0)
+    folder.mkdir(parents=True, exist_ok=True)
+    for split in ("train", "dev"):
+        np.save(folder / f"{split}_x.npy", rng.integers(0, 256, (n, 64, 64, 3), dtype=np.uint8))
+        np.save(folder / f"{split}_y.npy", rng.integers(0, 32, n).astype(np.int64))
+    return folder
+
+
+def test_training_can_start_from_another_runs_weights(tmp_path):
+    import torch
+
+    from xingzi.models.tilecls import TileNet, TrainConfig, train
+
+    torch.manual_seed(3)
+    start = TileNet(4)
+    torch.save({"model": start.state_dict(), "config": asdict(TrainConfig(width=4))}, tmp_path / "start.pt")
+    crops = _tiny_crops(tmp_path / "crops")
+    cfg = TrainConfig(crops=str(crops), out=str(tmp_path / "run"), width=4, batch=8, steps=1, eval_every=1,
+                      lr=0.0, weight_decay=0.0, init=str(tmp_path / "start.pt"))
+    best = torch.load(train(cfg), weights_only=False)
+    first_conv = "features.0.0.weight"
+    torch.testing.assert_close(best["model"][first_conv], start.state_dict()[first_conv])  # lr 0: the start kept
+    fresh = torch.load(train(TrainConfig(**{**asdict(cfg), "init": "", "out": str(tmp_path / "fresh")})),
+                       weights_only=False)
+    assert not torch.equal(fresh["model"][first_conv], start.state_dict()[first_conv])
+    with pytest.raises(ValueError, match="width 4, this run 8"):
+        train(TrainConfig(**{**asdict(cfg), "width": 8, "out": str(tmp_path / "wide")}))
