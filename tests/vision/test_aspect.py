@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.aspect import FEW_TILES, read_stretched, squeeze, unsqueeze
 from xingzi.vision.detections import Detections
 from xingzi.vision.metrics import box_iou
@@ -106,3 +107,29 @@ def test_the_shipped_detector_reads_the_demo_photo_stretched_fivefold():
     found = (box_iou(truth, rescued.xyxy).max(1) >= 0.5).mean() if len(rescued) else 0.0
     assert (plain.conf >= 0.25).sum() < len(truth) / 2  # the stretch defeats one reading
     assert found >= 0.8, f"only {found:.0%} of the tiles found in the stretched photo"
+
+
+def test_eval_reads_a_stretched_photo_unless_told_not_to(tmp_path):
+    from xingzi.cli import main
+
+    meta = json.loads((EXAMPLES / "demo.json").read_text(encoding="utf-8"))
+    image = cv2.imread(str(EXAMPLES / "demo.jpg"))
+    h, w = image.shape[:2]
+    (tmp_path / "data" / "images").mkdir(parents=True)
+    (tmp_path / "data" / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "data" / "images" / "wide.jpg"), cv2.resize(image, (w * 5, h)))
+    scale = w / meta["size"][0]
+    rows = []
+    for t in meta["tiles"]:  # YOLO labels are relative, so the stretch leaves them as they are
+        x1, y1, x2, y2 = (v * scale for v in t["xyxy"])
+        rows.append(f"{t['cls']} {(x1 + x2) / 2 / w} {(y1 + y2) / 2 / h} {(x2 - x1) / w} {(y2 - y1) / h}")
+    (tmp_path / "data" / "labels" / "wide.txt").write_text("\n".join(rows) + "\n")
+    (tmp_path / "data" / "classes.txt").write_text("\n".join(CLASS_NAMES) + "\n")
+    recall = {}
+    for flags in ([], ["--no-stretched"]):
+        out = tmp_path / ("plain" if flags else "default")
+        assert main(["eval", "--data", str(tmp_path / "data"), "--out", str(out), *flags]) == 0
+        (row,) = out.glob("*.json")
+        assert row.name.endswith("unstretched+xingzi_tilecls.json") == bool(flags)
+        recall[bool(flags)] = json.loads(row.read_text())["summary"]["recall"]
+    assert recall[False] >= 0.8 and recall[True] < 0.5, recall
