@@ -5,7 +5,8 @@ from a photo and saved at 640×640, a screenshot scaled by an app): every tile i
 too tall or too wide and the detector, which learnt tiles at their true shape, sees none. When a
 first reading finds (almost) nothing, this module squeezes the picture back along one axis by a few
 factors, reads each version, keeps the one read with the most confidence and maps its boxes back.
-It costs extra detector calls only on those pictures; a normal photo is read once.
+It costs extra detector calls only on those pictures; a normal photo is read once. A second stage
+(``refine``) runs once, on the kept version, where the tiles have their true shape.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ FEW_TILES = 3  # fewer sure tiles than this in the first reading: try squeezing
 COARSE = (4, 10)  # factors tried on both axes to find which one was stretched
 FINE = (2, 3, 6, 8, 13, 16)  # then tried on that axis only
 Reader = Callable[[np.ndarray], Detections]
+Refiner = Callable[[np.ndarray, Detections], Detections]
 
 
 def sure_score(det: Detections) -> float:
@@ -46,16 +48,20 @@ def unsqueeze(det: Detections, axis: int, scale: float) -> Detections:
     return Detections(xyxy, det.cls, det.conf, det.probs)
 
 
-def read_stretched(read: Reader, image: np.ndarray, first: Detections) -> Detections:
-    """``first`` when it found enough tiles; else the most confident reading of a squeezed version."""
+def read_stretched(read: Reader, image: np.ndarray, first: Detections, refine: Refiner | None = None) -> Detections:
+    """``first`` when it found enough tiles; else the most confident reading of a squeezed version.
+
+    ``read`` finds boxes (scores decide between versions); ``refine`` (image, boxes) → boxes, e.g. the
+    crop classifier, is applied to the chosen squeezed version only, before its boxes are mapped back.
+    """
     if int((first.conf >= SURE).sum()) >= FEW_TILES:
         return first
-    h, w = image.shape[:2]
-    best, best_score = first, sure_score(first)
+    best_score = sure_score(first)
+    chosen: tuple[int, np.ndarray, Detections] | None = None  # axis, squeezed image, its reading
     axis_scores = {0: 0.0, 1: 0.0}
 
     def attempt(axis: int, factor: float) -> None:
-        nonlocal best, best_score
+        nonlocal chosen, best_score
         small = squeeze(image, axis, factor)
         if min(small.shape[:2]) < 8:  # nothing left to read
             return
@@ -63,15 +69,20 @@ def read_stretched(read: Reader, image: np.ndarray, first: Detections) -> Detect
         score = sure_score(det)
         axis_scores[axis] = max(axis_scores[axis], score)
         if score > best_score:
-            scale = w / small.shape[1] if axis == 1 else h / small.shape[0]
-            best, best_score = unsqueeze(det, axis, scale), score
+            chosen, best_score = (axis, small, det), score
 
     for axis in (0, 1):
         for factor in COARSE:
             attempt(axis, factor)
-    if max(axis_scores.values()) == 0:  # no shape shows tiles: nothing to refine
-        return best
-    axis = max(axis_scores, key=lambda a: axis_scores[a])
-    for factor in FINE:
-        attempt(axis, factor)
-    return best
+    if max(axis_scores.values()) > 0:  # some shape shows tiles: try more factors on the better axis
+        axis = max(axis_scores, key=lambda a: axis_scores[a])
+        for factor in FINE:
+            attempt(axis, factor)
+    if chosen is None:
+        return first
+    axis, small, det = chosen
+    if refine is not None:
+        det = refine(small, det)
+    h, w = image.shape[:2]
+    scale = w / small.shape[1] if axis == 1 else h / small.shape[0]
+    return unsqueeze(det, axis, scale)

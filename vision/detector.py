@@ -168,14 +168,15 @@ class Detector:
         self.stretched = stretched
 
     def predict(self, image: np.ndarray) -> Detections:
-        first = self.read(image)
-        return read_stretched(self.read, image, first) if self.stretched else first
+        refine = None if self.classifier is None else self.classifier.refine
+        first = self.detect(image)
+        first = first if refine is None else refine(image, first)
+        return read_stretched(self.detect, image, first, refine) if self.stretched else first
 
-    def read(self, image: np.ndarray) -> Detections:
-        """One reading of the image as it is: detector, then the classifier if there is one."""
+    def detect(self, image: np.ndarray) -> Detections:
+        """The model's boxes for the image as it is (no second stage)."""
         blob, scale, pad = letterbox(image, self.imgsz)
-        det = decode(self.backend(blob), scale, pad, image.shape[:2], self.conf, self.iou)
-        return det if self.classifier is None else self.classifier.refine(image, det)
+        return decode(self.backend(blob), scale, pad, image.shape[:2], self.conf, self.iou)
 
     def predict_paths(self, paths: Iterable[str | Path]) -> list[Detections]:
         out = []

@@ -133,3 +133,18 @@ def test_eval_reads_a_stretched_photo_unless_told_not_to(tmp_path):
         assert row.name.endswith("unstretched+xingzi_tilecls.json") == bool(flags)
         recall[bool(flags)] = json.loads(row.read_text())["summary"]["recall"]
     assert recall[False] >= 0.8 and recall[True] < 0.5, recall
+
+
+def test_the_second_stage_runs_once_on_the_chosen_squeezed_version():
+    image = np.zeros((100, 3900, 3), np.uint8)  # 300×100 stretched 13× in width
+    seen = []
+
+    def refine(img: np.ndarray, det: Detections) -> Detections:
+        seen.append((img.shape[1], img.shape[0], len(det)))
+        return Detections(det.xyxy, np.full(len(det), 7, np.int64), det.conf)
+
+    det = read_stretched(ShapeReader(), image, Detections.empty(), refine)
+    assert seen == [(300, 100, 9)]  # the 13× squeeze, where the tiles have their shape
+    assert det.cls.tolist() == [7] * 9 and det.xyxy[:, 2].max() == pytest.approx(3900, rel=0.02)
+    blind = read_stretched(lambda img: Detections.empty(), image, Detections.empty(), refine)
+    assert len(blind) == 0 and len(seen) == 1  # nothing chosen: nothing refined
