@@ -37,6 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", metavar="PATH", help="detector weights (default: the shipped model)")
     p.add_argument("--conf", type=float, metavar="FLOAT", help="detection confidence threshold")
     p.add_argument("--limit", type=int, default=0, metavar="N", help="use at most N samples (0: all)")
+    p.add_argument("--as-read", dest="as_read", action="store_true",
+                   help="score readings exactly as read (no likeliest legal reading in place of an illegal one)")
     p.add_argument("--show-misses", type=int, default=0, metavar="N", help="print the first N wrong samples")
     p.add_argument("--json-out", metavar="FILE", help="also write the numbers as JSON")
 
@@ -181,13 +183,14 @@ def run(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         image = load_image(image_path)
         dets = truth_detections(meta) if detector is None else detector.predict(image)
-        res = analyse(image, dets, context_of(meta["situation"]))
+        res = analyse(image, dets, context_of(meta["situation"]), as_read=getattr(args, "as_read", False))
         cv2.imencode(".jpg", res.annotated, [cv2.IMWRITE_JPEG_QUALITY, 85])
         latencies.append(time.perf_counter() - t0)
         expect, got = meta["expect"], res.result
         right = got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
         facts = compare(res.reading, meta) if detector is None else compare_counts(res.reading, meta)
         totals.update(samples=1, pao_right=int(right), **{k: int(v) for k, v in facts.items()})
+        totals.update(repaired=int(res.repair is not None), repaired_right=int(res.repair is not None and right))
         reasons = needs_input(meta)
         totals.update(needs_input=int(bool(reasons)), needs_input_right=int(bool(reasons) and right),
                       **{f"needs_{r}": 1 for r in reasons}, **{f"needs_{r}_right": int(right) for r in reasons})
@@ -233,6 +236,7 @@ def summarise(t: Counter, latencies: list[float], boxes: str) -> dict:
         "melds_found_pct": round(100 * t["melds_found"] / max(t["melds_true"], 1), 1),
         "melds_spurious": t["melds_read"] - t["melds_found"],
     }
+    out["scored_as_likeliest_legal"] = f"{t['repaired']} ({t['repaired_right']} right)"
     if boxes == "truth":
         out["melds_exact_pct"] = round(100 * t["melds_exact"] / max(t["melds_true"], 1), 1)
         out["tile_roles_right_pct"] = round(100 * t["roles_right"] / max(t["roles"], 1), 1)

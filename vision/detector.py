@@ -18,6 +18,7 @@ import numpy as np
 from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.aspect import read_stretched
 from xingzi.vision.detections import Detections
+from xingzi.vision.negative import read_negative
 
 if TYPE_CHECKING:
     from xingzi.vision.classifier import TileClassifier
@@ -27,6 +28,10 @@ DEFAULT_WEIGHTS = MODELS_DIR / "xingzi_yolo11n.pt"
 DEFAULT_ONNX = MODELS_DIR / "xingzi_yolo11n.onnx"
 PAD_VALUE = 114
 DEFAULT_IMGSZ = 640
+# A box's score is the sum of its three likeliest faces' scores (at most 1): a tile the model sees
+# clearly but cannot place between two or three look-alike faces (2m/3m/5m) is still a tile, and the
+# classifier or the hand's legality settles the face. Measured in docs/detector.md ("Box score").
+TOP_FACES = 3
 
 
 def default_weights() -> Path:
@@ -68,25 +73,36 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
 
 def decode(raw: np.ndarray, scale: float, pad: tuple[int, int], shape: tuple[int, int], conf: float,
            iou: float, max_det: int = 300) -> Detections:
-    """Raw YOLO output (4+nc, A) in letterbox pixels → Detections in original image pixels."""
+    """Raw YOLO output (4+nc, A) in letterbox pixels → Detections in original image pixels.
+
+    ``conf`` of a box is its :func:`tile_score`; ``cls`` its likeliest face; ``probs`` the raw scores.
+    """
     nc = raw.shape[0] - 4
     if nc != len(CLASS_NAMES):
         raise ValueError(f"model has {nc} classes, expected {len(CLASS_NAMES)} ({', '.join(CLASS_NAMES)})")
     scores = raw[4:].T
-    best = scores.max(axis=1)
-    sel = np.flatnonzero(best >= conf)
+    sel = np.flatnonzero(scores.max(axis=1) >= conf / TOP_FACES)  # cheap bound before the sums
+    box_score = tile_score(scores[sel])
+    sel, box_score = sel[box_score >= conf], box_score[box_score >= conf]
     if sel.size == 0:
         return Detections.empty()
-    sel = sel[np.argsort(-best[sel])][: max_det * 10]
+    order = np.argsort(-box_score, kind="stable")[: max_det * 10]
+    sel, box_score = sel[order], box_score[order]
     cx, cy, w, h = raw[:4, sel]
     xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
-    keep = nms(xyxy, best[sel], iou)[:max_det]
+    keep = nms(xyxy, box_score, iou)[:max_det]
     xyxy = xyxy[keep]
     xyxy[:, [0, 2]] = ((xyxy[:, [0, 2]] - pad[0]) / scale).clip(0, shape[1])
     xyxy[:, [1, 3]] = ((xyxy[:, [1, 3]] - pad[1]) / scale).clip(0, shape[0])
     probs = scores[sel[keep]].astype(np.float32)
     return Detections(xyxy.astype(np.float32), probs.argmax(axis=1).astype(np.int64),
-                      probs.max(axis=1).astype(np.float32), probs)
+                      box_score[keep].astype(np.float32), probs)
+
+
+def tile_score(scores: np.ndarray) -> np.ndarray:
+    """(N, classes) per-class scores → (N,) how surely each box is a tile: its TOP_FACES best summed, ≤ 1."""
+    k = min(TOP_FACES, scores.shape[1])
+    return np.minimum(1.0, np.partition(scores, -k, axis=1)[:, -k:].sum(axis=1))
 
 
 class _TorchBackend:
@@ -145,11 +161,13 @@ class Detector:
     (:mod:`xingzi.vision.classifier`); "auto" uses the shipped one when it exists, None none.
     ``stretched``: when a photo shows (almost) no tiles, also read it squeezed along each axis, for
     pictures saved with one axis stretched (:mod:`xingzi.vision.aspect`).
+    ``negative``: when the tiles found are read with little confidence, also read the photo's negative,
+    for dark tiles with light faces (:mod:`xingzi.vision.negative`).
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
                  iou: float = 0.5, threads: int | None = None, classifier: str | Path | None = "auto",
-                 stretched: bool = True) -> None:
+                 stretched: bool = True, negative: bool = True) -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -165,13 +183,18 @@ class Detector:
         self.imgsz: int = fixed or imgsz or getattr(self.backend, "trained_size", None) or DEFAULT_IMGSZ
         self.conf, self.iou = conf, iou
         self.classifier = _load_classifier(classifier, threads)
-        self.stretched = stretched
+        self.stretched, self.negative = stretched, negative
 
     def predict(self, image: np.ndarray) -> Detections:
         refine = None if self.classifier is None else self.classifier.refine
-        first = self.detect(image)
-        first = first if refine is None else refine(image, first)
-        return read_stretched(self.detect, image, first, refine) if self.stretched else first
+        first = self.read(image)
+        first = read_stretched(self.detect, image, first, refine) if self.stretched else first
+        return read_negative(self.read, image, first) if self.negative else first
+
+    def read(self, image: np.ndarray) -> Detections:
+        """One model call on the image as it is, then the classifier if there is one."""
+        det = self.detect(image)
+        return det if self.classifier is None else self.classifier.refine(image, det)
 
     def detect(self, image: np.ndarray) -> Detections:
         """The model's boxes for the image as it is (no second stage)."""

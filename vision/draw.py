@@ -7,6 +7,7 @@ melds outlined, the winning tile marked, and the score as a caption.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,6 +33,7 @@ COLORS = {
     "fa": (220, 160, 0),
     "loose": (140, 140, 140),
 }
+MARK_COLOR = (230, 0, 180)  # a tile scored as another face than read (magenta: no role uses it)
 
 
 @lru_cache(maxsize=32)
@@ -40,15 +42,21 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.truetype(str(FONT_PATH), max(8, int(size)))
 
 
-def draw(image, what: HandReading | Detections, result: dict | None = None):
-    """Annotate ``image`` with a reading (roles, melds, winning tile) or bare detections."""
+def draw(image, what: HandReading | Detections, result: dict | None = None,
+         marks: Mapping[int, int | None] | None = None):
+    """Annotate ``image`` with a reading (roles, melds, winning tile) or bare detections.
+
+    ``marks``: detections scored as another face (index → class) or left out (index → None); their
+    labels show the face as read and the one scored, in their own colour. ``result["note"]`` is
+    written above the score.
+    """
     if isinstance(image, Image.Image):
-        return _annotate(image.convert("RGB"), what, result)
+        return _annotate(image.convert("RGB"), what, result, marks or {})
     if not isinstance(image, np.ndarray) or image.ndim not in (2, 3):
         raise ValueError(f"draw expects a PIL image or an HxW(x3) numpy array, got {type(image).__name__}")
     image = image.astype(np.uint8, copy=False)
     rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB if image.ndim == 3 else cv2.COLOR_GRAY2RGB)
-    out = _annotate(Image.fromarray(rgb), what, result)
+    out = _annotate(Image.fromarray(rgb), what, result, marks or {})
     return cv2.cvtColor(np.asarray(out), cv2.COLOR_RGB2BGR)
 
 
@@ -56,18 +64,20 @@ def caption_lines(result: dict | None) -> list[str]:
     """The score in words: total and items, then payments; or why the claim is false."""
     if not result:
         return []
+    note = [str(result["note"])] if result.get("note") else []
     if not result.get("valid", False):
         reason = result.get("reason") or result.get("error") or ""
-        return [f"诈胡 invalid: {reason}".strip()]
+        return [*note, f"诈胡 invalid: {reason}".strip()]
     items = " ".join(f"{item_name(i['key'])}{i['pao']}" for i in result.get("items", []))
-    lines = [f"共 {result.get('own', 0)} 炮  {items}"]
+    lines = [*note, f"共 {result.get('own', 0)} 炮  {items}"]
     pays = result.get("payments", [])
     if pays:
         lines.append("  ".join(f"付 {p.get('amount', p.get('pao', 0))}" for p in pays))
     return lines
 
 
-def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | None) -> Image.Image:
+def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | None,
+              marks: Mapping[int, int | None]) -> Image.Image:
     det = what.detections if isinstance(what, HandReading) else what
     roles = what.roles if isinstance(what, HandReading) else ("concealed",) * len(det)
     canvas = ImageDraw.Draw(img)
@@ -88,6 +98,11 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
         text = f"{name}\n{float(det.conf[i]):.2f}"
         if role == "win":
             text = "胡" + text
+        if i in marks:  # scored as another face, or left out
+            new = marks[i]
+            color = MARK_COLOR
+            text = f"{name}→{'×' if new is None else CLASS_NAMES_CN[new]}"
+            canvas.rectangle((x0, y0, x1, y1), outline=color, width=width * 2)
         _label(canvas, (x0, y0), text, color, label_font)
     lines = caption_lines(result)
     if isinstance(what, HandReading) and what.problems and not lines:

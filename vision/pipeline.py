@@ -13,7 +13,7 @@ import json
 import sys
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,12 +22,12 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from xingzi.engine import score_situation
-from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 
 from .detections import Detections
 from .draw import draw
 from .grouping import WIN_GUESSED, HandReading, group, mark_win
-from .repair import Diagnosis, diagnose
+from .repair import Diagnosis, Suggestion, diagnose, likeliest
 from .unseen import GUESS_VOTES, best_win_tile, faceless_kongs, guess_kong_face  # noqa: F401
 
 MAX_PIXELS = 40_000_000  # larger photos are refused before decoding (decompression bombs)
@@ -71,6 +71,7 @@ class PhotoResult:
     error: str | None  # why there is no result
     annotated: np.ndarray
     timings: dict[str, float]
+    repair: Suggestion | None = None  # the legal reading scored in place of an illegal one
 
     @property
     def detections(self) -> Detections:
@@ -80,6 +81,8 @@ class PhotoResult:
         """The §10 result (when there is one) plus the reading, for ``--json`` and the web page."""
         out: dict[str, Any] = dict(self.result or {"valid": False})
         out["reading"] = reading_json(self.reading, self.diagnosis)
+        if self.repair is not None:
+            out["reading"]["repaired"] = suggestion_json(self.repair)
         out["situation"] = self.situation
         if self.error:
             out["error"] = self.error
@@ -102,13 +105,14 @@ def reading_json(reading: HandReading, diagnosis: Diagnosis | None = None) -> di
     if diagnosis is not None:
         out["legal"] = diagnosis.legal
         out["reasons"] = list(diagnosis.reasons)
-        out["suggestions"] = [
-            {"text": s.text, "cost": round(s.cost, 3),
-             "changes": [{"index": c.detection, "old": c.old and c.old.symbol, "new": c.new and c.new.symbol}
-                         for c in s.changes]}
-            for s in diagnosis.suggestions
-        ]
+        out["suggestions"] = [suggestion_json(s) for s in diagnosis.suggestions]
     return out
+
+
+def suggestion_json(s: Suggestion) -> dict:
+    return {"text": s.text, "cost": round(s.cost, 3),
+            "changes": [{"index": c.detection, "old": c.old and c.old.symbol, "new": c.new and c.new.symbol,
+                         "drop": c.drop} for c in s.changes]}
 
 
 def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_SIDE) -> np.ndarray:
@@ -194,10 +198,14 @@ def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) ->
 
 
 def analyse(image: np.ndarray, detections: Detections, context: Context = Context(),
-            timings: dict[str, float] | None = None, win_index: int | None = None) -> PhotoResult:
+            timings: dict[str, float] | None = None, win_index: int | None = None,
+            as_read: bool = False, fixed: Iterable[int] = ()) -> PhotoResult:
     """Everything after detection: grouping, diagnosis, scoring, drawing.
 
-    ``win_index`` marks which detection is the winning tile (the user said so).
+    ``win_index`` marks which detection is the winning tile (the user said so). A reading that is
+    no legal hand is scored as its likeliest legal reading (``repair.likeliest``; the reading
+    itself, the drawing's labels and tile indices stay as read) unless ``as_read``; the ``fixed``
+    detections (faces the user set) and the marked winning tile are never changed by it.
     """
     timings = dict(timings or {})
     t = time.perf_counter()
@@ -205,16 +213,31 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     if win_index is not None:
         reading = mark_win(reading, int(win_index))
     diagnosis = diagnose(reading)
+    keep = frozenset(int(i) for i in fixed) | (frozenset() if win_index is None else {int(win_index)})
+    repair = None if as_read else likeliest(diagnosis, keep)
     timings["group"] = time.perf_counter() - t
     t = time.perf_counter()
-    situation, result, error = score_reading(reading, context)
-    if situation and reading.win_tile and situation["win_tile"] != reading.win_tile.symbol:
+    situation, result, error = score_reading(reading if repair is None else repaired_reading(reading, repair), context)
+    if repair is None and situation and reading.win_tile and situation["win_tile"] != reading.win_tile.symbol:
         reading = _show_chosen_win(reading, situation["win_tile"])
     timings["score"] = time.perf_counter() - t
     t = time.perf_counter()
-    annotated = draw(image, reading, result if result is not None else {"valid": False, "reason": error})
+    shown = dict(result) if result is not None else {"valid": False, "reason": error}
+    marks: dict[int, int | None] = {}
+    if repair is not None:
+        shown["note"] = f"改读 scored as the likeliest legal hand: {repair.text}"
+        marks = {c.detection: None if c.drop else (c.new.index if c.new else BACK_CLASS) for c in repair.changes
+                 if c.detection is not None}
+    annotated = draw(image, reading, shown, marks=marks)
     timings["draw"] = time.perf_counter() - t
-    return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings)
+    return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair)
+
+
+def repaired_reading(reading: HandReading, repair: Suggestion) -> HandReading:
+    """The reading to score for a suggestion: its regrouped reading, or with a missed tile added."""
+    if repair.reading is not None:
+        return repair.reading
+    return replace(reading, tiles=repair.tiles, win_tile=repair.win_tile)
 
 
 def _show_chosen_win(reading: HandReading, symbol: str) -> HandReading:
@@ -227,13 +250,13 @@ def _show_chosen_win(reading: HandReading, symbol: str) -> HandReading:
 
 
 def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector,
-               context: Context = Context()) -> PhotoResult:
+               context: Context = Context(), as_read: bool = False) -> PhotoResult:
     t0 = time.perf_counter()
     image = load_image(source)
     t1 = time.perf_counter()
     detections = detector.predict(image)
     t2 = time.perf_counter()
-    return analyse(image, detections, context, {"decode": t1 - t0, "detect": t2 - t1})
+    return analyse(image, detections, context, {"decode": t1 - t0, "detect": t2 - t1}, as_read=as_read)
 
 
 def context_from_args(args: argparse.Namespace) -> Context:
@@ -285,7 +308,7 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     context = context_from_args(args)
     image = load_image(args.photo)
     detector = detector or make_detector(getattr(args, "model", None), getattr(args, "conf", None))
-    res = read_photo(image, detector, context)
+    res = read_photo(image, detector, context, as_read=bool(getattr(args, "as_read", False)))
     if getattr(args, "out", None):
         _write_image(args.out, res.annotated)
     if getattr(args, "json", None) is not None:
@@ -303,21 +326,36 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
             out.write(f"not legal {reason}\n")
         for s in res.diagnosis.suggestions:
             out.write(f"maybe     {s.text}  (cost {s.cost:.2f})\n")
+    if res.repair is not None:
+        out.write(f"scored as {res.situation and _notation(res.situation)}: the likeliest legal reading "
+                  f"({res.repair.text}; --as-read scores the tiles as read)\n")
     if res.result is None:
         out.write(f"no score  {res.error}\n")
     else:
         from xingzi.commands.score import print_result
 
         shown = dict(res.result, self_draw=context.self_draw)
-        standing = list(r.tiles)
-        standing.remove(r.win_tile)
-        from xingzi.engine.notation import format_tiles
-
-        shown["hand_before"] = format_tiles(standing)
+        shown["hand_before"] = _hand_before(res.situation) if res.situation else ""
         print_result(shown, out)
     if getattr(args, "out", None):
         out.write(f"wrote     {args.out}\n")
     return 0 if res.result is not None else 1
+
+
+def _hand_before(situation: dict) -> str:
+    """The situation's standing tiles without the winning tile."""
+    from xingzi.engine.notation import format_tiles, parse_tiles
+
+    standing = parse_tiles(situation["hand"])
+    standing.remove(Tile.parse(situation["win_tile"]))
+    return format_tiles(standing)
+
+
+def _notation(situation: dict) -> str:
+    parts = [f"{_hand_before(situation)} {situation['win_tile']}", *situation.get("melds", [])]
+    if situation.get("fa"):
+        parts.append(f"fa {situation['fa']}")
+    return " | ".join(parts)
 
 
 def _write_image(path: str | Path, bgr: np.ndarray) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import numpy as np
@@ -31,22 +31,28 @@ ADD_COST = 2.0  # a tile the detector missed altogether is an unlikely error
 PAIR_POOL = 8  # pairs of misreads are drawn from this many likeliest single ones
 MAX_REGROUPS = 12  # grouping again costs ~30 ms on two cores: the search stops after this many
 COST_MARGIN = math.log(20)  # edits 20x less likely than the best legal reading found are not tried
+# A photo is of a declared win, so an illegal reading is far likelier a misread than a false claim:
+# the cheapest legal reading is scored instead when the detector found it at least 1/20 as likely
+# (a missed tile, ADD_COST, included). Measured in docs/pipeline.md ("Likeliest legal reading").
+ACCEPT_COST = math.log(20)
 
 
 @dataclass(frozen=True)
 class Change:
-    """One edit: ``detection`` index (None for a missed tile), ``old`` → ``new`` (None = none)."""
+    """One edit: ``detection`` index (None for a missed tile), ``old`` → ``new`` (None = face down),
+    or ``drop`` the detection (a tile seen twice, or not one of the hand's)."""
 
     detection: int | None
     old: Tile | None
     new: Tile | None
+    drop: bool = False
 
     def __str__(self) -> str:
-        if self.old is None:
+        if self.detection is None:
             return f"add a missed {self.new}"
-        if self.new is None:
-            return f"drop tile #{self.detection} ({self.old})"
-        return f"read tile #{self.detection} {self.old} as {self.new}"
+        if self.drop:
+            return f"drop tile #{self.detection} ({self.old or 'face down'})"
+        return f"read tile #{self.detection} {self.old or 'face down'} as {self.new or 'face down'}"
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ class Suggestion:
     melds: tuple[Meld, ...]
     fa: int
     cost: float
+    reading: HandReading | None = field(default=None, compare=False, repr=False)  # regrouped, if edits
 
     @property
     def text(self) -> str:
@@ -107,6 +114,19 @@ def diagnose(reading: HandReading, limit: int = 5, max_regroups: int = MAX_REGRO
     for s in _missed_tile(reading):
         search.keep(s)
     return Diagnosis(False, reasons, search.ranked())
+
+
+def likeliest(diagnosis: Diagnosis, fixed: frozenset[int] = frozenset(),
+              max_cost: float = ACCEPT_COST) -> Suggestion | None:
+    """The legal reading to score in place of an illegal one: the cheapest suggestion costing at
+    most ``max_cost`` that changes none of the ``fixed`` detections (faces the user set); None
+    when the reading is legal or nothing near enough was found."""
+    for s in diagnosis.suggestions:  # cheapest first
+        if s.cost > max_cost:
+            return None
+        if not any(c.detection in fixed for c in s.changes):
+            return s
+    return None
 
 
 Edit = tuple[tuple[int, int | None], ...]  # (detection, new class or None to drop it)
@@ -236,9 +256,9 @@ def _regroup(r: HandReading, edits: tuple[tuple[int, int | None], ...], cost: fl
     new = group(replace(det, cls=cls).subset(keep))
     if not new.win_tile or explain(new):
         return None
-    changes = tuple(Change(i, _tile(det, i), None if k is None or k == BACK_CLASS else Tile.from_index(k))
+    changes = tuple(Change(i, _tile(det, i), None if k is None or k == BACK_CLASS else Tile.from_index(k), k is None)
                     for i, k in edits)
-    return Suggestion(changes, new.tiles, new.win_tile, new.melds, new.fa, cost)
+    return Suggestion(changes, new.tiles, new.win_tile, new.melds, new.fa, cost, new)
 
 
 def _waits(tiles: list[Tile], melded: Counter, n_sets: int) -> frozenset[int]:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from xingzi.engine.tiles import CLASS_NAMES
-from xingzi.vision.aspect import FEW_TILES, read_stretched, squeeze, unsqueeze
+from xingzi.vision.aspect import ELONGATED, FEW_TILES, elongation, read_stretched, squeeze, unsqueeze
 from xingzi.vision.detections import Detections
 from xingzi.vision.metrics import box_iou
 
@@ -102,7 +102,7 @@ def test_the_shipped_detector_reads_the_demo_photo_stretched_fivefold():
     truth = np.array([t["xyxy"] for t in meta["tiles"]], np.float32) * (w / meta["size"][0])
     wide = cv2.resize(image, (w * 5, h))
     truth[:, [0, 2]] *= 5
-    plain = Detector(stretched=False).predict(wide)
+    plain = Detector(stretched=False, negative=False).predict(wide)
     rescued = Detector().predict(wide)
     found = (box_iou(truth, rescued.xyxy).max(1) >= 0.5).mean() if len(rescued) else 0.0
     assert (plain.conf >= 0.25).sum() < len(truth) / 2  # the stretch defeats one reading
@@ -148,3 +148,26 @@ def test_the_second_stage_runs_once_on_the_chosen_squeezed_version():
     assert det.cls.tolist() == [7] * 9 and det.xyxy[:, 2].max() == pytest.approx(3900, rel=0.02)
     blind = read_stretched(lambda img: Detections.empty(), image, Detections.empty(), refine)
     assert len(blind) == 0 and len(seen) == 1  # nothing chosen: nothing refined
+
+
+class TallReader:
+    """Six sure but far too tall tiles on a picture 2–5× taller than wide; nine normal ones near 3:1."""
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        h, w = image.shape[:2]
+        if 2 * w < h <= 5 * w:
+            xs = np.linspace(0, w, 7)
+            xyxy = np.stack([xs[:-1], np.full(6, 0.1 * h), xs[:-1] + w / 9, np.full(6, 0.9 * h)], 1)
+            return Detections(xyxy.astype(np.float32), np.zeros(6, np.int64), np.full(6, 0.5, np.float32))
+        return _tiles(9, w, h) if abs(w / h - 3) < 0.6 else Detections.empty()
+
+
+def test_tiles_far_too_long_for_a_tile_also_mean_a_stretched_picture():
+    image = np.zeros((1200, 300, 3), np.uint8)  # a 300×100 strip stretched 12× in height
+    reader = TallReader()
+    first = reader(image)
+    assert (first.conf >= 0.25).sum() >= FEW_TILES and elongation(first) > ELONGATED
+    det = read_stretched(reader, image, first)
+    assert len(det) == 9 and det.xyxy[:, 3].max() == pytest.approx(0.8 * 1200, rel=0.05)
+    normal = _tiles(9, 300, 100)
+    assert elongation(normal) < ELONGATED and read_stretched(reader, np.zeros((100, 300, 3), np.uint8), normal) is normal

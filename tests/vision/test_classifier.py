@@ -204,8 +204,9 @@ def test_detector_runs_the_second_stage_only_when_given_one(random_classifier, c
     from xingzi.vision.detector import DEFAULT_ONNX, Detector
 
     img = np.random.default_rng(2).integers(0, 255, (200, 300, 3), np.uint8)
-    plain = Detector(DEFAULT_ONNX, conf=0.01, classifier=None, stretched=False).predict(img)
-    det = Detector(DEFAULT_ONNX, conf=0.01, classifier=random_classifier if choice else None, stretched=False)
+    plain = Detector(DEFAULT_ONNX, conf=0.01, classifier=None, stretched=False, negative=False).predict(img)
+    det = Detector(DEFAULT_ONNX, conf=0.01, classifier=random_classifier if choice else None, stretched=False,
+                   negative=False)
     assert (det.classifier is not None) == bool(choice)
     out = det.predict(img)
     np.testing.assert_array_equal(out.xyxy, plain.xyxy)  # same boxes and confidences either way

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from xingzi.vision.detections import Detections
-from xingzi.vision.detector import DEFAULT_ONNX, DEFAULT_WEIGHTS, Detector, decode, letterbox, nms
+from xingzi.vision.detector import DEFAULT_ONNX, DEFAULT_WEIGHTS, Detector, decode, letterbox, nms, tile_score
 
 
 def _raw(boxes_cxcywh, scores):
@@ -35,8 +35,27 @@ def test_decode_maps_boxes_back_to_the_original_image_and_keeps_probs():
     d = decode(raw, scale=0.32, pad=(0, 16), shape=(100, 200), conf=0.25, iou=0.5)
     assert isinstance(d, Detections) and len(d) == 1
     np.testing.assert_allclose(d.xyxy[0], [(24) / 0.32, (24 - 16) / 0.32, 40 / 0.32, (40 - 16) / 0.32], rtol=1e-5)
-    assert d.cls.tolist() == [13] and d.conf[0] == pytest.approx(0.9)
+    assert d.cls.tolist() == [13] and d.conf[0] == pytest.approx(0.95)  # 5p 0.9 + 6p 0.05
     assert d.probs.shape == (1, 31) and d.probs[0, 14] == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize(
+    ("face_scores", "kept", "score"),
+    [pytest.param({1: 0.14, 2: 0.13}, True, 0.27, id="torn_between_2m_and_3m"),
+     pytest.param({1: 0.1, 2: 0.08, 4: 0.09}, True, 0.27, id="three_lookalikes"),
+     pytest.param({1: 0.1, 2: 0.05, 4: 0.05, 5: 0.05}, False, 0.2, id="only_three_count"),
+     pytest.param({27: 0.2}, False, 0.2, id="one_weak_face"),
+     pytest.param({1: 0.7, 2: 0.5}, True, 1.0, id="capped_at_one")],
+)
+def test_a_box_scores_its_three_likeliest_faces_together(face_scores, kept, score):
+    scores = np.zeros((1, 31))
+    for k, v in face_scores.items():
+        scores[0, k] = v
+    assert tile_score(scores)[0] == pytest.approx(score)
+    d = decode(_raw([[32, 32, 16, 16]], scores), scale=1.0, pad=(0, 0), shape=(64, 64), conf=0.25, iou=0.5)
+    assert len(d) == int(kept)
+    if kept:
+        assert d.cls[0] == max(face_scores, key=face_scores.get) and d.conf[0] == pytest.approx(score)
 
 
 def test_nms_is_class_agnostic_and_ordered_by_score():
@@ -83,20 +102,21 @@ def no_network(monkeypatch):
 @pytest.mark.parametrize("weights", [pytest.param(DEFAULT_WEIGHTS, id="pytorch"), pytest.param(DEFAULT_ONNX, id="onnx")])
 def test_shipped_weights_load_offline_and_return_detections(weights, no_network):
     assert weights.is_file(), f"shipped weights missing: {weights}"
-    det = Detector(weights, imgsz=320 if weights.suffix == ".pt" else 640, conf=0.0001)
+    det = Detector(weights, imgsz=320 if weights.suffix == ".pt" else 640, conf=0.0001, classifier=None)
     img = np.full((120, 160, 3), 128, np.uint8)
     img[30:90, 40:70] = 250  # a bright tile-sized block
     d = det.predict(img)
     assert isinstance(d, Detections) and d.probs is not None and d.probs.shape == (len(d), 31)
     assert len(d) > 0  # at conf 1e-4 some boxes always survive
     assert (d.xyxy[:, [0, 2]] <= 160).all() and (d.xyxy[:, [1, 3]] <= 120).all() and (d.xyxy >= 0).all()
-    np.testing.assert_allclose(d.conf, d.probs.max(axis=1))
+    np.testing.assert_allclose(d.conf, tile_score(d.probs), rtol=1e-6)
+    assert (d.cls == d.probs.argmax(axis=1)).all()
 
 
 def test_pytorch_and_onnx_agree(no_network):
     img = np.random.default_rng(1).integers(0, 255, (200, 300, 3), np.uint8)
-    a = Detector(DEFAULT_WEIGHTS, conf=0.01, stretched=False).predict(img)
-    b = Detector(DEFAULT_ONNX, conf=0.01, stretched=False).predict(img)
+    a = Detector(DEFAULT_WEIGHTS, conf=0.01, stretched=False, negative=False).predict(img)
+    b = Detector(DEFAULT_ONNX, conf=0.01, stretched=False, negative=False).predict(img)
     top_a, top_b = np.argsort(-a.conf)[:5], np.argsort(-b.conf)[:5]
     np.testing.assert_allclose(a.conf[top_a], b.conf[top_b], atol=2e-3)
     np.testing.assert_allclose(a.xyxy[top_a], b.xyxy[top_b], atol=0.5)

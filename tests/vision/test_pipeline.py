@@ -110,7 +110,7 @@ def test_read_photo_scores_and_annotates(photo_path):
     ],
 )
 def test_unscorable_tables_give_an_error_not_a_crash(photo_path, detections, error):
-    res = read_photo(photo_path, Fake(detections), Context())
+    res = read_photo(photo_path, Fake(detections), Context(), as_read=True)
     assert res.result is None and error in res.error
     assert res.to_json()["valid"] is False
 

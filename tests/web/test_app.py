@@ -66,10 +66,21 @@ def test_correcting_a_tile_rescores_without_detecting_again(photo):
     client, fake = client_for(layout_detections(misread_2s_as_3s=True))
     first = client.post("/api/read", content=photo).json()
     assert first["reading"]["legal"] is False
-    assert first["reading"]["suggestions"][0]["changes"] == [{"index": 10, "old": "3s", "new": "2s"}]
-    fixed = client.post("/api/rescore", json={"token": first["token"], "corrections": {"10": Tile.S2.index}})
+    change = {"index": 10, "old": "3s", "new": "2s", "drop": False}
+    assert first["reading"]["suggestions"][0]["changes"] == [change]
+    # scored as the likeliest legal hand, and said so; the reading itself stays as read
+    assert first["valid"] is True and first["own"] == 3 and first["reading"]["repaired"]["changes"] == [change]
+    assert first["reading"]["tiles"][10]["name"] == "3s"
+    as_read = client.post("/api/rescore", json={"token": first["token"], "as_read": True}).json()
+    assert as_read["valid"] is False and "repaired" not in as_read["reading"]
+    # the user's own choice is never changed back by the repair
+    other = client.post("/api/rescore", json={"token": first["token"], "corrections": {"10": Tile.S4.index}}).json()
+    assert other["reading"]["tiles"][10]["name"] == "4s"
+    assert all(c["index"] != 10 for c in other["reading"].get("repaired", {"changes": []})["changes"])
+    fixed = client.post("/api/rescore", json={"token": first["token"], "corrections": {"10": Tile.S2.index},
+                                              "as_read": True})
     assert fixed.status_code == 200
-    assert fixed.json()["valid"] is True and fixed.json()["own"] == 3
+    assert fixed.json()["valid"] is True and fixed.json()["own"] == 3 and fixed.json()["reading"]["legal"] is True
     toggled = client.post("/api/rescore", json={"token": first["token"], "corrections": {"10": Tile.S2.index},
                                                 "self_draw": True, "events": ["hai_di_lao_yue"]})
     assert toggled.json()["own"] != 3

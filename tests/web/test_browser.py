@@ -62,6 +62,10 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
             expect(page.locator("#faces button")).to_have_count(31)
             page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
                                                    "buffer": jpeg_bytes()}])
+            # the 2s read as 3s: scored as the likeliest legal hand, and the page says what it changed
+            expect(page.locator("#verdict")).to_contain_text("valid win")
+            expect(page.locator("#problems")).to_contain_text("read tile #10 3s as 2s")
+            page.locator("#as_read").check()  # exactly as read: no hand
             expect(page.locator("#verdict")).to_contain_text("诈胡")
             expect(page.locator(".hit")).to_have_count(14)
             page.locator('.hit[data-index="10"]').click()

@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-stretched", dest="stretched", action="store_false",
                         help="read each picture once as it is: no squeezed re-reading of pictures with almost "
                              "no tiles found (saved with one axis stretched)")
+    parser.add_argument("--no-negative", dest="negative", action="store_false",
+                        help="never read a photo's negative (done when the tiles found are read with little "
+                             "confidence: dark tiles with light faces)")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave out images whose file name matches (repeatable; e.g. known label errors)")
     parser.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
@@ -54,9 +57,10 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for weights, classifier in itertools.product(models, args.classifier or ["auto"]):
         preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou, classifier=classifier,
-                                           stretched=args.stretched)
+                                           stretched=args.stretched, negative=args.negative)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "" if args.stretched else "-unstretched"
+        row += "" if args.negative else "-nonegative"
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
                                        {"model": str(weights), "data": str(args.data), **extra}))

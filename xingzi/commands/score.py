@@ -42,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="PATH", help="photo mode: where to write the annotated photo")
     p.add_argument("--model", metavar="PATH", help="photo mode: detector weights")
     p.add_argument("--conf", type=float, metavar="FLOAT", help="photo mode: detection confidence threshold")
+    p.add_argument("--as-read", dest="as_read", action="store_true",
+                   help="photo mode: score the tiles exactly as read, even when they are no legal hand "
+                        "(default: score the likeliest legal reading and say what it changed)")
 
 
 def _value(text: str) -> Any:

@@ -95,10 +95,11 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     @app.post("/api/read")
     async def read(request: Request) -> JSONResponse:
         data = await _body(request, max_upload)
-        context = _context(dict(request.query_params))
-        return await _in_thread(lambda: _read(data, context))
+        params = dict(request.query_params)
+        context, as_read = _context(params), _flag(params.get("as_read", False))
+        return await _in_thread(lambda: _read(data, context, as_read))
 
-    def _read(data: bytes, context: Context) -> JSONResponse:
+    def _read(data: bytes, context: Context, as_read: bool = False) -> JSONResponse:
         try:
             image = decode_image(data, max_pixels=max_pixels)
         except ValueError as e:
@@ -110,7 +111,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             sessions[token] = Session(image, detections)
             while len(sessions) > MAX_SESSIONS:
                 sessions.popitem(last=False)
-        return _respond(token, analyse(image, detections, context))
+        return _respond(token, analyse(image, detections, context, as_read=as_read))
 
     @app.post("/api/rescore")
     async def rescore(request: Request) -> JSONResponse:
@@ -135,14 +136,15 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             det = apply_corrections(session.detections, fixed)
         except (TypeError, ValueError) as e:
             raise BadRequest(f"bad correction: {e}") from None
-        context = _context(body)
+        context, as_read = _context(body), _flag(body.get("as_read", False))
         win = body.get("win")
         if win is not None and (isinstance(win, bool) or not isinstance(win, int)):
             raise BadRequest(f"win must be a tile index or null, got {win!r}")
 
         def work() -> JSONResponse:
             try:
-                return _respond(token, analyse(session.image, det, context, win_index=win))
+                return _respond(token, analyse(session.image, det, context, win_index=win, as_read=as_read,
+                                               fixed=fixed))
             except ValueError as e:
                 raise BadRequest(str(e)) from None
 

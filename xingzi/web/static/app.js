@@ -5,7 +5,7 @@ const state = { token: null, corrections: {}, win: null, data: null, faces: [], 
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
-  return { self_draw: $("self_draw").checked, dealer: $("dealer").checked, events };
+  return { self_draw: $("self_draw").checked, dealer: $("dealer").checked, as_read: $("as_read").checked, events };
 }
 
 function status(text, bad) {
@@ -24,7 +24,8 @@ async function call(url, options) {
 async function upload(file) {
   status("读取中… Reading…");
   const c = context();
-  const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, events: c.events.join(",") });
+  const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, as_read: c.as_read,
+    events: c.events.join(",") });
   try {
     const data = await call("/api/read?" + q, { method: "POST", body: file,
       headers: { "Content-Type": file.type || "application/octet-stream" } });
@@ -88,6 +89,7 @@ function show(data) {
   }
   const probs = $("problems"); probs.innerHTML = "";
   for (const p of data.reading.reasons || []) li(probs, p);
+  if (data.reading.repaired) li(probs, "改读 scored as the likeliest legal hand: " + data.reading.repaired.text);
   for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) li(probs, p);
   const sug = $("suggestions"); sug.innerHTML = "";
   for (const s of data.reading.suggestions || []) {
@@ -162,6 +164,7 @@ async function init() {
   $("photo").addEventListener("change", (ev) => { if (ev.target.files[0]) upload(ev.target.files[0]); });
   $("self_draw").addEventListener("change", rescore);
   $("dealer").addEventListener("change", rescore);
+  $("as_read").addEventListener("change", rescore);
 }
 
 init().catch((e) => status("出错 Error: " + e.message, true));

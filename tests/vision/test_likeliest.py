@@ -1,0 +1,104 @@
+"""A reading that is no legal hand is scored as its likeliest legal hand, and says what it changed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from xingzi.cli import main
+from xingzi.engine.tiles import Tile
+from xingzi.vision import pipeline
+from xingzi.vision.detections import Detections
+from xingzi.vision.draw import MARK_COLOR
+from xingzi.vision.layouts import hand_layout
+from xingzi.vision.pipeline import Context, analyse
+from xingzi.vision.repair import Change
+
+W, H = 1280, 960
+IMAGE = np.full((H, W, 3), (40, 120, 50), np.uint8)
+
+
+def misread(index: int = 10, shown: str = "3s", second: str = "2s", p_shown: float = 0.6,
+            p_second: float = 0.3) -> Detections:
+    """123m456m789p12s55p + 3s (3 炮 on a discard) with tile ``index`` read as ``shown``."""
+    det = hand_layout("123m456m789p12s55p", "3s", size=70, center=(W / 2, H / 2), probs=True).detections
+    cls, probs = det.cls.copy(), det.probs.copy()
+    probs[index] = 0.001
+    probs[index, Tile.parse(shown).index] = p_shown
+    probs[index, Tile.parse(second).index] = p_second
+    cls[index] = Tile.parse(shown).index
+    return replace(det, cls=cls, probs=probs)
+
+
+def marked_pixels(bgr: np.ndarray) -> int:
+    return int((bgr[..., ::-1] == np.array(MARK_COLOR, np.uint8)).all(axis=-1).sum())
+
+
+def test_a_misread_tile_is_scored_as_the_detectors_second_choice():
+    res = analyse(IMAGE, misread(), Context())
+    assert not res.diagnosis.legal
+    assert res.repair is not None and res.repair.changes == (Change(10, Tile.S3, Tile.S2),)
+    assert res.result["valid"] is True and res.result["own"] == 3
+    assert res.situation["hand"] == "123456m55789p123s"
+    assert "3s" in res.reading.notation and res.reading.tiles.count(Tile.S3) == 2  # the reading stays as read
+    out = res.to_json()
+    assert out["reading"]["repaired"]["text"] == "read tile #10 3s as 2s"
+    assert marked_pixels(res.annotated) > 0  # the changed tile is drawn in its own colour
+
+
+def test_as_read_scores_exactly_what_was_read():
+    res = analyse(IMAGE, misread(), Context(), as_read=True)
+    assert res.repair is None and res.result["valid"] is False
+    assert "repaired" not in res.to_json()["reading"]
+    assert marked_pixels(res.annotated) == 0
+
+
+@pytest.mark.parametrize(
+    ("p_shown", "p_second", "repaired"),
+    [pytest.param(0.6, 0.3, True, id="half_as_likely"),
+     pytest.param(0.6, 0.035, True, id="1_in_17"),
+     pytest.param(0.9, 0.03, False, id="1_in_30_too_unlikely")],
+)
+def test_only_a_likely_enough_reading_is_scored(p_shown, p_second, repaired):
+    res = analyse(IMAGE, misread(p_shown=p_shown, p_second=p_second), Context())
+    assert (res.repair is not None) is repaired
+    assert res.diagnosis.suggestions  # offered either way
+    assert res.result["valid"] is repaired
+
+
+def test_a_tile_the_user_set_is_never_changed_back():
+    res = analyse(IMAGE, misread(), Context(), fixed=[10])
+    assert res.repair is None or all(c.detection != 10 for c in res.repair.changes)
+
+
+def test_a_missed_tile_is_added():
+    det = hand_layout("123m456m789p1s55p", "3s", size=70, center=(W / 2, H / 2)).detections  # 2s missed
+    res = analyse(IMAGE, det, Context(self_draw=True))
+    assert res.repair is not None and res.repair.changes == (Change(None, None, Tile.S2),)
+    assert res.result["valid"] is True and res.result["own"] == 4
+    assert len(res.reading.tiles) == 13 and res.to_json()["reading"]["repaired"]["text"] == "add a missed 2s"
+
+
+def test_a_legal_reading_is_left_alone():
+    res = analyse(IMAGE, misread(shown="2s", second="3s"), Context())
+    assert res.diagnosis.legal and res.repair is None and res.result["own"] == 3
+
+
+def test_score_command_says_what_it_changed(tmp_path, monkeypatch, capsys):
+    photo = tmp_path / "hand.png"
+    pipeline._write_image(photo, IMAGE)
+
+    class Fake:
+        def predict(self, image):
+            return misread()
+
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake())
+    assert main(["score", str(photo)]) == 0
+    text = capsys.readouterr().out
+    assert "scored as 123456m55789p12s 3s: the likeliest legal reading (read tile #10 3s as 2s" in text
+    assert "hand      123456m55789p12s + 3s" in text and "own       3 炮" in text
+    assert main(["score", str(photo), "--as-read"]) == 0
+    text = capsys.readouterr().out
+    assert "scored as" not in text and "hand      123456m55789p13s + 3s" in text and "诈胡 false win" in text

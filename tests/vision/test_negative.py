@@ -1,0 +1,113 @@
+"""Dark tiles with light faces: a doubtful reading is checked against the photo's negative."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from xingzi.vision.detections import Detections
+from xingzi.vision.metrics import box_iou
+from xingzi.vision.negative import DOUBTFUL, read_negative, sure_median
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _tiles(n: int, conf: float) -> Detections:
+    xs = np.arange(n, dtype=np.float32) * 20
+    xyxy = np.stack([xs, np.zeros(n), xs + 18, np.full(n, 25)], 1).astype(np.float32)
+    return Detections(xyxy, np.zeros(n, np.int64), np.full(n, conf, np.float32))
+
+
+class BrightnessReader:
+    """Reads ``light`` when the picture is mostly light, else ``dark``; counts its calls."""
+
+    def __init__(self, light: Detections, dark: Detections) -> None:
+        self.light, self.dark, self.calls = light, dark, 0
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        self.calls += 1
+        return self.light if image.mean() > 127 else self.dark
+
+
+DARK = np.full((60, 80, 3), 30, np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("first", "negative", "kept"),
+    [pytest.param(_tiles(5, 0.4), _tiles(14, 0.9), "negative", id="dark_tiles_read_in_the_negative"),
+     pytest.param(_tiles(0, 0.4), _tiles(14, 0.9), "negative", id="nothing_found_at_first"),
+     pytest.param(_tiles(14, 0.6), _tiles(14, 0.65), "first", id="negative_barely_surer"),
+     pytest.param(_tiles(14, 0.6), _tiles(10, 0.95), "first", id="negative_finds_fewer"),
+     pytest.param(_tiles(3, 0.1), _tiles(0, 0.9), "first", id="negative_finds_nothing")],
+)
+def test_the_negative_is_kept_only_when_clearly_better(first, negative, kept):
+    reader = BrightnessReader(light=negative, dark=first)
+    out = read_negative(reader, DARK, first)
+    assert out is (negative if kept == "negative" else first)
+    assert reader.calls == 1  # the negative, read once
+
+
+def test_a_confident_reading_costs_no_second_call():
+    first = _tiles(14, DOUBTFUL + 0.05)
+    reader = BrightnessReader(light=_tiles(14, 0.99), dark=first)
+    assert read_negative(reader, DARK, first) is first and reader.calls == 0
+
+
+def test_sure_median_counts_only_sure_tiles():
+    det = Detections(np.zeros((4, 4), np.float32), np.zeros(4, np.int64), np.array([0.1, 0.3, 0.5, 0.9], np.float32))
+    assert sure_median(det) == (3, pytest.approx(0.5))
+    assert sure_median(Detections.empty()) == (0, 0.0)
+
+
+def _right(det: Detections, truth: np.ndarray, cls: np.ndarray) -> int:
+    sure = det.subset(det.conf >= 0.25)
+    if not len(sure):
+        return 0
+    iou = box_iou(truth, sure.xyxy)
+    return int(sum(iou[i].max() >= 0.5 and sure.cls[iou[i].argmax()] == cls[i] for i in range(len(truth))))
+
+
+def test_the_shipped_detector_reads_dark_tiles_from_the_negative():
+    from xingzi.vision.detector import Detector
+
+    meta = json.loads((EXAMPLES / "demo.json").read_text(encoding="utf-8"))
+    image = cv2.imread(str(EXAMPLES / "demo.jpg"))
+    truth = np.array([t["xyxy"] for t in meta["tiles"]], np.float32) * (image.shape[1] / meta["size"][0])
+    cls = np.array([t["cls"] for t in meta["tiles"]])
+    dark = np.ascontiguousarray(255 - image)  # dark tiles, light faces, on a magenta table
+    plain = _right(Detector(negative=False).predict(dark), truth, cls)
+    both = _right(Detector().predict(dark), truth, cls)
+    assert plain < len(truth) * 0.7, f"{plain} of {len(truth)} read right without the negative"
+    assert both == len(truth), f"{both} of {len(truth)} read right with it"
+    assert _right(Detector().predict(image), truth, cls) == len(truth)  # light tiles: as before
+
+
+def test_eval_reads_the_negative_unless_told_not_to(tmp_path):
+    from xingzi.cli import main
+    from xingzi.engine.tiles import CLASS_NAMES
+
+    meta = json.loads((EXAMPLES / "demo.json").read_text(encoding="utf-8"))
+    image = cv2.imread(str(EXAMPLES / "demo.jpg"))
+    h, w = image.shape[:2]
+    (tmp_path / "data" / "images").mkdir(parents=True)
+    (tmp_path / "data" / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "data" / "images" / "dark.png"), 255 - image)
+    scale = w / meta["size"][0]
+    rows = []
+    for t in meta["tiles"]:
+        x1, y1, x2, y2 = (v * scale for v in t["xyxy"])
+        rows.append(f"{t['cls']} {(x1 + x2) / 2 / w} {(y1 + y2) / 2 / h} {(x2 - x1) / w} {(y2 - y1) / h}")
+    (tmp_path / "data" / "labels" / "dark.txt").write_text("\n".join(rows) + "\n")
+    (tmp_path / "data" / "classes.txt").write_text("\n".join(CLASS_NAMES) + "\n")
+    f1 = {}
+    for flags in ([], ["--no-negative"]):
+        out = tmp_path / ("off" if flags else "on")
+        assert main(["eval", "--data", str(tmp_path / "data"), "--out", str(out), *flags]) == 0
+        (row,) = out.glob("*.json")
+        assert ("-nonegative" in row.name) == bool(flags)
+        f1[bool(flags)] = json.loads(row.read_text())["summary"]["f1"]
+    assert f1[False] == pytest.approx(1.0) and f1[True] < 0.7, f1
