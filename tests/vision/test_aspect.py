@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from demo_photo import demo_photo, write_demo_dataset
 
-from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.aspect import ELONGATED, FEW_TILES, elongation, read_stretched, squeeze, unsqueeze
 from xingzi.vision.detections import Detections
 from xingzi.vision.metrics import box_iou
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _tiles(n: int, w: int, h: int, conf: float = 0.9) -> Detections:
@@ -96,10 +93,8 @@ def test_squeeze_and_unsqueeze_are_inverse_on_boxes():
 def test_the_shipped_detector_reads_the_demo_photo_stretched_fivefold():
     from xingzi.vision.detector import Detector
 
-    meta = json.loads((EXAMPLES / "demo.json").read_text(encoding="utf-8"))
-    image = cv2.imread(str(EXAMPLES / "demo.jpg"))
+    image, truth, _ = demo_photo()
     h, w = image.shape[:2]
-    truth = np.array([t["xyxy"] for t in meta["tiles"]], np.float32) * (w / meta["size"][0])
     wide = cv2.resize(image, (w * 5, h))
     truth[:, [0, 2]] *= 5
     plain = Detector(stretched=False, negative=False).predict(wide)
@@ -112,23 +107,13 @@ def test_the_shipped_detector_reads_the_demo_photo_stretched_fivefold():
 def test_eval_reads_a_stretched_photo_unless_told_not_to(tmp_path):
     from xingzi.cli import main
 
-    meta = json.loads((EXAMPLES / "demo.json").read_text(encoding="utf-8"))
-    image = cv2.imread(str(EXAMPLES / "demo.jpg"))
+    image, _, _ = demo_photo()
     h, w = image.shape[:2]
-    (tmp_path / "data" / "images").mkdir(parents=True)
-    (tmp_path / "data" / "labels").mkdir()
-    cv2.imwrite(str(tmp_path / "data" / "images" / "wide.jpg"), cv2.resize(image, (w * 5, h)))
-    scale = w / meta["size"][0]
-    rows = []
-    for t in meta["tiles"]:  # YOLO labels are relative, so the stretch leaves them as they are
-        x1, y1, x2, y2 = (v * scale for v in t["xyxy"])
-        rows.append(f"{t['cls']} {(x1 + x2) / 2 / w} {(y1 + y2) / 2 / h} {(x2 - x1) / w} {(y2 - y1) / h}")
-    (tmp_path / "data" / "labels" / "wide.txt").write_text("\n".join(rows) + "\n")
-    (tmp_path / "data" / "classes.txt").write_text("\n".join(CLASS_NAMES) + "\n")
+    data = write_demo_dataset(tmp_path / "data", cv2.resize(image, (w * 5, h)), "wide.jpg")
     recall = {}
     for flags in ([], ["--no-stretched"]):
         out = tmp_path / ("plain" if flags else "default")
-        assert main(["eval", "--data", str(tmp_path / "data"), "--out", str(out), *flags]) == 0
+        assert main(["eval", "--data", str(data), "--out", str(out), *flags]) == 0
         (row,) = out.glob("*.json")
         assert row.name.endswith("unstretched+xingzi_tilecls.json") == bool(flags)
         recall[bool(flags)] = json.loads(row.read_text())["summary"]["recall"]

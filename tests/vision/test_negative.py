@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
+from demo_photo import demo_photo, write_demo_dataset
 
 from xingzi.vision.detections import Detections
 from xingzi.vision.metrics import box_iou
 from xingzi.vision.negative import DOUBTFUL, read_negative, sure_median
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _tiles(n: int, conf: float) -> Detections:
@@ -74,10 +71,7 @@ def _right(det: Detections, truth: np.ndarray, cls: np.ndarray) -> int:
 def test_the_shipped_detector_reads_dark_tiles_from_the_negative():
     from xingzi.vision.detector import Detector
 
-    meta = json.loads((EXAMPLES / "demo.json").read_text(encoding="utf-8"))
-    image = cv2.imread(str(EXAMPLES / "demo.jpg"))
-    truth = np.array([t["xyxy"] for t in meta["tiles"]], np.float32) * (image.shape[1] / meta["size"][0])
-    cls = np.array([t["cls"] for t in meta["tiles"]])
+    image, truth, cls = demo_photo()
     dark = np.ascontiguousarray(255 - image)  # dark tiles, light faces, on a magenta table
     plain = _right(Detector(negative=False).predict(dark), truth, cls)
     both = _right(Detector().predict(dark), truth, cls)
@@ -88,25 +82,13 @@ def test_the_shipped_detector_reads_dark_tiles_from_the_negative():
 
 def test_eval_reads_the_negative_unless_told_not_to(tmp_path):
     from xingzi.cli import main
-    from xingzi.engine.tiles import CLASS_NAMES
 
-    meta = json.loads((EXAMPLES / "demo.json").read_text(encoding="utf-8"))
-    image = cv2.imread(str(EXAMPLES / "demo.jpg"))
-    h, w = image.shape[:2]
-    (tmp_path / "data" / "images").mkdir(parents=True)
-    (tmp_path / "data" / "labels").mkdir()
-    cv2.imwrite(str(tmp_path / "data" / "images" / "dark.png"), 255 - image)
-    scale = w / meta["size"][0]
-    rows = []
-    for t in meta["tiles"]:
-        x1, y1, x2, y2 = (v * scale for v in t["xyxy"])
-        rows.append(f"{t['cls']} {(x1 + x2) / 2 / w} {(y1 + y2) / 2 / h} {(x2 - x1) / w} {(y2 - y1) / h}")
-    (tmp_path / "data" / "labels" / "dark.txt").write_text("\n".join(rows) + "\n")
-    (tmp_path / "data" / "classes.txt").write_text("\n".join(CLASS_NAMES) + "\n")
+    image, _, _ = demo_photo()
+    data = write_demo_dataset(tmp_path / "data", 255 - image, "dark.png")
     f1 = {}
     for flags in ([], ["--no-negative"]):
         out = tmp_path / ("off" if flags else "on")
-        assert main(["eval", "--data", str(tmp_path / "data"), "--out", str(out), *flags]) == 0
+        assert main(["eval", "--data", str(data), "--out", str(out), *flags]) == 0
         (row,) = out.glob("*.json")
         assert ("-nonegative" in row.name) == bool(flags)
         f1[bool(flags)] = json.loads(row.read_text())["summary"]["f1"]
