@@ -29,7 +29,7 @@ TOP_ALTERNATIVES = 3  # second choices tried per detection
 MIN_PROB = 0.01  # second choices below this are not worth offering
 ADD_COST = 2.0  # a tile the detector missed altogether is an unlikely error
 PAIR_POOL = 8  # pairs of misreads are drawn from this many likeliest single ones
-MAX_REGROUPS = 12  # grouping again costs ~30 ms on two cores: the search stops after this many
+MAX_REGROUPS = 30  # grouping again costs ~30 ms on two cores: the search stops after this many (docs/pipeline.md)
 COST_MARGIN = math.log(20)  # edits 20x less likely than the best legal reading found are not tried
 # A photo is of a declared win, so an illegal reading is far likelier a misread than a false claim:
 # the cheapest legal reading is scored instead when the detector found it at least 1/20 as likely

@@ -13,7 +13,7 @@ from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
-from xingzi.vision.repair import Change, diagnose, explain, is_legal
+from xingzi.vision.repair import MAX_REGROUPS, Change, diagnose, explain, is_legal
 
 
 def misread(layout, index: int, shown: str, second: str, p_shown=0.6, p_second=0.3):
@@ -150,7 +150,7 @@ def test_meld_tile_edits_are_always_regrouped():
     [
         pytest.param(0, None, id="no-budget-no-suggestion"),
         pytest.param(1, (Change(10, Tile.S3, Tile.S2),), id="one-regroup-finds-the-cheapest"),
-        pytest.param(12, (Change(10, Tile.S3, Tile.S2),), id="default-budget"),
+        pytest.param(MAX_REGROUPS, (Change(10, Tile.S3, Tile.S2),), id="default-budget"),
     ],
 )
 def test_regroups_stay_within_the_budget(monkeypatch, max_regroups, best):
