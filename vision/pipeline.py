@@ -82,7 +82,7 @@ class PhotoResult:
         out: dict[str, Any] = dict(self.result or {"valid": False})
         out["reading"] = reading_json(self.reading, self.diagnosis)
         if self.repair is not None:
-            out["reading"]["repaired"] = suggestion_json(self.repair)
+            out["reading"]["repaired"] = {**suggestion_json(self.repair), "note": repair_note(self.repair)}
         out["situation"] = self.situation
         if self.error:
             out["error"] = self.error
@@ -225,12 +225,17 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     shown = dict(result) if result is not None else {"valid": False, "reason": error}
     marks: dict[int, int | None] = {}
     if repair is not None:
-        shown["note"] = f"改读 scored as the likeliest legal hand: {repair.text}"
+        shown["note"] = repair_note(repair)
         marks = {c.detection: None if c.drop else (c.new.index if c.new else BACK_CLASS) for c in repair.changes
                  if c.detection is not None}
     annotated = draw(image, reading, shown, marks=marks)
     timings["draw"] = time.perf_counter() - t
     return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair)
+
+
+def repair_note(repair: Suggestion) -> str:
+    """What the caption and the page say when a likeliest legal reading was scored."""
+    return f"改读 scored as the likeliest legal hand: {repair.text}"
 
 
 def repaired_reading(reading: HandReading, repair: Suggestion) -> HandReading:
@@ -326,9 +331,8 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
             out.write(f"not legal {reason}\n")
         for s in res.diagnosis.suggestions:
             out.write(f"maybe     {s.text}  (cost {s.cost:.2f})\n")
-    if res.repair is not None:
-        out.write(f"scored as {res.situation and _notation(res.situation)}: the likeliest legal reading "
-                  f"({res.repair.text}; --as-read scores the tiles as read)\n")
+    if res.repair is not None:  # the hand it gives is printed next, by print_result
+        out.write(f"scored as the likeliest legal reading: {res.repair.text} (--as-read scores the tiles as read)\n")
     if res.result is None:
         out.write(f"no score  {res.error}\n")
     else:
@@ -349,13 +353,6 @@ def _hand_before(situation: dict) -> str:
     standing = parse_tiles(situation["hand"])
     standing.remove(Tile.parse(situation["win_tile"]))
     return format_tiles(standing)
-
-
-def _notation(situation: dict) -> str:
-    parts = [f"{_hand_before(situation)} {situation['win_tile']}", *situation.get("melds", [])]
-    if situation.get("fa"):
-        parts.append(f"fa {situation['fa']}")
-    return " | ".join(parts)
 
 
 def _write_image(path: str | Path, bgr: np.ndarray) -> None:

@@ -45,6 +45,7 @@ def test_a_misread_tile_is_scored_as_the_detectors_second_choice():
     assert "3s" in res.reading.notation and res.reading.tiles.count(Tile.S3) == 2  # the reading stays as read
     out = res.to_json()
     assert out["reading"]["repaired"]["text"] == "read tile #10 3s as 2s"
+    assert out["reading"]["repaired"]["note"] == "改读 scored as the likeliest legal hand: read tile #10 3s as 2s"
     assert marked_pixels(res.annotated) > 0  # the changed tile is drawn in its own colour
 
 
@@ -97,7 +98,7 @@ def test_score_command_says_what_it_changed(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake())
     assert main(["score", str(photo)]) == 0
     text = capsys.readouterr().out
-    assert "scored as 123456m55789p12s 3s: the likeliest legal reading (read tile #10 3s as 2s" in text
+    assert "scored as the likeliest legal reading: read tile #10 3s as 2s (--as-read scores the tiles as read)" in text
     assert "hand      123456m55789p12s + 3s" in text and "own       3 炮" in text
     assert main(["score", str(photo), "--as-read"]) == 0
     text = capsys.readouterr().out

@@ -89,7 +89,7 @@ function show(data) {
   }
   const probs = $("problems"); probs.innerHTML = "";
   for (const p of data.reading.reasons || []) li(probs, p);
-  if (data.reading.repaired) li(probs, "改读 scored as the likeliest legal hand: " + data.reading.repaired.text);
+  if (data.reading.repaired) li(probs, data.reading.repaired.note);
   for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) li(probs, p);
   const sug = $("suggestions"); sug.innerHTML = "";
   for (const s of data.reading.suggestions || []) {
