@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Train the detector on a lent GPU machine in one call (docs/detector.md, "Training on a lent GPU").
 # Run from the repository root there, with `.devdata/real.tar.gz` (python -m xingzi.models.pack_real
-# --out /tmp/pack --tar, then move the tarball into .devdata/) and `.whl`
+# --out /tmp/pack --tar, then move the tarball into .devdata/), `.devdata/art.tar.gz` (python -m
+# xingzi.models.pack_art; without it only the vendored face styles exist there) and `.whl`
 # (the ultralytics wheels) carried. The machine has torch but no ultralytics and no network.
 # Outputs (at most 8 files) go to $OUT: best.pt, last.pt (stripped), results.csv, args.yaml,
 # xingzi_train.json, train.log. A watchdog keeps a stripped best.pt in $OUT while training runs,
@@ -16,6 +17,8 @@ START=${START:-models/xingzi_yolo11n.pt}
 LR0=${LR0:-0.01}
 WARMUP=${WARMUP:-1}        # epochs; keep it short when START is already trained at this size
 SEED=${SEED:-1}            # synthetic set seed
+WEAK_N=${WEAK_N:-0}        # more synthetic hands drawn only in the art styles read worst (seed SEED+100)
+WEAK_STYLES=${WEAK_STYLES:-kde_jade kde_classic xm_dorwhite gnome_postmodern unicode_symbola fluffy_black}
 SMOKE=${SMOKE:-0}          # 1: a tiny CPU run to test this script before spending device time
 OUT=${OUT:-/tmp/xingzi_out}
 mkdir -p "$OUT"
@@ -40,6 +43,10 @@ python3 -c "import torch, ultralytics, xingzi.engine; print('torch', torch.__ver
 
 REAL=/tmp/xingzi_real
 mkdir -p "$REAL" && tar -xzf .devdata/real.tar.gz -C "$REAL" || exit 1
+if [ -f .devdata/art.tar.gz ]; then  # the art packs (python -m xingzi.models.pack_art): all face styles there
+  python3 -m xingzi.models.pack_art --unpack .devdata/art.tar.gz --out /tmp/xingzi_art && export XINGZI_ART=/tmp/xingzi_art
+fi
+log "styles: $(python3 -m xingzi synth --list-styles | tr '\n' ' ')"
 SYNTH=/tmp/xingzi_synth
 log "synth: $SYNTH_N images"
 if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed "$SEED" --imgsz "$IMGSZ" --workers "$WORKERS" >/tmp/synth.log 2>&1; then
@@ -47,13 +54,24 @@ if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed "$SEED" --imgsz 
 else
   tail -5 /tmp/synth.log; log "synth failed: training on real photos only"; EXTRA=""
 fi
+if [ "$WEAK_N" -gt 0 ]; then
+  WEAK=/tmp/xingzi_weak
+  log "synth: $WEAK_N images in $WEAK_STYLES"
+  # shellcheck disable=SC2086  # the style list splits into words on purpose
+  if python3 -m xingzi synth --n "$WEAK_N" --out "$WEAK" --seed $((SEED + 100)) --imgsz "$IMGSZ" \
+      --workers "$WORKERS" --styles $WEAK_STYLES >/tmp/weak.log 2>&1; then
+    EXTRA="$EXTRA${EXTRA:+,}$WEAK/images"
+  else
+    tail -5 /tmp/weak.log; log "weak-style synth failed: left out"
+  fi
+fi
 DATA=/tmp/xingzi_data.yaml
 python3 - "$DATA" "$REAL" "$EXTRA" <<'EOF' || exit 1
 import sys
 from pathlib import Path
 from xingzi.models.train import data_yaml
 out, dev, extra = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
-train = [dev / "train" / "images"] + ([Path(extra)] if extra else [])
+train = [dev / "train" / "images"] + [Path(e) for e in extra.split(",") if e]
 print(data_yaml(out, train, [dev / "val" / "images"]).read_text())
 EOF
 
