@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 from xingzi.vision.aspect import read_stretched
 from xingzi.vision.detections import Detections
 from xingzi.vision.negative import read_negative
@@ -32,6 +32,10 @@ DEFAULT_IMGSZ = 640
 # clearly but cannot place between two or three look-alike faces (2m/3m/5m) is still a tile, and the
 # classifier or the hand's legality settles the face. Measured in docs/detector.md ("Box score").
 TOP_FACES = 3
+# A face-down tile is a plain block the model is sure of (held-out synthetic: 5th percentile 0.78);
+# a faint `back` is most often a dark stripe or shadow (real photos: 24 of 31 such boxes under 0.5,
+# none a tile). Measured in docs/detector.md ("Faint backs").
+BACK_CONF = 0.5
 
 
 def default_weights() -> Path:
@@ -152,6 +156,12 @@ def _load_classifier(classifier: str | Path | None, threads: int | None) -> Tile
     return TileClassifier(classifier, threads=threads)
 
 
+def drop_faint_backs(det: Detections, back_conf: float) -> Detections:
+    """The detections without the face-down boxes scored under ``back_conf``."""
+    faint = (det.cls == BACK_CLASS) & (det.conf < back_conf)
+    return det.subset(~faint) if faint.any() else det
+
+
 class Detector:
     """Read tiles from BGR photos. ``weights``: a .pt (PyTorch) or .onnx (ONNX Runtime) file.
 
@@ -163,11 +173,12 @@ class Detector:
     pictures saved with one axis stretched (:mod:`xingzi.vision.aspect`).
     ``negative``: when the tiles found are read with little confidence, also read the photo's negative,
     for dark tiles with light faces (:mod:`xingzi.vision.negative`).
+    ``back_conf``: face-down tiles read less surely than this are dropped (0: keep all).
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
                  iou: float = 0.5, threads: int | None = None, classifier: str | Path | None = "auto",
-                 stretched: bool = True, negative: bool = True) -> None:
+                 stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF) -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -175,8 +186,9 @@ class Detector:
             raise ValueError(f"weights must be a .pt or .onnx file, got {path.name!r}")
         if imgsz is not None and imgsz % 32:
             raise ValueError(f"imgsz must be a multiple of 32, got {imgsz}")
-        if not (0 <= conf <= 1 and 0 < iou <= 1):
-            raise ValueError(f"conf must be in [0,1] and iou in (0,1], got conf={conf}, iou={iou}")
+        if not (0 <= conf <= 1 and 0 < iou <= 1 and 0 <= back_conf <= 1):
+            raise ValueError(f"conf and back_conf must be in [0,1] and iou in (0,1], "
+                             f"got conf={conf}, back_conf={back_conf}, iou={iou}")
         self.weights = path
         self.backend = _OnnxBackend(path, threads) if path.suffix == ".onnx" else _TorchBackend(path, threads)
         fixed = getattr(self.backend, "fixed_size", None)
@@ -184,12 +196,14 @@ class Detector:
         self.conf, self.iou = conf, iou
         self.classifier = _load_classifier(classifier, threads)
         self.stretched, self.negative = stretched, negative
+        self.back_conf = back_conf
 
     def predict(self, image: np.ndarray) -> Detections:
         refine = None if self.classifier is None else self.classifier.refine
         first = self.read(image)
         first = read_stretched(self.detect, image, first, refine) if self.stretched else first
-        return read_negative(self.read, image, first) if self.negative else first
+        det = read_negative(self.read, image, first) if self.negative else first
+        return drop_faint_backs(det, self.back_conf)
 
     def read(self, image: np.ndarray) -> Detections:
         """One model call on the image as it is, then the classifier if there is one."""

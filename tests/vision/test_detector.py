@@ -8,7 +8,17 @@ import numpy as np
 import pytest
 
 from xingzi.vision.detections import Detections
-from xingzi.vision.detector import DEFAULT_ONNX, DEFAULT_WEIGHTS, Detector, decode, letterbox, nms, tile_score
+from xingzi.vision.detector import (
+    BACK_CONF,
+    DEFAULT_ONNX,
+    DEFAULT_WEIGHTS,
+    Detector,
+    decode,
+    drop_faint_backs,
+    letterbox,
+    nms,
+    tile_score,
+)
 
 
 def _raw(boxes_cxcywh, scores):
@@ -73,6 +83,31 @@ def test_bad_image_is_a_clear_value_error(image, message):
         letterbox(image, 64)
 
 
+@pytest.mark.parametrize(
+    ("cls", "conf", "kept"),
+    [pytest.param([30, 30, 4], [0.45, 0.9, 0.3], [1, 2], id="faint_back_dropped"),
+     pytest.param([30, 4], [BACK_CONF, 0.26], [0, 1], id="back_at_the_bar_kept"),
+     pytest.param([4, 12], [0.3, 0.26], [0, 1], id="faint_faces_untouched")],
+)
+def test_faint_face_down_boxes_are_dropped(cls, conf, kept):
+    det = Detections(np.arange(len(cls) * 4, dtype=np.float32).reshape(-1, 4), np.array(cls), np.array(conf))
+    out = drop_faint_backs(det, BACK_CONF)
+    np.testing.assert_array_equal(out.conf, np.array(conf)[kept])
+    assert len(drop_faint_backs(det, 0.0)) == len(cls)
+
+
+def test_the_detector_drops_faint_backs_it_reads(monkeypatch):
+    from xingzi.vision import detector as mod
+
+    faint = Detections(np.array([[0, 0, 10, 10], [20, 0, 30, 10]], np.float32), np.array([30, 3]),
+                       np.array([0.3, 0.3], np.float32))
+    monkeypatch.setattr(mod.Detector, "read", lambda self, image: faint)
+    img = np.zeros((40, 40, 3), np.uint8)
+    assert Detector(DEFAULT_ONNX, classifier=None, stretched=False, negative=False).predict(img).cls.tolist() == [3]
+    kept = Detector(DEFAULT_ONNX, classifier=None, stretched=False, negative=False, back_conf=0).predict(img)
+    assert kept.cls.tolist() == [30, 3]
+
+
 def test_wrong_class_count_is_rejected():
     with pytest.raises(ValueError, match="expected 31"):
         decode(np.zeros((4 + 34, 10), np.float32), 1.0, (0, 0), (10, 10), 0.25, 0.5)
@@ -82,7 +117,8 @@ def test_wrong_class_count_is_rejected():
     ("kwargs", "error", "message"),
     [pytest.param({"weights": "missing.pt"}, FileNotFoundError, "not found", id="missing"),
      pytest.param({"imgsz": 100}, ValueError, "multiple of 32", id="imgsz"),
-     pytest.param({"conf": 1.5}, ValueError, "conf", id="conf")],
+     pytest.param({"conf": 1.5}, ValueError, "conf", id="conf"),
+     pytest.param({"back_conf": -0.1}, ValueError, "back_conf", id="back_conf")],
 )
 def test_bad_settings(kwargs, error, message):
     with pytest.raises(error, match=message):
