@@ -19,6 +19,7 @@ import numpy as np
 from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
 from xingzi.engine.tiles import CLASS_NAMES, Tile
 from xingzi.vision.metrics import IGNORE, ImageBoxes, Scores, score
+from xingzi.vision.perturb import Perturbation
 
 NC = len(CLASS_NAMES)
 # Classes of other label sets that are real tiles but not Xingzi tiles: ignored regions.
@@ -156,6 +157,12 @@ def truths_for(ds: Dataset, table: np.ndarray) -> tuple[list[ImageBoxes], list[t
     return [read_boxes(label_path_for(p), table, s, False) for p, s in zip(ds.images, sizes, strict=True)], sizes
 
 
+def perturbed_truths(truths: list[ImageBoxes], sizes: Sequence[tuple[int, int]],
+                     perturb: Perturbation) -> list[ImageBoxes]:
+    """The true boxes moved as ``perturb`` moves its photo."""
+    return [ImageBoxes(perturb.boxes(t.xyxy, w, h), t.cls, t.conf) for t, (w, h) in zip(truths, sizes, strict=True)]
+
+
 def preds_from_dir(ds: Dataset, sizes, pred_dir: Path, table: np.ndarray) -> list[ImageBoxes]:
     if not pred_dir.is_dir():
         raise FileNotFoundError(f"predictions folder not found: {pred_dir}")
@@ -165,26 +172,28 @@ def preds_from_dir(ds: Dataset, sizes, pred_dir: Path, table: np.ndarray) -> lis
 def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf: float, iou: float,
                      pipeline_check: Callable | None = None,
                      classifier: str | Path | None = "auto", stretched: bool = True,
-                     negative: bool = True) -> tuple[list[ImageBoxes], dict]:
+                     negative: bool = True, perturb: Perturbation | None = None) -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
     and, when a pipeline check and ground-truth meta exist, the share of whole results right.
     ``classifier``: the second-stage tile classifier ("auto": the shipped one if any; None: none);
     ``stretched``: re-read pictures with almost no tiles squeezed (:mod:`xingzi.vision.aspect`);
-    ``negative``: read doubtful photos' negatives too (:mod:`xingzi.vision.negative`)."""
+    ``negative``: read doubtful photos' negatives too (:mod:`xingzi.vision.negative`);
+    ``perturb``: read each photo changed so (:mod:`xingzi.vision.perturb`; no whole-pipeline check then)."""
     import cv2
 
     from xingzi.vision.detector import Detector
 
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, classifier=classifier, stretched=stretched,
                    negative=negative)
-    check = pipeline_check or PIPELINE_CHECK
-    if check is None and (ds.root / "meta").is_dir():
+    check = None if perturb is not None else pipeline_check or PIPELINE_CHECK
+    if check is None and perturb is None and (ds.root / "meta").is_dir():
         from xingzi.vision.bench_pipeline import pipeline_matches_truth
 
         check = pipeline_matches_truth
     out, right = [], []
     for p in ds.images:
-        d = det.predict(cv2.imread(str(p), cv2.IMREAD_COLOR))
+        image = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        d = det.predict(image if perturb is None else np.ascontiguousarray(perturb.image(image)))
         out.append(ImageBoxes.preds(d.xyxy, d.cls, d.conf))
         meta = ds.root / "meta" / f"{p.stem}.json"
         if check is not None and meta.is_file():

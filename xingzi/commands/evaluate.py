@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-negative", dest="negative", action="store_false",
                         help="never read a photo's negative (done when the tiles found are read with little "
                              "confidence: dark tiles with light faces)")
+    parser.add_argument("--perturb", default=None, metavar="NAME",
+                        help="read every photo changed (true boxes moved with it): rot90, rot180, half, blur, "
+                             "jpeg30 or dim; the row name ends in ~NAME")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave out images whose file name matches (repeatable; e.g. known label errors)")
     parser.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
@@ -49,6 +52,15 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"no images found for {args.data} ({args.split})")
     overrides = ev.parse_name_map(args.name_map)
     truths, sizes = ev.truths_for(ds, ev.name_table(ds.names, overrides))
+    perturb = None
+    if args.perturb:
+        from xingzi.vision.perturb import get
+
+        perturb = get(args.perturb)
+        if args.preds:
+            raise ValueError("--perturb changes the photos a model reads; it cannot apply to --preds files")
+        truths = ev.perturbed_truths(truths, sizes, perturb)
+        print(f"every photo {perturb.what}")
     models = list(args.model)
     if not models and not args.preds:
         from xingzi.vision.detector import default_weights
@@ -57,10 +69,11 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for weights, classifier in itertools.product(models, args.classifier or ["auto"]):
         preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou, classifier=classifier,
-                                           stretched=args.stretched, negative=args.negative)
+                                           stretched=args.stretched, negative=args.negative, perturb=perturb)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "" if args.stretched else "-unstretched"
         row += "" if args.negative else "-nonegative"
+        row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
                                        {"model": str(weights), "data": str(args.data), **extra}))
