@@ -19,6 +19,7 @@ from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 from xingzi.vision.aspect import read_stretched
 from xingzi.vision.detections import Detections
 from xingzi.vision.negative import read_negative
+from xingzi.vision.sharpen import read_sharpened
 
 if TYPE_CHECKING:
     from xingzi.vision.classifier import TileClassifier
@@ -174,11 +175,14 @@ class Detector:
     ``negative``: when the tiles found are read with little confidence, also read the photo's negative,
     for dark tiles with light faces (:mod:`xingzi.vision.negative`).
     ``back_conf``: face-down tiles read less surely than this are dropped (0: keep all).
+    ``sharpen``: when the tiles found are read with some doubt, also read the photo sharpened, for
+    blurred photos (:mod:`xingzi.vision.sharpen`).
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
                  iou: float = 0.5, threads: int | None = None, classifier: str | Path | None = "auto",
-                 stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF) -> None:
+                 stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF,
+                 sharpen: bool = True) -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -196,13 +200,14 @@ class Detector:
         self.conf, self.iou = conf, iou
         self.classifier = _load_classifier(classifier, threads)
         self.stretched, self.negative = stretched, negative
-        self.back_conf = back_conf
+        self.back_conf, self.sharpen = back_conf, sharpen
 
     def predict(self, image: np.ndarray) -> Detections:
         refine = None if self.classifier is None else self.classifier.refine
         first = self.read(image)
         first = read_stretched(self.detect, image, first, refine) if self.stretched else first
         det = read_negative(self.read, image, first) if self.negative else first
+        det = read_sharpened(self.read, image, det) if self.sharpen else det
         return drop_faint_backs(det, self.back_conf)
 
     def read(self, image: np.ndarray) -> Detections:

@@ -30,11 +30,19 @@ def sure_median(det: Detections) -> tuple[int, float]:
 
 def read_negative(read: Reader, image: np.ndarray, first: Detections) -> Detections:
     """``first``, or the reading of the photo's negative when that is clearly the better one."""
+    return read_instead(read, lambda im: 255 - im, image, first, DOUBTFUL, GAIN)
+
+
+def read_instead(read: Reader, change: Callable[[np.ndarray], np.ndarray], image: np.ndarray,
+                 first: Detections, doubtful: float, gain: float) -> Detections:
+    """When ``first`` is doubtful (its sure tiles' median confidence under ``doubtful``), read the changed
+    photo too and return that reading if it finds at least as many sure tiles, ``gain`` more surely.
+    The change must keep the photo's geometry: its boxes stand for the photo's as they are."""
     count, median = sure_median(first)
-    if median >= DOUBTFUL:
+    if median >= doubtful:
         return first
-    other = read(np.ascontiguousarray(255 - image))
+    other = read(np.ascontiguousarray(change(image)))
     other_count, other_median = sure_median(other)
-    if other_count and other_count >= count and other_median > median + GAIN:
+    if other_count and other_count >= count and other_median > median + gain:
         return other
     return first
