@@ -3,8 +3,8 @@
 Without them the synthetic photos generated there use only the vendored styles (procedural and
 two packs), and the art packs the detector reads worst never reach GPU training. The generator
 draws each face at 192x256 (`datasets/synth/faces.py`), so each face is cropped to its visible
-part, fitted into that size and kept as WebP with its alpha (lossless for art smaller than that) (about 2 MiB for all packs, against
-11 MiB of PNG); licence files travel beside. On the machine, ``--unpack`` turns them back into
+part, fitted into that size and kept as WebP with its alpha (lossless when the art is smaller than
+that): about 2 MiB for all packs, against 11 MiB of PNG; licence files travel beside. On the machine, ``--unpack`` turns them back into
 the PNG packs the generator reads, under a folder that ``XINGZI_ART`` then names.
 
     python -m xingzi.models.pack_art --out .devdata            # here: .devdata/art.tar.gz
