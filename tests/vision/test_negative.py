@@ -7,27 +7,16 @@ import json
 import numpy as np
 import pytest
 from demo_photo import demo_photo, write_demo_dataset
+from fake_readings import SwitchReader, tiles
 
 from xingzi.vision.detections import Detections
 from xingzi.vision.metrics import box_iou
 from xingzi.vision.negative import DOUBTFUL, read_negative, sure_median
 
 
-def _tiles(n: int, conf: float) -> Detections:
-    xs = np.arange(n, dtype=np.float32) * 20
-    xyxy = np.stack([xs, np.zeros(n), xs + 18, np.full(n, 25)], 1).astype(np.float32)
-    return Detections(xyxy, np.zeros(n, np.int64), np.full(n, conf, np.float32))
-
-
-class BrightnessReader:
-    """Reads ``light`` when the picture is mostly light, else ``dark``; counts its calls."""
-
-    def __init__(self, light: Detections, dark: Detections) -> None:
-        self.light, self.dark, self.calls = light, dark, 0
-
-    def __call__(self, image: np.ndarray) -> Detections:
-        self.calls += 1
-        return self.light if image.mean() > 127 else self.dark
+def brightness_reader(light: Detections, dark: Detections) -> SwitchReader:
+    """Reads ``light`` when the picture is mostly light, else ``dark``."""
+    return SwitchReader(lambda image: image.mean() > 127, light, dark)
 
 
 DARK = np.full((60, 80, 3), 30, np.uint8)
@@ -35,26 +24,26 @@ DARK = np.full((60, 80, 3), 30, np.uint8)
 
 @pytest.mark.parametrize(
     ("first", "negative", "kept"),
-    [pytest.param(_tiles(5, 0.4), _tiles(14, 0.9), "negative", id="dark_tiles_read_in_the_negative"),
-     pytest.param(_tiles(0, 0.4), _tiles(14, 0.9), "negative", id="nothing_found_at_first"),
-     pytest.param(_tiles(14, 0.6), _tiles(14, 0.65), "first", id="negative_barely_surer"),
-     pytest.param(_tiles(14, 0.6), _tiles(10, 0.95), "first", id="negative_finds_fewer"),
-     pytest.param(_tiles(3, 0.1), _tiles(0, 0.9), "first", id="negative_finds_nothing")],
+    [pytest.param(tiles(5, 0.4), tiles(14, 0.9), "negative", id="dark_tiles_read_in_the_negative"),
+     pytest.param(tiles(0, 0.4), tiles(14, 0.9), "negative", id="nothing_found_at_first"),
+     pytest.param(tiles(14, 0.6), tiles(14, 0.65), "first", id="negative_barely_surer"),
+     pytest.param(tiles(14, 0.6), tiles(10, 0.95), "first", id="negative_finds_fewer"),
+     pytest.param(tiles(3, 0.1), tiles(0, 0.9), "first", id="negative_finds_nothing")],
 )
 def test_the_negative_is_kept_only_when_clearly_better(first, negative, kept):
-    reader = BrightnessReader(light=negative, dark=first)
+    reader = brightness_reader(light=negative, dark=first)
     out = read_negative(reader, DARK, first)
     assert out is (negative if kept == "negative" else first)
     assert reader.calls == 1  # the negative, read once
 
 
 def test_a_confident_reading_costs_no_second_call():
-    first = _tiles(14, DOUBTFUL + 0.05)
-    reader = BrightnessReader(light=_tiles(14, 0.99), dark=first)
+    first = tiles(14, DOUBTFUL + 0.05)
+    reader = brightness_reader(light=tiles(14, 0.99), dark=first)
     assert read_negative(reader, DARK, first) is first and reader.calls == 0
 
 
-def test_sure_median_counts_only_sure_tiles():
+def test_sure_median_counts_only_suretiles():
     det = Detections(np.zeros((4, 4), np.float32), np.zeros(4, np.int64), np.array([0.1, 0.3, 0.5, 0.9], np.float32))
     assert sure_median(det) == (3, pytest.approx(0.5))
     assert sure_median(Detections.empty()) == (0, 0.0)

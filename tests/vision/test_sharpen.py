@@ -6,28 +6,10 @@ import cv2
 import numpy as np
 import pytest
 from demo_photo import demo_photo
+from fake_readings import SwitchReader, tiles
 
 from xingzi.vision.detections import Detections
 from xingzi.vision.sharpen import DOUBTFUL, read_sharpened, sharpen
-
-
-def _tiles(n: int, conf: float) -> Detections:
-    xs = np.arange(n, dtype=np.float32) * 20
-    xyxy = np.stack([xs, np.zeros(n), xs + 18, np.full(n, 25)], 1).astype(np.float32)
-    return Detections(xyxy, np.zeros(n, np.int64), np.full(n, conf, np.float32))
-
-
-class SharpnessReader:
-    """Reads ``crisp`` from a picture with strong edges, else ``soft``; counts its calls."""
-
-    def __init__(self, crisp: Detections, soft: Detections) -> None:
-        self.crisp, self.soft, self.calls = crisp, soft, 0
-
-    def __call__(self, image: np.ndarray) -> Detections:
-        self.calls += 1
-        edges = cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
-        return self.crisp if edges > EDGY else self.soft
-
 
 EDGY = 8.0  # Laplacian variance between the blurred edge's (4.3) and the sharpened one's (16)
 
@@ -38,22 +20,31 @@ def _blurred_edge() -> np.ndarray:
     return cv2.GaussianBlur(image, (0, 0), 1.5)
 
 
+def _edges(image: np.ndarray) -> float:
+    return float(cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var())
+
+
+def sharpness_reader(crisp: Detections, soft: Detections) -> SwitchReader:
+    """Reads ``crisp`` from a picture with strong edges, else ``soft``."""
+    return SwitchReader(lambda image: _edges(image) > EDGY, crisp, soft)
+
+
 @pytest.mark.parametrize(
     ("first", "sharpened", "kept"),
-    [pytest.param(_tiles(9, 0.7), _tiles(14, 0.9), "sharpened", id="blurred_photo_read_sharpened"),
-     pytest.param(_tiles(14, 0.8), _tiles(14, 0.81), "first", id="sharpened_barely_surer"),
-     pytest.param(_tiles(14, 0.7), _tiles(12, 0.95), "first", id="sharpened_finds_fewer")],
+    [pytest.param(tiles(9, 0.7), tiles(14, 0.9), "sharpened", id="blurred_photo_read_sharpened"),
+     pytest.param(tiles(14, 0.8), tiles(14, 0.81), "first", id="sharpened_barely_surer"),
+     pytest.param(tiles(14, 0.7), tiles(12, 0.95), "first", id="sharpened_finds_fewer")],
 )
 def test_the_sharpened_reading_is_kept_only_when_clearly_better(first, sharpened, kept):
-    reader = SharpnessReader(crisp=sharpened, soft=first)
+    reader = sharpness_reader(crisp=sharpened, soft=first)
     out = read_sharpened(reader, _blurred_edge(), first)
     assert out is (sharpened if kept == "sharpened" else first)
     assert reader.calls == 1
 
 
 def test_a_sure_reading_is_not_read_again():
-    first = _tiles(14, DOUBTFUL + 0.05)
-    reader = SharpnessReader(crisp=_tiles(14, 0.99), soft=first)
+    first = tiles(14, DOUBTFUL + 0.05)
+    reader = sharpness_reader(crisp=tiles(14, 0.99), soft=first)
     assert read_sharpened(reader, _blurred_edge(), first) is first and reader.calls == 0
 
 
@@ -62,10 +53,7 @@ def test_sharpening_restores_edges_and_keeps_the_photo_shape():
     crisp = sharpen(soft)
     assert crisp.shape == soft.shape and crisp.dtype == soft.dtype
 
-    def edges(im):
-        return cv2.Laplacian(cv2.cvtColor(im, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
-
-    assert edges(crisp) > 2 * edges(soft)
+    assert _edges(crisp) > 2 * _edges(soft)
 
 
 def test_the_shipped_detector_reads_a_blurred_photo_better_sharpened():
