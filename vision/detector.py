@@ -207,7 +207,8 @@ class Detector:
         first = self.read(image)
         first = read_stretched(self.detect, image, first, refine) if self.stretched else first
         det = read_negative(self.read, image, first) if self.negative else first
-        det = read_sharpened(self.read, image, det) if self.sharpen else det
+        if self.sharpen and det is first:  # a kept negative is a reading of another picture: not compared
+            det = read_sharpened(self.read, image, det)
         return drop_faint_backs(det, self.back_conf)
 
     def read(self, image: np.ndarray) -> Detections:

@@ -73,3 +73,23 @@ def test_the_shipped_detector_reads_a_blurred_photo_better_sharpened():
     plain = right(Detector(sharpen=False).predict(blurred))
     both = right(Detector().predict(blurred))
     assert both > plain, (plain, both)
+
+
+def test_a_photo_read_in_the_negative_is_not_also_sharpened(monkeypatch):
+    from xingzi.vision import detector as mod
+
+    calls = []
+
+    def read(self, image):
+        calls.append(image.mean())
+        dark = image.mean() < 127  # the photo is light; its negative dark
+        return tiles(14, 0.7) if dark else tiles(14, 0.5)  # the negative: surer, still doubtful
+
+    monkeypatch.setattr(mod.Detector, "read", read)
+    light = np.full((60, 80, 3), 200, np.uint8)
+    det = mod.Detector(classifier=None, stretched=False).predict(light)
+    assert float(det.conf[0]) == pytest.approx(0.7)  # the negative's reading, kept
+    assert len(calls) == 2, "photo and its negative only: no sharpened copy of the photo"
+    calls.clear()
+    mod.Detector(classifier=None, stretched=False, negative=False).predict(light)
+    assert len(calls) == 2, "without the negative, the doubtful photo is read sharpened"
