@@ -22,7 +22,7 @@ from xingzi.engine.tiles import BACK_CLASS, Tile, tile_counts
 
 from . import rowgeom
 from .detections import Detections
-from .meldfind import KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds  # noqa: F401
+from .meldfind import KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds, row_kongs  # noqa: F401
 
 # Thresholds and helpers that moved to rowgeom stay importable from here.
 from .rowgeom import DUPLICATE_IOU, END_GAP, LINE_TOL, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
@@ -100,6 +100,7 @@ class Knobs:
     sideways_in_row: bool = True
     join_beside: bool = True  # a full row still takes a lone tile right beside it as the winning tile
     any_hand_row: bool = False  # the hand row may look like melds only (a hand of concealed sets)
+    row_kongs: bool = False  # a row too long by k tiles may hold k kongs laid on against it
 
 
 # Tried in this order; the first that reads a legal hand wins (a photo is of a winning hand).
@@ -113,6 +114,7 @@ VARIANTS = (
     Knobs(gap_split=1.2, sideways_in_row=False),
     Knobs(any_hand_row=True),  # the longest row is the hand even if it looks like melds only
     Knobs(join_beside=False),  # the tile beside a full row is a stray (the winner stands in the row)
+    Knobs(row_kongs=True),  # last: gaps, where they can be seen, say more than a count
 )
 
 
@@ -188,7 +190,6 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
         rest = _take_melds(seg, cls, cue, k == main, melds, roles, meld_of, problems)
         pieces.extend(rest)
 
-    _order_melds(melds, meld_of, [i for seg in segments for i in seg])
     row_of = {int(i): k for k, r in enumerate(rows) for i in r}
     main_seg = segments[main]
     main_row = row_of[main_seg[0]]
@@ -220,6 +221,15 @@ def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
         problems.append(f"{len(singles) - len(joined)} tile(s) lying away from the hand ignored")
     concealed += joined
     over = len(concealed) - need
+    if knobs.row_kongs and over > 0 and not hidden_kongs:  # before any tile is dropped as a stray
+        for run in row_kongs(concealed, cls, over, lambda rest, extra: is_legal(_faces(rest, cls), melds + extra)):
+            melds.append(Meld(MeldKind.KONG, Tile.from_index(int(cls[run[0]]))))
+            for i in run:
+                roles[i], meld_of[i] = MeldKind.KONG.value, len(melds) - 1
+            concealed = [i for i in concealed if i not in run]
+            main_seg = [i for i in main_seg if i not in run]
+            over -= 1
+    _order_melds(melds, meld_of, [i for seg in segments for i in seg])
     if over > 0:  # too many tiles: drop those furthest off the hand row's line (strays in front/behind)
         drop = rowgeom.furthest_off_line(main_seg, geo.across, geo.b_ext, over)
         concealed = [i for i in concealed if i not in drop]
@@ -358,6 +368,10 @@ def _stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool) -> list[int]:
     if len(kept) > 4:
         kept = sorted(kept, key=lambda i: float(np.hypot(*(centers[i] - anchor))))[:4]
     return [int(i) for i in fa_idx if int(i) not in kept]
+
+
+def _faces(idx: list[int], cls: np.ndarray) -> list[Tile]:
+    return [Tile.from_index(int(cls[i])) for i in idx]
 
 
 def _count_word(n: int) -> str:

@@ -6,6 +6,9 @@ Works on segments (detection indices in reading order along a row) measured by `
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from itertools import combinations
+
 import numpy as np
 
 from xingzi.engine.melds import Meld, MeldKind
@@ -120,3 +123,21 @@ def _take_melds(seg, cls, sideways, is_main, melds, roles, meld_of, problems) ->
         else:
             kept.append(piece)
     return kept
+
+
+def row_kongs(concealed: list[int], cls: np.ndarray, over: int,
+              legal: Callable[[list[int], list[Meld]], bool]) -> list[list[int]]:
+    """Kongs laid on against the hand row (a tray or grid leaves no gap to split them off).
+
+    A kong adds a tile to the hand, so a row that holds ``over`` tiles too many may hide that many
+    kongs: runs of four of one face, face up (an exposed kong), taken out only when ``legal``
+    (the rest of the row, the new melds) says what is left is a winning hand."""
+    runs = [r for r in _runs(concealed, cls) if len(r) == 4 and cls[r[0]] != BACK_CLASS]
+    if over <= 0 or len(runs) < over:
+        return []
+    for chosen in combinations(runs, over):
+        taken = {i for r in chosen for i in r}
+        rest = [i for i in concealed if i not in taken]
+        if legal(rest, [Meld(MeldKind.KONG, Tile.from_index(int(cls[r[0]]))) for r in chosen]):
+            return [list(r) for r in chosen]
+    return []

@@ -79,6 +79,25 @@ def test_concealed_kong_inside_the_row_is_taken_out():
     assert sorted(reading.tiles) == sorted(parse_tiles("123m55p123s"))
 
 
+@pytest.mark.parametrize("angle", [0, 35, 200])
+def test_exposed_kong_laid_on_against_the_row_is_found_by_the_tile_count(angle):
+    # No gap and no sideways tile (a tray or grid): 15 tiles where a hand with no kong has 14,
+    # and taking the four 9p out as a kong leaves a winning hand.
+    layout = hand_layout("123m456m55p12s", "3s", ["kong 9p"], gap=0.0, win_apart=False, sideways_at=-1,
+                         angle=angle)
+    reading = group(layout.detections)
+    assert reading.melds == (Meld(MeldKind.KONG, Tile.P9),)
+    assert sorted(reading.tiles) == sorted(parse_tiles("123m456m55p123s"))
+    assert is_legal_reading(reading)
+
+
+def test_four_of_a_tile_in_a_long_row_stay_when_taking_them_out_makes_no_hand():
+    # 15 tiles with 1111m among them, but the other eleven are no hand: no kong is made up.
+    reading = group(hand_layout("1111m2468p135799s", "9s", [], win_apart=False).detections)
+    assert reading.melds == ()
+    assert any(p.startswith("15 tiles") for p in reading.problems)
+
+
 def test_winning_tile_not_apart_is_guessed_as_last_of_row_and_flagged():
     layout = hand_layout("123m456m789p12s55p", "3s", [], win_apart=False, angle=20)
     reading = group(layout.detections)
