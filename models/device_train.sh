@@ -19,6 +19,7 @@ WARMUP=${WARMUP:-1}        # epochs; keep it short when START is already trained
 SEED=${SEED:-1}            # synthetic set seed
 WEAK_N=${WEAK_N:-0}        # more synthetic hands drawn only in the art styles read worst (seed SEED+100)
 WEAK_STYLES=${WEAK_STYLES:-kde_jade kde_classic xm_dorwhite gnome_postmodern unicode_symbola fluffy_black}
+BLUR=${BLUR:-0}             # share of the main synthetic photos blurred more (xingzi synth --blur-share)
 SMOKE=${SMOKE:-0}          # 1: a tiny CPU run to test this script before spending device time
 OUT=${OUT:-/tmp/xingzi_out}
 mkdir -p "$OUT"
@@ -49,7 +50,8 @@ fi
 log "styles: $(python3 -m xingzi synth --list-styles | tr '\n' ' ')"
 SYNTH=/tmp/xingzi_synth
 log "synth: $SYNTH_N images"
-if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed "$SEED" --imgsz "$IMGSZ" --workers "$WORKERS" >/tmp/synth.log 2>&1; then
+if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed "$SEED" --imgsz "$IMGSZ" --workers "$WORKERS" \
+    --blur-share "$BLUR" >/tmp/synth.log 2>&1; then
   EXTRA="$SYNTH/images"
 else
   tail -5 /tmp/synth.log; log "synth failed: training on real photos only"; EXTRA=""

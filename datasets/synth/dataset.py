@@ -41,8 +41,8 @@ def _init_worker() -> None:
 
 
 def _job(args: tuple) -> tuple[int, dict[int, int]]:
-    out, seed, index, imgsz, styles = args
-    sample = render_sample(seed, index, imgsz, styles)
+    out, seed, index, imgsz, styles, blur_share = args
+    sample = render_sample(seed, index, imgsz, styles, blur_share=blur_share)
     write_sample(Path(out), stem(seed, index), sample)
     return index, {int(c): int((sample.classes == c).sum()) for c in np.unique(sample.classes)}
 
@@ -58,19 +58,23 @@ def warm_faces(styles: tuple[str, ...]) -> None:
 
 
 def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, workers: int = 1,
-                     styles: tuple[str, ...] | None = None, start: int = 0) -> Iterator[tuple[int, dict]]:
-    """Write images ``start .. start+n-1``; yields (index, per-class counts) as each is done."""
+                     styles: tuple[str, ...] | None = None, start: int = 0,
+                     blur_share: float = 0.0) -> Iterator[tuple[int, dict]]:
+    """Write images ``start .. start+n-1``; yields (index, per-class counts) as each is done.
+    ``blur_share``: the share of photos blurred more (``photo.camera_effects``; 0: the usual photos)."""
     if n < 1:
         raise ValueError(f"--n must be at least 1, got {n}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
     if imgsz < 64:
         raise ValueError(f"--imgsz must be at least 64 pixels, got {imgsz}")
+    if not 0 <= blur_share <= 1:
+        raise ValueError(f"--blur-share must be between 0 and 1, got {blur_share}")
     styles = check_styles(styles)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "data.yaml", data_yaml_text(out.resolve()))
-    jobs = [(str(out), seed, i, imgsz, styles) for i in range(start, start + n)]
+    jobs = [(str(out), seed, i, imgsz, styles, blur_share) for i in range(start, start + n)]
     if workers == 1:
         yield from map(_job, jobs)
         return

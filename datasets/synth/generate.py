@@ -7,6 +7,7 @@ only on (seed, index, imgsz, styles) and not on how the work is split between pr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -84,9 +85,11 @@ def _covered(mask: np.ndarray, box: tuple[float, ...]) -> float:
 
 
 def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ...] | None = None,
-                  pattern: str | None = None) -> Sample:
+                  pattern: str | None = None, blur_share: float = 0.0) -> Sample:
     if imgsz < 64:
         raise ValueError(f"imgsz must be at least 64 pixels, got {imgsz}")
+    if not 0 <= blur_share <= 1:
+        raise ValueError(f"blur share must be between 0 and 1, got {blur_share}")
     styles = check_styles(styles)
     rng = np.random.default_rng([seed, index])
     deal = sample_deal(rng, pattern)
@@ -124,7 +127,7 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
         tex = None if t.face_down else face_set.face(t.cls, tile_px)
         projected[int(i)] = draw_tile(img, cam, layout.shape, t, tex, colours, light, ambient, gloss)
     fingers = draw_fingers(img, rng) if rng.random() < 0.15 else None
-    img = camera_effects(img, rng)
+    img = camera_effects(img, rng, blur_share)
     quality = int(rng.integers(55, 96))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:  # pragma: no cover - OpenCV always encodes a uint8 image
@@ -149,9 +152,12 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
                            "role": t.role, "sideways": bool(t.sideways), "face_down": bool(t.face_down)})
     shown = sum(1 for t in tiles_meta if t["role"] != "loose")
     situation = deal.situation()
-    meta = {"situation": situation, "expect": expected_result(situation), "style": face_set.name,
-            "pattern": deal.pattern, "layout": layout.kind, "standing": layout.standing,
-            "size": [width, height], "seed": seed,
-            "complete": shown == sum(1 for t in layout.tiles if t.role != "loose"), "index": index, "tiles": tiles_meta}
+    meta: dict[str, Any] = {"situation": situation, "expect": expected_result(situation), "style": face_set.name,
+                            "pattern": deal.pattern, "layout": layout.kind, "standing": layout.standing,
+                            "size": [width, height], "seed": seed,
+                            "complete": shown == sum(1 for t in layout.tiles if t.role != "loose"), "index": index,
+                            "tiles": tiles_meta}
+    if blur_share:  # recorded only when used: the meta of the usual photos stays byte for byte
+        meta["blur_share"] = blur_share
     return Sample(buf.tobytes(), width, height, np.array(boxes, np.float64).reshape(-1, 4),
                   np.array(classes, np.int64), meta)

@@ -200,8 +200,13 @@ def _noise_bank() -> np.ndarray:
     return np.random.default_rng(20261129).standard_normal((1088, 1088, 3), dtype=np.float32)
 
 
-def camera_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Lighting falloff, white balance, glare, blur and sensor noise."""
+BLUR_MORE = (1.0, 2.5)  # sigma range, in pixels per 640 px of the long side, of the opt-in stronger blur
+
+
+def camera_effects(img: np.ndarray, rng: np.random.Generator, blur_share: float = 0.0) -> np.ndarray:
+    """Lighting falloff, white balance, glare, blur and sensor noise. ``blur_share``: the share of photos
+    also blurred as a shaken or misfocused phone does (sigma BLUR_MORE per 640 px); 0 draws nothing
+    more from ``rng``, so photos of a seed stay as they were."""
     h, w = img.shape[:2]
     out: Any = img.astype(np.float32)  # float32 throughout (OpenCV's stubs lose the dtype)
     # illumination: a gentle gradient times a vignette, with a white-balance gain per channel
@@ -241,6 +246,8 @@ def camera_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
         turned = cv2.warpAffine(kernel, rot, (k, k))
         out = cv2.filter2D(out, -1, np.asarray(turned / max(float(turned.sum()), 1e-6), np.float32))
+    if blur_share and rng.random() < blur_share:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(*BLUR_MORE) * max(h, w) / 640)
     sigma = rng.uniform(1, 7)
     # sensor noise: a window of a fixed bank of Gaussian noise at a random offset (fast, deterministic)
     bank = _noise_bank()

@@ -184,3 +184,25 @@ def test_committed_sample_labels_agree_with_its_meta():
         np.testing.assert_allclose(boxes, [t["xyxy"] for t in meta["tiles"]], atol=0.01)
         result = score_situation(meta["situation"])
         assert (result["valid"], result["own"]) == (meta["expect"]["valid"], meta["expect"]["own"])
+
+
+def _sharpness(sample) -> float:
+    grey = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    return float(cv2.Laplacian(grey, cv2.CV_64F).var())
+
+
+def test_stronger_blur_is_opt_in_and_keeps_the_boxes():
+    usual = render_sample(7, 1, 320)
+    blurred = render_sample(7, 1, 320, blur_share=1.0)
+    assert "blur_share" not in usual.meta and blurred.meta["blur_share"] == 1.0
+    np.testing.assert_array_equal(usual.boxes, blurred.boxes)
+    assert _sharpness(blurred) < 0.5 * _sharpness(usual)
+    assert render_sample(7, 1, 320, blur_share=0.0).jpeg == usual.jpeg
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.5])
+def test_blur_share_outside_0_1_is_refused(tmp_path, share):
+    with pytest.raises(ValueError, match="blur share must be between 0 and 1"):
+        render_sample(7, 1, 320, blur_share=share)
+    with pytest.raises(ValueError, match="--blur-share must be between 0 and 1"):
+        next(generate_dataset(tmp_path, 1, blur_share=share))

@@ -18,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--styles", nargs="+", default=None, metavar="STYLE",
                         help="face styles to use (default all): procedural and the art pack names")
+    parser.add_argument("--blur-share", type=float, default=0.0, metavar="P",
+                        help="share of photos also blurred as by a shaken phone (sigma 1-2.5 px per 640 px; "
+                             "default 0: the usual photos, the same bytes for a seed as before)")
     parser.add_argument("--list-styles", action="store_true", help="print the available face styles and exit")
     parser.add_argument("--preview", action="store_true",
                         help="write a contact sheet with boxes instead of a dataset (default synth_preview.jpg)")
@@ -50,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     totals: dict[int, int] = {}
     done = 0
-    for _, counts in generate_dataset(out, args.n, args.seed, args.imgsz, args.workers, styles, args.start):
+    for _, counts in generate_dataset(out, args.n, args.seed, args.imgsz, args.workers, styles, args.start,
+                                        args.blur_share):
         done += 1
         for c, k in counts.items():
             totals[c] = totals.get(c, 0) + k
