@@ -18,7 +18,7 @@ import numpy as np
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 from xingzi.vision.aspect import read_stretched
 from xingzi.vision.detections import Detections
-from xingzi.vision.negative import read_negative
+from xingzi.vision.negative import read_negative, sure_median
 from xingzi.vision.sharpen import read_sharpened
 
 if TYPE_CHECKING:
@@ -37,6 +37,12 @@ TOP_FACES = 3
 # a faint `back` is most often a dark stripe or shadow (real photos: 24 of 31 such boxes under 0.5,
 # none a tile). Measured in docs/detector.md ("Faint backs").
 BACK_CONF = 0.5
+# A second opinion: an earlier training stage (stage 5, three art styles) errs elsewhere than the
+# shipped one; where the shipped model's sure tiles are read with doubt, both read the same letterbox
+# and their raw outputs (same anchors) are averaged before NMS. Measured in docs/detector.md.
+DEFAULT_SECOND = MODELS_DIR / "xingzi_yolo11n_s5.onnx"
+SECOND_DOUBT = 0.88  # the shipped model's sure-tile median confidence under which the second is asked
+SECOND_WEIGHT = 0.5
 
 
 def default_weights() -> Path:
@@ -138,6 +144,7 @@ class _OnnxBackend:
         opts = ort.SessionOptions()
         if threads:
             opts.intra_op_num_threads = threads
+        self.path = path
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         inp = self.session.get_inputs()[0]
         self.name = inp.name
@@ -155,6 +162,30 @@ def _load_classifier(classifier: str | Path | None, threads: int | None) -> Tile
     if str(classifier) == "auto":
         return TileClassifier(DEFAULT_CLASSIFIER, threads=threads) if DEFAULT_CLASSIFIER.is_file() else None
     return TileClassifier(classifier, threads=threads)
+
+
+def _load_second(second: str | Path | None, threads: int | None, primary: Path, imgsz: int) -> _OnnxBackend | None:
+    """The second-opinion model: "auto" is the shipped one, only beside the shipped primary model."""
+    if second is None or str(second) == "none":
+        return None
+    auto = str(second) == "auto"
+    if auto:
+        shipped = primary.resolve() in (DEFAULT_ONNX.resolve(), DEFAULT_WEIGHTS.resolve())
+        if not (shipped and DEFAULT_SECOND.is_file()):
+            return None
+        second = DEFAULT_SECOND
+    path = Path(second)
+    if not path.is_file():
+        raise FileNotFoundError(f"second-opinion weights not found: {path}")
+    if path.suffix != ".onnx":
+        raise ValueError(f"second-opinion weights must be an .onnx file, got {path.name!r}")
+    backend = _OnnxBackend(path, threads)
+    if backend.fixed_size not in (None, imgsz):
+        if auto:  # the shipped model run at another size: no second opinion
+            return None
+        raise ValueError(f"second-opinion model reads {backend.fixed_size} px, the detector {imgsz} px: "
+                         "their outputs cannot be averaged")
+    return backend
 
 
 def drop_faint_backs(det: Detections, back_conf: float) -> Detections:
@@ -177,12 +208,15 @@ class Detector:
     ``back_conf``: face-down tiles read less surely than this are dropped (0: keep all).
     ``sharpen``: when the tiles found are read with some doubt, also read the photo sharpened, for
     blurred photos (:mod:`xingzi.vision.sharpen`).
+    ``second``: an .onnx model of the same shape whose raw output is averaged with this one's where this
+    one reads the sure tiles with doubt ("auto": the shipped stage-5 model, beside the shipped model
+    only; None: never).
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
                  iou: float = 0.5, threads: int | None = None, classifier: str | Path | None = "auto",
                  stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF,
-                 sharpen: bool = True) -> None:
+                 sharpen: bool = True, second: str | Path | None = "auto") -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -201,6 +235,7 @@ class Detector:
         self.classifier = _load_classifier(classifier, threads)
         self.stretched, self.negative = stretched, negative
         self.back_conf, self.sharpen = back_conf, sharpen
+        self.second = _load_second(second, threads, path, self.imgsz)
 
     def predict(self, image: np.ndarray) -> Detections:
         refine = None if self.classifier is None else self.classifier.refine
@@ -219,7 +254,12 @@ class Detector:
     def detect(self, image: np.ndarray) -> Detections:
         """The model's boxes for the image as it is (no second stage)."""
         blob, scale, pad = letterbox(image, self.imgsz)
-        return decode(self.backend(blob), scale, pad, image.shape[:2], self.conf, self.iou)
+        raw = self.backend(blob)
+        det = decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
+        if self.second is not None and sure_median(det)[1] < SECOND_DOUBT:
+            raw = (1 - SECOND_WEIGHT) * raw + SECOND_WEIGHT * self.second(blob)
+            det = decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
+        return det
 
     def predict_paths(self, paths: Iterable[str | Path]) -> list[Detections]:
         out = []

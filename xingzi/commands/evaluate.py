@@ -34,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-sharpen", dest="sharpen", action="store_false",
                         help="never read a sharpened copy of a photo (done when the tiles found are read with "
                              "some doubt: blurred photos)")
+    parser.add_argument("--second", default="auto", metavar="PATH",
+                        help="second-opinion .onnx averaged in where the model reads the tiles with doubt; "
+                             "'auto' (default): the shipped stage-5 model, beside the shipped model only; 'none'")
     parser.add_argument("--perturb", default=None, metavar="NAME",
                         help="read every photo changed (true boxes moved with it): rot90, rot180, half, blur, "
                              "jpeg30 or dim; the row name ends in ~NAME")
@@ -73,11 +76,12 @@ def run(args: argparse.Namespace) -> int:
     for weights, classifier in itertools.product(models, args.classifier or ["auto"]):
         preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou, classifier=classifier,
                                            stretched=args.stretched, negative=args.negative, perturb=perturb,
-                                           sharpen=args.sharpen)
+                                           sharpen=args.sharpen, second=args.second)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "" if args.stretched else "-unstretched"
         row += "" if args.negative else "-nonegative"
         row += "" if args.sharpen else "-nosharpen"
+        row += f"+{Path(extra['second']).stem}" if "second" in extra else ""
         row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
