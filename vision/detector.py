@@ -9,6 +9,7 @@ Ultralytics is imported here only when a ``.pt`` file is loaded.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -237,26 +238,30 @@ class Detector:
         self.back_conf, self.sharpen = back_conf, sharpen
         self.second = _load_second(second, threads, path, self.imgsz)
 
-    def predict(self, image: np.ndarray) -> Detections:
+    def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
+        """The tiles of a BGR photo. ``ask_second``: average the second opinion in (when there is one)
+        however surely the photo is read (the caller found the usual reading wanting)."""
+        read, detect = partial(self.read, ask_second=ask_second), partial(self.detect, ask_second=ask_second)
         refine = None if self.classifier is None else self.classifier.refine
-        first = self.read(image)
-        first = read_stretched(self.detect, image, first, refine) if self.stretched else first
-        det = read_negative(self.read, image, first) if self.negative else first
+        first = read(image)
+        first = read_stretched(detect, image, first, refine) if self.stretched else first
+        det = read_negative(read, image, first) if self.negative else first
         if self.sharpen and det is first:  # a kept negative is a reading of another picture: not compared
-            det = read_sharpened(self.read, image, det)
+            det = read_sharpened(read, image, det)
         return drop_faint_backs(det, self.back_conf)
 
-    def read(self, image: np.ndarray) -> Detections:
+    def read(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """One model call on the image as it is, then the classifier if there is one."""
-        det = self.detect(image)
+        det = self.detect(image, ask_second)
         return det if self.classifier is None else self.classifier.refine(image, det)
 
-    def detect(self, image: np.ndarray) -> Detections:
-        """The model's boxes for the image as it is (no second stage)."""
+    def detect(self, image: np.ndarray, ask_second: bool = False) -> Detections:
+        """The model's boxes for the image as it is (no second stage); with the second opinion averaged
+        in where the reading is doubtful, or always with ``ask_second``."""
         blob, scale, pad = letterbox(image, self.imgsz)
         raw = self.backend(blob)
         det = decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
-        if self.second is not None and sure_median(det)[1] < SECOND_DOUBT:
+        if self.second is not None and (ask_second or sure_median(det)[1] < SECOND_DOUBT):
             raw = (1 - SECOND_WEIGHT) * raw + SECOND_WEIGHT * self.second(blob)
             det = decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
         return det

@@ -26,7 +26,7 @@ from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 
 from .detections import Detections
 from .draw import draw
-from .grouping import WIN_GUESSED, HandReading, group, mark_win
+from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
 from .unseen import GUESS_VOTES, best_win_tile, faceless_kongs, guess_kong_face  # noqa: F401
 
@@ -35,7 +35,7 @@ MAX_SIDE = 1600  # photos are scaled down to this before detection and drawing
 
 
 class TileDetector(Protocol):
-    def predict(self, image: np.ndarray) -> Detections: ...
+    def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections: ...
 
 
 @dataclass(frozen=True)
@@ -254,12 +254,24 @@ def _show_chosen_win(reading: HandReading, symbol: str) -> HandReading:
     return reading
 
 
+def detect_hand(detector: TileDetector, image: np.ndarray) -> Detections:
+    """The detector's reading of a photo of a winning hand. When its tiles make no legal hand and the
+    detector has a second opinion (:class:`~xingzi.vision.detector.Detector`), the photo is read again
+    with the second opinion asked however sure the first reading was, and that reading is taken when it
+    makes a hand: a photo shows a declared win, so a legal reading is the likelier one."""
+    det = detector.predict(image)
+    if getattr(detector, "second", None) is None or is_legal_reading(group(det)):
+        return det
+    other = detector.predict(image, ask_second=True)
+    return other if is_legal_reading(group(other)) else det
+
+
 def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector,
                context: Context = Context(), as_read: bool = False) -> PhotoResult:
     t0 = time.perf_counter()
     image = load_image(source)
     t1 = time.perf_counter()
-    detections = detector.predict(image)
+    detections = detect_hand(detector, image)
     t2 = time.perf_counter()
     return analyse(image, detections, context, {"decode": t1 - t0, "detect": t2 - t1}, as_read=as_read)
 
@@ -290,7 +302,8 @@ class BoxesDetector:
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ValueError(f"--model {path}: expected a synth meta JSON with tiles [{{cls, xyxy}}]: {e}") from None
 
-    def predict(self, image: np.ndarray) -> Detections:
+    def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
+        """The boxes written in the file (``ask_second``: no other reading to ask)."""
         h, w = image.shape[:2]
         scale = w / self.size[0] if self.size[0] else 1.0  # the photo may have been scaled down
         return Detections(self.xyxy * scale, self.cls.copy(), np.ones(len(self.cls), np.float32))

@@ -17,7 +17,7 @@ LARGE_TILE = 0.04  # tile side / photo's longer side from which the second pass 
 
 
 class Predictor(Protocol):
-    def predict(self, image: np.ndarray) -> Detections: ...
+    def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections: ...
 
 
 class ZoomDetector:
@@ -41,13 +41,14 @@ class ZoomDetector:
     def __getattr__(self, name: str):  # weights, imgsz, conf… of the wrapped detector
         return getattr(self.detector, name)
 
-    def predict(self, image: np.ndarray) -> Detections:
-        first = self.detector.predict(image)
+    def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
+        """``ask_second`` goes to the wrapped predictor on both passes."""
+        first = self.detector.predict(image, ask_second)
         crop = self.region(first, image.shape[:2])
         if crop is None:
             return first
         x1, y1, x2, y2 = crop
-        second = self.detector.predict(np.ascontiguousarray(image[y1:y2, x1:x2]))
+        second = self.detector.predict(np.ascontiguousarray(image[y1:y2, x1:x2]), ask_second)
         if len(second) < len(first):  # the closer look lost tiles: keep the first reading
             return first
         shift = np.array([x1, y1, x1, y1], np.float32)

@@ -101,7 +101,7 @@ def test_the_detector_drops_faint_backs_it_reads(monkeypatch):
 
     faint = Detections(np.array([[0, 0, 10, 10], [20, 0, 30, 10]], np.float32), np.array([30, 3]),
                        np.array([0.3, 0.3], np.float32))
-    monkeypatch.setattr(mod.Detector, "read", lambda self, image: faint)
+    monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: faint)
     img = np.zeros((40, 40, 3), np.uint8)
     assert Detector(DEFAULT_ONNX, classifier=None, stretched=False, negative=False).predict(img).cls.tolist() == [3]
     kept = Detector(DEFAULT_ONNX, classifier=None, stretched=False, negative=False, back_conf=0).predict(img)

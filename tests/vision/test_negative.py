@@ -86,7 +86,7 @@ def test_the_rule_leaves_a_sure_reading_alone():
     calls = []
     det = Detector()
     read = det.read
-    det.read = lambda im: calls.append(im) or read(im)  # type: ignore[method-assign]
+    det.read = lambda im, ask_second=False: calls.append(im) or read(im, ask_second)  # type: ignore[method-assign]
     assert _right(det.predict(image), truth, cls) == len(truth)  # light tiles: read as they are
     assert len(calls) == 1, "a sure reading must not pay for a second model call"
 

@@ -22,6 +22,7 @@ from xingzi.vision.pipeline import (
     Context,
     apply_corrections,
     decode_image,
+    detect_hand,
     load_image,
     read_photo,
 )
@@ -40,6 +41,53 @@ class Fake:
 def hand_detections() -> Detections:
     """123m456m789p12s55p + 3s on a 1280x960 photo: 3 炮 on a discard, 4 on a self-draw."""
     return hand_layout("123m456m789p12s55p", "3s", size=70, center=(W / 2, H / 2)).detections
+
+
+class SecondOpinionFake:
+    """A detector with a second opinion: reads ``usual``, or ``asked`` when the second opinion is asked."""
+
+    second = "a second model"
+
+    def __init__(self, usual: Detections, asked: Detections) -> None:
+        self.usual, self.asked, self.asks = usual, asked, 0
+
+    def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
+        self.asks += int(ask_second)
+        return self.asked if ask_second else self.usual
+
+
+def _one_tile_short() -> Detections:
+    det = hand_detections()
+    return det.subset(np.arange(len(det)) != 3)
+
+
+@pytest.mark.parametrize(("usual", "asked", "asks", "taken"), [
+    pytest.param("legal", "short", 0, "usual", id="legal-reading-asks-nothing"),
+    pytest.param("short", "legal", 1, "asked", id="illegal-reading-takes-a-legal-second-opinion"),
+    pytest.param("short", "short", 1, "usual", id="second-opinion-no-better-keeps-the-first"),
+])
+def test_a_reading_that_makes_no_hand_asks_the_second_opinion(usual, asked, asks, taken):
+    made = {"legal": hand_detections(), "short": _one_tile_short()}
+    fake = SecondOpinionFake(made[usual], made[asked])
+    got = detect_hand(fake, np.zeros((H, W, 3), np.uint8))
+    assert fake.asks == asks
+    assert got is (fake.usual if taken == "usual" else fake.asked)
+
+
+def test_a_detector_without_a_second_opinion_is_read_once():
+    calls = []
+
+    class Plain(Fake):
+        def predict(self, image: np.ndarray) -> Detections:
+            calls.append(1)
+            return self.detections
+
+    assert len(detect_hand(Plain(_one_tile_short()), np.zeros((H, W, 3), np.uint8))) == 13 and calls == [1]
+
+
+def test_read_photo_scores_the_second_opinion_when_the_first_reading_makes_no_hand(photo_path):
+    res = read_photo(photo_path, SecondOpinionFake(_one_tile_short(), hand_detections()), Context(self_draw=False))
+    assert res.result is not None and res.result["valid"] and res.reading.tile_count == 14
 
 
 def encode(image: Image.Image, fmt: str = "JPEG", **kw) -> bytes:

@@ -12,9 +12,11 @@ class FakeDetector:
 
     def __init__(self):
         self.seen: list[tuple[int, int]] = []
+        self.asked: list[bool] = []
 
-    def predict(self, image):
+    def predict(self, image, ask_second=False):
         self.seen.append(image.shape[:2])
+        self.asked.append(ask_second)
         ys, xs = np.nonzero(image[:, :, 0] > 200)
         if len(xs) == 0:
             boxes = np.zeros((0, 4), np.float32)
@@ -37,6 +39,13 @@ def test_small_hand_is_read_again_and_boxes_map_back():
     det = ZoomDetector(fake).predict(im)
     assert len(fake.seen) == 2 and fake.seen[1][0] < 1000 and fake.seen[1][1] < 1600
     np.testing.assert_allclose(det.xyxy[0], [700, 400, 740, 460])
+    assert fake.asked == [False, False]
+
+
+def test_asking_the_second_opinion_reaches_both_passes():
+    fake = FakeDetector()
+    ZoomDetector(fake).predict(image_with_tile(1000, 1600, (700, 400, 740, 460)), ask_second=True)
+    assert fake.asked == [True, True]
 
 
 def test_hand_filling_the_frame_is_read_once():

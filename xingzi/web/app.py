@@ -34,6 +34,7 @@ from xingzi.vision.pipeline import (
     analyse,
     apply_corrections,
     decode_image,
+    detect_hand,
     make_detector,
 )
 
@@ -105,7 +106,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         except ValueError as e:
             raise BadRequest(str(e)) from None
         with lock:
-            detections = get_detector().predict(image)
+            detections = detect_hand(get_detector(), image)
         token = secrets.token_urlsafe(12)
         with lock:
             sessions[token] = Session(image, detections)
