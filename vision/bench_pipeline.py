@@ -182,8 +182,9 @@ def run(args: argparse.Namespace) -> int:
         image_path = data / "images" / f"{path.stem}.jpg"
         t0 = time.perf_counter()
         image = load_image(image_path)
-        dets = truth_detections(meta) if detector is None else detect_hand(detector, image)
-        res = analyse(image, dets, context_of(meta["situation"]), as_read=getattr(args, "as_read", False))
+        dets, reading = (truth_detections(meta), None) if detector is None else detect_hand(detector, image)
+        res = analyse(image, dets, context_of(meta["situation"]), as_read=getattr(args, "as_read", False),
+                      reading=reading)
         cv2.imencode(".jpg", res.annotated, [cv2.IMWRITE_JPEG_QUALITY, 85])
         latencies.append(time.perf_counter() - t0)
         expect, got = meta["expect"], res.result

@@ -260,11 +260,11 @@ class Detector:
         in where the reading is doubtful, or always with ``ask_second``."""
         blob, scale, pad = letterbox(image, self.imgsz)
         raw = self.backend(blob)
-        det = decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
-        if self.second is not None and (ask_second or sure_median(det)[1] < SECOND_DOUBT):
+        det = None if ask_second else decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
+        if self.second is not None and (det is None or sure_median(det)[1] < SECOND_DOUBT):
             raw = (1 - SECOND_WEIGHT) * raw + SECOND_WEIGHT * self.second(blob)
-            det = decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
-        return det
+            det = None  # decoded once, below, from the averaged output
+        return det if det is not None else decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
 
     def predict_paths(self, paths: Iterable[str | Path]) -> list[Detections]:
         out = []

@@ -199,8 +199,10 @@ def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) ->
 
 def analyse(image: np.ndarray, detections: Detections, context: Context = Context(),
             timings: dict[str, float] | None = None, win_index: int | None = None,
-            as_read: bool = False, fixed: Iterable[int] = ()) -> PhotoResult:
+            as_read: bool = False, fixed: Iterable[int] = (), reading: HandReading | None = None) -> PhotoResult:
     """Everything after detection: grouping, diagnosis, scoring, drawing.
+
+    ``reading``: the grouping of ``detections`` when the caller already made it (:func:`detect_hand`).
 
     ``win_index`` marks which detection is the winning tile (the user said so). A reading that is
     no legal hand is scored as its likeliest legal reading (``repair.likeliest``; the reading
@@ -209,7 +211,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     """
     timings = dict(timings or {})
     t = time.perf_counter()
-    reading = group(detections)
+    reading = group(detections) if reading is None else reading
     if win_index is not None:
         reading = mark_win(reading, int(win_index))
     diagnosis = diagnose(reading)
@@ -254,16 +256,19 @@ def _show_chosen_win(reading: HandReading, symbol: str) -> HandReading:
     return reading
 
 
-def detect_hand(detector: TileDetector, image: np.ndarray) -> Detections:
-    """The detector's reading of a photo of a winning hand. When its tiles make no legal hand and the
-    detector has a second opinion (:class:`~xingzi.vision.detector.Detector`), the photo is read again
-    with the second opinion asked however sure the first reading was, and that reading is taken when it
-    makes a hand: a photo shows a declared win, so a legal reading is the likelier one."""
+def detect_hand(detector: TileDetector, image: np.ndarray) -> tuple[Detections, HandReading]:
+    """The detector's reading of a photo of a winning hand, and its grouping. When its tiles make no
+    legal hand and the detector has a second opinion (:class:`~xingzi.vision.detector.Detector`), the
+    photo is read again with the second opinion asked however sure the first reading was, and that
+    reading is taken when it makes a hand: a photo shows a declared win, so a legal reading is the
+    likelier one."""
     det = detector.predict(image)
-    if getattr(detector, "second", None) is None or is_legal_reading(group(det)):
-        return det
+    reading = group(det)
+    if getattr(detector, "second", None) is None or is_legal_reading(reading):
+        return det, reading
     other = detector.predict(image, ask_second=True)
-    return other if is_legal_reading(group(other)) else det
+    other_reading = group(other)
+    return (other, other_reading) if is_legal_reading(other_reading) else (det, reading)
 
 
 def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector,
@@ -271,9 +276,10 @@ def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector,
     t0 = time.perf_counter()
     image = load_image(source)
     t1 = time.perf_counter()
-    detections = detect_hand(detector, image)
+    detections, reading = detect_hand(detector, image)
     t2 = time.perf_counter()
-    return analyse(image, detections, context, {"decode": t1 - t0, "detect": t2 - t1}, as_read=as_read)
+    return analyse(image, detections, context, {"decode": t1 - t0, "detect": t2 - t1}, as_read=as_read,
+                   reading=reading)
 
 
 def context_from_args(args: argparse.Namespace) -> Context:

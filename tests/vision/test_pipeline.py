@@ -69,9 +69,11 @@ def _one_tile_short() -> Detections:
 def test_a_reading_that_makes_no_hand_asks_the_second_opinion(usual, asked, asks, taken):
     made = {"legal": hand_detections(), "short": _one_tile_short()}
     fake = SecondOpinionFake(made[usual], made[asked])
-    got = detect_hand(fake, np.zeros((H, W, 3), np.uint8))
+    got, reading = detect_hand(fake, np.zeros((H, W, 3), np.uint8))
     assert fake.asks == asks
     assert got is (fake.usual if taken == "usual" else fake.asked)
+    again = group(got)
+    assert (reading.notation, reading.roles) == (again.notation, again.roles)
 
 
 def test_a_detector_without_a_second_opinion_is_read_once():
@@ -82,7 +84,8 @@ def test_a_detector_without_a_second_opinion_is_read_once():
             calls.append(1)
             return self.detections
 
-    assert len(detect_hand(Plain(_one_tile_short()), np.zeros((H, W, 3), np.uint8))) == 13 and calls == [1]
+    got, reading = detect_hand(Plain(_one_tile_short()), np.zeros((H, W, 3), np.uint8))
+    assert len(got) == 13 and reading.tile_count == 13 and calls == [1]
 
 
 def test_read_photo_scores_the_second_opinion_when_the_first_reading_makes_no_hand(photo_path):

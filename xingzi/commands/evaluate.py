@@ -6,6 +6,16 @@ import argparse
 import itertools
 from pathlib import Path
 
+# The detector's extra readings of a photo that eval can switch off, one flag each: --no-<step>.
+SECOND_READINGS = (
+    ("stretched", "read each picture once as it is: no squeezed re-reading of pictures with almost no tiles "
+                  "found (saved with one axis stretched)"),
+    ("negative", "never read a photo's negative (done when the tiles found are read with little confidence: "
+                 "dark tiles with light faces)"),
+    ("sharpen", "never read a sharpened copy of a photo (done when the tiles found are read with some doubt: "
+                "blurred photos)"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, required=True,
@@ -25,15 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--classifier", action="append", default=[],
                         help="second-stage tile classifier .onnx, 'none', or 'auto' (the shipped "
                              "models/xingzi_tilecls.onnx if present; the default); repeatable, one row each")
-    parser.add_argument("--no-stretched", dest="stretched", action="store_false",
-                        help="read each picture once as it is: no squeezed re-reading of pictures with almost "
-                             "no tiles found (saved with one axis stretched)")
-    parser.add_argument("--no-negative", dest="negative", action="store_false",
-                        help="never read a photo's negative (done when the tiles found are read with little "
-                             "confidence: dark tiles with light faces)")
-    parser.add_argument("--no-sharpen", dest="sharpen", action="store_false",
-                        help="never read a sharpened copy of a photo (done when the tiles found are read with "
-                             "some doubt: blurred photos)")
+    for step, what in SECOND_READINGS:
+        parser.add_argument(f"--no-{step}", dest=step, action="store_false", help=what)
     parser.add_argument("--second", default="auto", metavar="PATH",
                         help="second-opinion .onnx averaged in where the model reads the tiles with doubt; "
                              "'auto' (default): the shipped stage-5 model, beside the shipped model only; 'none'")

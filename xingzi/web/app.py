@@ -106,13 +106,13 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         except ValueError as e:
             raise BadRequest(str(e)) from None
         with lock:
-            detections = detect_hand(get_detector(), image)
+            detections, reading = detect_hand(get_detector(), image)
         token = secrets.token_urlsafe(12)
         with lock:
             sessions[token] = Session(image, detections)
             while len(sessions) > MAX_SESSIONS:
                 sessions.popitem(last=False)
-        return _respond(token, analyse(image, detections, context, as_read=as_read))
+        return _respond(token, analyse(image, detections, context, as_read=as_read, reading=reading))
 
     @app.post("/api/rescore")
     async def rescore(request: Request) -> JSONResponse:
