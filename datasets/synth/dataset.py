@@ -50,9 +50,9 @@ def _job(args: tuple) -> tuple[int, dict[int, int]]:
 def warm_faces(styles: tuple[str, ...]) -> None:
     """Build the face textures of ``styles`` now (they are cached per process)."""
     for style in styles:
-        if style == "procedural":
+        if style in ("procedural", "brush"):
             for k in range(faces.PROCEDURAL_VARIANTS):
-                faces.procedural_set(k)
+                faces.face_set(style, k)
         else:
             faces.load_pack(style)
 

@@ -61,8 +61,17 @@ def font_files() -> list[Path]:
 
 
 def style_names() -> list[str]:
-    """All face styles: ``procedural`` plus one per art pack found."""
+    """The face styles drawn by default: ``procedural`` plus one per art pack found."""
     return ["procedural"] + list(pack_dirs())
+
+
+# Styles drawn only when asked for (``--styles brush``), so default datasets stay as they were.
+EXTRA_STYLES = ("brush",)
+
+
+def known_styles() -> list[str]:
+    """Every style a dataset may ask for: the default ones and :data:`EXTRA_STYLES`."""
+    return style_names() + list(EXTRA_STYLES)
 
 
 @dataclass(frozen=True)
@@ -211,8 +220,16 @@ def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size)
 
 
-def _text(draw: ImageDraw.ImageDraw, text: str, font_path: str, box: tuple, fill) -> None:
-    """Draw ``text`` scaled to fill ``box`` (x0, y0, x1, y1) in canvas pixels."""
+def _text(draw: ImageDraw.ImageDraw, text: str, font_path: str, box: tuple, fill,
+          brush: np.random.Generator | None = None) -> None:
+    """Draw ``text`` scaled to fill ``box`` (x0, y0, x1, y1) in canvas pixels; with ``brush``,
+    the glyph is bent and its strokes thickened or thinned first (:func:`_brush_mask`)."""
+    if brush is not None:
+        mask = Image.new("L", draw.im.size, 0)
+        _text(ImageDraw.Draw(mask), text, font_path, box, 255)
+        warped = Image.fromarray(_brush_mask(np.array(mask), box, brush))
+        draw.bitmap((0, 0), warped, fill=fill)
+        return
     x0, y0, x1, y1 = box
     size = int(y1 - y0)
     font = _font(font_path, size)
@@ -223,6 +240,33 @@ def _text(draw: ImageDraw.ImageDraw, text: str, font_path: str, box: tuple, fill
     bx0, by0, bx1, by1 = font.getbbox(text)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     draw.text((cx - (bx0 + bx1) / 2, cy - (by0 + by1) / 2), text, font=font, fill=fill)
+
+
+def _brush_mask(mask: np.ndarray, box: tuple, rng: np.random.Generator) -> np.ndarray:
+    """A glyph mask as a hand with a brush might write it: slanted, sheared, its strokes bent by a
+    smooth random field and made heavier or lighter. Tile sets print numerals in many hands
+    (cursive 二/三/七 among them); fonts alone show the reader only a few."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    angle, shear, scale = rng.uniform(-10, 10), rng.uniform(-0.3, 0.3), rng.uniform(0.85, 1.1)
+    m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    m[0, 1] += shear
+    m[0, 2] -= shear * cy
+    H, W = mask.shape
+    out = cv2.warpAffine(mask, m, (W, H), flags=cv2.INTER_LINEAR)
+    # a smooth displacement field bends the strokes (elastic distortion)
+    sigma, amp = 0.12 * min(w, h), rng.uniform(0.02, 0.06) * min(w, h)
+    dx, dy = (cv2.GaussianBlur(rng.uniform(-1, 1, (H, W)).astype(np.float32), (0, 0), sigma) for _ in range(2))
+    dx *= amp / max(1e-6, float(np.abs(dx).max()))
+    dy *= amp / max(1e-6, float(np.abs(dy).max()))
+    gx, gy = np.meshgrid(np.arange(W, dtype=np.float32), np.arange(H, dtype=np.float32))
+    out = cv2.remap(out, gx + dx, gy + dy, cv2.INTER_LINEAR)
+    k = int(rng.integers(-1, 4))  # stroke weight in canvas pixels: a little thinner (<0) or heavier (>0)
+    if k:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * abs(k) + 1, 2 * abs(k) + 1))
+        out = cv2.dilate(out, kernel) if k > 0 else cv2.erode(out, kernel)
+    return out
 
 
 def _circle_pip(draw, cx, cy, r, outer, inner) -> None:
@@ -256,15 +300,17 @@ def _bird(draw, W, H, v: _Variant) -> None:
     draw.ellipse((W * 0.62, H * 0.26, W * 0.66, H * 0.3), fill=(250, 250, 250))
 
 
-def _procedural_face(tile: Tile, v: _Variant, plate_bgr: tuple[int, int, int] | None = None) -> np.ndarray:
+def _procedural_face(tile: Tile, v: _Variant, plate_bgr: tuple[int, int, int] | None = None,
+                     brush: np.random.Generator | None = None) -> np.ndarray:
+    """One face of variant ``v``; ``brush`` (a random stream) writes its characters by hand."""
     W, H = FACE_W * _S, FACE_H * _S
     plate = tuple(reversed(plate_bgr)) if plate_bgr else v.plate
     img = Image.new("RGB", (W, H), plate)
     d = ImageDraw.Draw(img)
     suit, rank = tile.suit, tile.rank
     if suit == "m":
-        _text(d, _NUM_CN[rank - 1], v.font_num, (W * 0.2, H * 0.08, W * 0.8, H * 0.42), v.num_colour)
-        _text(d, v.wan, v.font_wan, (W * 0.12, H * 0.47, W * 0.88, H * 0.92), v.red)
+        _text(d, _NUM_CN[rank - 1], v.font_num, (W * 0.2, H * 0.08, W * 0.8, H * 0.42), v.num_colour, brush)
+        _text(d, v.wan, v.font_wan, (W * 0.12, H * 0.47, W * 0.88, H * 0.92), v.red, brush)
     elif suit == "p":
         pips = _PIPS[rank]
         r = W * v.pip_scale * (0.36 if rank == 1 else 0.2 if rank <= 5 else 0.15 if rank != 9 else 0.13)
@@ -286,9 +332,9 @@ def _procedural_face(tile: Tile, v: _Variant, plate_bgr: tuple[int, int, int] | 
                     v.blue if rank == 8 and i % 4 in (1, 2) else v.green)
                 _stick(d, x * W, y * H, sw, sh, colour)
     elif tile is Tile.ZHONG:
-        _text(d, "中", v.font_wan, (W * 0.1, H * 0.14, W * 0.9, H * 0.86), v.red)
+        _text(d, "中", v.font_wan, (W * 0.1, H * 0.14, W * 0.9, H * 0.86), v.red, brush)
     elif tile is Tile.FA:
-        _text(d, v.fa, v.font_wan, (W * 0.08, H * 0.12, W * 0.92, H * 0.88), v.green)
+        _text(d, v.fa, v.font_wan, (W * 0.08, H * 0.12, W * 0.92, H * 0.88), v.green, brush)
     elif v.bai != "blank":
         m, t = W * 0.16, W * 0.06
         d.rectangle((m, m * 1.2, W - m, H - m * 1.2), outline=v.blue, width=int(t))
@@ -312,8 +358,19 @@ def procedural_set(k: int) -> FaceSet:
     return FaceSet(f"procedural:{k}", faces, tuple(reversed(v.plate)))
 
 
+@functools.lru_cache(maxsize=PROCEDURAL_VARIANTS)
+def brush_set(k: int) -> FaceSet:
+    """Procedural variant ``k`` with every character written by hand (:func:`_brush_mask`),
+    each face in its own hand."""
+    v = _variant(k % PROCEDURAL_VARIANTS)
+    faces = tuple(_levels(_procedural_face(t, v, brush=np.random.default_rng([7920, k, t.index]))) for t in TILES)
+    return FaceSet(f"brush:{k}", faces, tuple(reversed(v.plate)))
+
+
 def face_set(style: str, variant: int = 0) -> FaceSet:
-    """The faces of ``style`` (``procedural`` uses ``variant``)."""
+    """The faces of ``style`` (``procedural`` and ``brush`` use ``variant``)."""
     if style == "procedural":
         return procedural_set(variant % PROCEDURAL_VARIANTS)
+    if style == "brush":
+        return brush_set(variant % PROCEDURAL_VARIANTS)
     return load_pack(style)

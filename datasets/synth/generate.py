@@ -39,9 +39,9 @@ class Sample:
 
 
 def check_styles(styles: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
-    known = faces.style_names()
+    known = faces.known_styles()
     if not styles:
-        return tuple(known)
+        return tuple(faces.style_names())
     bad = [s for s in styles if s not in known]
     if bad:
         raise ValueError(f"unknown style(s) {', '.join(bad)}: expected some of {', '.join(known)}")

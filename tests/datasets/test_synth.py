@@ -13,7 +13,7 @@ import pytest
 
 from xingzi.cli import main as cli_main
 from xingzi.datasets.synth.dataset import contact_sheet, generate_dataset, stem
-from xingzi.datasets.synth.faces import style_names
+from xingzi.datasets.synth.faces import brush_set, known_styles, procedural_set, style_names
 from xingzi.datasets.synth.generate import check_styles, render_sample
 from xingzi.datasets.yolo import read_labels, yolo_to_xyxy
 from xingzi.engine.notation import parse_meld, parse_tiles
@@ -204,3 +204,33 @@ def test_stronger_blur_is_opt_in_and_keeps_the_boxes():
     np.testing.assert_array_equal(usual.boxes, blurred.boxes)
     assert _sharpness(blurred) < 0.5 * _sharpness(usual)
     assert render_sample(7, 1, 320, blur_share=0.0).jpeg == usual.jpeg
+
+
+def test_brush_faces_are_drawn_only_when_named():
+    assert "brush" in known_styles() and "brush" not in style_names()
+    assert check_styles(None) == tuple(style_names())
+    s = render_sample(1, 0, 192, styles=("brush",))
+    assert s.meta["style"].startswith("brush:")
+    assert render_sample(1, 0, 192).meta["style"] != s.meta["style"]
+
+
+@pytest.mark.parametrize("k", [0, 7])
+def test_brush_faces_rewrite_the_characters_and_keep_the_pips(k):
+    plain, brush = procedural_set(k), brush_set(k)
+    for tile in (Tile("2m"), Tile("7m"), Tile.ZHONG, Tile.FA):
+        a, b = plain.faces[tile.index][0], brush.faces[tile.index][0]
+        assert a.shape == b.shape and np.abs(a.astype(int) - b.astype(int)).mean() > 1.0, tile
+    for tile in (Tile("5p"), Tile("3s"), Tile.BAI):  # no characters on these
+        np.testing.assert_array_equal(plain.faces[tile.index][0], brush.faces[tile.index][0])
+    assert brush_set(k).faces[Tile("2m").index][0] is brush.faces[Tile("2m").index][0]  # cached
+
+
+def test_brush_characters_stay_in_ink():
+    """The glyph is bent, not lost: a written numeral keeps most of the ink the font gave it."""
+    for k in range(4):
+        plain, brush = procedural_set(k), brush_set(k)
+        for tile in (Tile("1m"), Tile("2m"), Tile("3m")):
+            top = slice(0, 128 * 2 // 5)  # the numeral's part of the face
+            ink_a = (plain.faces[tile.index][0][top, :, :3].astype(int).sum(2) < 500).sum()
+            ink_b = (brush.faces[tile.index][0][top, :, :3].astype(int).sum(2) < 500).sum()
+            assert 0.4 * ink_a < ink_b < 3.0 * ink_a, (k, tile, ink_a, ink_b)

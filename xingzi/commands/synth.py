@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--imgsz", type=int, default=640, help="long side of each photo in pixels (default 640)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--styles", nargs="+", default=None, metavar="STYLE",
-                        help="face styles to use (default all): procedural and the art pack names")
+                        help="face styles to use (default: procedural and every art pack); also `brush`, the "
+                             "procedural faces with hand-written characters, drawn only when named")
     parser.add_argument("--blur-share", type=float, default=0.0, metavar="P",
                         help="share of photos also blurred as by a shaken phone (sigma 1-2.5 px per 640 px; "
                              "default 0: the usual photos, the same bytes for a seed as before)")
@@ -32,10 +33,10 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from xingzi.datasets.synth.dataset import contact_sheet, generate_dataset
-    from xingzi.datasets.synth.faces import style_names
+    from xingzi.datasets.synth.faces import EXTRA_STYLES, style_names
 
     if args.list_styles:
-        print("\n".join(style_names()))
+        print("\n".join(style_names() + [f"{s} (only when named)" for s in EXTRA_STYLES]))
         return 0
     styles = tuple(args.styles) if args.styles else None
     if args.preview:
