@@ -28,7 +28,16 @@ from .detections import Detections
 from .draw import draw
 from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
-from .unseen import GUESS_VOTES, best_win_tile, faceless_kongs, guess_kong_face  # noqa: F401
+from .unseen import (
+    WinChoice,
+    best_win_tile,
+    choices_differ,
+    faceless_kongs,
+    guess_kong_face,
+    standing_index,
+    win_choices,
+    win_choices_text,
+)
 
 MAX_PIXELS = 40_000_000  # larger photos are refused before decoding (decompression bombs)
 MAX_SIDE = 1600  # photos are scaled down to this before detection and drawing
@@ -72,6 +81,7 @@ class PhotoResult:
     annotated: np.ndarray
     timings: dict[str, float]
     repair: Suggestion | None = None  # the legal reading scored in place of an illegal one
+    win_choices: tuple[WinChoice, ...] = ()  # the photo did not show which tile won: each one's total
 
     @property
     def detections(self) -> Detections:
@@ -83,6 +93,8 @@ class PhotoResult:
         out["reading"] = reading_json(self.reading, self.diagnosis)
         if self.repair is not None:
             out["reading"]["repaired"] = {**suggestion_json(self.repair), "note": repair_note(self.repair)}
+        if self.win_choices:
+            out["reading"]["win_choices"] = [c.to_json() for c in self.win_choices]
         out["situation"] = self.situation
         if self.error:
             out["error"] = self.error
@@ -212,6 +224,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     timings = dict(timings or {})
     t = time.perf_counter()
     reading = group(detections) if reading is None else reading
+    shown_apart = reading.win_set_apart
     if win_index is not None:
         reading = mark_win(reading, int(win_index))
     diagnosis = diagnose(reading)
@@ -222,6 +235,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     situation, result, error = score_reading(reading if repair is None else repaired_reading(reading, repair), context)
     if repair is None and situation and reading.win_tile and situation["win_tile"] != reading.win_tile.symbol:
         reading = _show_chosen_win(reading, situation["win_tile"])
+    choices = win_choices(situation, reading) if situation and result and not shown_apart else ()
     timings["score"] = time.perf_counter() - t
     t = time.perf_counter()
     shown = dict(result) if result is not None else {"valid": False, "reason": error}
@@ -232,7 +246,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
                  if c.detection is not None}
     annotated = draw(image, reading, shown, marks=marks)
     timings["draw"] = time.perf_counter() - t
-    return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair)
+    return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair, choices)
 
 
 def repair_note(repair: Suggestion) -> str:
@@ -272,14 +286,15 @@ def detect_hand(detector: TileDetector, image: np.ndarray) -> tuple[Detections, 
 
 
 def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector,
-               context: Context = Context(), as_read: bool = False) -> PhotoResult:
+               context: Context = Context(), as_read: bool = False, win: Tile | None = None) -> PhotoResult:
+    """``win``: the face the user says won (one tile of that face standing in the hand is marked)."""
     t0 = time.perf_counter()
     image = load_image(source)
     t1 = time.perf_counter()
     detections, reading = detect_hand(detector, image)
     t2 = time.perf_counter()
     return analyse(image, detections, context, {"decode": t1 - t0, "detect": t2 - t1}, as_read=as_read,
-                   reading=reading)
+                   reading=reading, win_index=None if win is None else standing_index(reading, win))
 
 
 def context_from_args(args: argparse.Namespace) -> Context:
@@ -332,7 +347,8 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     context = context_from_args(args)
     image = load_image(args.photo)
     detector = detector or make_detector(getattr(args, "model", None), getattr(args, "conf", None))
-    res = read_photo(image, detector, context, as_read=bool(getattr(args, "as_read", False)))
+    win = Tile.parse(args.win) if getattr(args, "win", None) else None
+    res = read_photo(image, detector, context, as_read=bool(getattr(args, "as_read", False)), win=win)
     if getattr(args, "out", None):
         _write_image(args.out, res.annotated)
     if getattr(args, "json", None) is not None:
@@ -352,6 +368,8 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
             out.write(f"maybe     {s.text}  (cost {s.cost:.2f})\n")
     if res.repair is not None:  # the hand it gives is printed next, by print_result
         out.write(f"scored as the likeliest legal reading: {res.repair.text} (--as-read scores the tiles as read)\n")
+    if choices_differ(res.win_choices):
+        out.write(f"which won {win_choices_text(res.win_choices)} (--win TILE says which)\n")
     if res.result is None:
         out.write(f"no score  {res.error}\n")
     else:

@@ -5,10 +5,11 @@ total; the reading keeps saying what is unknown, and the page lets the user set 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from xingzi.engine import score_situation
 from xingzi.engine.melds import Meld, MeldKind
-from xingzi.engine.notation import format_meld, parse_meld
+from xingzi.engine.notation import format_meld, parse_meld, parse_tiles
 from xingzi.engine.tiles import TILES, Tile
 
 from .grouping import HandReading
@@ -60,12 +61,9 @@ def best_win_tile(situation: dict, reading: HandReading) -> tuple[dict, dict, No
     ties to the fewer 炮 (claim no more than is likely); the user can mark the real winning tile.
     """
     counts = Counter(reading.tiles)
-    options: dict[Tile, tuple[dict, dict]] = {}
+    options = {tile: _as_winning_tile(situation, tile) for tile in counts}
     votes: dict[int, float] = {}
-    for tile in counts:
-        trial = dict(situation, win_tile=tile.symbol)
-        result = score_situation(trial)
-        options[tile] = (trial, result)
+    for tile, (_, result) in options.items():
         if result["valid"]:
             own_pao = int(result["own"])
             votes[own_pao] = votes.get(own_pao, 0.0) + counts[tile] + (GUESS_VOTES if tile == reading.win_tile else 0)
@@ -77,3 +75,64 @@ def best_win_tile(situation: dict, reading: HandReading) -> tuple[dict, dict, No
     tiles = [t for t, (_, r) in options.items() if r["valid"] and int(r["own"]) == own]
     tile = reading.win_tile if reading.win_tile in tiles else tiles[0]
     return options[tile][0], options[tile][1], None
+
+
+def _as_winning_tile(situation: dict, tile: Tile) -> tuple[dict, dict]:
+    trial = dict(situation, win_tile=tile.symbol)
+    return trial, score_situation(trial)
+
+
+@dataclass(frozen=True)
+class WinChoice:
+    """A face standing in the hand taken as the winning tile, and the 炮 it gives the winner."""
+
+    tile: Tile
+    index: int | None  # a detection of that face standing in the hand (None: only in a corrected reading)
+    own: int | None  # None: no valid win with it
+    chosen: bool  # the one scored
+
+    def to_json(self) -> dict:
+        return {"tile": self.tile.symbol, "index": self.index, "own": self.own, "chosen": self.chosen}
+
+
+def win_choices(situation: dict, reading: HandReading) -> tuple[WinChoice, ...]:
+    """Every face standing in the scored hand as the winning tile, with the total it gives, for a
+    photo that did not show which tile won: the user sees what each choice is worth and picks one.
+    ``reading`` (the reading drawn) gives each face a tile to mark."""
+    det = reading.detections
+    first: dict[int, int] = {}
+    for i, role in enumerate(reading.roles):
+        if role in ("concealed", "win"):
+            first.setdefault(int(det.cls[i]), i)
+    out = []
+    for tile in sorted(set(parse_tiles(situation["hand"]))):
+        result = _as_winning_tile(situation, tile)[1]
+        own = int(result["own"]) if result["valid"] else None
+        out.append(WinChoice(tile, first.get(tile.index), own, tile.symbol == situation["win_tile"]))
+    return tuple(out)
+
+
+def choices_differ(choices: tuple[WinChoice, ...]) -> bool:
+    """Whether it matters which of them won (more than one outcome)."""
+    return len({c.own for c in choices}) > 1
+
+
+def win_choices_text(choices: tuple[WinChoice, ...]) -> str:
+    """'2 炮 if 1m 4m won · 3 炮 if 2m 3s won (scored: 3s)', the faces grouped by the total they give."""
+    by_total: dict[int | None, list[str]] = {}
+    for c in choices:
+        by_total.setdefault(c.own, []).append(c.tile.symbol)
+    parts = [f"{'no win' if own is None else f'{own} 炮'} if {' '.join(tiles)} won"
+             for own, tiles in sorted(by_total.items(), key=lambda kv: -1 if kv[0] is None else kv[0])]
+    chosen = next((c.tile.symbol for c in choices if c.chosen), None)
+    return " · ".join(parts) + (f" (scored: {chosen})" if chosen else "")
+
+
+def standing_index(reading: HandReading, tile: Tile) -> int:
+    """A detection of ``tile`` standing in the hand (the winning tile read, else the first in the row)."""
+    found = [i for i, role in enumerate(reading.roles)
+             if role in ("concealed", "win") and int(reading.detections.cls[i]) == tile.index]
+    if not found:
+        raise ValueError(f"winning tile {tile.symbol}: no {tile.symbol} stands in the hand read from the photo "
+                         f"({reading.notation or 'no tiles'})")
+    return next((i for i in found if reading.roles[i] == "win"), found[0])

@@ -196,6 +196,29 @@ def test_score_command_json_on_a_photo(photo_path, monkeypatch, capsys):
     assert body["reading"]["legal"] is True and len(body["reading"]["tiles"]) == 14
 
 
+@pytest.mark.parametrize("extra,which_line,own_line", [
+    pytest.param([], "which won 2 炮 if 1m 4m 6m 9p 1s won · 3 炮 if 2m 3m 5m 5p 7p 8p 2s 3s won (scored: 3s)",
+                 "own       3 炮", id="guessed-and-choices-shown"),
+    pytest.param(["--win", "4m"], "which won 2 炮 if 1m 4m 6m 9p 1s won · 3 炮 if 2m 3m 5m 5p 7p 8p 2s 3s won (scored: 4m)",
+                 "own       2 炮", id="user-says-4m"),
+])
+def test_score_command_offers_and_takes_the_winning_tile(extra, which_line, own_line, photo_path, monkeypatch,
+                                                         capsys):
+    in_row = hand_layout("123m456m789p12s55p", "3s", size=70, center=(W / 2, H / 2), win_apart=False).detections
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(in_row))
+    assert main(["score", str(photo_path), *extra]) == 0
+    text = capsys.readouterr().out
+    assert f"{which_line} (--win TILE says which)" in text and own_line in text
+
+
+def test_score_command_win_must_stand_in_the_hand(photo_path, monkeypatch, capsys):
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(hand_detections()))
+    assert main(["score", str(photo_path), "--win", "9s"]) == 2
+    assert "winning tile 9s: no 9s stands in the hand read from the photo" in capsys.readouterr().err
+    assert main(["score", str(photo_path), "--win", "3s"]) == 0  # the tile set apart, named: no change
+    assert "which won" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "argv,message",
     [

@@ -1,16 +1,21 @@
-"""What the photo does not show, guessed for scoring: faces of concealed kongs shown all face down."""
+"""What the photo does not show, guessed for scoring: faces of concealed kongs shown all face down, and
+which tile won when none was set apart (with every choice offered to the user)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
+import numpy as np
 import pytest
 
+from xingzi.engine import score_situation
 from xingzi.engine.melds import MeldKind
 from xingzi.engine.notation import parse_meld, parse_tiles
 from xingzi.engine.tiles import Tile
 from xingzi.vision import unseen
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
-from xingzi.vision.pipeline import Context, score_reading
+from xingzi.vision.pipeline import Context, analyse, score_reading
 
 
 @pytest.mark.parametrize("hand,win,melds", [
@@ -50,3 +55,59 @@ def test_trial_faces_fill_the_kongs_still_to_be_guessed(still, added):
         assert kong.kind is MeldKind.CONCEALED_KONG and kong.tile not in (Tile.P5, Tile.P9, Tile.FA)
     else:
         assert guessed == situation  # no trial was a winning hand: nothing guessed
+
+
+HAND_IN_ROW = ("123m456m789p12s55p", "3s")  # 12s waits on 3s alone (胡单张); 1m..9p and 2s do not
+
+
+@pytest.mark.parametrize("win_apart,expected_choices", [
+    pytest.param(False, 13, id="in-the-row-every-face-offered"),
+    pytest.param(True, 0, id="set-apart-nothing-to-choose"),
+])
+def test_win_choices_offer_each_face_with_the_engine_total(win_apart, expected_choices):
+    layout = hand_layout(*HAND_IN_ROW, win_apart=win_apart)
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    res = analyse(img, layout.detections)
+    assert len(res.win_choices) == expected_choices
+    if not win_apart:
+        standing = Counter(parse_tiles(res.situation["hand"]))
+        assert [c.tile for c in res.win_choices] == sorted(standing)
+        for c in res.win_choices:  # each total is the engine's for that tile as the winning tile
+            expect = score_situation(dict(res.situation, win_tile=c.tile.symbol))
+            assert c.own == (expect["own"] if expect["valid"] else None)
+            assert int(res.detections.cls[c.index]) == c.tile.index and res.reading.roles[c.index] in ("concealed", "win")
+        assert [c.tile.symbol for c in res.win_choices if c.chosen] == [res.situation["win_tile"]]
+        assert unseen.choices_differ(res.win_choices)
+        assert {c.own for c in res.win_choices} == {2, 3}
+        assert res.to_json()["reading"]["win_choices"][0] == res.win_choices[0].to_json()
+    else:
+        assert "win_choices" not in res.to_json()["reading"]
+
+
+@pytest.mark.parametrize("tile,own", [pytest.param("1m", 2, id="1m-two-sided-wait"),
+                                      pytest.param("3s", 3, id="3s-single-wait")])
+def test_marking_a_choice_scores_it_and_keeps_the_choices(tile, own):
+    layout = hand_layout(*HAND_IN_ROW, win_apart=False)
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    first = analyse(img, layout.detections)
+    pick = next(c for c in first.win_choices if c.tile.symbol == tile)
+    res = analyse(img, layout.detections, win_index=pick.index)
+    assert res.result["own"] == own == pick.own and res.situation["win_tile"] == tile
+    assert [c.tile.symbol for c in res.win_choices if c.chosen] == [tile]
+    assert [c.own for c in res.win_choices] == [c.own for c in first.win_choices]
+
+
+def test_win_choices_text_groups_faces_by_total():
+    choices = (unseen.WinChoice(Tile("1m"), 0, 2, False), unseen.WinChoice(Tile("2m"), 1, 3, False),
+               unseen.WinChoice(Tile("4m"), 3, 2, False), unseen.WinChoice(Tile("3s"), 13, 3, True),
+               unseen.WinChoice(Tile("5p"), 11, None, False))
+    assert unseen.win_choices_text(choices) == "no win if 5p won · 2 炮 if 1m 4m won · 3 炮 if 2m 3s won (scored: 3s)"
+    assert not unseen.choices_differ((choices[1], choices[3]))  # both 3 炮: nothing to choose
+
+
+def test_standing_index_finds_the_face_or_says_what_was_read():
+    reading = group(hand_layout(*HAND_IN_ROW, win_apart=False).detections)
+    i = unseen.standing_index(reading, Tile("5p"))
+    assert int(reading.detections.cls[i]) == Tile("5p").index and reading.roles[i] in ("concealed", "win")
+    with pytest.raises(ValueError, match=r"winning tile 9s: no 9s stands in the hand read from the photo \(123456m55789p12s 3s\)"):
+        unseen.standing_index(reading, Tile("9s"))

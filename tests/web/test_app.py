@@ -162,6 +162,19 @@ def test_marking_the_winning_tile_rescores(photo):
     assert bad.status_code == 400 and "win must be a tile index" in bad.json()["error"]
 
 
+def test_a_winning_tile_in_the_row_comes_with_every_choice_and_its_total(photo):
+    client, _ = client_for(layout_detections(win_apart=False))
+    body = client.post("/api/read", content=photo).json()
+    choices = body["reading"]["win_choices"]
+    assert {c["own"] for c in choices} == {2, 3} and body["own"] == 3
+    assert [c["tile"] for c in choices if c["chosen"]] == [body["win_tile"]]
+    one_m = next(c for c in choices if c["tile"] == "1m")
+    again = client.post("/api/rescore", json={"token": body["token"], "win": one_m["index"]}).json()
+    assert again["win_tile"] == "1m" and again["own"] == one_m["own"] == 2
+    assert [c["tile"] for c in again["reading"]["win_choices"] if c["chosen"]] == ["1m"]
+    assert "win_choices" not in client_for(layout_detections())[0].post("/api/read", content=photo).json()["reading"]
+
+
 def test_rescore_needs_json():
     client, _ = client_for(layout_detections())
     r = client.post("/api/rescore", content=b"{not json")

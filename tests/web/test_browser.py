@@ -84,3 +84,35 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
             page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="module")
+def server_win_in_row():
+    url, srv, thread = start_server(FakeDetector(layout_detections(win_apart=False)))
+    yield url
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_choosing_which_tile_won_from_the_offered_totals(server_win_in_row):
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1)
+            page.goto(server_win_in_row)
+            expect(page.locator("#faces button")).to_have_count(31)
+            page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
+                                                   "buffer": jpeg_bytes()}])
+            expect(page.locator("#total")).to_have_text("3")
+            expect(page.locator("#win-choices")).to_be_visible()
+            expect(page.locator("#win-options p")).to_have_count(2)  # 2 炮 and 3 炮
+            expect(page.locator("#win-options button.chosen")).to_have_attribute("data-tile", "3s")
+            page.locator('#win-options button[data-tile="1m"]').click()
+            expect(page.locator("#total")).to_have_text("2")
+            expect(page.locator("#win-options button.chosen")).to_have_attribute("data-tile", "1m")
+            expect(page.locator("#notation")).to_contain_text(" 1m")
+        finally:
+            browser.close()

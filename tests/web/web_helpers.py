@@ -29,8 +29,9 @@ class FakeDetector:
         return self.detections
 
 
-def layout_detections(misread_2s_as_3s: bool = False) -> Detections:
-    det = hand_layout(*HAND, size=70, center=(WIDTH / 2, HEIGHT / 2), probs=True).detections
+def layout_detections(misread_2s_as_3s: bool = False, win_apart: bool = True) -> Detections:
+    """``HAND`` laid out; ``win_apart=False`` sorts the winning tile into the row (the photo does not show it)."""
+    det = hand_layout(*HAND, size=70, center=(WIDTH / 2, HEIGHT / 2), probs=True, win_apart=win_apart).detections
     if not misread_2s_as_3s:
         return det
     cls, probs = det.cls.copy(), det.probs.copy()

@@ -20,7 +20,8 @@ HELP_HAND = "the tiles standing in the hand, winning tile included; write it las
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("photo", nargs="?", help="a photo of a revealed hand (needs the vision extra)")
     p.add_argument("--hand", help=HELP_HAND)
-    p.add_argument("--win", metavar="TILE", help="the winning tile, if not written last in --hand")
+    p.add_argument("--win", metavar="TILE", help="the winning tile, if not written last in --hand; "
+                   "photo mode: which tile won, when the photo does not show it")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--self-draw", dest="self_draw", action="store_true", default=None, help="won on own draw (自摸)")
     how.add_argument("--discard", dest="self_draw", action="store_false", help="won on a discard (default)")

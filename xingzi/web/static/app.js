@@ -87,6 +87,7 @@ function show(data) {
     if (p.payer === "claimant") li(pays, "诈胡 pays player " + p.payee + ": " + p.amount);
     else li(pays, "付 payer " + p.payer + ": " + p.amount + " (吃 eaten " + p.eaten + ")");
   }
+  showWinChoices(data.reading.win_choices || []);
   const probs = $("problems"); probs.innerHTML = "";
   for (const p of data.reading.reasons || []) li(probs, p);
   if (data.reading.repaired) li(probs, data.reading.repaired.note);
@@ -106,6 +107,34 @@ function show(data) {
     sug.appendChild(b);
   }
   status("");
+}
+
+// The photo did not show which tile won: one line per total, a button per face that gives it.
+function showWinChoices(choices) {
+  const totals = new Map();
+  for (const c of choices) {
+    const key = c.own === null ? "无胡 no win" : c.own + " 炮";
+    if (!totals.has(key)) totals.set(key, []);
+    totals.get(key).push(c);
+  }
+  $("win-choices").hidden = totals.size < 2;
+  const box = $("win-options"); box.innerHTML = "";
+  if (totals.size < 2) return;
+  for (const [key, list] of totals) {
+    const line = document.createElement("p");
+    line.append(key + ": ");
+    for (const c of list) {
+      const b = document.createElement("button");
+      const face = state.faces.find((f) => f.symbol === c.tile);
+      b.textContent = face ? face.zh : c.tile;
+      b.dataset.tile = c.tile;
+      b.className = c.chosen ? "chosen" : "";
+      b.disabled = c.index === null;
+      b.addEventListener("click", () => { state.win = c.index; rescore(); });
+      line.appendChild(b);
+    }
+    box.appendChild(line);
+  }
 }
 
 function pick(tile) {
