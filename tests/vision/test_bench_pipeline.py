@@ -7,10 +7,13 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from xingzi.vision.bench_pipeline import melds_exact, needs_input, summarise, truth_detections
+from xingzi.vision.bench_pipeline import melds_exact, needs_input, summarise, truth_detections, win_tap_right
 from xingzi.vision.grouping import group
+from xingzi.vision.layouts import hand_layout
+from xingzi.vision.pipeline import Context, analyse
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.json"
 
@@ -59,13 +62,26 @@ def test_a_meld_missing_a_tile_is_not_exact(demo):
 
 
 def test_summary_reports_the_samples_needing_input_apart():
-    totals = Counter(samples=10, pao_right=8, needs_input=4, needs_input_right=2, needs_win_in_row=3,
+    totals = Counter(samples=10, pao_right=8, pao_right_tap=9, needs_input=4, needs_input_right=2, needs_win_in_row=3,
                      needs_win_in_row_right=2, needs_grid=1, melds_true=5, melds_found=4, melds_exact=3,
                      melds_read=4, roles=100, roles_right=90)
     out = summarise(totals, [], "truth")
-    assert out["pao_total_exact_pct"] == 80.0
+    assert out["pao_total_exact_pct"] == 80.0 and out["pao_exact_after_win_tap_pct"] == 90.0
     assert out["readable_samples"] == 6 and out["pao_exact_readable_pct"] == 100.0
     assert out["needs_user_input"] == 4 and out["pao_exact_needs_input_pct"] == 50.0
     assert out["needs_win_in_row"] == "2/3 right" and out["needs_grid"] == "0/1 right"
     assert "needs_scatter" not in out
     assert out["melds_found_pct"] == 80.0 and out["melds_exact_pct"] == 60.0
+
+
+@pytest.mark.parametrize("win,own,valid,tap", [
+    pytest.param("1m", 2, True, True, id="true-tile-offered-with-its-total"),
+    pytest.param("1m", 3, True, False, id="total-differs-from-the-choice"),
+    pytest.param("9s", 2, True, False, id="true-tile-not-in-the-hand-read"),
+    pytest.param("1m", 2, False, False, id="truth-is-no-win"),
+])
+def test_win_tap_counts_only_the_true_winning_tile_with_its_true_total(win, own, valid, tap):
+    layout = hand_layout("123m456m789p12s55p", "3s", win_apart=False)
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), layout.detections, Context())
+    meta = {"situation": {"win_tile": win}, "expect": {"valid": valid, "own": own}}
+    assert win_tap_right(res, meta) is tap
