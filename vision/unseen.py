@@ -1,6 +1,7 @@
 """What a photo cannot show, guessed for scoring: the face of a concealed kong shown all face
 down, and the winning tile when it was not set apart. Both guesses let the tiles vote for a 炮
-total; the reading keeps saying what is unknown, and the page lets the user set it."""
+total; the reading keeps saying what is unknown, and the page lets the user set it. For the winning
+tile every choice is offered with the total it gives (:func:`win_choices`), so one tap settles it."""
 
 from __future__ import annotations
 
