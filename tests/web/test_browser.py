@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -42,59 +43,26 @@ def chromium_or_skip() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
-def server():
-    url, srv, thread = start_server(FakeDetector(layout_detections(misread_2s_as_3s=True)))
+def _serve(detections):
+    url, srv, thread = start_server(FakeDetector(detections))
     yield url
     srv.should_exit = True
     thread.join(timeout=10)
 
 
-def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
-    executable = chromium_or_skip()
-    from playwright.sync_api import expect, sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1)
-            page.goto(server)
-            expect(page.locator("#faces button")).to_have_count(31)
-            page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
-                                                   "buffer": jpeg_bytes()}])
-            # the 2s read as 3s: scored as the likeliest legal hand, and the page says what it changed
-            expect(page.locator("#verdict")).to_contain_text("valid win")
-            expect(page.locator("#problems")).to_contain_text("read tile #10 3s as 2s")
-            page.locator("#as_read").check()  # exactly as read: no hand
-            expect(page.locator("#verdict")).to_contain_text("诈胡")
-            expect(page.locator(".hit")).to_have_count(14)
-            page.locator('.hit[data-index="10"]').click()
-            expect(page.locator("#picker")).to_be_visible()
-            expect(page.locator("#picker-current")).to_have_text("三条")
-            page.locator(f'#faces button[data-cls="{Tile.S2.index}"]').click()
-            expect(page.locator("#verdict")).to_contain_text("valid win")
-            expect(page.locator("#total")).to_have_text("3")
-            expect(page.locator("#items")).to_contain_text("门前清")
-            page.locator("#self_draw").check()
-            expect(page.locator("#total")).to_have_text("4")
-            expect(page.locator("#payments li")).to_have_count(3)
-            page.locator('.hit[data-index="0"]').click()  # the 1m: waits 1m/4m, no single-wait 炮
-            page.locator("#mark-win").click()
-            expect(page.locator("#total")).to_have_text("3")
-            page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
-        finally:
-            browser.close()
+@pytest.fixture(scope="module")
+def server():
+    yield from _serve(layout_detections(misread_2s_as_3s=True))
 
 
 @pytest.fixture(scope="module")
 def server_win_in_row():
-    url, srv, thread = start_server(FakeDetector(layout_detections(win_apart=False)))
-    yield url
-    srv.should_exit = True
-    thread.join(timeout=10)
+    yield from _serve(layout_detections(win_apart=False))
 
 
-def test_choosing_which_tile_won_from_the_offered_totals(server_win_in_row):
+@contextmanager
+def uploaded(url: str):
+    """A phone-sized page of ``url`` in headless Chromium with a photo uploaded; yields the page."""
     executable = chromium_or_skip()
     from playwright.sync_api import expect, sync_playwright
 
@@ -102,17 +70,50 @@ def test_choosing_which_tile_won_from_the_offered_totals(server_win_in_row):
         browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1)
-            page.goto(server_win_in_row)
+            page.goto(url)
             expect(page.locator("#faces button")).to_have_count(31)
             page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
                                                    "buffer": jpeg_bytes()}])
-            expect(page.locator("#total")).to_have_text("3")
-            expect(page.locator("#win-choices")).to_be_visible()
-            expect(page.locator("#win-options p")).to_have_count(2)  # 2 炮 and 3 炮
-            expect(page.locator("#win-options button.chosen")).to_have_attribute("data-tile", "3s")
-            page.locator('#win-options button[data-tile="1m"]').click()
-            expect(page.locator("#total")).to_have_text("2")
-            expect(page.locator("#win-options button.chosen")).to_have_attribute("data-tile", "1m")
-            expect(page.locator("#notation")).to_contain_text(" 1m")
+            yield page
         finally:
             browser.close()
+
+
+def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
+    from playwright.sync_api import expect
+
+    with uploaded(server) as page:
+        # the 2s read as 3s: scored as the likeliest legal hand, and the page says what it changed
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        expect(page.locator("#problems")).to_contain_text("read tile #10 3s as 2s")
+        page.locator("#as_read").check()  # exactly as read: no hand
+        expect(page.locator("#verdict")).to_contain_text("诈胡")
+        expect(page.locator(".hit")).to_have_count(14)
+        page.locator('.hit[data-index="10"]').click()
+        expect(page.locator("#picker")).to_be_visible()
+        expect(page.locator("#picker-current")).to_have_text("三条")
+        page.locator(f'#faces button[data-cls="{Tile.S2.index}"]').click()
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#items")).to_contain_text("门前清")
+        page.locator("#self_draw").check()
+        expect(page.locator("#total")).to_have_text("4")
+        expect(page.locator("#payments li")).to_have_count(3)
+        page.locator('.hit[data-index="0"]').click()  # the 1m: waits 1m/4m, no single-wait 炮
+        page.locator("#mark-win").click()
+        expect(page.locator("#total")).to_have_text("3")
+        page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+
+
+def test_choosing_which_tile_won_from_the_offered_totals(server_win_in_row):
+    from playwright.sync_api import expect
+
+    with uploaded(server_win_in_row) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#win-choices")).to_be_visible()
+        expect(page.locator("#win-options p")).to_have_count(2)  # 2 炮 and 3 炮
+        expect(page.locator("#win-options button.chosen")).to_have_attribute("data-tile", "3s")
+        page.locator('#win-options button[data-tile="1m"]').click()
+        expect(page.locator("#total")).to_have_text("2")
+        expect(page.locator("#win-options button.chosen")).to_have_attribute("data-tile", "1m")
+        expect(page.locator("#notation")).to_contain_text(" 1m")
