@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         expect, got = meta["expect"], res.result
         right = got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
         facts = compare(res.reading, meta) if detector is None else compare_counts(res.reading, meta)
-        totals.update(samples=1, pao_right=int(right), pao_right_tap=int(right or win_tap_right(res, meta)),
+        totals.update(samples=1, pao_right=int(right), pao_right_tap=int(right or one_tap_right(res, meta)),
                       **{k: int(v) for k, v in facts.items()})
         totals.update(repaired=int(res.repair is not None), repaired_right=int(res.repair is not None and right))
         reasons = needs_input(meta)
@@ -212,11 +212,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def win_tap_right(res: PhotoResult, meta: dict) -> bool:
-    """Whether the true total is one tap away: the photo did not show which tile won, and the choice
-    offered for the true winning tile gives the true total."""
-    expect, win = meta["expect"], meta["situation"]["win_tile"]
-    return bool(expect["valid"]) and any(c.tile.symbol == win and c.own == expect["own"] for c in res.win_choices)
+def one_tap_right(res: PhotoResult, meta: dict) -> bool:
+    """Whether the true total is one tap away: the photo did not show which tile won (or what a
+    face-down kong holds), and the choice offered for the true winning tile (or a face one of the
+    true concealed kongs holds) gives the true total."""
+    expect, situation = meta["expect"], meta["situation"]
+    kongs = {m.split(" ", 1)[1] for m in situation["melds"] if m.startswith("concealed_kong ")}
+    return bool(expect["valid"]) and (
+        any(c.tile.symbol == situation["win_tile"] and c.own == expect["own"] for c in res.win_choices)
+        or any(c.tile.symbol in kongs and c.own == expect["own"] for c in res.kong_choices))
 
 
 def pipeline_matches_truth(image_path: Path, dets: Detections, meta: dict) -> bool | None:
@@ -241,7 +245,7 @@ def summarise(t: Counter, latencies: list[float], boxes: str) -> dict:
     out: dict[str, float | str] = {
         "samples": t["samples"],
         "pao_total_exact_pct": round(100 * t["pao_right"] / n, 1),
-        "pao_exact_after_win_tap_pct": round(100 * t["pao_right_tap"] / n, 1),
+        "pao_exact_after_one_tap_pct": round(100 * t["pao_right_tap"] / n, 1),
         "hand_read_exact_pct": round(100 * t["exact"] / n, 1),
         "melds_found_pct": round(100 * t["melds_found"] / max(t["melds_true"], 1), 1),
         "melds_spurious": t["melds_read"] - t["melds_found"],

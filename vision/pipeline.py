@@ -24,20 +24,12 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 from xingzi.engine import score_situation
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 
+from . import unseen
 from .detections import Detections
 from .draw import draw
 from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
-from .unseen import (
-    WinChoice,
-    best_win_tile,
-    choices_differ,
-    faceless_kongs,
-    guess_kong_face,
-    standing_index,
-    win_choices,
-    win_choices_text,
-)
+from .unseen import Choice, best_win_tile, faceless_kongs, guess_kong_face
 
 MAX_PIXELS = 40_000_000  # larger photos are refused before decoding (decompression bombs)
 MAX_SIDE = 1600  # photos are scaled down to this before detection and drawing
@@ -81,7 +73,8 @@ class PhotoResult:
     annotated: np.ndarray
     timings: dict[str, float]
     repair: Suggestion | None = None  # the legal reading scored in place of an illegal one
-    win_choices: tuple[WinChoice, ...] = ()  # the photo did not show which tile won: each one's total
+    win_choices: tuple[Choice, ...] = ()  # the photo did not show which tile won: each one's total
+    kong_choices: tuple[Choice, ...] = ()  # nor what a face-down concealed kong holds
 
     @property
     def detections(self) -> Detections:
@@ -93,8 +86,9 @@ class PhotoResult:
         out["reading"] = reading_json(self.reading, self.diagnosis)
         if self.repair is not None:
             out["reading"]["repaired"] = {**suggestion_json(self.repair), "note": repair_note(self.repair)}
-        if self.win_choices:
-            out["reading"]["win_choices"] = [c.to_json() for c in self.win_choices]
+        for key, choices in (("win_choices", self.win_choices), ("kong_choices", self.kong_choices)):
+            if choices:
+                out["reading"][key] = [c.to_json() for c in choices]
         out["situation"] = self.situation
         if self.error:
             out["error"] = self.error
@@ -235,7 +229,8 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     situation, result, error = score_reading(reading if repair is None else repaired_reading(reading, repair), context)
     if repair is None and situation and reading.win_tile and situation["win_tile"] != reading.win_tile.symbol:
         reading = _show_chosen_win(reading, situation["win_tile"])
-    choices = win_choices(situation, reading) if situation and result and not shown_apart else ()
+    choices = unseen.win_choices(situation, reading) if situation and result and not shown_apart else ()
+    kongs = unseen.kong_choices(situation, reading) if situation and result and repair is None else ()
     timings["score"] = time.perf_counter() - t
     t = time.perf_counter()
     shown = dict(result) if result is not None else {"valid": False, "reason": error}
@@ -246,7 +241,8 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
                  if c.detection is not None}
     annotated = draw(image, reading, shown, marks=marks)
     timings["draw"] = time.perf_counter() - t
-    return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair, choices)
+    return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair, choices,
+                       kongs)
 
 
 def repair_note(repair: Suggestion) -> str:
@@ -294,7 +290,7 @@ def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector,
     detections, reading = detect_hand(detector, image)
     t2 = time.perf_counter()
     return analyse(image, detections, context, {"decode": t1 - t0, "detect": t2 - t1}, as_read=as_read,
-                   reading=reading, win_index=None if win is None else standing_index(reading, win))
+                   reading=reading, win_index=None if win is None else unseen.standing_index(reading, win))
 
 
 def context_from_args(args: argparse.Namespace) -> Context:
@@ -368,8 +364,10 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
             out.write(f"maybe     {s.text}  (cost {s.cost:.2f})\n")
     if res.repair is not None:  # the hand it gives is printed next, by print_result
         out.write(f"scored as the likeliest legal reading: {res.repair.text} (--as-read scores the tiles as read)\n")
-    if choices_differ(res.win_choices):
-        out.write(f"which won {win_choices_text(res.win_choices)} (--win TILE says which)\n")
+    if unseen.choices_differ(res.win_choices):
+        out.write(f"which won {unseen.choices_text(res.win_choices)} (--win TILE says which)\n")
+    if unseen.choices_differ(res.kong_choices):
+        out.write(f"face-down kong {unseen.choices_text(res.kong_choices, '')} (name one of its tiles on the page)\n")
     if res.result is None:
         out.write(f"no score  {res.error}\n")
     else:

@@ -1,7 +1,8 @@
 """What a photo cannot show, guessed for scoring: the face of a concealed kong shown all face
 down, and the winning tile when it was not set apart. Both guesses let the tiles vote for a 炮
 total; the reading keeps saying what is unknown, and the page lets the user set it. For the winning
-tile every choice is offered with the total it gives (:func:`win_choices`), so one tap settles it."""
+tile and a face-down kong's face every choice is offered with the total it gives (:func:`win_choices`,
+:func:`kong_choices`), so one tap settles it."""
 
 from __future__ import annotations
 
@@ -84,11 +85,12 @@ def _as_winning_tile(situation: dict, tile: Tile) -> tuple[dict, dict]:
 
 
 @dataclass(frozen=True)
-class WinChoice:
-    """A face standing in the hand taken as the winning tile, and the 炮 it gives the winner."""
+class Choice:
+    """A face for what the photo does not show (which tile won, what a face-down kong holds) and
+    the 炮 it gives the winner."""
 
     tile: Tile
-    index: int | None  # a detection of that face standing in the hand (None: only in a corrected reading)
+    index: int | None  # the detection to mark as the winning tile or to name with the face (None: none)
     own: int | None  # None: no valid win with it
     chosen: bool  # the one scored
 
@@ -96,7 +98,7 @@ class WinChoice:
         return {"tile": self.tile.symbol, "index": self.index, "own": self.own, "chosen": self.chosen}
 
 
-def win_choices(situation: dict, reading: HandReading) -> tuple[WinChoice, ...]:
+def win_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
     """Every face standing in the scored hand as the winning tile, with the total it gives, for a
     photo that did not show which tile won: the user sees what each choice is worth and picks one.
     ``reading`` (the reading drawn) gives each face a tile to mark."""
@@ -109,21 +111,49 @@ def win_choices(situation: dict, reading: HandReading) -> tuple[WinChoice, ...]:
     for tile in sorted(set(parse_tiles(situation["hand"]))):
         result = _as_winning_tile(situation, tile)[1]
         own = int(result["own"]) if result["valid"] else None
-        out.append(WinChoice(tile, first.get(tile.index), own, tile.symbol == situation["win_tile"]))
+        out.append(Choice(tile, first.get(tile.index), own, tile.symbol == situation["win_tile"]))
     return tuple(out)
 
 
-def choices_differ(choices: tuple[WinChoice, ...]) -> bool:
-    """Whether it matters which of them won (more than one outcome)."""
+def kong_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
+    """The first concealed kong shown all face down: every face it may hold (no copy in view), with
+    the total it gives, the others guessed as scored; naming one of its tiles settles it."""
+    hidden = faceless_kongs(reading)
+    melds = list(situation["melds"])
+    at = len(melds) - hidden  # score_reading puts the guessed kongs last
+    if not hidden or at != len(reading.melds):  # nothing guessed (no face made a hand)
+        return ()
+    guessed = parse_meld(melds[at]).tile
+    seen = Counter(parse_tiles(situation["hand"]))
+    for k, text in enumerate(melds):
+        if k != at:
+            seen.update(parse_meld(text).tiles)
+    index = next(i for i, (r, m) in enumerate(zip(reading.roles, reading.meld_of, strict=True))
+                 if r == "concealed_kong" and m < 0)
+    out = []
+    for tile in TILES:
+        if tile is Tile.FA or seen[tile]:
+            continue
+        kong = format_meld(Meld(MeldKind.CONCEALED_KONG, tile))
+        try:
+            result = score_situation(dict(situation, melds=[*melds[:at], kong, *melds[at + 1:]]))
+        except ValueError:
+            continue
+        out.append(Choice(tile, index, int(result["own"]) if result["valid"] else None, tile is guessed))
+    return tuple(out)
+
+
+def choices_differ(choices: tuple[Choice, ...]) -> bool:
+    """Whether it matters which of them is true (more than one outcome)."""
     return len({c.own for c in choices}) > 1
 
 
-def win_choices_text(choices: tuple[WinChoice, ...]) -> str:
+def choices_text(choices: tuple[Choice, ...], verb: str = "won") -> str:
     """'2 炮 if 1m 4m won · 3 炮 if 2m 3s won (scored: 3s)', the faces grouped by the total they give."""
     by_total: dict[int | None, list[str]] = {}
     for c in choices:
         by_total.setdefault(c.own, []).append(c.tile.symbol)
-    parts = [f"{'no win' if own is None else f'{own} 炮'} if {' '.join(tiles)} won"
+    parts = [f"{'no win' if own is None else f'{own} 炮'} if {' '.join(tiles)}{' ' + verb if verb else ''}"
              for own, tiles in sorted(by_total.items(), key=lambda kv: -1 if kv[0] is None else kv[0])]
     chosen = next((c.tile.symbol for c in choices if c.chosen), None)
     return " · ".join(parts) + (f" (scored: {chosen})" if chosen else "")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xingzi.vision.bench_pipeline import melds_exact, needs_input, summarise, truth_detections, win_tap_right
+from xingzi.vision.bench_pipeline import melds_exact, needs_input, summarise, truth_detections, one_tap_right
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.pipeline import Context, analyse
@@ -66,7 +66,7 @@ def test_summary_reports_the_samples_needing_input_apart():
                      needs_win_in_row_right=2, needs_grid=1, melds_true=5, melds_found=4, melds_exact=3,
                      melds_read=4, roles=100, roles_right=90)
     out = summarise(totals, [], "truth")
-    assert out["pao_total_exact_pct"] == 80.0 and out["pao_exact_after_win_tap_pct"] == 90.0
+    assert out["pao_total_exact_pct"] == 80.0 and out["pao_exact_after_one_tap_pct"] == 90.0
     assert out["readable_samples"] == 6 and out["pao_exact_readable_pct"] == 100.0
     assert out["needs_user_input"] == 4 and out["pao_exact_needs_input_pct"] == 50.0
     assert out["needs_win_in_row"] == "2/3 right" and out["needs_grid"] == "0/1 right"
@@ -83,5 +83,17 @@ def test_summary_reports_the_samples_needing_input_apart():
 def test_win_tap_counts_only_the_true_winning_tile_with_its_true_total(win, own, valid, tap):
     layout = hand_layout("123m456m789p12s55p", "3s", win_apart=False)
     res = analyse(np.full((960, 1280, 3), 60, np.uint8), layout.detections, Context())
-    meta = {"situation": {"win_tile": win}, "expect": {"valid": valid, "own": own}}
-    assert win_tap_right(res, meta) is tap
+    meta = {"situation": {"win_tile": win, "melds": []}, "expect": {"valid": valid, "own": own}}
+    assert one_tap_right(res, meta) is tap
+
+
+@pytest.mark.parametrize("melds,own,tap", [
+    pytest.param(["concealed_kong 中", "pung 9p"], 6, True, id="true-kong-face-offered-with-its-total"),
+    pytest.param(["concealed_kong 中", "pung 9p"], 5, False, id="total-differs"),
+    pytest.param(["concealed_kong 9s", "pung 9p"], 6, False, id="another-face-with-that-total-is-not-it"),
+])
+def test_kong_tap_counts_only_a_true_kong_face(melds, own, tap):
+    layout = hand_layout("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], kong_shown="DDDD")
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), layout.detections, Context())
+    meta = {"situation": {"win_tile": "5p", "melds": melds}, "expect": {"valid": True, "own": own}}
+    assert one_tap_right(res, meta) is tap

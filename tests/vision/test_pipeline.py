@@ -211,6 +211,17 @@ def test_score_command_offers_and_takes_the_winning_tile(extra, which_line, own_
     assert f"{which_line} (--win TILE says which)" in text and own_line in text
 
 
+def test_score_command_offers_the_faces_of_a_face_down_kong(photo_path, monkeypatch, capsys):
+    down = hand_layout("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], kong_shown="DDDD", size=70,
+                       center=(W / 2, H / 2)).detections
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(down))
+    assert main(["score", str(photo_path)]) == 0
+    text = capsys.readouterr().out
+    assert "face-down kong 4 炮 if 4m 5m 6m 7m 8m 9m 1p 2p 3p 4p 6p 7p 8p 1s 2s 3s 7s 8s 9s · 6 炮 if 中 白 " \
+           "(scored: 4m) (name one of its tiles on the page)" in text
+    assert "which won" not in text  # the winning tile was set apart
+
+
 def test_score_command_win_must_stand_in_the_hand(photo_path, monkeypatch, capsys):
     monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(hand_detections()))
     assert main(["score", str(photo_path), "--win", "9s"]) == 2

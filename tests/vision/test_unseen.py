@@ -11,11 +11,11 @@ import pytest
 from xingzi.engine import score_situation
 from xingzi.engine.melds import MeldKind
 from xingzi.engine.notation import parse_meld, parse_tiles
-from xingzi.engine.tiles import Tile
+from xingzi.engine.tiles import TILES, Tile
 from xingzi.vision import unseen
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
-from xingzi.vision.pipeline import Context, analyse, score_reading
+from xingzi.vision.pipeline import Context, analyse, apply_corrections, score_reading
 
 
 @pytest.mark.parametrize("hand,win,melds", [
@@ -97,11 +97,11 @@ def test_marking_a_choice_scores_it_and_keeps_the_choices(tile, own):
     assert [c.own for c in res.win_choices] == [c.own for c in first.win_choices]
 
 
-def test_win_choices_text_groups_faces_by_total():
-    choices = (unseen.WinChoice(Tile("1m"), 0, 2, False), unseen.WinChoice(Tile("2m"), 1, 3, False),
-               unseen.WinChoice(Tile("4m"), 3, 2, False), unseen.WinChoice(Tile("3s"), 13, 3, True),
-               unseen.WinChoice(Tile("5p"), 11, None, False))
-    assert unseen.win_choices_text(choices) == "no win if 5p won · 2 炮 if 1m 4m won · 3 炮 if 2m 3s won (scored: 3s)"
+def test_choices_text_groups_faces_by_total():
+    choices = (unseen.Choice(Tile("1m"), 0, 2, False), unseen.Choice(Tile("2m"), 1, 3, False),
+               unseen.Choice(Tile("4m"), 3, 2, False), unseen.Choice(Tile("3s"), 13, 3, True),
+               unseen.Choice(Tile("5p"), 11, None, False))
+    assert unseen.choices_text(choices) == "no win if 5p won · 2 炮 if 1m 4m won · 3 炮 if 2m 3s won (scored: 3s)"
     assert not unseen.choices_differ((choices[1], choices[3]))  # both 3 炮: nothing to choose
 
 
@@ -111,3 +111,39 @@ def test_standing_index_finds_the_face_or_says_what_was_read():
     assert int(reading.detections.cls[i]) == Tile("5p").index and reading.roles[i] in ("concealed", "win")
     with pytest.raises(ValueError, match=r"winning tile 9s: no 9s stands in the hand read from the photo \(123456m55789p12s 3s\)"):
         unseen.standing_index(reading, Tile("9s"))
+
+
+KONG_DOWN = ("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"])  # the 中 kong lies all face down
+
+
+@pytest.mark.parametrize("shown,offered", [pytest.param("DDDD", True, id="all-face-down-offered"),
+                                           pytest.param("FDDF", False, id="face-seen-nothing-to-offer")])
+def test_kong_choices_offer_every_unseen_face_with_the_engine_total(shown, offered):
+    layout = hand_layout(*KONG_DOWN, kong_shown=shown)
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    res = analyse(img, layout.detections)
+    assert bool(res.kong_choices) is offered
+    if not offered:
+        assert "kong_choices" not in res.to_json()["reading"]
+        return
+    in_view = set(parse_tiles("123m456s5p5p")) | {Tile.P9}
+    assert [c.tile for c in res.kong_choices] == [t for t in TILES if t is not Tile.FA and t not in in_view]
+    guessed = [m for m in res.situation["melds"] if m.startswith("concealed_kong")]
+    assert [f"concealed_kong {c.tile.symbol}" for c in res.kong_choices if c.chosen] == guessed
+    for c in res.kong_choices:
+        melds = [m for m in res.situation["melds"] if not m.startswith("concealed_kong")] + [f"concealed_kong {c.tile.symbol}"]
+        expect = score_situation(dict(res.situation, melds=melds))
+        assert c.own == expect["own"] and res.reading.roles[c.index] == "concealed_kong"
+    assert {c.own for c in res.kong_choices} == {4, 6}  # a dragon kong adds its 炮
+    assert res.to_json()["reading"]["kong_choices"][-1] == res.kong_choices[-1].to_json()
+
+
+def test_naming_the_kong_from_a_choice_scores_that_choice():
+    layout = hand_layout(*KONG_DOWN, kong_shown="DDDD")
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    first = analyse(img, layout.detections)
+    zhong = next(c for c in first.kong_choices if c.tile is Tile.ZHONG)
+    named = apply_corrections(layout.detections, {zhong.index: Tile.ZHONG.index})
+    res = analyse(img, named, fixed=[zhong.index])
+    assert res.result["own"] == zhong.own == 6 and "concealed_kong 中" in res.situation["melds"]
+    assert res.kong_choices == ()  # named: nothing left to choose

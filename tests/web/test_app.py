@@ -11,7 +11,7 @@ import zlib
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
-from web_helpers import FakeDetector, grid_detections, jpeg_bytes, layout_detections
+from web_helpers import FakeDetector, grid_detections, jpeg_bytes, kong_down_detections, layout_detections
 
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
@@ -173,6 +173,17 @@ def test_a_winning_tile_in_the_row_comes_with_every_choice_and_its_total(photo):
     assert again["win_tile"] == "1m" and again["own"] == one_m["own"] == 2
     assert [c["tile"] for c in again["reading"]["win_choices"] if c["chosen"]] == ["1m"]
     assert "win_choices" not in client_for(layout_detections())[0].post("/api/read", content=photo).json()["reading"]
+
+
+def test_a_face_down_kong_comes_with_its_faces_and_naming_one_rescores(photo):
+    client, _ = client_for(kong_down_detections())
+    body = client.post("/api/read", content=photo).json()
+    choices = body["reading"]["kong_choices"]
+    assert body["own"] == 4 and {c["own"] for c in choices} == {4, 6}
+    zhong = next(c for c in choices if c["tile"] == "中")
+    named = client.post("/api/rescore", json={"token": body["token"],
+                                              "corrections": {str(zhong["index"]): Tile.ZHONG.index}}).json()
+    assert named["own"] == zhong["own"] == 6 and "kong_choices" not in named["reading"]
 
 
 def test_rescore_needs_json():

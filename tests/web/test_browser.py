@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from web_helpers import FakeDetector, jpeg_bytes, layout_detections
+from web_helpers import FakeDetector, jpeg_bytes, kong_down_detections, layout_detections
 
 from xingzi.engine.tiles import Tile
 from xingzi.web.loadtest import start_server
@@ -58,6 +58,11 @@ def server():
 @pytest.fixture(scope="module")
 def server_win_in_row():
     yield from _serve(layout_detections(win_apart=False))
+
+
+@pytest.fixture(scope="module")
+def server_kong_down():
+    yield from _serve(kong_down_detections())
 
 
 @contextmanager
@@ -117,3 +122,16 @@ def test_choosing_which_tile_won_from_the_offered_totals(server_win_in_row):
         expect(page.locator("#total")).to_have_text("2")
         expect(page.locator("#win-options button.chosen")).to_have_attribute("data-tile", "1m")
         expect(page.locator("#notation")).to_contain_text(" 1m")
+
+
+def test_naming_a_face_down_kong_from_the_offered_totals(server_kong_down):
+    from playwright.sync_api import expect
+
+    with uploaded(server_kong_down) as page:
+        expect(page.locator("#total")).to_have_text("4")
+        expect(page.locator("#win-choices")).to_be_hidden()
+        expect(page.locator("#kong-options p")).to_have_count(2)  # 4 炮 and 6 炮
+        page.locator('#kong-options button[data-tile="中"]').click()
+        expect(page.locator("#total")).to_have_text("6")
+        expect(page.locator("#kong-choices")).to_be_hidden()  # named: nothing left to choose
+        expect(page.locator("#notation")).to_contain_text("concealed_kong 中")

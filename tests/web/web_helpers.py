@@ -40,6 +40,12 @@ def layout_detections(misread_2s_as_3s: bool = False, win_apart: bool = True) ->
     return replace(det, cls=cls, probs=probs)
 
 
+def kong_down_detections() -> Detections:
+    """A hand whose concealed 中 kong lies all face down: 4 炮 as guessed, 6 once named 中."""
+    return hand_layout("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], kong_shown="DDDD", size=70,
+                       center=(WIDTH / 2, HEIGHT / 2), probs=True).detections
+
+
 def grid_detections(n: int) -> Detections:
     xyxy = np.array([[40 + (i % 10) * 110, 40 + (i // 10) * 160, 120 + (i % 10) * 110, 150 + (i // 10) * 160]
                      for i in range(n)], np.float32).reshape(n, 4)

@@ -87,7 +87,11 @@ function show(data) {
     if (p.payer === "claimant") li(pays, "诈胡 pays player " + p.payee + ": " + p.amount);
     else li(pays, "付 payer " + p.payer + ": " + p.amount + " (吃 eaten " + p.eaten + ")");
   }
-  showWinChoices(data.reading.win_choices || []);
+  showChoices("win", data.reading.win_choices || [], (c) => { state.win = c.index; });
+  showChoices("kong", data.reading.kong_choices || [], (c) => {
+    const face = state.faces.find((f) => f.symbol === c.tile);
+    if (face) state.corrections[c.index] = face.cls;
+  });
   const probs = $("problems"); probs.innerHTML = "";
   for (const p of data.reading.reasons || []) li(probs, p);
   if (data.reading.repaired) li(probs, data.reading.repaired.note);
@@ -109,16 +113,17 @@ function show(data) {
   status("");
 }
 
-// The photo did not show which tile won: one line per total, a button per face that gives it.
-function showWinChoices(choices) {
+// What the photo does not show (which tile won, a face-down kong's face): one line per total,
+// a button per face that gives it; a tap settles it and scores again.
+function showChoices(kind, choices, settle) {
   const totals = new Map();
   for (const c of choices) {
     const key = c.own === null ? "无胡 no win" : c.own + " 炮";
     if (!totals.has(key)) totals.set(key, []);
     totals.get(key).push(c);
   }
-  $("win-choices").hidden = totals.size < 2;
-  const box = $("win-options"); box.innerHTML = "";
+  $(kind + "-choices").hidden = totals.size < 2;
+  const box = $(kind + "-options"); box.innerHTML = "";
   if (totals.size < 2) return;
   for (const [key, list] of totals) {
     const line = document.createElement("p");
@@ -130,7 +135,7 @@ function showWinChoices(choices) {
       b.dataset.tile = c.tile;
       b.className = c.chosen ? "chosen" : "";
       b.disabled = c.index === null;
-      b.addEventListener("click", () => { state.win = c.index; rescore(); });
+      b.addEventListener("click", () => { settle(c); rescore(); });
       line.appendChild(b);
     }
     box.appendChild(line);
