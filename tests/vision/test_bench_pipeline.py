@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xingzi.vision.bench_pipeline import melds_exact, needs_input, summarise, truth_detections, one_tap_right
+from xingzi.vision.bench_pipeline import melds_exact, needs_input, one_tap_right, summarise, truth_detections
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.pipeline import Context, analyse
