@@ -25,6 +25,7 @@ import numpy as np
 
 from .detections import Detections
 from .grouping import HandReading
+from .metrics import box_iou
 from .pipeline import Context, PhotoResult, analyse, detect_hand, load_image, make_detector
 
 
@@ -220,7 +221,23 @@ def one_tap_right(res: PhotoResult, meta: dict) -> bool:
     kongs = {m.split(" ", 1)[1] for m in situation["melds"] if m.startswith("concealed_kong ")}
     return bool(expect["valid"]) and (
         any(c.tile.symbol == situation["win_tile"] and c.own == expect["own"] for c in res.win_choices)
-        or any(c.tile.symbol in kongs and c.own == expect["own"] for c in res.kong_choices))
+        or any(c.tile.symbol in kongs and c.own == expect["own"] for c in res.kong_choices)
+        or stray_fa_tap_right(res, meta))
+
+
+def stray_fa_tap_right(res: PhotoResult, meta: dict) -> bool:
+    """Whether setting aside the 发 read as bonus tiles that lie on a stray tile of the truth (one tap
+    each on the page: "not part of this hand") gives the true total."""
+    det, scale = res.detections, res.image.shape[1] / max(meta.get("size", [res.image.shape[1]])[0], 1)
+    strays = np.array([t["xyxy"] for t in meta.get("tiles", []) if t["role"] == "loose"], np.float64) * scale
+    taken = [i for i, role in enumerate(res.reading.roles) if role == "fa"]
+    aside = [i for i in taken if len(strays) and box_iou(det.xyxy[i], strays).max() >= 0.5]
+    if not aside:
+        return False
+    again = analyse(res.image, det, context_of(meta["situation"]), ignored=aside)
+    got, expect = again.result, meta["expect"]
+    return got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
+
 
 
 def pipeline_matches_truth(image_path: Path, dets: Detections, meta: dict) -> bool | None:

@@ -10,6 +10,7 @@ tiles) is measured in ``rowgeom``; this module reads the hand from it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
@@ -28,7 +29,7 @@ from .meldfind import KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds,
 from .rowgeom import DUPLICATE_IOU, END_GAP, LINE_TOL, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
 
 FA_CLASS = Tile.FA.index
-ROLES = ("concealed", "win", "pung", "kong", "concealed_kong", "fa", "loose")
+ROLES = ("concealed", "win", "pung", "kong", "concealed_kong", "fa", "loose", "ignored")  # ignored: the user said so
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 # Thresholds, in units of the tiles' own size, so they hold at any scale.
@@ -118,16 +119,22 @@ VARIANTS = (
 )
 
 
-def group(detections: Detections) -> HandReading:
+def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
     """Group detections into a hand. Never raises for odd layouts: oddities go to ``problems``.
 
     The thresholds that split rows and gaps cannot suit every table, so when the first reading
     is not a legal hand, a few other settings are tried: the first legal reading is taken, else
-    the first with the right tile count, else the first.
+    the first with the right tile count, else the first. ``ignored``: detections the user says are
+    not part of the hand (role ``ignored``; a stray 发, a box on something else).
     """
+    mask = np.zeros(len(detections), bool)
+    for i in ignored:
+        if not 0 <= int(i) < len(detections):
+            raise ValueError(f"ignored tile #{i}: there are {len(detections)} tiles (0..{len(detections) - 1})")
+        mask[int(i)] = True
     readings = []
     for knobs in VARIANTS:
-        reading = _group(detections, knobs)
+        reading = _group(detections, knobs, mask)
         if is_legal_reading(reading):
             return reading
         if knobs.join_beside:  # leaving out the tile beside the row only when that makes a hand:
@@ -153,18 +160,24 @@ def is_legal_reading(reading: HandReading) -> bool:
             and not any("concealed kong" in p for p in reading.problems))
 
 
-def _group(detections: Detections, knobs: Knobs = Knobs()) -> HandReading:
+def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray | None = None) -> HandReading:
     n = len(detections)
     if n == 0:
         return _empty(detections, ("no tiles found",))
     cls = np.asarray(detections.cls, dtype=np.int64)
-    roles = ["loose"] * n
+    ignored = np.zeros(n, bool) if ignored is None else ignored
+    roles = ["ignored" if ignored[i] else "loose" for i in range(n)]
     meld_of = [-1] * n
     problems: list[str] = []
+    if ignored.any():
+        problems.append(f"{int(ignored.sum())} tile(s) set aside as not part of the hand")
 
-    keep = rowgeom.distinct_boxes(detections)
-    if (~keep).sum():
-        problems.append(f"{int((~keep).sum())} duplicate detection(s) ignored")
+    keep = np.zeros(n, bool)  # the user's set-aside boxes hide no other box as a duplicate
+    counted = np.flatnonzero(~ignored)
+    if counted.size:
+        keep[counted] = rowgeom.distinct_boxes(detections.subset(counted))
+    if (~keep & ~ignored).sum():
+        problems.append(f"{int((~keep & ~ignored).sum())} duplicate detection(s) ignored")
     fa_mask = (cls == FA_CLASS) & keep
     if fa_mask.sum() > 4:  # said before the extra ones are set aside: the user should know
         problems.append(f"{_count_word(int(fa_mask.sum()))} 发 (only four exist)")

@@ -205,7 +205,8 @@ def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) ->
 
 def analyse(image: np.ndarray, detections: Detections, context: Context = Context(),
             timings: dict[str, float] | None = None, win_index: int | None = None,
-            as_read: bool = False, fixed: Iterable[int] = (), reading: HandReading | None = None) -> PhotoResult:
+            as_read: bool = False, fixed: Iterable[int] = (), reading: HandReading | None = None,
+            ignored: Iterable[int] = ()) -> PhotoResult:
     """Everything after detection: grouping, diagnosis, scoring, drawing.
 
     ``reading``: the grouping of ``detections`` when the caller already made it (:func:`detect_hand`).
@@ -213,16 +214,18 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     ``win_index`` marks which detection is the winning tile (the user said so). A reading that is
     no legal hand is scored as its likeliest legal reading (``repair.likeliest``; the reading
     itself, the drawing's labels and tile indices stay as read) unless ``as_read``; the ``fixed``
-    detections (faces the user set) and the marked winning tile are never changed by it.
+    detections (faces the user set), the ``ignored`` ones (not part of the hand, the user said) and
+    the marked winning tile are never changed by it.
     """
     timings = dict(timings or {})
     t = time.perf_counter()
-    reading = group(detections) if reading is None else reading
+    ignored = tuple(int(i) for i in ignored)
+    reading = group(detections, ignored) if reading is None else reading
     shown_apart = reading.win_set_apart
     if win_index is not None:
         reading = mark_win(reading, int(win_index))
     diagnosis = diagnose(reading)
-    keep = frozenset(int(i) for i in fixed) | (frozenset() if win_index is None else {int(win_index)})
+    keep = frozenset(int(i) for i in (*fixed, *ignored)) | (frozenset() if win_index is None else {int(win_index)})
     repair = None if as_read else likeliest(diagnosis, keep)
     timings["group"] = time.perf_counter() - t
     t = time.perf_counter()

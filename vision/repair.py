@@ -232,6 +232,8 @@ def _detector_singles(r: HandReading) -> list[tuple[float, int, int]]:
         return []
     singles: list[tuple[float, int, int]] = []
     for i in range(len(det)):
+        if r.roles[i] == "ignored":  # the user set it aside: no reading of it is suggested
+            continue
         order = np.argsort(-det.probs[i])
         alts = [int(k) for k in order if int(k) != int(det.cls[i]) and det.probs[i, k] >= MIN_PROB]
         singles += [(_swap_cost(det, i, k), i, k) for k in alts[:TOP_ALTERNATIVES]]
@@ -253,7 +255,8 @@ def _regroup(r: HandReading, edits: tuple[tuple[int, int | None], ...], cost: fl
             keep[i] = False
         else:
             cls[i] = k
-    new = group(replace(det, cls=cls).subset(keep))
+    ignored = np.array([role == "ignored" for role in r.roles], bool)[keep]  # still set aside by the user
+    new = group(replace(det, cls=cls).subset(keep), np.flatnonzero(ignored))
     if not new.win_tile or explain(new):
         return None
     changes = tuple(Change(i, _tile(det, i), None if k is None or k == BACK_CLASS else Tile.from_index(k), k is None)

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from xingzi.engine.tiles import Tile
 from xingzi.vision.bench_pipeline import melds_exact, needs_input, one_tap_right, summarise, truth_detections
 from xingzi.vision.grouping import group
-from xingzi.vision.layouts import hand_layout
+from xingzi.vision.layouts import hand_layout, with_tiles
 from xingzi.vision.pipeline import Context, analyse
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.json"
@@ -96,4 +97,22 @@ def test_kong_tap_counts_only_a_true_kong_face(melds, own, tap):
     layout = hand_layout("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], kong_shown="DDDD")
     res = analyse(np.full((960, 1280, 3), 60, np.uint8), layout.detections, Context())
     meta = {"situation": {"win_tile": "5p", "melds": melds}, "expect": {"valid": True, "own": own}}
+    assert one_tap_right(res, meta) is tap
+
+
+@pytest.mark.parametrize("stray_at,own,tap", [
+    pytest.param(14, 3, True, id="stray-fa-set-aside-gives-the-truth"),
+    pytest.param(14, 4, False, id="counted-fa-was-the-truth"),
+    pytest.param(None, 3, False, id="no-stray-in-the-truth"),
+])
+def test_stray_fa_tap_sets_aside_only_the_truths_strays(stray_at, own, tap):
+    det = hand_layout("123m456m789p12s55p", "3s", size=70, center=(640, 480)).detections
+    box = [440.0, 600.0, 490.0, 670.0]
+    both = with_tiles(det, [box], [Tile.FA.index])
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), both, Context())
+    assert res.result["own"] == 4  # read: the 发 as a bonus tile
+    tiles = [{"role": "concealed", "xyxy": [float(v) for v in b]} for b in det.xyxy]
+    tiles.append({"role": "loose" if stray_at is not None else "fa", "xyxy": box})
+    meta = {"situation": {"win_tile": "3s", "melds": []}, "expect": {"valid": True, "own": own},
+            "tiles": tiles, "size": [1280, 960]}
     assert one_tap_right(res, meta) is tap

@@ -1,4 +1,5 @@
-"""Tiles that are not part of the hand: 发 lying away from the bonus 发, a fifth 发, a tile beside a full row."""
+"""Tiles that are not part of the hand: 发 lying away from the bonus 发, a fifth 发, a tile beside a full row,
+tiles the user sets aside."""
 
 from __future__ import annotations
 
@@ -69,3 +70,38 @@ def test_tile_right_beside_a_full_row_is_a_stray_when_it_breaks_the_hand(stray, 
 
 def layout_tiles(layout) -> list[Tile]:
     return [Tile.from_index(int(c)) for c, r in zip(layout.detections.cls, layout.roles, strict=True) if r in ("concealed", "win")]
+
+
+# Tiles the user sets aside ("not part of this hand"): a stray 发 counted as a bonus tile, a box
+# on something else; they keep their index and take no part in the grouping.
+@pytest.mark.parametrize("extra,classes,ignore,fa,legal", [
+    pytest.param(fa_boxes(300, 450, 1), [FA], [14], 0, True, id="stray-fa-set-aside"),
+    pytest.param(fa_boxes(300, 450, 2), [FA, FA], [14], 1, True, id="one-of-two-fa-set-aside"),
+    pytest.param([[700, 600, 745, 660]], [Tile.M9.index], [14], 0, True, id="a-box-on-a-cup-set-aside"),
+    pytest.param([], [], [3], 0, False, id="a-hand-tile-set-aside-leaves-13"),
+])
+def test_tiles_set_aside_by_the_user_are_not_part_of_the_hand(extra, classes, ignore, fa, legal):
+    det = hand_layout(HAND, WIN, size=60, center=(640, 300)).detections
+    reading = group(with_tiles(det, extra, classes) if extra else det, ignore)
+    assert [reading.roles[i] for i in ignore] == ["ignored"] * len(ignore)
+    assert reading.fa == fa and is_legal_reading(reading) is legal
+    assert f"{len(ignore)} tile(s) set aside as not part of the hand" in reading.problems
+    assert len(reading.roles) == len(det) + len(extra)  # indices stay the photo's
+
+
+def test_a_box_set_aside_hides_no_other_as_a_duplicate():
+    det = hand_layout(HAND, WIN, size=60, center=(640, 300)).detections
+    # a second box on tile #3, surer than it: grouping keeps that one and drops #3 as its duplicate
+    twin = with_tiles(det, [det.xyxy[3] + 1.0], [int(det.cls[3])])
+    twin = Detections(twin.xyxy, twin.cls, np.append(det.conf, np.float32(1.0)))
+    first = group(twin)
+    assert any("1 duplicate detection(s) ignored" in p for p in first.problems) and first.roles[3] == "loose"
+    reading = group(twin, [14])  # the user sets the twin aside: #3 stands in the hand again
+    assert reading.roles[3] in ("concealed", "win") and reading.roles[14] == "ignored"
+    assert is_legal_reading(reading) and not any("duplicate" in p for p in reading.problems)
+
+
+def test_setting_aside_a_tile_that_is_not_there_is_refused():
+    det = hand_layout(HAND, WIN, size=60, center=(640, 300)).detections
+    with pytest.raises(ValueError, match=r"ignored tile #14: there are 14 tiles \(0..13\)"):
+        group(det, [14])

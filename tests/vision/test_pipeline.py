@@ -16,10 +16,11 @@ from xingzi.engine.tiles import Tile
 from xingzi.vision import pipeline
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group
-from xingzi.vision.layouts import hand_layout
+from xingzi.vision.layouts import hand_layout, with_tiles
 from xingzi.vision.pipeline import (
     MAX_SIDE,
     Context,
+    analyse,
     apply_corrections,
     decode_image,
     detect_hand,
@@ -164,6 +165,19 @@ def test_unscorable_tables_give_an_error_not_a_crash(photo_path, detections, err
     res = read_photo(photo_path, Fake(detections), Context(), as_read=True)
     assert res.result is None and error in res.error
     assert res.to_json()["valid"] is False
+
+
+def test_tiles_set_aside_by_the_user_leave_the_score_and_keep_their_index():
+    fa_box = [[W / 2 - 200, H / 2 + 120, W / 2 - 150, H / 2 + 190]]  # a 发 on the table below the hand
+    det = with_tiles(hand_detections(), fa_box, [Tile.FA.index])
+    img = np.full((H, W, 3), 60, np.uint8)
+    counted = analyse(img, det, Context())
+    assert counted.result["own"] == 4 and counted.reading.fa == 1  # 发 as a bonus tile: +1 炮
+    res = analyse(img, det, Context(), ignored=[14])
+    assert res.result["own"] == 3 and res.reading.fa == 0
+    tiles = res.to_json()["reading"]["tiles"]
+    assert len(tiles) == 15 and tiles[14]["role"] == "ignored" and tiles[14]["index"] == 14
+    assert not any(c.detection == 14 for s in res.diagnosis.suggestions for c in s.changes)
 
 
 def test_corrections_are_checked():

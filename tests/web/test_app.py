@@ -11,7 +11,14 @@ import zlib
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
-from web_helpers import FakeDetector, grid_detections, jpeg_bytes, kong_down_detections, layout_detections
+from web_helpers import (
+    FakeDetector,
+    grid_detections,
+    jpeg_bytes,
+    kong_down_detections,
+    layout_detections,
+    stray_fa_detections,
+)
 
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
@@ -184,6 +191,18 @@ def test_a_face_down_kong_comes_with_its_faces_and_naming_one_rescores(photo):
     named = client.post("/api/rescore", json={"token": body["token"],
                                               "corrections": {str(zhong["index"]): Tile.ZHONG.index}}).json()
     assert named["own"] == zhong["own"] == 6 and "kong_choices" not in named["reading"]
+
+
+def test_setting_a_tile_aside_rescores_without_it(photo):
+    client, _ = client_for(stray_fa_detections())
+    body = client.post("/api/read", content=photo).json()
+    assert body["own"] == 4 and body["reading"]["fa"] == 1
+    aside = client.post("/api/rescore", json={"token": body["token"], "ignored": [14]}).json()
+    assert aside["own"] == 3 and aside["reading"]["fa"] == 0 and aside["reading"]["tiles"][14]["role"] == "ignored"
+    for bad, message in (([99], "ignored tile #99: there are 15 tiles"), ("14", "ignored must be a list"),
+                         ([True], "ignored must be a list")):
+        r = client.post("/api/rescore", json={"token": body["token"], "ignored": bad})
+        assert r.status_code == 400 and message in r.json()["error"]
 
 
 def test_rescore_needs_json():

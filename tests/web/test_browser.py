@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from web_helpers import FakeDetector, jpeg_bytes, kong_down_detections, layout_detections
+from web_helpers import FakeDetector, jpeg_bytes, kong_down_detections, layout_detections, stray_fa_detections
 
 from xingzi.engine.tiles import Tile
 from xingzi.web.loadtest import start_server
@@ -63,6 +63,11 @@ def server_win_in_row():
 @pytest.fixture(scope="module")
 def server_kong_down():
     yield from _serve(kong_down_detections())
+
+
+@pytest.fixture(scope="module")
+def server_stray_fa():
+    yield from _serve(stray_fa_detections())
 
 
 @contextmanager
@@ -135,3 +140,17 @@ def test_naming_a_face_down_kong_from_the_offered_totals(server_kong_down):
         expect(page.locator("#total")).to_have_text("6")
         expect(page.locator("#kong-choices")).to_be_hidden()  # named: nothing left to choose
         expect(page.locator("#notation")).to_contain_text("concealed_kong 中")
+
+
+def test_setting_a_stray_tile_aside(server_stray_fa):
+    from playwright.sync_api import expect
+
+    with uploaded(server_stray_fa) as page:
+        expect(page.locator("#total")).to_have_text("4")  # the stray 发 counted as a bonus tile
+        page.locator('.hit[data-index="14"]').click()
+        page.locator("#set-aside").click()
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#problems")).to_contain_text("1 tile(s) set aside as not part of the hand")
+        page.locator('.hit[data-index="14"]').click()  # picking a face brings it back into the hand
+        page.locator(f'#faces button[data-cls="{Tile.FA.index}"]').click()
+        expect(page.locator("#total")).to_have_text("4")

@@ -46,6 +46,16 @@ def kong_down_detections() -> Detections:
                        center=(WIDTH / 2, HEIGHT / 2), probs=True).detections
 
 
+def stray_fa_detections() -> Detections:
+    """``HAND`` and a 发 lying on the table below it (#14), counted as a bonus tile: 4 炮, 3 set aside."""
+    det = layout_detections()
+    box = np.array([[WIDTH / 2 - 200, HEIGHT / 2 + 120, WIDTH / 2 - 150, HEIGHT / 2 + 190]], np.float32)
+    probs = np.zeros((1, det.probs.shape[1]), np.float32)
+    probs[0, Tile.FA.index] = 0.9
+    return Detections(np.vstack([det.xyxy, box]), np.append(det.cls, Tile.FA.index),
+                      np.append(det.conf, np.float32(0.9)), np.vstack([det.probs, probs]))
+
+
 def grid_detections(n: int) -> Detections:
     xyxy = np.array([[40 + (i % 10) * 110, 40 + (i // 10) * 160, 120 + (i % 10) * 110, 150 + (i // 10) * 160]
                      for i in range(n)], np.float32).reshape(n, 4)

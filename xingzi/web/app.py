@@ -119,7 +119,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         try:
             body = await request.json()
         except Exception:
-            raise BadRequest("expected a JSON body {token, corrections, self_draw, dealer, events}") from None
+            raise BadRequest("expected a JSON body {token, corrections, ignored, win, self_draw, dealer, events}") from None
         if not isinstance(body, dict):
             raise BadRequest("expected a JSON object")
         token = str(body.get("token", ""))
@@ -141,11 +141,14 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         win = body.get("win")
         if win is not None and (isinstance(win, bool) or not isinstance(win, int)):
             raise BadRequest(f"win must be a tile index or null, got {win!r}")
+        ignored = body.get("ignored") or []
+        if not isinstance(ignored, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in ignored):
+            raise BadRequest(f"ignored must be a list of tile indices, got {ignored!r}")
 
         def work() -> JSONResponse:
             try:
                 return _respond(token, analyse(session.image, det, context, win_index=win, as_read=as_read,
-                                               fixed=fixed))
+                                               fixed=fixed, ignored=ignored))
             except ValueError as e:
                 raise BadRequest(str(e)) from None
 

@@ -1,7 +1,7 @@
 // The phone page: upload → annotated photo + score; tap a tile → pick its face → rescore.
 "use strict";
 const $ = (id) => document.getElementById(id);
-const state = { token: null, corrections: {}, win: null, data: null, faces: [], events: [], picking: null };
+const state = { token: null, corrections: {}, ignored: [], win: null, data: null, faces: [], events: [], picking: null };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -31,6 +31,7 @@ async function upload(file) {
       headers: { "Content-Type": file.type || "application/octet-stream" } });
     state.token = data.token;
     state.corrections = {};
+    state.ignored = [];
     state.win = null;
     show(data);
   } catch (e) {
@@ -43,7 +44,8 @@ async function rescore() {
   status("计算中… Scoring…");
   try {
     show(await call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(Object.assign({ token: state.token, corrections: state.corrections, win: state.win },
+      body: JSON.stringify(Object.assign({ token: state.token, corrections: state.corrections, ignored: state.ignored,
+        win: state.win },
         context())) }));
   } catch (e) {
     status("出错 Error: " + e.message, true);
@@ -164,6 +166,7 @@ function buildPicker() {
       $("picker").close();
       if (state.picking) {
         state.corrections[state.picking.index] = face.cls;
+        state.ignored = state.ignored.filter((i) => i !== state.picking.index);  // a face: part of the hand
         rescore();
       }
     });
@@ -192,6 +195,14 @@ async function init() {
     $("picker").close();
     if (state.picking) {
       state.win = state.picking.index;
+      rescore();
+    }
+  });
+  $("set-aside").addEventListener("click", () => {
+    $("picker").close();
+    if (state.picking && !state.ignored.includes(state.picking.index)) {
+      state.ignored.push(state.picking.index);
+      if (state.win === state.picking.index) state.win = null;
       rescore();
     }
   });
