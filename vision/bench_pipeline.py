@@ -23,6 +23,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from xingzi.engine.notation import format_meld
+from xingzi.engine.tiles import BACK_CLASS, Tile
+
 from .detections import Detections
 from .grouping import HandReading
 from .metrics import box_iou
@@ -133,7 +136,6 @@ LAYOUT_HANDS = (
 def run_layouts() -> int:
     """Hand-built layouts: every hand at 52 rotations x 3 perspectives x 2 meld rows x 2 jitters x 2 gaps."""
     from xingzi.engine.notation import parse_meld, parse_tiles
-    from xingzi.engine.tiles import Tile
 
     from .grouping import group
     from .layouts import hand_layout
@@ -189,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
         cv2.imencode(".jpg", res.annotated, [cv2.IMWRITE_JPEG_QUALITY, 85])
         latencies.append(time.perf_counter() - t0)
         expect, got = meta["expect"], res.result
-        right = got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
+        right = total_right(res, meta)
         facts = compare(res.reading, meta) if detector is None else compare_counts(res.reading, meta)
         totals.update(samples=1, pao_right=int(right), pao_right_tap=int(right or one_tap_right(res, meta)),
                       **{k: int(v) for k, v in facts.items()})
@@ -222,7 +224,7 @@ def one_tap_right(res: PhotoResult, meta: dict) -> bool:
     return bool(expect["valid"]) and (
         any(c.tile.symbol == situation["win_tile"] and c.own == expect["own"] for c in res.win_choices)
         or any(c.tile.symbol in kongs and c.own == expect["own"] for c in res.kong_choices)
-        or stray_fa_tap_right(res, meta))
+        or stray_fa_tap_right(res, meta) or claim_tap_right(res, meta))
 
 
 def stray_fa_tap_right(res: PhotoResult, meta: dict) -> bool:
@@ -234,10 +236,32 @@ def stray_fa_tap_right(res: PhotoResult, meta: dict) -> bool:
     aside = [i for i in taken if len(strays) and box_iou(det.xyxy[i], strays).max() >= 0.5]
     if not aside:
         return False
-    again = analyse(res.image, det, context_of(meta["situation"]), ignored=aside)
-    got, expect = again.result, meta["expect"]
-    return got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
+    return total_right(analyse(res.image, det, context_of(meta["situation"]), ignored=aside), meta)
 
+
+def claim_tap_right(res: PhotoResult, meta: dict) -> bool:
+    """Whether taking a true claimed meld the reading left standing (one tap on one of its tiles:
+    "a claimed meld") gives the true total."""
+    read = {format_meld(m) for m in res.reading.melds}
+    faces = [Tile.from_index(int(c)).symbol if int(c) != BACK_CLASS else "" for c in res.detections.cls]
+    for text in meta["situation"]["melds"]:
+        kind, face = text.split(" ", 1)
+        standing = [i for i, role in enumerate(res.reading.roles) if role in ("concealed", "win") and faces[i] == face]
+        if kind not in ("pung", "kong") or text in read or not standing:
+            continue
+        try:
+            again = analyse(res.image, res.detections, context_of(meta["situation"]), claimed=standing[:1])
+        except ValueError:  # too few of that face standing
+            continue
+        if total_right(again, meta):
+            return True
+    return False
+
+
+def total_right(res: PhotoResult, meta: dict) -> bool:
+    """The result's validity and own 炮 are the truth's."""
+    got, expect = res.result, meta["expect"]
+    return got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
 
 
 def pipeline_matches_truth(image_path: Path, dets: Detections, meta: dict) -> bool | None:
@@ -245,9 +269,7 @@ def pipeline_matches_truth(image_path: Path, dets: Detections, meta: dict) -> bo
     give the ground truth's validity and own 炮. None for samples with no usable truth."""
     if not meta.get("complete", True) or not isinstance(meta.get("expect"), dict) or "own" not in meta["expect"]:
         return None
-    res = analyse(load_image(image_path), dets, context_of(meta["situation"]))
-    expect, got = meta["expect"], res.result
-    return got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
+    return total_right(analyse(load_image(image_path), dets, context_of(meta["situation"])), meta)
 
 
 def compare_counts(reading: HandReading, meta: dict) -> dict:

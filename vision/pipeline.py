@@ -30,6 +30,7 @@ from .draw import draw
 from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
 from .unseen import Choice, best_win_tile, faceless_kongs, guess_kong_face
+from .usermarks import apply_claims, apply_corrections  # noqa: F401 (apply_corrections: the API's)
 
 MAX_PIXELS = 40_000_000  # larger photos are refused before decoding (decompression bombs)
 MAX_SIDE = 1600  # photos are scaled down to this before detection and drawing
@@ -189,24 +190,10 @@ def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, 
         return situation, None, str(e)
 
 
-def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) -> Detections:
-    """Detections with some classes set by hand (index → class id 0..30)."""
-    if not corrections:
-        return det
-    cls = det.cls.copy()
-    for i, k in corrections.items():
-        if not 0 <= int(i) < len(det):
-            raise ValueError(f"correction for tile #{i}: there are {len(det)} tiles (0..{len(det) - 1})")
-        if not 0 <= int(k) < len(CLASS_NAMES):
-            raise ValueError(f"correction for tile #{i}: class must be 0..{len(CLASS_NAMES) - 1}, got {k}")
-        cls[int(i)] = int(k)
-    return replace(det, cls=cls)
-
-
 def analyse(image: np.ndarray, detections: Detections, context: Context = Context(),
             timings: dict[str, float] | None = None, win_index: int | None = None,
             as_read: bool = False, fixed: Iterable[int] = (), reading: HandReading | None = None,
-            ignored: Iterable[int] = ()) -> PhotoResult:
+            ignored: Iterable[int] = (), claimed: Iterable[int] = (), released: Iterable[int] = ()) -> PhotoResult:
     """Everything after detection: grouping, diagnosis, scoring, drawing.
 
     ``reading``: the grouping of ``detections`` when the caller already made it (:func:`detect_hand`).
@@ -215,18 +202,22 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     no legal hand is scored as its likeliest legal reading (``repair.likeliest``; the reading
     itself, the drawing's labels and tile indices stay as read) unless ``as_read``; the ``fixed``
     detections (faces the user set), the ``ignored`` ones (not part of the hand, the user said) and
-    the marked winning tile are never changed by it.
+    the marked winning tile are never changed by it. ``claimed``/``released``: tiles the user says are
+    in a claimed meld / whose meld is not claimed (:mod:`usermarks`); the user's grouping is then
+    scored as it stands (no likeliest legal reading, which would group the tiles afresh).
     """
     timings = dict(timings or {})
     t = time.perf_counter()
     ignored = tuple(int(i) for i in ignored)
     reading = group(detections, ignored) if reading is None else reading
     shown_apart = reading.win_set_apart
+    claimed, released = tuple(claimed), tuple(released)
+    reading = apply_claims(reading, claimed, released)
     if win_index is not None:
         reading = mark_win(reading, int(win_index))
     diagnosis = diagnose(reading)
     keep = frozenset(int(i) for i in (*fixed, *ignored)) | (frozenset() if win_index is None else {int(win_index)})
-    repair = None if as_read else likeliest(diagnosis, keep)
+    repair = None if as_read or claimed or released else likeliest(diagnosis, keep)  # a regrouping drops claims
     timings["group"] = time.perf_counter() - t
     t = time.perf_counter()
     situation, result, error = score_reading(reading if repair is None else repaired_reading(reading, repair), context)

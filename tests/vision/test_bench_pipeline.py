@@ -116,3 +116,16 @@ def test_stray_fa_tap_sets_aside_only_the_truths_strays(stray_at, own, tap):
     meta = {"situation": {"win_tile": "3s", "melds": []}, "expect": {"valid": True, "own": own},
             "tiles": tiles, "size": [1280, 960]}
     assert one_tap_right(res, meta) is tap
+
+
+@pytest.mark.parametrize("melds,own,tap", [
+    pytest.param(["pung 8s"], 12, True, id="claimed-pung-read-standing"),
+    pytest.param(["pung 8s"], 15, False, id="total-differs"),
+    pytest.param(["kong 9p"], 12, False, id="meld-face-not-standing"),
+])
+def test_claim_tap_takes_a_true_meld_left_standing(melds, own, tap):
+    det = hand_layout("22288m66s中中中", "6s", ["pung 8s"], gap=0.0, sideways_at=-1).detections
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), det, Context())
+    assert res.reading.melds == () and res.result["own"] == 17
+    meta = {"situation": {"win_tile": "6s", "melds": melds}, "expect": {"valid": True, "own": own}}
+    assert one_tap_right(res, meta) is tap

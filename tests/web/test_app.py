@@ -18,6 +18,7 @@ from web_helpers import (
     kong_down_detections,
     layout_detections,
     stray_fa_detections,
+    tray_detections,
 )
 
 from xingzi.engine.tiles import Tile
@@ -202,6 +203,21 @@ def test_setting_a_tile_aside_rescores_without_it(photo):
     for bad, message in (([99], "ignored tile #99: there are 15 tiles"), ("14", "ignored must be a list"),
                          ([True], "ignored must be a list")):
         r = client.post("/api/rescore", json={"token": body["token"], "ignored": bad})
+        assert r.status_code == 400 and message in r.json()["error"]
+
+
+def test_claiming_and_releasing_a_meld_rescores(photo):
+    client, _ = client_for(tray_detections())
+    body = client.post("/api/read", content=photo).json()
+    assert body["own"] == 17 and body["reading"]["melds"] == [] and body["reading"]["tiles"][11]["name"] == "8s"
+    claimed = client.post("/api/rescore", json={"token": body["token"], "claimed": [11]}).json()
+    assert claimed["own"] == 12 and claimed["reading"]["melds"] == ["pung 8s"]
+    assert [t["role"] for t in claimed["reading"]["tiles"][11:]] == ["pung"] * 3
+    back = client.post("/api/rescore", json={"token": body["token"], "claimed": [], "released": [12]}).json()
+    assert back["own"] == 17
+    for bad, message in (({"claimed": [3]}, "tile #3: 2 8m stand in the hand"), ({"claimed": "10"}, "claimed must be"),
+                         ({"released": [None]}, "released must be a list")):
+        r = client.post("/api/rescore", json={"token": body["token"], **bad})
         assert r.status_code == 400 and message in r.json()["error"]
 
 

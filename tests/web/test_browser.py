@@ -13,7 +13,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from web_helpers import FakeDetector, jpeg_bytes, kong_down_detections, layout_detections, stray_fa_detections
+from web_helpers import (
+    FakeDetector,
+    jpeg_bytes,
+    kong_down_detections,
+    layout_detections,
+    stray_fa_detections,
+    tray_detections,
+)
 
 from xingzi.engine.tiles import Tile
 from xingzi.web.loadtest import start_server
@@ -68,6 +75,11 @@ def server_kong_down():
 @pytest.fixture(scope="module")
 def server_stray_fa():
     yield from _serve(stray_fa_detections())
+
+
+@pytest.fixture(scope="module")
+def server_tray():
+    yield from _serve(tray_detections())
 
 
 @contextmanager
@@ -154,3 +166,22 @@ def test_setting_a_stray_tile_aside(server_stray_fa):
         page.locator('.hit[data-index="14"]').click()  # picking a face brings it back into the hand
         page.locator(f'#faces button[data-cls="{Tile.FA.index}"]').click()
         expect(page.locator("#total")).to_have_text("4")
+
+
+def test_claiming_a_meld_the_photo_hides_and_standing_it_back(server_tray):
+    from playwright.sync_api import expect
+
+    with uploaded(server_tray) as page:
+        expect(page.locator("#total")).to_have_text("17")  # the claimed 8s pung read as standing
+        page.locator('.hit[data-index="12"]').click()
+        expect(page.locator("#claim")).to_contain_text("claimed meld")
+        page.locator("#claim").click()
+        expect(page.locator("#total")).to_have_text("12")
+        expect(page.locator("#notation")).to_contain_text("pung 8s")
+        page.locator('.hit[data-index="3"]').click()  # an 8m: only two stand, refused, nothing changes
+        page.locator("#claim").click()
+        expect(page.locator("#status")).to_contain_text("2 8m stand in the hand")
+        page.locator('.hit[data-index="13"]').click()
+        expect(page.locator("#claim")).to_contain_text("Not a claimed meld")
+        page.locator("#claim").click()
+        expect(page.locator("#total")).to_have_text("17")

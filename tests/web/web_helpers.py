@@ -56,6 +56,13 @@ def stray_fa_detections() -> Detections:
                       np.append(det.conf, np.float32(0.9)), np.vstack([det.probs, probs]))
 
 
+def tray_detections() -> Detections:
+    """A claimed pung of 8s laid against the row, no gap, no tile turned: read as standing (17 炮);
+    claimed, 12 炮. Tiles #11-13 are the 8s."""
+    return hand_layout("22288m66s中中中", "6s", ["pung 8s"], gap=0.0, sideways_at=-1, size=70,
+                       center=(WIDTH / 2, HEIGHT / 2), probs=True).detections
+
+
 def grid_detections(n: int) -> Detections:
     xyxy = np.array([[40 + (i % 10) * 110, 40 + (i // 10) * 160, 120 + (i % 10) * 110, 150 + (i // 10) * 160]
                      for i in range(n)], np.float32).reshape(n, 4)

@@ -119,7 +119,8 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         try:
             body = await request.json()
         except Exception:
-            raise BadRequest("expected a JSON body {token, corrections, ignored, win, self_draw, dealer, events}") from None
+            raise BadRequest("expected a JSON body {token, corrections, ignored, claimed, released, win, self_draw, "
+                             "dealer, events}") from None
         if not isinstance(body, dict):
             raise BadRequest("expected a JSON object")
         token = str(body.get("token", ""))
@@ -141,14 +142,12 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         win = body.get("win")
         if win is not None and (isinstance(win, bool) or not isinstance(win, int)):
             raise BadRequest(f"win must be a tile index or null, got {win!r}")
-        ignored = body.get("ignored") or []
-        if not isinstance(ignored, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in ignored):
-            raise BadRequest(f"ignored must be a list of tile indices, got {ignored!r}")
+        ignored, claimed, released = (_indices(body, key) for key in ("ignored", "claimed", "released"))
 
         def work() -> JSONResponse:
             try:
                 return _respond(token, analyse(session.image, det, context, win_index=win, as_read=as_read,
-                                               fixed=fixed, ignored=ignored))
+                                               fixed=fixed, ignored=ignored, claimed=claimed, released=released))
             except ValueError as e:
                 raise BadRequest(str(e)) from None
 
@@ -175,6 +174,14 @@ async def _body(request: Request, limit: int) -> bytes:
             raise BadRequest(f"upload is over the {limit / 1e6:.0f} MB limit", 413)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _indices(body: dict, key: str) -> list[int]:
+    """A list of tile indices from the request (ignored, claimed, released)."""
+    value = body.get(key) or []
+    if not isinstance(value, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in value):
+        raise BadRequest(f"{key} must be a list of tile indices, got {value!r}")
+    return value
 
 
 def _flag(value: Any) -> bool:

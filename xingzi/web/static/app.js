@@ -1,7 +1,8 @@
 // The phone page: upload → annotated photo + score; tap a tile → pick its face → rescore.
 "use strict";
 const $ = (id) => document.getElementById(id);
-const state = { token: null, corrections: {}, ignored: [], win: null, data: null, faces: [], events: [], picking: null };
+const state = { token: null, corrections: {}, ignored: [], claimed: [], released: [], win: null, data: null,
+  faces: [], events: [], picking: null };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -32,6 +33,8 @@ async function upload(file) {
     state.token = data.token;
     state.corrections = {};
     state.ignored = [];
+    state.claimed = [];
+    state.released = [];
     state.win = null;
     show(data);
   } catch (e) {
@@ -40,15 +43,17 @@ async function upload(file) {
 }
 
 async function rescore() {
-  if (!state.token) return;
+  if (!state.token) return false;
   status("计算中… Scoring…");
   try {
     show(await call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(Object.assign({ token: state.token, corrections: state.corrections, ignored: state.ignored,
-        win: state.win },
+        claimed: state.claimed, released: state.released, win: state.win },
         context())) }));
+    return true;
   } catch (e) {
     status("出错 Error: " + e.message, true);
+    return false;
   }
 }
 
@@ -144,8 +149,15 @@ function showChoices(kind, choices, settle) {
   }
 }
 
+const CLAIMED = ["pung", "kong"];
+
 function pick(tile) {
   state.picking = tile;
+  const claim = $("claim");
+  const guessedWin = tile.role === "win" && !state.data.reading.win_set_apart;
+  claim.hidden = !(CLAIMED.includes(tile.role) || tile.role === "concealed" || guessedWin);
+  claim.textContent = CLAIMED.includes(tile.role) ? "不是碰/杠 Not a claimed meld: back in the hand"
+    : "碰/杠 With its like tiles, a claimed meld (pung / kong)";
   const face = state.faces.find((f) => f.cls === tile.cls);
   $("picker-current").textContent = face ? face.zh : tile.name;
   $("picker").showModal();
@@ -205,6 +217,21 @@ async function init() {
       if (state.win === state.picking.index) state.win = null;
       rescore();
     }
+  });
+  $("claim").addEventListener("click", async () => {
+    $("picker").close();
+    const t = state.picking;
+    if (!t) return;
+    const saved = [state.claimed.slice(), state.released.slice()];
+    if (CLAIMED.includes(t.role)) {
+      const meld = state.data.reading.tiles.filter((x) => x.meld === t.meld).map((x) => x.index);
+      state.claimed = state.claimed.filter((i) => !meld.includes(i));
+      state.released.push(t.index);
+    } else {
+      state.released = state.released.filter((i) => i !== t.index);
+      state.claimed.push(t.index);
+    }
+    if (!(await rescore())) [state.claimed, state.released] = saved;  // refused: as it was
   });
   $("photo").addEventListener("change", (ev) => { if (ev.target.files[0]) upload(ev.target.files[0]); });
   $("self_draw").addEventListener("change", rescore);

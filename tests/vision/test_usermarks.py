@@ -1,0 +1,89 @@
+"""What the user says about the tiles: claimed melds the photo cannot show, melds that are not claimed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.engine.melds import MeldKind
+from xingzi.engine.tiles import Tile
+from xingzi.vision.grouping import group, is_legal_reading
+from xingzi.vision.layouts import hand_layout
+from xingzi.vision.pipeline import Context, analyse
+from xingzi.vision.usermarks import apply_claims, claim_meld, release_meld
+
+IMG = np.full((960, 1280, 3), 60, np.uint8)
+# A tray: the claimed pung of 8s lies against the row, no gap, no tile turned: it reads as standing.
+TRAY = dict(hand="22288m66s中中中", win="6s", melds=["pung 8s"], gap=0.0, sideways_at=-1)
+
+
+def tray(**kw):
+    args = {**TRAY, **kw}
+    return hand_layout(args.pop("hand"), args.pop("win"), args.pop("melds"), **args).detections
+
+
+def faces(det, tile: str) -> list[int]:
+    return [i for i, c in enumerate(det.cls) if int(c) == Tile(tile).index]
+
+
+@pytest.mark.parametrize("win_apart", [True, False])
+def test_claiming_three_like_tiles_makes_the_pung_the_photo_hides(win_apart):
+    det = tray(win_apart=win_apart)
+    plain = analyse(IMG, det, Context())
+    assert plain.reading.melds == () and plain.result["own"] == 17  # read as a concealed triplet
+    res = analyse(IMG, det, Context(), claimed=[faces(det, "8s")[0]])
+    assert [(m.kind, m.tile) for m in res.reading.melds] == [(MeldKind.PUNG, Tile("8s"))]
+    assert [res.reading.roles[i] for i in faces(det, "8s")] == ["pung"] * 3
+    assert res.result["valid"] and res.result["own"] == 12 and is_legal_reading(res.reading)
+    assert res.repair is None  # the user's grouping is scored as it stands
+
+
+def test_a_guessed_winning_tile_may_be_claimed_and_another_is_guessed():
+    reading = group(tray(win_apart=False))
+    win = reading.roles.index("win")
+    assert int(reading.detections.cls[win]) == Tile("8s").index and not reading.win_set_apart
+    claimed = claim_meld(reading, win)
+    assert claimed.roles[win] == "pung" and claimed.win_tile is not None and not claimed.win_set_apart
+    assert claimed.roles.count("win") == 1 and claimed.win_tile in claimed.tiles
+
+
+def test_four_like_tiles_in_a_row_one_too_long_make_a_kong():
+    det = tray(hand="22288m66s中中中", melds=["kong 8s"])
+    res = analyse(IMG, det, Context(), claimed=[faces(det, "8s")[1]])
+    assert [(m.kind, m.tile) for m in res.reading.melds] == [(MeldKind.KONG, Tile("8s"))]
+    assert res.result["valid"]
+
+
+def test_releasing_a_meld_stands_its_tiles_back_in_the_hand():
+    det = hand_layout("22288m66s中中中", "6s", ["pung 8s"]).detections  # the pung apart, a tile turned
+    read = group(det)
+    assert read.melds and read.roles.count("pung") == 3
+    i = read.roles.index("pung")
+    back = release_meld(read, i)
+    assert back.melds == () and back.roles.count("pung") == 0 and len(back.tiles) == 14
+    assert sorted(back.tiles) == sorted((*read.tiles, Tile("8s"), Tile("8s"), Tile("8s")))
+    assert apply_claims(read, claimed=[i], released=[i]).melds == read.melds  # stood back, then taken again
+
+
+@pytest.mark.parametrize("call,message", [
+    pytest.param(lambda r: claim_meld(r, 99), r"claimed meld #99: there are 14 tiles \(0..13\)", id="index"),
+    pytest.param(lambda r: claim_meld(r, faces(r.detections, "2m")[0]), None, id="three-2m-fine"),
+    pytest.param(lambda r: claim_meld(r, faces(r.detections, "8m")[0]), "tile #3: 2 8m stand in the hand",
+                 id="too-few-8m"),
+    pytest.param(lambda r: release_meld(r, 0), "only a claimed pung or kong can be stood back", id="not-a-meld"),
+])
+def test_bad_claims_say_why(call, message):
+    reading = group(tray(win_apart=True))
+    if message is None:
+        assert call(reading).melds[-1].tile is Tile("2m")
+    else:
+        with pytest.raises(ValueError, match=message):
+            call(reading)
+
+
+def test_a_set_apart_winning_tile_is_never_claimed():
+    det = hand_layout("222m88m666s中中中88s", "8s").detections  # 8s won, set apart; two 8s stand
+    reading = group(det)
+    assert reading.win_set_apart and reading.win_tile is Tile("8s")
+    with pytest.raises(ValueError, match="2 8s stand in the hand besides the winning tile set apart"):
+        claim_meld(reading, faces(det, "8s")[0])

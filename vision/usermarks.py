@@ -1,0 +1,121 @@
+"""What the user says about a photo's tiles: faces corrected, and which tiles form a claimed meld
+(碰/杠) where the photo cannot show it, or that a meld read as claimed is not one.
+
+A tray or a grid of tiles leaves no gap between the hand and its claimed melds and often no tile
+turned sideways, so a claimed pung can read as three like tiles standing in the hand. One tap on
+one of them makes them a claimed meld; one tap on a claimed meld's tile stands its tiles back in
+the hand. Both act on a :class:`~xingzi.vision.grouping.HandReading`, indices unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+
+import numpy as np
+
+from xingzi.engine.melds import Meld, MeldKind
+from xingzi.engine.tiles import CLASS_NAMES, Tile
+
+from .detections import Detections
+from .grouping import HandReading, count_problems, mark_win
+
+STANDING = ("concealed", "win")
+CLAIMED = (MeldKind.PUNG.value, MeldKind.KONG.value)
+COUNT_WORDS = (" tiles (a winning hand", "(only four of each tile exist)")  # count_problems' facts
+
+
+def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) -> Detections:
+    """Detections with some classes set by hand (index → class id 0..30)."""
+    if not corrections:
+        return det
+    cls = det.cls.copy()
+    for i, k in corrections.items():
+        if not 0 <= int(i) < len(det):
+            raise ValueError(f"correction for tile #{i}: there are {len(det)} tiles (0..{len(det) - 1})")
+        if not 0 <= int(k) < len(CLASS_NAMES):
+            raise ValueError(f"correction for tile #{i}: class must be 0..{len(CLASS_NAMES) - 1}, got {k}")
+        cls[int(i)] = int(k)
+    return replace(det, cls=cls)
+
+
+def claim_meld(reading: HandReading, index: int) -> HandReading:
+    """Tile ``index`` (standing in the hand) and the like tiles nearest it as a claimed meld: a kong
+    when four stand and the hand holds a tile too many for its kongs, else a pung. A winning tile
+    seen set apart stays standing (a claimed meld is made before the win); a guessed one may be
+    taken, and the standing tile nearest it is guessed instead."""
+    _check_index(reading, index, "claimed meld")
+    if reading.roles[index] not in STANDING:
+        raise ValueError(f"tile #{index} is read as {reading.roles[index]}: only tiles standing in the hand "
+                         "can be taken as a claimed meld")
+    det = reading.detections
+    face = int(det.cls[index])
+    free = ("concealed",) if reading.win_set_apart else STANDING
+    like = [i for i, role in enumerate(reading.roles) if role in free and int(det.cls[i]) == face]
+    if index not in like or len(like) < 3:
+        raise ValueError(f"tile #{index}: {len(like)} {Tile.from_index(face).symbol} stand in the hand "
+                         "besides the winning tile set apart; a claimed pung takes three")
+    kongs = sum(1 for m in reading.melds if m.kind is not MeldKind.PUNG)
+    kind = MeldKind.KONG if len(like) >= 4 and reading.tile_count > 14 + kongs else MeldKind.PUNG
+    centers = det.centers.astype(np.float64)
+    taken = sorted(like, key=lambda i: (reading.roles[i] == "win", float(np.hypot(*(centers[i] - centers[index])))))
+    taken = taken[:kind.size]
+    melds = (*reading.melds, Meld(kind, Tile.from_index(face)))
+    roles, meld_of = list(reading.roles), list(reading.meld_of)
+    for i in taken:
+        roles[i], meld_of[i] = kind.value, len(melds) - 1
+    tiles = list(reading.tiles)
+    for _ in taken:
+        tiles.remove(Tile.from_index(face))
+    out = _recount(reading, tuple(tiles), melds, roles, meld_of)
+    old_win = next((i for i in taken if reading.roles[i] == "win"), None)
+    rest = [i for i, role in enumerate(roles) if role == "concealed"]
+    if old_win is None or not rest:
+        return out if old_win is None else replace(out, win_tile=None)
+    new_win = min(rest, key=lambda i: float(np.hypot(*(centers[i] - centers[old_win]))))
+    return mark_win(out, new_win, set_apart=False)
+
+
+def release_meld(reading: HandReading, index: int) -> HandReading:
+    """The claimed meld holding tile ``index`` stood back in the hand, its tiles concealed."""
+    _check_index(reading, index, "meld to release")
+    if reading.roles[index] not in CLAIMED:
+        raise ValueError(f"tile #{index} is read as {reading.roles[index]}: only a claimed pung or kong "
+                         "can be stood back in the hand")
+    gone = reading.meld_of[index]
+    meld = reading.melds[gone]
+    roles, meld_of = list(reading.roles), list(reading.meld_of)
+    for i, m in enumerate(reading.meld_of):
+        if m == gone:
+            roles[i], meld_of[i] = "concealed", -1
+        elif m > gone:
+            meld_of[i] = m - 1
+    melds = tuple(m for k, m in enumerate(reading.melds) if k != gone)
+    return _recount(reading, (*reading.tiles, *meld.tiles), melds, roles, meld_of)
+
+
+def apply_claims(reading: HandReading, claimed: Iterable[int] = (), released: Iterable[int] = ()) -> HandReading:
+    """The user's word on claimed melds: ``released`` tiles' melds stood back first, then each
+    ``claimed`` tile's meld taken out (a tile already in a claimed meld is left as it is)."""
+    for i in released:
+        if reading.roles[int(i)] in CLAIMED:
+            reading = release_meld(reading, int(i))
+    for i in claimed:
+        _check_index(reading, int(i), "claimed meld")
+        if reading.roles[int(i)] not in CLAIMED:
+            reading = claim_meld(reading, int(i))
+    return reading
+
+
+def _check_index(reading: HandReading, index: int, what: str) -> None:
+    n = len(reading.roles)
+    if not 0 <= index < n:
+        raise ValueError(f"{what} #{index}: there are {n} tiles (0..{n - 1})")
+
+
+def _recount(reading: HandReading, tiles, melds, roles, meld_of) -> HandReading:
+    hidden = sum(1 for r, m in zip(roles, meld_of, strict=True) if r == "concealed_kong" and m < 0) // 4
+    kept = tuple(p for p in reading.problems if not any(w in p for w in COUNT_WORDS))
+    counted = tuple(count_problems(tuple(tiles), melds, reading.fa, hidden))
+    return replace(reading, tiles=tuple(tiles), melds=tuple(melds), roles=tuple(roles), meld_of=tuple(meld_of),
+                   problems=kept + counted)
