@@ -275,16 +275,18 @@ def detect_hand(detector: TileDetector, image: np.ndarray) -> tuple[Detections, 
     return (other, other_reading) if is_legal_reading(other_reading) else (det, reading)
 
 
-def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector,
-               context: Context = Context(), as_read: bool = False, win: Tile | None = None) -> PhotoResult:
-    """``win``: the face the user says won (one tile of that face standing in the hand is marked)."""
+def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector, context: Context = Context(),
+               as_read: bool = False, win: Tile | None = None, claims: Iterable[Tile] = ()) -> PhotoResult:
+    """``win``: the face the user says won (one tile of that face standing in the hand is marked);
+    ``claims``: faces whose like tiles standing in the hand are a claimed meld."""
     t0 = time.perf_counter()
     image = load_image(source)
     t1 = time.perf_counter()
     detections, reading = detect_hand(detector, image)
     t2 = time.perf_counter()
     return analyse(image, detections, context, {"decode": t1 - t0, "detect": t2 - t1}, as_read=as_read,
-                   reading=reading, win_index=None if win is None else unseen.standing_index(reading, win))
+                   reading=reading, win_index=None if win is None else unseen.standing_index(reading, win),
+                   claimed=[unseen.standing_index(reading, t, "claimed meld", "concealed") for t in claims])
 
 
 def context_from_args(args: argparse.Namespace) -> Context:
@@ -338,7 +340,8 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     image = load_image(args.photo)
     detector = detector or make_detector(getattr(args, "model", None), getattr(args, "conf", None))
     win = Tile.parse(args.win) if getattr(args, "win", None) else None
-    res = read_photo(image, detector, context, as_read=bool(getattr(args, "as_read", False)), win=win)
+    claims = [Tile.parse(t) for t in getattr(args, "claim", None) or []]
+    res = read_photo(image, detector, context, as_read=bool(getattr(args, "as_read", False)), win=win, claims=claims)
     if getattr(args, "out", None):
         _write_image(args.out, res.annotated)
     if getattr(args, "json", None) is not None:

@@ -159,11 +159,11 @@ def choices_text(choices: tuple[Choice, ...], verb: str = "won") -> str:
     return " · ".join(parts) + (f" (scored: {chosen})" if chosen else "")
 
 
-def standing_index(reading: HandReading, tile: Tile) -> int:
-    """A detection of ``tile`` standing in the hand (the winning tile read, else the first in the row)."""
+def standing_index(reading: HandReading, tile: Tile, what: str = "winning tile", prefer: str = "win") -> int:
+    """A detection of ``tile`` standing in the hand: one with role ``prefer`` if any, else the first."""
     found = [i for i, role in enumerate(reading.roles)
              if role in ("concealed", "win") and int(reading.detections.cls[i]) == tile.index]
     if not found:
-        raise ValueError(f"winning tile {tile.symbol}: no {tile.symbol} stands in the hand read from the photo "
+        raise ValueError(f"{what} {tile.symbol}: no {tile.symbol} stands in the hand read from the photo "
                          f"({reading.notation or 'no tiles'})")
-    return next((i for i in found if reading.roles[i] == "win"), found[0])
+    return next((i for i in found if reading.roles[i] == prefer), found[0])

@@ -236,6 +236,21 @@ def test_score_command_offers_the_faces_of_a_face_down_kong(photo_path, monkeypa
     assert "which won" not in text  # the winning tile was set apart
 
 
+def test_score_command_claims_a_meld_the_photo_hides(photo_path, monkeypatch, capsys):
+    tray = hand_layout("22288m66s中中中", "6s", ["pung 8s"], gap=0.0, sideways_at=-1, size=70,
+                       center=(W / 2, H / 2)).detections
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(tray))
+    assert main(["score", str(photo_path)]) == 0
+    assert "own       17 炮" in capsys.readouterr().out  # the 8s pung read as a concealed triplet
+    assert main(["score", str(photo_path), "--claim", "8s"]) == 0
+    text = capsys.readouterr().out
+    assert "melds     pung 8s" in text and "own       12 炮" in text
+    assert main(["score", str(photo_path), "--claim", "8m"]) == 2  # only two 8m stand
+    assert "2 8m stand in the hand" in capsys.readouterr().err
+    assert main(["score", str(photo_path), "--claim", "9p"]) == 2
+    assert "claimed meld 9p: no 9p stands in the hand read from the photo" in capsys.readouterr().err
+
+
 def test_score_command_win_must_stand_in_the_hand(photo_path, monkeypatch, capsys):
     monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(hand_detections()))
     assert main(["score", str(photo_path), "--win", "9s"]) == 2

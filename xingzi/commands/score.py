@@ -43,6 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="PATH", help="photo mode: where to write the annotated photo")
     p.add_argument("--model", metavar="PATH", help="photo mode: detector weights")
     p.add_argument("--conf", type=float, metavar="FLOAT", help="photo mode: detection confidence threshold")
+    p.add_argument("--claim", metavar="TILE", action="append", default=[],
+                   help="photo mode: like tiles read as standing in the hand are a claimed meld (碰/杠) of this "
+                        "face, e.g. a pung laid against the row in a tray; repeatable")
     p.add_argument("--as-read", dest="as_read", action="store_true",
                    help="photo mode: score the tiles exactly as read, even when they are no legal hand "
                         "(default: score the likeliest legal reading and say what it changed)")
