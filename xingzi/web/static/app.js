@@ -156,8 +156,11 @@ function pick(tile) {
   const claim = $("claim");
   const guessedWin = tile.role === "win" && !state.data.reading.win_set_apart;
   claim.hidden = !(CLAIMED.includes(tile.role) || tile.role === "concealed" || guessedWin);
-  claim.textContent = CLAIMED.includes(tile.role) ? "不是碰/杠 Not a claimed meld: back in the hand"
-    : "碰/杠 With its like tiles, a claimed meld (pung / kong)";
+  const [zh, en] = CLAIMED.includes(tile.role) ? ["不是碰/杠 ", "Not a claimed meld: back in the hand"]
+    : ["碰/杠 ", "With its like tiles, a claimed meld"];
+  const small = document.createElement("small");
+  small.textContent = en;
+  claim.replaceChildren(zh, small);
   const face = state.faces.find((f) => f.cls === tile.cls);
   $("picker-current").textContent = face ? face.zh : tile.name;
   $("picker").showModal();
