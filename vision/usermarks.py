@@ -53,8 +53,8 @@ def claim_meld(reading: HandReading, index: int) -> HandReading:
     free = ("concealed",) if reading.win_set_apart else STANDING
     like = [i for i, role in enumerate(reading.roles) if role in free and int(det.cls[i]) == face]
     if index not in like or len(like) < 3:
-        raise ValueError(f"tile #{index}: {len(like)} {Tile.from_index(face).symbol} stand in the hand "
-                         "besides the winning tile set apart; a claimed pung takes three")
+        raise ValueError(f"tile #{index}: {len(like)} {Tile.from_index(face).symbol} stand in the hand (a winning "
+                         "tile set apart not counted); a claimed pung takes three")
     kongs = sum(1 for m in reading.melds if m.kind is not MeldKind.PUNG)
     kind = MeldKind.KONG if len(like) >= 4 and reading.tile_count > 14 + kongs else MeldKind.PUNG
     centers = det.centers.astype(np.float64)
@@ -98,6 +98,7 @@ def apply_claims(reading: HandReading, claimed: Iterable[int] = (), released: It
     """The user's word on claimed melds: ``released`` tiles' melds stood back first, then each
     ``claimed`` tile's meld taken out (a tile already in a claimed meld is left as it is)."""
     for i in released:
+        _check_index(reading, int(i), "meld to release")
         if reading.roles[int(i)] in CLAIMED:
             reading = release_meld(reading, int(i))
     for i in claimed:

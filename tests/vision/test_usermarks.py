@@ -71,6 +71,7 @@ def test_releasing_a_meld_stands_its_tiles_back_in_the_hand():
     pytest.param(lambda r: claim_meld(r, faces(r.detections, "8m")[0]), "tile #3: 2 8m stand in the hand",
                  id="too-few-8m"),
     pytest.param(lambda r: release_meld(r, 0), "only a claimed pung or kong can be stood back", id="not-a-meld"),
+    pytest.param(lambda r: apply_claims(r, released=[-1]), r"meld to release #-1: there are 14 tiles", id="negative"),
 ])
 def test_bad_claims_say_why(call, message):
     reading = group(tray(win_apart=True))
@@ -85,5 +86,5 @@ def test_a_set_apart_winning_tile_is_never_claimed():
     det = hand_layout("222m88m666s中中中88s", "8s").detections  # 8s won, set apart; two 8s stand
     reading = group(det)
     assert reading.win_set_apart and reading.win_tile is Tile("8s")
-    with pytest.raises(ValueError, match="2 8s stand in the hand besides the winning tile set apart"):
+    with pytest.raises(ValueError, match=r"2 8s stand in the hand \(a winning tile set apart not counted\)"):
         claim_meld(reading, faces(det, "8s")[0])
