@@ -32,6 +32,7 @@ COLORS = {
     "concealed_kong": (150, 60, 200),
     "fa": (220, 160, 0),
     "loose": (140, 140, 140),
+    "ignored": (90, 90, 90),
 }
 MARK_COLOR = (230, 0, 180)  # a tile scored as another face than read (magenta: no role uses it)
 
@@ -98,6 +99,10 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
         text = f"{name}\n{float(det.conf[i]):.2f}"
         if role == "win":
             text = "胡" + text
+        elif role == "ignored":  # the user set it aside: crossed out
+            canvas.line((x0, y0, x1, y1), fill=color, width=line)
+            canvas.line((x0, y1, x1, y0), fill=color, width=line)
+            text = f"{name}\n×"
         if i in marks:  # scored as another face, or left out
             new = marks[i]
             color = MARK_COLOR

@@ -7,7 +7,7 @@ import pytest
 from fontTools.ttLib import TTFont
 from PIL import Image
 
-from xingzi.engine.tiles import CLASS_NAMES_CN
+from xingzi.engine.tiles import CLASS_NAMES_CN, Tile
 from xingzi.vision.draw import COLORS, FONT_PATH, caption_lines, draw
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
@@ -37,6 +37,17 @@ def test_numpy_bgr_in_numpy_bgr_out_with_role_colours(reading):
         i = reading.roles.index(role)
         x0, y0, x1, y1 = reading.detections.xyxy[i]
         assert rgb_at(rgb, (x0 + x1) / 2, int(y1) - 1) == COLORS[role], role  # bottom edge of its box
+
+
+def test_a_tile_set_aside_is_crossed_out_in_its_own_colour():
+    layout = hand_layout("123m55p12s", "3s", ["pung 中"], 1, size=50, center=(500, 380))
+    fa = layout.detections.cls.tolist().index(Tile.FA.index)
+    reading = group(layout.detections, [fa])
+    assert reading.roles[fa] == "ignored" and reading.fa == 0
+    rgb = np.asarray(draw(Image.new("RGB", (1000, 760), BG), reading))
+    x0, y0, x1, y1 = reading.detections.xyxy[fa]
+    assert rgb_at(rgb, (x0 + x1) / 2, int(y1) - 1) == COLORS["ignored"]  # its box
+    assert rgb_at(rgb, (x0 + x1) / 2, (y0 + y1) / 2) == COLORS["ignored"]  # the cross through its middle
 
 
 def test_pil_in_pil_out(reading):
