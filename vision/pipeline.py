@@ -28,6 +28,7 @@ from . import unseen
 from .detections import Detections
 from .draw import draw
 from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
+from .messages import chinese_of
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
 from .unseen import Choice, best_win_tile, faceless_kongs, guess_kong_face
 from .usermarks import apply_claims, apply_corrections  # noqa: F401 (apply_corrections: the API's)
@@ -113,6 +114,7 @@ def reading_json(reading: HandReading, diagnosis: Diagnosis | None = None) -> di
         out["legal"] = diagnosis.legal
         out["reasons"] = list(diagnosis.reasons)
         out["suggestions"] = [suggestion_json(s) for s in diagnosis.suggestions]
+    out["messages_zh"] = chinese_of([*out["problems"], *out.get("reasons", [])])
     return out
 
 

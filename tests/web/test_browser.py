@@ -163,6 +163,7 @@ def test_setting_a_stray_tile_aside(server_stray_fa):
         page.locator("#set-aside").click()
         expect(page.locator("#total")).to_have_text("3")
         expect(page.locator("#problems")).to_contain_text("1 tile(s) set aside as not part of the hand")
+        expect(page.locator("#problems li").first).to_contain_text("1 张牌已设为不属于这手牌")  # Chinese first
         page.locator('.hit[data-index="14"]').click()  # picking a face brings it back into the hand
         page.locator(f'#faces button[data-cls="{Tile.FA.index}"]').click()
         expect(page.locator("#total")).to_have_text("4")

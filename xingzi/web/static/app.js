@@ -63,6 +63,14 @@ function li(list, text) {
   list.appendChild(item);
 }
 
+function bilingual(list, zh, en) {  // Chinese first, the English under it in small type
+  const item = document.createElement("li");
+  const small = document.createElement("small");
+  small.textContent = en;
+  item.append(zh + " ", small);
+  list.appendChild(item);
+}
+
 function show(data) {
   state.data = data;
   $("result").hidden = false;
@@ -100,9 +108,11 @@ function show(data) {
     if (face) state.corrections[c.index] = face.cls;
   });
   const probs = $("problems"); probs.innerHTML = "";
-  for (const p of data.reading.reasons || []) li(probs, p);
+  const zh = data.reading.messages_zh || {};
+  const said = (p) => { if (zh[p]) bilingual(probs, zh[p], p); else li(probs, p); };
+  for (const p of data.reading.reasons || []) said(p);
   if (data.reading.repaired) li(probs, data.reading.repaired.note);
-  for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) li(probs, p);
+  for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) said(p);
   const sug = $("suggestions"); sug.innerHTML = "";
   for (const s of data.reading.suggestions || []) {
     if (s.changes.some((c) => c.index === null)) { li(probs, "也许 maybe: " + s.text); continue; }

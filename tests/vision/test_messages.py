@@ -1,0 +1,68 @@
+"""The reading's messages in Chinese for the page: every message the grouping and the diagnosis can
+say has a translation, with its numbers and tiles carried over."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.engine.tiles import Tile
+from xingzi.vision.grouping import group
+from xingzi.vision.layouts import hand_layout, with_tiles
+from xingzi.vision.messages import chinese, chinese_of
+from xingzi.vision.pipeline import Context, analyse
+
+HAND, WIN = "123m456m789p12s55p", "3s"
+
+
+@pytest.mark.parametrize("english,zh", [
+    pytest.param("13 tiles (a winning hand has 14, plus one per kong: 15 here)",
+                 "13 张牌（胡牌应有 14 张，每杠加一张：这里应为 15 张）", id="count"),
+    pytest.param("five 3p (only four of each tile exist)", "三筒 有 5 张（每种牌只有四张）", id="five-of-a-tile"),
+    pytest.param("six 发 (only four exist)", "发 有 6 张（只有四张）", id="six-fa"),
+    pytest.param("winning tile not set apart: scored with 7s, giving the total most of the hand's tiles give as "
+                 "the winning tile; mark the real winning tile to change it",
+                 "胡的牌没有单独放出：按 七条 计（多数牌作胡牌时的炮数）；点出真正胡的牌可改", id="win-scored-with"),
+    pytest.param("123m456m789p13s55p 3s does not split into sets and a pair (nor seven pairs)",
+                 "123m456m789p13s55p 3s 拆不成四组加一对（也不是七对）", id="no-shape"),
+    pytest.param("2 tile(s) set aside as not part of the hand", "2 张牌已设为不属于这手牌", id="set-aside"),
+    pytest.param("something new the table does not know", None, id="unknown-stays-english"),
+])
+def test_messages_in_chinese(english, zh):
+    assert chinese(english) == zh
+
+
+def _readings():
+    """Readings that between them say every kind of message the grouping and diagnosis produce."""
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    full = hand_layout(HAND, WIN, size=60, center=(640, 300)).detections
+    fa = Tile.FA.index
+    yield analyse(img, hand_layout("123m456m789p1s55p", "3s").detections, Context(), as_read=True)  # 13 tiles
+    yield analyse(img, hand_layout(HAND, WIN, win_apart=False).detections, Context())  # win guessed
+    yield analyse(img, with_tiles(full, [[300 + 46 * k, 450, 345 + 46 * k, 510] for k in range(6)], [fa] * 6),
+                  Context())  # six 发
+    yield analyse(img, with_tiles(full, [[300, 450, 345, 510], [300, 80, 345, 140], [346, 80, 391, 140]],
+                                  [fa] * 3), Context())  # a 发 apart from the others
+    yield analyse(img, hand_layout("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], kong_shown="DDDD").detections,
+                  Context())  # kong all face down
+    yield analyse(img, with_tiles(full, [[700, 600, 745, 660]], [Tile.M9.index]), Context(), ignored=[14])
+    yield analyse(img, with_tiles(full, [full.xyxy[3] + 1.0], [int(full.cls[3])]), Context())  # a duplicate
+    yield analyse(img, hand_layout("123m456m789p12s55p", "3s", ["pung 3p", "pung 3p"]).detections, Context(),
+                  as_read=True)  # too many of a tile
+
+
+def test_every_message_said_has_chinese():
+    said: set[str] = set()
+    for res in _readings():
+        body = res.to_json()["reading"]
+        messages = [*body["problems"], *body.get("reasons", [])]
+        said |= set(messages)
+        assert set(body["messages_zh"]) == set(messages), [m for m in messages if m not in body["messages_zh"]]
+    kinds = {"tiles (a winning hand", "winning tile not set apart", "发 (only four exist)", "lying away from the other",
+             "concealed kong shows no face", "set aside as not part", "duplicate detection", "of each tile exist"}
+    assert all(any(k in m for m in said) for k in kinds), sorted(said)
+
+
+def test_chinese_of_keeps_only_what_it_knows():
+    assert chinese_of(["no tiles found", "??"]) == {"no tiles found": "没有找到牌"}
+    assert group(hand_layout(HAND, WIN).detections).problems == ()  # a clean reading says nothing to translate

@@ -1,0 +1,70 @@
+"""Chinese for the reading's messages (problems and reasons), for players who read Chinese at the
+table. The English stays the message of record (logs, JSON, tests); this only adds a translation."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from xingzi.engine.tiles import CLASS_NAMES_CN, Tile
+
+from .grouping import NUMBER_WORDS
+
+
+def _count(word: str) -> str:
+    return str(NUMBER_WORDS.index(word)) if word in NUMBER_WORDS else word
+
+
+def _tile(symbol: str) -> str:
+    try:
+        return CLASS_NAMES_CN[Tile.parse(symbol).index]
+    except ValueError:
+        return symbol
+
+
+# (pattern, Chinese from its groups); the first that matches the whole message is used.
+PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tuple(
+    (re.compile(p), f) for p, f in (
+        (r"(\d+) tile\(s\) set aside as not part of the hand", lambda m: f"{m[1]} 张牌已设为不属于这手牌"),
+        (r"(\d+) duplicate detection\(s\) ignored", lambda m: f"{m[1]} 个重复的框未计"),
+        (r"(\w+) 发 \(only four exist\)", lambda m: f"发 有 {_count(m[1])} 张（只有四张）"),
+        (r"only 发 bonus tiles found", lambda m: "只找到发（花牌）"),
+        (r"no tiles found", lambda m: "没有找到牌"),
+        (r"(\d+) tile\(s\) lying away from the hand ignored", lambda m: f"{m[1]} 张离手牌较远的牌未计"),
+        (r"(\d+) tile\(s\) off the hand's line ignored", lambda m: f"{m[1]} 张不在手牌那一行上的牌未计"),
+        (r"(\d+) tiles \(a winning hand has 14, plus one per kong: (\d+) here\)",
+         lambda m: f"{m[1]} 张牌（胡牌应有 14 张，每杠加一张：这里应为 {m[2]} 张）"),
+        (r"(\w+) (\S+) \(only four of each tile exist\)",
+         lambda m: f"{_tile(m[2])} 有 {_count(m[1])} 张（每种牌只有四张）"),
+        (r"winning tile not set apart: (\d+) tiles lie apart from the hand",
+         lambda m: f"胡的牌没有单独放出：{m[1]} 张牌离开手牌"),
+        (r"winning tile not set apart: guessed the end tile of the row standing furthest from its neighbour",
+         lambda m: "胡的牌没有单独放出：猜为一行末端离邻牌最远的那张"),
+        (r"winning tile not set apart: scored with (\S+), giving the total most of the hand's tiles give as the "
+         r"winning tile; mark the real winning tile to change it",
+         lambda m: f"胡的牌没有单独放出：按 {_tile(m[1])} 计（多数牌作胡牌时的炮数）；点出真正胡的牌可改"),
+        (r"(\d+) 发 lying away from the other 发 ignored", lambda m: f"{m[1]} 张离其他发较远的发未计"),
+        (r"a concealed kong shows no face: cannot tell which tile it is", lambda m: "暗杠全部背面朝上：看不出是哪张牌"),
+        (r"(.+) does not split into sets and a pair( \(nor seven pairs\))?",
+         lambda m: f"{m[1]} 拆不成四组加一对" + ("（也不是七对）" if m[2] else "")),
+        (r"no winning tile", lambda m: "没有胡的牌"),
+    ))
+
+
+def chinese(message: str) -> str | None:
+    """The Chinese of one of the reading's messages, or None for a message not in the table."""
+    for pattern, make in PATTERNS:
+        m = pattern.fullmatch(message)
+        if m:
+            return make(m)
+    return None
+
+
+def chinese_of(messages: Iterable[str]) -> dict[str, str]:
+    """English message → Chinese, for the messages the table knows."""
+    out = {}
+    for text in messages:
+        zh = chinese(text)
+        if zh is not None:
+            out[text] = zh
+    return out
