@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from xingzi.engine.tiles import CLASS_NAMES_CN, Tile
 
 from .grouping import NUMBER_WORDS
+from .names import item_name
 
 
 def _count(word: str) -> str:
@@ -48,6 +49,12 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"(.+) does not split into sets and a pair( \(nor seven pairs\))?",
          lambda m: f"{m[1]} 拆不成四组加一对" + ("（也不是七对）" if m[2] else "")),
         (r"no winning tile", lambda m: "没有胡的牌"),
+        # the engine's reasons for a false win (诈胡)
+        (r"not a winning hand: the tiles form neither 4 sets \+ a pair nor seven pairs",
+         lambda m: "不成胡：既不是四组加一对，也不是七对"),
+        (r"only (\d+) own 炮 count towards 两炮起胡 \(needs (\d+)\)(?:; not counted for it: (.+))?",
+         lambda m: f"只有 {m[1]} 炮算入两炮起胡（需要 {m[2]} 炮）"
+         + (f"；不算入的：{'、'.join(item_name(k.strip()) for k in m[3].split(','))}" if m[3] else "")),
     ))
 
 

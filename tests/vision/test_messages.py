@@ -26,6 +26,11 @@ HAND, WIN = "123m456m789p12s55p", "3s"
     pytest.param("123m456m789p13s55p 3s does not split into sets and a pair (nor seven pairs)",
                  "123m456m789p13s55p 3s 拆不成四组加一对（也不是七对）", id="no-shape"),
     pytest.param("2 tile(s) set aside as not part of the hand", "2 张牌已设为不属于这手牌", id="set-aside"),
+    pytest.param("not a winning hand: the tiles form neither 4 sets + a pair nor seven pairs",
+                 "不成胡：既不是四组加一对，也不是七对", id="engine-no-shape"),
+    pytest.param("only 1 own 炮 count towards 两炮起胡 (needs 2)", "只有 1 炮算入两炮起胡（需要 2 炮）", id="engine-too-few"),
+    pytest.param("only 1 own 炮 count towards 两炮起胡 (needs 2); not counted for it: fa",
+                 "只有 1 炮算入两炮起胡（需要 2 炮）；不算入的：发", id="engine-too-few-with-fa"),
     pytest.param("something new the table does not know", None, id="unknown-stays-english"),
 ])
 def test_messages_in_chinese(english, zh):
@@ -66,3 +71,11 @@ def test_every_message_said_has_chinese():
 def test_chinese_of_keeps_only_what_it_knows():
     assert chinese_of(["no tiles found", "??"]) == {"no tiles found": "没有找到牌"}
     assert group(hand_layout(HAND, WIN).detections).problems == ()  # a clean reading says nothing to translate
+
+
+def test_a_false_wins_reason_is_translated_in_the_json():
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    res = analyse(img, hand_layout("123m456m789p13s55p", "3s").detections, Context(), as_read=True)
+    body = res.to_json()
+    assert body["valid"] is False and body["reason"]
+    assert body["reading"]["messages_zh"][body["reason"]] == chinese(body["reason"])

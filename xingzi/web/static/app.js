@@ -91,8 +91,9 @@ function show(data) {
   }
   const scored = data.valid === true;
   $("total").textContent = data.own === undefined ? "–" : data.own;
+  const reason = data.reason && ((data.reading.messages_zh || {})[data.reason] || "") + " " + data.reason;
   $("verdict").textContent = scored ? "胡牌 valid win" :
-    (data.reason ? "诈胡 false win: " + data.reason : "未能计分 not scored: " + (data.error || ""));
+    (data.reason ? "诈胡 false win: " + reason.trim() : "未能计分 not scored: " + (data.error || ""));
   $("verdict").className = scored ? "" : "bad";
   $("notation").textContent = data.reading.notation || "";
   const items = $("items"); items.innerHTML = "";
