@@ -216,9 +216,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def one_tap_right(res: PhotoResult, meta: dict) -> bool:
-    """Whether the true total is one tap away: the photo did not show which tile won (or what a
-    face-down kong holds), and the choice offered for the true winning tile (or a face one of the
-    true concealed kongs holds) gives the true total."""
+    """Whether the true total is one tap away: the choice offered for the true winning tile or for a
+    face one of the true concealed kongs holds gives it, or setting aside the stray 发 read as bonus
+    tiles does, or naming a true claimed meld the reading left standing does."""
     expect, situation = meta["expect"], meta["situation"]
     kongs = {m.split(" ", 1)[1] for m in situation["melds"] if m.startswith("concealed_kong ")}
     return bool(expect["valid"]) and (
