@@ -13,6 +13,7 @@ It costs extra detector calls only on those pictures; a normal photo is read onc
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -56,7 +57,7 @@ def unsqueeze(det: Detections, axis: int, scale: float) -> Detections:
     xyxy = det.xyxy.copy()
     cols = [0, 2] if axis == 1 else [1, 3]
     xyxy[:, cols] *= scale
-    return Detections(xyxy, det.cls, det.conf, det.probs)
+    return replace(det, xyxy=xyxy)
 
 
 def read_stretched(read: Reader, image: np.ndarray, first: Detections, refine: Refiner | None = None) -> Detections:

@@ -18,6 +18,7 @@ import argparse
 import json
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -26,6 +27,7 @@ import numpy as np
 from xingzi.engine.notation import format_meld
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
+from . import bench_real
 from .detections import Detections
 from .grouping import HandReading
 from .metrics import box_iou
@@ -33,7 +35,8 @@ from .pipeline import Context, PhotoResult, analyse, detect_hand, load_image, ma
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", metavar="DIR", help="a `xingzi synth` output folder (images/, meta/)")
+    p.add_argument("--data", metavar="DIR", help="a `xingzi synth` output folder (images/, meta/), or real labelled "
+                   "photos (images/, labels/, classes.txt): the hand's tiles against the labels (vision/bench_real.py)")
     p.add_argument("--layouts", action="store_true",
                    help="instead: grouping on hand-built layouts over rotations, perspectives, gaps")
     p.add_argument("--boxes", choices=("model", "truth"), default="model",
@@ -44,6 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--as-read", dest="as_read", action="store_true",
                    help="score readings exactly as read (no likeliest legal reading in place of an illegal one)")
     p.add_argument("--show-misses", type=int, default=0, metavar="N", help="print the first N wrong samples")
+    p.add_argument("--keep-foreign", dest="keep_foreign", action="store_true",
+                   help="group as if the classifier had not seen winds/flowers (tiles of no Xingzi face)")
     p.add_argument("--json-out", metavar="FILE", help="also write the numbers as JSON")
 
 
@@ -168,8 +173,11 @@ def run(args: argparse.Namespace) -> int:
     if args.layouts:
         return run_layouts()
     if not args.data:
-        raise ValueError("give --data DIR (a `xingzi synth` output folder) or --layouts")
+        raise ValueError("give --data DIR (a `xingzi synth` output folder or labelled photos) or --layouts")
     data = Path(args.data)
+    keep_foreign = getattr(args, "keep_foreign", False)
+    if bench_real.is_real_set(data):
+        return _report_real(data, args, keep_foreign)
     metas = sorted((data / "meta").glob("*.json"))
     if not metas:
         raise ValueError(f"{data}/meta has no .json files: expected a `xingzi synth --out` folder")
@@ -186,6 +194,8 @@ def run(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         image = load_image(image_path)
         dets, reading = (truth_detections(meta), None) if detector is None else detect_hand(detector, image)
+        if keep_foreign and dets.foreign is not None:
+            dets, reading = replace(dets, foreign=None), None
         res = analyse(image, dets, context_of(meta["situation"]), as_read=getattr(args, "as_read", False),
                       reading=reading)
         cv2.imencode(".jpg", res.annotated, [cv2.IMWRITE_JPEG_QUALITY, 85])
@@ -206,6 +216,22 @@ def run(args: argparse.Namespace) -> int:
     numbers = summarise(totals, latencies, args.boxes)
     print(f"pipeline bench on {data} ({args.boxes} boxes): {totals['samples']} samples, "
           f"{totals['skipped']} skipped (tiles cut off or no expected result)")
+    for key, value in numbers.items():
+        print(f"  {key:<28}{value}")
+    for line in misses:
+        print("  miss " + line)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(numbers, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def _report_real(data: Path, args: argparse.Namespace, keep_foreign: bool) -> int:
+    if args.boxes == "truth":
+        raise ValueError("--boxes truth needs a `xingzi synth` folder: real photos are measured with the model")
+    numbers, misses = bench_real.run_real(data, make_detector(args.model, args.conf), keep_foreign, args.limit,
+                                          args.show_misses)
+    print(f"pipeline bench on real photos {data} (a hand's worth of labelled tiles: {bench_real.HAND_TILES[0]}-"
+          f"{bench_real.HAND_TILES[1]}){' keeping foreign tiles' if keep_foreign else ''}")
     for key, value in numbers.items():
         print(f"  {key:<28}{value}")
     for line in misses:

@@ -154,7 +154,8 @@ class TileClassifier:
         """The detections with ``cls``/``probs`` from the combined reading; boxes and ``conf`` unchanged.
 
         ``probs`` keeps the detector's scale: the chosen class scores ``conf`` and the others keep
-        their ratios to it, so thresholds and second-choice costs read as before.
+        their ratios to it, so thresholds and second-choice costs read as before. ``foreign`` is the
+        classifier's probability of ``other`` (a wind, flower or season; 0 for boxes left alone).
         """
         if len(det) == 0:
             return det
@@ -163,8 +164,10 @@ class TileClassifier:
         todo = np.flatnonzero(det.conf >= self.info.min_conf)
         if todo.size == 0:
             return det
-        joint = combine(det.probs[todo], self.classify(image, det.xyxy[todo]), self.info.weight)
-        cls, probs = det.cls.copy(), det.probs.copy()
+        read = self.classify(image, det.xyxy[todo])
+        joint = combine(det.probs[todo], read, self.info.weight)
+        cls, probs, foreign = det.cls.copy(), det.probs.copy(), np.zeros(len(det), np.float32)
         cls[todo] = joint.argmax(1)
         probs[todo] = (joint * (det.conf[todo] / joint.max(1))[:, None]).astype(np.float32)
-        return Detections(det.xyxy, cls, det.conf, probs)
+        foreign[todo] = read[:, OTHER_CLASS]
+        return Detections(det.xyxy, cls, det.conf, probs, foreign)

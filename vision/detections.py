@@ -15,13 +15,16 @@ class Detections:
 
     xyxy: (N, 4) float32 boxes; cls: (N,) int64 class ids (0..29 faces, 30 ``back``);
     conf: (N,) float32 scores. ``probs`` optionally holds (N, 31) per-class scores so that
-    later stages can offer second choices.
+    later stages can offer second choices; ``foreign`` optionally (N,) the probability that a box
+    holds a tile with none of the 30 faces (a wind, flower or season: not a Xingzi tile), from the
+    tile classifier.
     """
 
     xyxy: np.ndarray
     cls: np.ndarray
     conf: np.ndarray
     probs: np.ndarray | None = field(default=None)
+    foreign: np.ndarray | None = field(default=None)
 
     def __post_init__(self) -> None:
         n = len(self.cls)
@@ -32,6 +35,8 @@ class Detections:
             )
         if self.probs is not None and self.probs.shape != (n, len(CLASS_NAMES)):
             raise ValueError(f"probs must be (N, {len(CLASS_NAMES)}), got {self.probs.shape}")
+        if self.foreign is not None and self.foreign.shape != (n,):
+            raise ValueError(f"foreign must be (N,) = ({n},), got {self.foreign.shape}")
 
     @classmethod
     def empty(cls) -> Detections:
@@ -43,7 +48,8 @@ class Detections:
     def subset(self, mask: np.ndarray) -> Detections:
         """Detections selected by a boolean mask or index array."""
         probs = None if self.probs is None else self.probs[mask]
-        return Detections(self.xyxy[mask], self.cls[mask], self.conf[mask], probs)
+        foreign = None if self.foreign is None else self.foreign[mask]
+        return Detections(self.xyxy[mask], self.cls[mask], self.conf[mask], probs, foreign)
 
     @property
     def centers(self) -> np.ndarray:

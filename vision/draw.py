@@ -19,7 +19,7 @@ from xingzi.engine.tiles import CLASS_NAMES_CN
 
 from .detections import Detections
 from .grouping import HandReading
-from .names import item_name
+from .names import FOREIGN_LABEL, item_name
 
 FONT_PATH = Path(__file__).with_name("fonts") / "wqy-microhei-xingzi.ttf"
 
@@ -33,6 +33,7 @@ COLORS = {
     "fa": (220, 160, 0),
     "loose": (140, 140, 140),
     "ignored": (90, 90, 90),
+    "foreign": (90, 90, 90),
 }
 MARK_COLOR = (230, 0, 180)  # a tile scored as another face than read (magenta: no role uses it)
 
@@ -99,10 +100,10 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
         text = f"{name}\n{float(det.conf[i]):.2f}"
         if role == "win":
             text = "胡" + text
-        elif role == "ignored":  # the user set it aside: crossed out
+        elif role in ("ignored", "foreign"):  # set aside by the user, or no Xingzi tile: crossed out
             canvas.line((x0, y0, x1, y1), fill=color, width=line)
             canvas.line((x0, y1, x1, y0), fill=color, width=line)
-            text = f"{name}\n×"
+            text = f"{name}\n×" if role == "ignored" else f"{FOREIGN_LABEL}\n×"
         if i in marks:  # scored as another face, or left out
             new = marks[i]
             color = MARK_COLOR

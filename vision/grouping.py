@@ -22,6 +22,7 @@ from xingzi.engine.shapes import is_complete
 from xingzi.engine.tiles import BACK_CLASS, Tile, tile_counts
 
 from . import rowgeom
+from .bonusfa import FA_TOUCH, bonus_fa  # noqa: F401
 from .detections import Detections
 from .meldfind import KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds, row_kongs  # noqa: F401
 
@@ -29,7 +30,9 @@ from .meldfind import KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds,
 from .rowgeom import DUPLICATE_IOU, END_GAP, LINE_TOL, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
 
 FA_CLASS = Tile.FA.index
-ROLES = ("concealed", "win", "pung", "kong", "concealed_kong", "fa", "loose", "ignored")  # ignored: the user said so
+# ignored: the user said so; foreign: the classifier sees a wind/flower/season, no tile of this game
+ROLES = ("concealed", "win", "pung", "kong", "concealed_kong", "fa", "loose", "ignored", "foreign")
+FOREIGN_P = 0.5  # a box the classifier finds likelier a foreign tile than any face is left out
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 # Thresholds, in units of the tiles' own size, so they hold at any scale.
@@ -37,7 +40,6 @@ GAP_SPLIT = 1.35  # centre distance / typical neighbour distance that counts as 
 WIN_GUESSED = "winning tile not set apart"
 OFF_LINE = 0.4  # across-row offset (in tile heights) from its neighbours' line that puts a tile apart
 SINGLES_TRIED = 6  # lone tiles considered for the hand's missing places
-FA_TOUCH = 1.6  # centre distance (in tile sizes) under which two 发 lie side by side
 NEAT_ROW = 5  # a hand row this long: the table is laid out in rows, not strewn about
 
 
@@ -125,16 +127,19 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
     The thresholds that split rows and gaps cannot suit every table, so when the first reading
     is not a legal hand, a few other settings are tried: the first legal reading is taken, else
     the first with the right tile count, else the first. ``ignored``: detections the user says are
-    not part of the hand (role ``ignored``; a stray 发, a box on something else).
+    not part of the hand (role ``ignored``; a stray 发, a box on something else). Boxes whose
+    ``foreign`` score is over FOREIGN_P (winds, flowers: no Xingzi tile) take no part either (role
+    ``foreign``); a face the user sets clears that score (``usermarks.apply_corrections``).
     """
     mask = np.zeros(len(detections), bool)
     for i in ignored:
         if not 0 <= int(i) < len(detections):
             raise ValueError(f"ignored tile #{i}: there are {len(detections)} tiles (0..{len(detections) - 1})")
         mask[int(i)] = True
+    foreign = np.zeros(len(detections), bool) if detections.foreign is None else detections.foreign > FOREIGN_P
     readings = []
     for knobs in VARIANTS:
-        reading = _group(detections, knobs, mask)
+        reading = _group(detections, knobs, mask, foreign & ~mask)
         if is_legal_reading(reading):
             return reading
         if knobs.join_beside:  # leaving out the tile beside the row only when that makes a hand:
@@ -160,17 +165,22 @@ def is_legal_reading(reading: HandReading) -> bool:
             and not any("concealed kong" in p for p in reading.problems))
 
 
-def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray | None = None) -> HandReading:
+def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray | None = None,
+           foreign: np.ndarray | None = None) -> HandReading:
     n = len(detections)
     if n == 0:
         return _empty(detections, ("no tiles found",))
     cls = np.asarray(detections.cls, dtype=np.int64)
     ignored = np.zeros(n, bool) if ignored is None else ignored
-    roles = ["ignored" if ignored[i] else "loose" for i in range(n)]
+    foreign = np.zeros(n, bool) if foreign is None else foreign
+    roles = ["ignored" if ignored[i] else "foreign" if foreign[i] else "loose" for i in range(n)]
     meld_of = [-1] * n
     problems: list[str] = []
     if ignored.any():
         problems.append(f"{int(ignored.sum())} tile(s) set aside as not part of the hand")
+    if foreign.any():
+        problems.append(f"{int(foreign.sum())} tile(s) with no Xingzi face (a wind or flower?) left out")
+    ignored = ignored | foreign
 
     keep = np.zeros(n, bool)  # the user's set-aside boxes hide no other box as a duplicate
     counted = np.flatnonzero(~ignored)
@@ -183,7 +193,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
         problems.append(f"{_count_word(int(fa_mask.sum()))} 发 (only four exist)")
     body = np.flatnonzero(keep & ~fa_mask)
     if len(body) == 0:
-        fa = _bonus_fa(np.flatnonzero(fa_mask), detections, False, roles, problems)
+        fa = bonus_fa(np.flatnonzero(fa_mask), detections, False, roles, problems)
         problems.append("only 发 bonus tiles found" if fa else "no tiles found")
         return _result(detections, (), None, False, (), fa, roles, meld_of, np.zeros(n, bool), problems, (1.0, 0.0))
 
@@ -197,7 +207,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     pieces: list[list[int]] = []  # what is left of each segment once melds are taken out
     main = _main_segment(segments, cls, knobs.any_hand_row)
     # Bonus 发 lie together; a 发 apart from them is a stray, where the hand is laid out in rows.
-    fa = _bonus_fa(np.flatnonzero(fa_mask), detections, len(segments[main]) >= NEAT_ROW, roles, problems)
+    fa = bonus_fa(np.flatnonzero(fa_mask), detections, len(segments[main]) >= NEAT_ROW, roles, problems)
     for k, seg in enumerate(segments):
         cue = sideways if knobs.sideways_in_row or k != main else np.zeros(n, bool)
         rest = _take_melds(seg, cls, cue, k == main, melds, roles, meld_of, problems)
@@ -336,51 +346,6 @@ def _choose_win(singles, concealed, main_seg, centers, along, cls, problems, sca
         return pushed, True
     problems.append(f"{WIN_GUESSED}: guessed the end tile of the row standing furthest from its neighbour")
     return rowgeom.likely_end(sorted(row, key=lambda i: along[i]), along, scale), False
-
-
-def _bonus_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, roles: list[str], problems: list[str]) -> int:
-    """Mark the bonus 发 (role 'fa') and return how many; the strays among them stay 'loose'."""
-    stray = _stray_fa(fa_idx, det, laid_out)
-    if stray:
-        problems.append(f"{len(stray)} 发 lying away from the other 发 ignored")
-    for i in fa_idx:
-        if int(i) not in stray:
-            roles[int(i)] = "fa"
-    return len(fa_idx) - len(stray)
-
-
-def _stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool) -> list[int]:
-    """发 that are not bonus tiles. Players lay their 发 together, so on a table laid out in rows
-    (``laid_out``), when some lie side by side, a 发 apart from that group is a stray (tiles
-    strewn about may touch by chance, so not there); and a set has only four, so beyond four
-    the ones furthest from the group (or, with no group, from the other tiles) are set aside."""
-    if len(fa_idx) < 2 or not laid_out and len(fa_idx) <= 4:
-        return []
-    centers = det.centers.astype(np.float64)
-    wh = (det.xyxy[:, 2:] - det.xyxy[:, :2]).astype(np.float64)
-    size = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
-    label = {int(i): int(i) for i in fa_idx}
-
-    def root(i: int) -> int:
-        while label[i] != i:
-            i = label[i]
-        return i
-
-    for a, b in combinations((int(i) for i in fa_idx), 2):
-        if np.hypot(*(centers[a] - centers[b])) < FA_TOUCH * (size[a] + size[b]) / 2:
-            label[root(a)] = root(b)
-    groups = Counter(root(int(i)) for i in fa_idx)
-    (top, top_n), = groups.most_common(1)
-    tied = sum(1 for n in groups.values() if n == top_n)
-    if laid_out and top_n >= 2 and tied == 1:
-        kept = [int(i) for i in fa_idx if root(int(i)) == top]
-        anchor = centers[kept].mean(axis=0)
-    else:
-        kept = [int(i) for i in fa_idx]
-        anchor = np.median(centers, axis=0)
-    if len(kept) > 4:
-        kept = sorted(kept, key=lambda i: float(np.hypot(*(centers[i] - anchor))))[:4]
-    return [int(i) for i in fa_idx if int(i) not in kept]
 
 
 def _faces(idx: list[int], cls: np.ndarray) -> list[Tile]:

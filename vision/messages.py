@@ -27,6 +27,8 @@ def _tile(symbol: str) -> str:
 PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tuple(
     (re.compile(p), f) for p, f in (
         (r"(\d+) tile\(s\) set aside as not part of the hand", lambda m: f"{m[1]} 张牌已设为不属于这手牌"),
+        (r"(\d+) tile\(s\) with no Xingzi face \(a wind or flower\?\) left out",
+         lambda m: f"{m[1]} 张不是星子麻将的牌（风牌或花牌？）未计"),
         (r"(\d+) duplicate detection\(s\) ignored", lambda m: f"{m[1]} 个重复的框未计"),
         (r"(\w+) 发 \(only four exist\)", lambda m: f"发 有 {_count(m[1])} 张（只有四张）"),
         (r"only 发 bonus tiles found", lambda m: "只找到发（花牌）"),

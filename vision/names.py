@@ -42,7 +42,9 @@ EVENTS = ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "hai_di_
           "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
 # Words the annotated picture and the page print, besides the names above.
 UI_WORDS = "炮共计诈胡无效自摸点庄家闲付赢读出张牌背面和发财红中白板万筒条一二三四五六七八九碰杠暗明刻" \
-    "拍照上传选择改正确认取消请稍候错误图片太大空桌没有找到放炮者每人付缺多"
+    "拍照上传选择改正确认取消请稍候错误图片太大空桌没有找到放炮者每人付缺多" \
+    "非星子"
+FOREIGN_LABEL = "非星子牌"  # drawn on a box holding no Xingzi tile (a wind, a flower)
 
 
 def item_name(key: str, chinese: bool = True) -> str:

@@ -232,7 +232,7 @@ def _detector_singles(r: HandReading) -> list[tuple[float, int, int]]:
         return []
     singles: list[tuple[float, int, int]] = []
     for i in range(len(det)):
-        if r.roles[i] == "ignored":  # the user set it aside: no reading of it is suggested
+        if r.roles[i] in ("ignored", "foreign"):  # set aside (by the user, or no Xingzi face): not read again
             continue
         order = np.argsort(-det.probs[i])
         alts = [int(k) for k in order if int(k) != int(det.cls[i]) and det.probs[i, k] >= MIN_PROB]

@@ -26,17 +26,21 @@ COUNT_WORDS = (" tiles (a winning hand", "(only four of each tile exist)")  # co
 
 
 def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) -> Detections:
-    """Detections with some classes set by hand (index → class id 0..30)."""
+    """Detections with some classes set by hand (index → class id 0..30). A face the user sets is
+    a tile of the game, whatever the classifier thought (its ``foreign`` score goes to 0)."""
     if not corrections:
         return det
     cls = det.cls.copy()
+    foreign = None if det.foreign is None else det.foreign.copy()
     for i, k in corrections.items():
         if not 0 <= int(i) < len(det):
             raise ValueError(f"correction for tile #{i}: there are {len(det)} tiles (0..{len(det) - 1})")
         if not 0 <= int(k) < len(CLASS_NAMES):
             raise ValueError(f"correction for tile #{i}: class must be 0..{len(CLASS_NAMES) - 1}, got {k}")
         cls[int(i)] = int(k)
-    return replace(det, cls=cls)
+        if foreign is not None:
+            foreign[int(i)] = 0.0
+    return replace(det, cls=cls, foreign=foreign)
 
 
 def claim_meld(reading: HandReading, index: int) -> HandReading:

@@ -7,6 +7,7 @@ second reads that region again at full model resolution.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 import numpy as np
@@ -52,7 +53,7 @@ class ZoomDetector:
         if len(second) < len(first):  # the closer look lost tiles: keep the first reading
             return first
         shift = np.array([x1, y1, x1, y1], np.float32)
-        return Detections(second.xyxy + shift, second.cls, second.conf, second.probs)
+        return replace(second, xyxy=second.xyxy + shift)
 
     def region(self, det: Detections, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
         """Pixel crop (x1, y1, x2, y2) around the detections, or None when no zoom would help."""

@@ -164,6 +164,8 @@ def test_refine_changes_classes_only_and_keeps_the_detector_scale(random_classif
     np.testing.assert_allclose(out.probs.max(axis=1), det.conf, rtol=1e-6)
     want = clf.classify(_photo(), xyxy[:1])[0, :NC].argmax()  # weight 1: the classifier's own choice
     assert out.cls[0] == want and out.cls[1] == 5  # the second box is below min_conf: untouched
+    other = clf.classify(_photo(), xyxy[:1])[0, OTHER_CLASS]  # how likely a wind/flower: no face of ours
+    assert out.foreign is not None and out.foreign.tolist() == pytest.approx([other, 0.0])
     assert len(clf.refine(_photo(), Detections.empty())) == 0  # a photo with no tiles
     with pytest.raises(ValueError, match="per-class scores"):
         clf.refine(_photo(), Detections(xyxy, det.cls, det.conf))

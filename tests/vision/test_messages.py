@@ -3,6 +3,8 @@ say has a translation, with its numbers and tiles carried over."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -26,6 +28,8 @@ HAND, WIN = "123m456m789p12s55p", "3s"
     pytest.param("123m456m789p13s55p 3s does not split into sets and a pair (nor seven pairs)",
                  "123m456m789p13s55p 3s 拆不成四组加一对（也不是七对）", id="no-shape"),
     pytest.param("2 tile(s) set aside as not part of the hand", "2 张牌已设为不属于这手牌", id="set-aside"),
+    pytest.param("1 tile(s) with no Xingzi face (a wind or flower?) left out", "1 张不是星子麻将的牌（风牌或花牌？）未计",
+                 id="foreign"),
     pytest.param("not a winning hand: the tiles form neither 4 sets + a pair nor seven pairs",
                  "不成胡：既不是四组加一对，也不是七对", id="engine-no-shape"),
     pytest.param("only 1 own 炮 count towards 两炮起胡 (needs 2)", "只有 1 炮算入两炮起胡（需要 2 炮）", id="engine-too-few"),
@@ -52,6 +56,8 @@ def _readings():
                   Context())  # kong all face down
     yield analyse(img, with_tiles(full, [[700, 600, 745, 660]], [Tile.M9.index]), Context(), ignored=[14])
     yield analyse(img, with_tiles(full, [full.xyxy[3] + 1.0], [int(full.cls[3])]), Context())  # a duplicate
+    wind = with_tiles(full, [[700, 600, 745, 660]], [Tile.S1.index])  # a wind the classifier knows is none of ours
+    yield analyse(img, replace(wind, foreign=np.append(np.zeros(len(full)), 0.9).astype(np.float32)), Context())
     yield analyse(img, hand_layout("123m456m789p12s55p", "3s", ["pung 3p", "pung 3p"]).detections, Context(),
                   as_read=True)  # too many of a tile
 
@@ -64,7 +70,8 @@ def test_every_message_said_has_chinese():
         said |= set(messages)
         assert set(body["messages_zh"]) == set(messages), [m for m in messages if m not in body["messages_zh"]]
     kinds = {"tiles (a winning hand", "winning tile not set apart", "发 (only four exist)", "lying away from the other",
-             "concealed kong shows no face", "set aside as not part", "duplicate detection", "of each tile exist"}
+             "concealed kong shows no face", "set aside as not part", "duplicate detection", "of each tile exist",
+             "no Xingzi face"}
     assert all(any(k in m for m in said) for k in kinds), sorted(said)
 
 

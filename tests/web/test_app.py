@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from PIL import Image
 from web_helpers import (
     FakeDetector,
+    foreign_fa_detections,
     grid_detections,
     jpeg_bytes,
     kong_down_detections,
@@ -204,6 +205,15 @@ def test_setting_a_tile_aside_rescores_without_it(photo):
                          ([True], "ignored must be a list")):
         r = client.post("/api/rescore", json={"token": body["token"], "ignored": bad})
         assert r.status_code == 400 and message in r.json()["error"]
+
+
+def test_a_tile_of_no_xingzi_face_is_left_out_until_the_user_names_it(photo):
+    client, _ = client_for(foreign_fa_detections())
+    body = client.post("/api/read", content=photo).json()
+    assert body["own"] == 3 and body["reading"]["fa"] == 0 and body["reading"]["tiles"][14]["role"] == "foreign"
+    assert "1 张不是星子麻将的牌（风牌或花牌？）未计" in body["reading"]["messages_zh"].values()
+    named = client.post("/api/rescore", json={"token": body["token"], "corrections": {"14": Tile.FA.index}}).json()
+    assert named["own"] == 4 and named["reading"]["fa"] == 1 and named["reading"]["tiles"][14]["role"] == "fa"
 
 
 def test_claiming_and_releasing_a_meld_rescores(photo):

@@ -56,6 +56,13 @@ def stray_fa_detections() -> Detections:
                       np.append(det.conf, np.float32(0.9)), np.vstack([det.probs, probs]))
 
 
+def foreign_fa_detections() -> Detections:
+    """``stray_fa_detections`` with the classifier seeing no Xingzi face in the tile below the row (#14):
+    a wind read as 发, left out (3 炮) until the user says it is a 发 (4 炮)."""
+    det = stray_fa_detections()
+    return replace(det, foreign=np.append(np.zeros(len(det) - 1), 0.95).astype(np.float32))
+
+
 def tray_detections() -> Detections:
     """A claimed pung of 8s laid against the row, no gap, no tile turned: read as standing (17 炮);
     claimed, 12 炮. Tiles #11-13 are the 8s."""

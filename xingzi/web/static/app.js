@@ -173,7 +173,9 @@ function pick(tile) {
   small.textContent = en;
   claim.replaceChildren(zh, small);
   const face = state.faces.find((f) => f.cls === tile.cls);
-  $("picker-current").textContent = face ? face.zh : tile.name;
+  const read = face ? face.zh : tile.name;
+  // a wind or flower left out: any face picked (even the one shown) counts it back in
+  $("picker-current").textContent = tile.role === "foreign" ? `非星子牌？(${read})` : read;
   $("picker").showModal();
 }
 

@@ -1,0 +1,86 @@
+"""The pipeline bench on real labelled photos: the hand's tiles against the labels, winds left out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.vision import bench_pipeline
+from xingzi.vision.bench_real import is_real_set, run_real
+from xingzi.vision.detections import Detections
+from xingzi.vision.layouts import hand_layout, with_tiles
+
+W, H = 1280, 600
+WIND = [[256, 270, 301, 330]]  # touching the row's first tile, read as 1s
+NAMES = [*CLASS_NAMES[:30], "other"]
+
+
+class Fixed:
+    """A detector returning the same boxes for every photo."""
+
+    def __init__(self, det: Detections) -> None:
+        self.det = det
+
+    def predict(self, image: np.ndarray) -> Detections:
+        return self.det
+
+
+def hand_with_wind(foreign: float | None) -> Detections:
+    det = with_tiles(hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections, WIND,
+                     [Tile.S1.index])
+    return det if foreign is None else replace(det, foreign=np.append(np.zeros(14), foreign).astype(np.float32))
+
+
+def label_line(cls: int, box) -> str:
+    x0, y0, x1, y1 = (float(v) for v in box)
+    return f"{cls} {(x0 + x1) / 2 / W:.6f} {(y0 + y1) / 2 / H:.6f} {(x1 - x0) / W:.6f} {(y1 - y0) / H:.6f}"
+
+
+@pytest.fixture()
+def real_set(tmp_path: Path) -> Path:
+    """Two photos: a hand of 14 labelled faces with a labelled wind beside it, and 5 loose tiles (no hand)."""
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "classes.txt").write_text("\n".join(NAMES) + "\n")
+    det = hand_with_wind(None)
+    lines = [label_line(int(c), b) for c, b in zip(det.cls[:14], det.xyxy[:14], strict=True)]
+    lines.append(label_line(30, WIND[0]))
+    for stem, rows in (("hand", lines), ("few", lines[:5])):
+        cv2.imwrite(str(tmp_path / "images" / f"{stem}.jpg"), np.full((H, W, 3), 90, np.uint8))
+        (tmp_path / "labels" / f"{stem}.txt").write_text("\n".join(rows) + "\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("foreign,keep,exact,left_out", [
+    pytest.param(0.9, False, 100.0, 1, id="wind-seen-and-left-out"),
+    pytest.param(0.9, True, 0.0, 0, id="wind-kept-for-comparison"),
+    pytest.param(0.1, False, 0.0, 0, id="wind-taken-for-a-face"),
+    pytest.param(None, False, 0.0, 0, id="no-classifier"),
+])
+def test_the_hands_tiles_are_measured_against_the_labelled_faces(real_set, foreign, keep, exact, left_out):
+    numbers, misses = run_real(real_set, Fixed(hand_with_wind(foreign)), keep_foreign=keep, show_misses=5)
+    assert numbers["photos"] == 1  # the photo of five tiles holds no hand
+    assert numbers["hand_tiles_exact_pct"] == exact and numbers["every_box_exact_pct"] == 0.0
+    assert numbers["foreign_left_out"] == numbers["foreign_on_labelled_other"] == left_out
+    assert numbers["foreign_on_labelled_face"] == numbers["foreign_on_nothing_labelled"] == 0
+    assert len(misses) == (exact == 0.0) and all(m.endswith("counted 1m 2m 3m 4m 5m 6m 5p×2 7p 8p 9p 1s×2 2s 3s") for m in misses)
+
+
+def test_the_bench_command_tells_real_sets_from_synthetic_ones(real_set, tmp_path, capsys, monkeypatch):
+    assert is_real_set(real_set) and not is_real_set(tmp_path / "nothing")
+    monkeypatch.setattr(bench_pipeline, "make_detector", lambda model, conf: Fixed(hand_with_wind(0.9)))
+    out = tmp_path / "numbers.json"
+    args = argparse.Namespace(layouts=False, data=str(real_set), boxes="model", model=None, conf=None, limit=0,
+                              as_read=False, show_misses=0, json_out=str(out), keep_foreign=False)
+    assert bench_pipeline.run(args) == 0
+    assert "hand_tiles_exact_pct        100.0" in capsys.readouterr().out
+    assert json.loads(out.read_text())["foreign_left_out"] == 1
+    with pytest.raises(ValueError, match="--boxes truth needs a `xingzi synth` folder"):
+        bench_pipeline.run(argparse.Namespace(**{**vars(args), "boxes": "truth"}))

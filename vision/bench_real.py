@@ -1,0 +1,95 @@
+"""``xingzi bench pipeline --data REAL``: the whole pipeline on real labelled photos (YOLO format).
+
+Real photos come with boxes but no situation, and they are not Xingzi wins, so no 炮 total can be
+checked. What can: whether the tiles the pipeline counts in the hand (every tile but strays, the
+ones set aside and those of no Xingzi face) are the photo's labelled faces, as a multiset. Photos
+with a hand's worth of labelled tiles (13 to 18, winds and flowers included) are used; their
+labelled winds/flowers (``other``) should be left out, and tiles on the table that nobody labelled
+should be strays. The same count over every box the detector found is printed beside it, which is
+what the reading would be without grouping.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from .detections import Detections
+from .evaluate import load_dataset, name_table, truths_for
+from .grouping import group
+from .metrics import IGNORE, box_iou
+from .pipeline import Context, TileDetector, analyse, detect_hand, load_image
+
+HAND_TILES = (13, 18)  # labelled tiles in a photo of one hand (14 and up to four kongs; 13 before the win)
+LEFT_OUT = ("loose", "ignored", "foreign")  # roles of tiles not counted in the hand
+
+
+def is_real_set(data: Path) -> bool:
+    """A YOLO folder (images/, labels/) rather than a ``xingzi synth`` output (meta/)."""
+    return (data / "labels").is_dir() and not (data / "meta").is_dir()
+
+
+def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, limit: int = 0,
+             show_misses: int = 0) -> tuple[dict, list[str]]:
+    """Numbers (name → value) and up to ``show_misses`` lines on photos read wrong."""
+    ds = load_dataset(data)
+    truths, sizes = truths_for(ds, name_table(ds.names))
+    t: Counter = Counter()
+    latencies: list[float] = []
+    misses: list[str] = []
+    for path, truth, (w, _) in zip(ds.images, truths, sizes, strict=True):
+        if not HAND_TILES[0] <= len(truth.cls) <= HAND_TILES[1]:
+            continue
+        if limit and t["photos"] >= limit:
+            break
+        t0 = time.perf_counter()
+        image = load_image(path)
+        dets, reading = detect_hand(detector, image)
+        if keep_foreign and dets.foreign is not None:
+            dets = replace(dets, foreign=None)
+            reading = group(dets)
+        res = analyse(image, dets, Context(), as_read=True, reading=reading)
+        latencies.append(time.perf_counter() - t0)
+        faces = Counter(int(c) for c in truth.cls if c != IGNORE)
+        counted = Counter(int(dets.cls[i]) for i, role in enumerate(res.reading.roles) if role not in LEFT_OUT)
+        every = Counter(int(c) for c in dets.cls)
+        t.update(photos=1, hand_exact=int(counted == faces), every_box_exact=int(every == faces))
+        t.update(_foreign_by_label(res.reading.roles, dets, truth.xyxy * (image.shape[1] / w), truth.cls))
+        if counted != faces and len(misses) < show_misses:
+            misses.append(f"{path.name}: labelled {_faces(faces)} | counted {_faces(counted)}")
+    n = max(t["photos"], 1)
+    lat = np.array(latencies or [0.0]) * 1000
+    numbers = {
+        "photos": t["photos"],
+        "hand_tiles_exact_pct": round(100 * t["hand_exact"] / n, 1),
+        "every_box_exact_pct": round(100 * t["every_box_exact"] / n, 1),
+        "foreign_left_out": t["foreign"],
+        "foreign_on_labelled_other": t["foreign_other"],
+        "foreign_on_labelled_face": t["foreign_face"],
+        "foreign_on_nothing_labelled": t["foreign"] - t["foreign_other"] - t["foreign_face"],
+        "latency_median_ms": round(float(np.median(lat)), 1),
+        "latency_p95_ms": round(float(np.percentile(lat, 95)), 1),
+    }
+    return numbers, misses
+
+
+def _foreign_by_label(roles: tuple[str, ...], dets: Detections, true_xyxy: np.ndarray, true_cls: np.ndarray) -> dict:
+    """How many boxes were left out as foreign, and how many of them cover a labelled wind/flower or face."""
+    idx = [i for i, role in enumerate(roles) if role == "foreign"]
+    if not idx or not len(true_cls):
+        return {"foreign": len(idx)}
+    iou = box_iou(dets.xyxy[idx].astype(np.float64), true_xyxy.astype(np.float64))
+    best = iou.argmax(axis=1)
+    hit = iou[np.arange(len(idx)), best] >= 0.5
+    other = hit & (true_cls[best] == IGNORE)
+    return {"foreign": len(idx), "foreign_other": int(other.sum()), "foreign_face": int((hit & ~other).sum())}
+
+
+def _faces(counts: Counter) -> str:
+    from xingzi.engine.tiles import CLASS_NAMES
+
+    return " ".join(f"{CLASS_NAMES[k]}×{v}" if v > 1 else CLASS_NAMES[k] for k, v in sorted(counts.items())) or "-"
