@@ -22,7 +22,7 @@ from xingzi.engine.shapes import is_complete
 from xingzi.engine.tiles import BACK_CLASS, Tile, tile_counts
 
 from . import rowgeom
-from .bonusfa import FA_TOUCH, bonus_fa  # noqa: F401
+from .bonusfa import bonus_fa
 from .detections import Detections
 from .meldfind import KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds, row_kongs  # noqa: F401
 
