@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from web_helpers import (
     FakeDetector,
+    foreign_fa_detections,
     jpeg_bytes,
     kong_down_detections,
     layout_detections,
@@ -75,6 +76,11 @@ def server_kong_down():
 @pytest.fixture(scope="module")
 def server_stray_fa():
     yield from _serve(stray_fa_detections())
+
+
+@pytest.fixture(scope="module")
+def server_foreign():
+    yield from _serve(foreign_fa_detections())
 
 
 @pytest.fixture(scope="module")
@@ -166,6 +172,18 @@ def test_setting_a_stray_tile_aside(server_stray_fa):
         expect(page.locator("#problems li").first).to_contain_text("1 张牌已设为不属于这手牌")  # Chinese first
         page.locator('.hit[data-index="14"]').click()  # picking a face brings it back into the hand
         page.locator(f'#faces button[data-cls="{Tile.FA.index}"]').click()
+        expect(page.locator("#total")).to_have_text("4")
+
+
+def test_a_tile_of_no_xingzi_face_is_left_out_until_named(server_foreign):
+    from playwright.sync_api import expect
+
+    with uploaded(server_foreign) as page:
+        expect(page.locator("#total")).to_have_text("3")  # the wind read as 发 is no bonus tile
+        expect(page.locator("#problems")).to_contain_text("1 张不是星子麻将的牌（风牌或花牌？）未计")
+        page.locator('.hit[data-index="14"]').click()
+        expect(page.locator("#picker-current")).to_have_text("非星子牌？(发财)")
+        page.locator(f'#faces button[data-cls="{Tile.FA.index}"]').click()  # the user says it is a 发
         expect(page.locator("#total")).to_have_text("4")
 
 
