@@ -104,6 +104,7 @@ class ClassifierInfo:
     weight: float = 0.5  # combination weight tuned on real_cn_val
     min_conf: float = 0.05  # boxes below this detector confidence are left as they are
     turns: int = 1  # 4: average the readings of the crop turned by 0/90/180/270° (4× the time)
+    partners: tuple[str, ...] = ()  # more .onnx files beside it (same input): their readings are averaged in
 
 
 class TileClassifier:
@@ -117,7 +118,8 @@ class TileClassifier:
         if not p.is_file():
             raise FileNotFoundError(f"classifier not found: {p}")
         meta = p.with_suffix(".json")
-        info = ClassifierInfo(**json.loads(meta.read_text())) if meta.is_file() else ClassifierInfo()
+        fields = json.loads(meta.read_text()) if meta.is_file() else {}
+        info = ClassifierInfo(**{**fields, "partners": tuple(fields.get("partners", ()))})
         info = info if weight is None else replace(info, weight=weight)
         self.info = info if turns is None else replace(info, turns=turns)
         if not 0 <= self.info.weight <= 1 or self.info.turns not in (1, 2, 4):
@@ -127,11 +129,15 @@ class TileClassifier:
         opts = ort.SessionOptions()
         if threads:
             opts.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(p), opts, providers=["CPUExecutionProvider"])
-        self.input = self.session.get_inputs()[0].name
-        outputs = self.session.get_outputs()[0].shape[-1]
-        if outputs != len(CLS_NAMES):
-            raise ValueError(f"classifier {p.name} has {outputs} outputs, expected {len(CLS_NAMES)}")
+        self.sessions = []
+        for net in (p, *(p.parent / name for name in self.info.partners)):
+            if not net.is_file():
+                raise FileNotFoundError(f"classifier not found: {net}")
+            session = ort.InferenceSession(str(net), opts, providers=["CPUExecutionProvider"])
+            outputs = session.get_outputs()[0].shape[-1]
+            if outputs != len(CLS_NAMES):
+                raise ValueError(f"classifier {net.name} has {outputs} outputs, expected {len(CLS_NAMES)}")
+            self.sessions.append((session, session.get_inputs()[0].name))
         self.path, self.batch = p, batch
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
@@ -142,9 +148,10 @@ class TileClassifier:
         probs = np.zeros((len(blob), len(CLS_NAMES)), np.float64)
         for k in range(0, 4, 4 // self.info.turns):
             turned = np.ascontiguousarray(np.rot90(blob, k, axes=(2, 3)))
-            for i in range(0, len(blob), self.batch):
-                probs[i:i + self.batch] += softmax(self.session.run(None, {self.input: turned[i:i + self.batch]})[0])
-        return (probs / self.info.turns).astype(np.float32)
+            for session, name in self.sessions:
+                for i in range(0, len(blob), self.batch):
+                    probs[i:i + self.batch] += softmax(session.run(None, {name: turned[i:i + self.batch]})[0])
+        return (probs / (self.info.turns * len(self.sessions))).astype(np.float32)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(N,32) probabilities for pixel xyxy boxes of a BGR photo."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 from pathlib import Path
 
@@ -169,6 +170,30 @@ def test_refine_changes_classes_only_and_keeps_the_detector_scale(random_classif
     assert len(clf.refine(_photo(), Detections.empty())) == 0  # a photo with no tiles
     with pytest.raises(ValueError, match="per-class scores"):
         clf.refine(_photo(), Detections(xyxy, det.cls, det.conf))
+
+
+def test_partner_networks_named_in_the_json_are_averaged_in(random_classifier, tmp_path):
+    import shutil
+
+    import torch
+
+    from xingzi.models.tilecls import TileNet, TrainConfig, export
+
+    torch.manual_seed(1)
+    torch.save({"model": TileNet(8).state_dict(), "config": asdict(TrainConfig(width=8))}, tmp_path / "b.pt")
+    other = export(tmp_path / "b.pt", tmp_path / "partner.onnx", weight=0.5, min_conf=0.3)
+    main = tmp_path / "main.onnx"
+    shutil.copy(random_classifier, main)
+    settings = json.loads(random_classifier.with_suffix(".json").read_text())
+    main.with_suffix(".json").write_text(json.dumps({**settings, "partners": ["partner.onnx"]}))
+    crops = np.random.default_rng(5).integers(0, 256, (4, 64, 64, 3), dtype=np.uint8)
+    pair = TileClassifier(main).probabilities(crops)
+    alone, partner = TileClassifier(random_classifier).probabilities(crops), TileClassifier(other).probabilities(crops)
+    np.testing.assert_allclose(pair, (alone + partner) / 2, atol=1e-6)
+    assert not np.allclose(alone, partner, atol=1e-3)  # two different networks: the average is news
+    main.with_suffix(".json").write_text(json.dumps({**settings, "partners": ["missing.onnx"]}))
+    with pytest.raises(FileNotFoundError, match="classifier not found: .*missing.onnx"):
+        TileClassifier(main)
 
 
 def test_classifier_rejects_wrong_crop_size(random_classifier):
