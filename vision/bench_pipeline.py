@@ -213,15 +213,19 @@ def run(args: argparse.Namespace) -> int:
             misses.append(f"{path.stem} [{', '.join(reasons) or 'readable'}]: truth {meta['situation']['hand']} {meta['situation']['melds']} "
                           f"fa {meta['situation'].get('fa', 0)} own {expect['own']} | read {res.reading.notation} "
                           f"own {got and got['own']} | {'; '.join(res.reading.problems[:2])}")
-    numbers = summarise(totals, latencies, args.boxes)
-    print(f"pipeline bench on {data} ({args.boxes} boxes): {totals['samples']} samples, "
-          f"{totals['skipped']} skipped (tiles cut off or no expected result)")
+    return _report(f"pipeline bench on {data} ({args.boxes} boxes): {totals['samples']} samples, "
+                   f"{totals['skipped']} skipped (tiles cut off or no expected result)",
+                   summarise(totals, latencies, args.boxes), misses, args.json_out)
+
+
+def _report(title: str, numbers: dict, misses: list[str], json_out: str | None) -> int:
+    print(title)
     for key, value in numbers.items():
         print(f"  {key:<28}{value}")
     for line in misses:
         print("  miss " + line)
-    if args.json_out:
-        Path(args.json_out).write_text(json.dumps(numbers, indent=2) + "\n", encoding="utf-8")
+    if json_out:
+        Path(json_out).write_text(json.dumps(numbers, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
@@ -230,15 +234,9 @@ def _report_real(data: Path, args: argparse.Namespace, keep_foreign: bool) -> in
         raise ValueError("--boxes truth needs a `xingzi synth` folder: real photos are measured with the model")
     numbers, misses = bench_real.run_real(data, make_detector(args.model, args.conf), keep_foreign, args.limit,
                                           args.show_misses)
-    print(f"pipeline bench on real photos {data} (a hand's worth of labelled tiles: {bench_real.HAND_TILES[0]}-"
-          f"{bench_real.HAND_TILES[1]}){' keeping foreign tiles' if keep_foreign else ''}")
-    for key, value in numbers.items():
-        print(f"  {key:<28}{value}")
-    for line in misses:
-        print("  miss " + line)
-    if args.json_out:
-        Path(args.json_out).write_text(json.dumps(numbers, indent=2) + "\n", encoding="utf-8")
-    return 0
+    return _report(f"pipeline bench on real photos {data} (a hand's worth of labelled tiles: {bench_real.HAND_TILES[0]}-"
+                   f"{bench_real.HAND_TILES[1]}){' keeping foreign tiles' if keep_foreign else ''}",
+                   numbers, misses, args.json_out)
 
 
 def one_tap_right(res: PhotoResult, meta: dict) -> bool:
