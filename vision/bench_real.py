@@ -18,14 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
+from xingzi.engine.tiles import CLASS_NAMES
+
 from .detections import Detections
 from .evaluate import load_dataset, name_table, truths_for
-from .grouping import group
+from .grouping import SET_ASIDE, group
 from .metrics import IGNORE, box_iou
 from .pipeline import Context, TileDetector, analyse, detect_hand, load_image
 
 HAND_TILES = (13, 18)  # labelled tiles in a photo of one hand (14 and up to four kongs; 13 before the win)
-LEFT_OUT = ("loose", "ignored", "foreign")  # roles of tiles not counted in the hand
+LEFT_OUT = ("loose", *SET_ASIDE)  # roles of tiles not counted in the hand
 
 
 def is_real_set(data: Path) -> bool:
@@ -90,6 +92,4 @@ def _foreign_by_label(roles: tuple[str, ...], dets: Detections, true_xyxy: np.nd
 
 
 def _faces(counts: Counter) -> str:
-    from xingzi.engine.tiles import CLASS_NAMES
-
     return " ".join(f"{CLASS_NAMES[k]}×{v}" if v > 1 else CLASS_NAMES[k] for k, v in sorted(counts.items())) or "-"

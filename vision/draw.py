@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw, ImageFont
 from xingzi.engine.tiles import CLASS_NAMES_CN
 
 from .detections import Detections
-from .grouping import HandReading
+from .grouping import SET_ASIDE, HandReading
 from .names import FOREIGN_LABEL, item_name
 
 FONT_PATH = Path(__file__).with_name("fonts") / "wqy-microhei-xingzi.ttf"
@@ -100,7 +100,7 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
         text = f"{name}\n{float(det.conf[i]):.2f}"
         if role == "win":
             text = "胡" + text
-        elif role in ("ignored", "foreign"):  # set aside by the user, or no Xingzi tile: crossed out
+        elif role in SET_ASIDE:  # set aside by the user, or no Xingzi tile: crossed out
             canvas.line((x0, y0, x1, y1), fill=color, width=line)
             canvas.line((x0, y1, x1, y0), fill=color, width=line)
             text = f"{name}\n×" if role == "ignored" else f"{FOREIGN_LABEL}\n×"

@@ -33,6 +33,7 @@ FA_CLASS = Tile.FA.index
 # ignored: the user said so; foreign: the classifier sees a wind/flower/season, no tile of this game
 ROLES = ("concealed", "win", "pung", "kong", "concealed_kong", "fa", "loose", "ignored", "foreign")
 FOREIGN_P = 0.5  # a box the classifier finds likelier a foreign tile than any face is left out
+SET_ASIDE = ("ignored", "foreign")  # roles of boxes that take no part in grouping, duplicates or repairs
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 # Thresholds, in units of the tiles' own size, so they hold at any scale.

@@ -23,7 +23,7 @@ from xingzi.engine.shapes import waits
 from xingzi.engine.tiles import BACK_CLASS, TILES, Tile, tile_counts
 
 from .detections import Detections
-from .grouping import HandReading, count_problems, group, is_legal
+from .grouping import SET_ASIDE, HandReading, count_problems, group, is_legal
 
 TOP_ALTERNATIVES = 3  # second choices tried per detection
 MIN_PROB = 0.01  # second choices below this are not worth offering
@@ -232,7 +232,7 @@ def _detector_singles(r: HandReading) -> list[tuple[float, int, int]]:
         return []
     singles: list[tuple[float, int, int]] = []
     for i in range(len(det)):
-        if r.roles[i] in ("ignored", "foreign"):  # set aside (by the user, or no Xingzi face): not read again
+        if r.roles[i] in SET_ASIDE:  # set aside (by the user, or no Xingzi face): not read again
             continue
         order = np.argsort(-det.probs[i])
         alts = [int(k) for k in order if int(k) != int(det.cls[i]) and det.probs[i, k] >= MIN_PROB]
