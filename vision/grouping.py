@@ -105,6 +105,7 @@ class Knobs:
     join_beside: bool = True  # a full row still takes a lone tile right beside it as the winning tile
     any_hand_row: bool = False  # the hand row may look like melds only (a hand of concealed sets)
     row_kongs: bool = False  # a row too long by k tiles may hold k kongs laid on against it
+    trays: bool = False  # every run of tiles on another row is part of the hand, however many it makes
 
 
 # Tried in this order; the first that reads a legal hand wins (a photo is of a winning hand).
@@ -127,7 +128,9 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
 
     The thresholds that split rows and gaps cannot suit every table, so when the first reading
     is not a legal hand, a few other settings are tried: the first legal reading is taken, else
-    the first with the right tile count, else the first. ``ignored``: detections the user says are
+    the first with the right tile count, else the first. Runs of tiles on other rows than the hand's
+    join it only while it is short of tiles, unless that reads no legal hand (a tray's lines with a
+    stray among them); then they all do. ``ignored``: detections the user says are
     not part of the hand (role ``ignored``; a stray 发, a box on something else). Boxes whose
     ``foreign`` score is over FOREIGN_P (winds, flowers: no Xingzi tile) take no part either (role
     ``foreign``); a face the user sets clears that score (``usermarks.apply_corrections``).
@@ -138,15 +141,23 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
             raise ValueError(f"ignored tile #{i}: there are {len(detections)} tiles (0..{len(detections) - 1})")
         mask[int(i)] = True
     foreign = np.zeros(len(detections), bool) if detections.foreign is None else detections.foreign > FOREIGN_P
-    readings = []
-    for knobs in VARIANTS:
-        reading = _group(detections, knobs, mask, foreign & ~mask)
-        if is_legal_reading(reading):
-            return reading
-        if knobs.join_beside:  # leaving out the tile beside the row only when that makes a hand:
-            readings.append(reading)  # else it is the winning tile and the row holds a misread
-    counted = [r for r in readings if not any(" tiles (a winning hand" in p for p in r.problems)]
-    return (counted or readings)[0]
+    # Runs of tiles on other rows join the hand while it is short of tiles; only when that reads no
+    # legal hand is every such run taken in (a tray's lines), and the repair that follows may leave
+    # tiles out but cannot bring strays back, so then those readings are handed on.
+    readings: dict[bool, list[HandReading]] = {False: [], True: []}
+    runs_left_out: list[int] = []
+    for trays in (False, True):
+        if trays and not runs_left_out:  # nothing was left out: the same readings again
+            break
+        for knobs in VARIANTS:
+            reading = _group(detections, replace(knobs, trays=trays), mask, foreign & ~mask, runs_left_out)
+            if is_legal_reading(reading):
+                return reading
+            if knobs.join_beside:  # the tile beside the row is left out only when that makes a hand:
+                readings[trays].append(reading)  # else it is the winning tile, a row tile misread
+    fallback = readings[True] or readings[False]
+    counted = [r for r in fallback if not any(" tiles (a winning hand" in p for p in r.problems)]
+    return (counted or fallback)[0]
 
 
 def is_legal(tiles, melds) -> bool:
@@ -167,7 +178,9 @@ def is_legal_reading(reading: HandReading) -> bool:
 
 
 def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray | None = None,
-           foreign: np.ndarray | None = None) -> HandReading:
+           foreign: np.ndarray | None = None, runs_left_out: list[int] | None = None) -> HandReading:
+    """One grouping with one set of thresholds; the sizes of runs of tiles on other rows left out
+    of the hand are appended to ``runs_left_out``."""
     n = len(detections)
     if n == 0:
         return _empty(detections, ("no tiles found",))
@@ -223,7 +236,11 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     # Tiles lying alone join the hand only while it is short of tiles: first those on the hand's
     # row (a winning tile pushed aside), then the nearest; the rest are strays on the table.
     singles.sort(key=lambda i: (row_of[i] != main_row, rowgeom.distance(i, main_seg, centers)))
-    concealed = [i for p in pieces for i in p if i not in singles]
+    # So do runs of tiles on another row (a tray's next line, or the wall and discards behind the
+    # hand): nearest first, each only while it fits what the hand still lacks.
+    apart = [p for p in pieces if len(p) > 1 and row_of[p[0]] != main_row]
+    in_apart = {i for p in apart for i in p}
+    concealed = [i for p in pieces for i in p if i not in singles and i not in in_apart]
     need = 14 + sum(1 for m in melds if m.kind is not MeldKind.PUNG) - sum(m.kind.size for m in melds)
     # A concealed kong shown all face down stands for a set the hand needs when its row is short
     # even with a set less; beside a row that is complete without it, its four tiles are strays.
@@ -231,6 +248,15 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     if not (hidden_kongs and len(concealed) <= need - 3 * hidden_kongs):
         hidden_kongs = 0
     need -= 3 * hidden_kongs
+    strays = 0
+    for p in sorted(apart, key=lambda p: min(rowgeom.distance(i, main_seg, centers) for i in p)):
+        kongs = sum(1 for c in Counter(cls[concealed + p].tolist()).values() if c == 4)  # a tile more each
+        if knobs.trays or len(p) - kongs <= need - len(concealed):
+            concealed += p
+        else:
+            strays += len(p)
+            if runs_left_out is not None:
+                runs_left_out.append(len(p))
     short = need - len(concealed)
     if short > 0:
         joined = _legal_singles(singles, short, concealed, melds, cls)
@@ -241,8 +267,9 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     for j in singles:
         if j not in joined:
             roles[j] = "loose"
-    if len(singles) > len(joined):
-        problems.append(f"{len(singles) - len(joined)} tile(s) lying away from the hand ignored")
+    strays += len(singles) - len(joined)
+    if strays:
+        problems.append(f"{strays} tile(s) lying away from the hand ignored")
     concealed += joined
     over = len(concealed) - need
     if knobs.row_kongs and over > 0 and not hidden_kongs:  # before any tile is dropped as a stray

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from xingzi.engine.notation import parse_tiles
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group, is_legal_reading
@@ -105,3 +106,67 @@ def test_setting_aside_a_tile_that_is_not_there_is_refused():
     det = hand_layout(HAND, WIN, size=60, center=(640, 300)).detections
     with pytest.raises(ValueError, match=r"ignored tile #14: there are 14 tiles \(0..13\)"):
         group(det, [14])
+
+
+def tile_row(x0: float, y0: float, n: int) -> list[list[float]]:
+    """``n`` upright tiles (45 × 60) side by side from (x0, y0)."""
+    return [[x0 + k * 46, y0, x0 + k * 46 + 45, y0 + 60] for k in range(n)]
+
+
+# Tiles in a row of their own behind a hand (the wall's end, a neighbour's discards) are strays when
+# the hand is complete without them; in a tray's next line they complete it.
+@pytest.mark.parametrize("faces", [
+    pytest.param("79s9p", id="three-mixed"),
+    pytest.param("19p", id="two"),
+    pytest.param("2468m", id="four-mixed"),
+])
+@pytest.mark.parametrize("win_apart", [True, False], ids=["win-apart", "win-in-row"])
+def test_row_of_tiles_behind_a_complete_hand_is_left_out(faces, win_apart):
+    layout = hand_layout(HAND, WIN, win_apart=win_apart, size=60, center=(640, 300))
+    classes = [t.index for t in parse_tiles(faces)]
+    reading = group(with_tiles(layout.detections, tile_row(400, 60, len(classes)), classes))
+    assert is_legal_reading(reading)
+    assert sorted(reading.tiles) == sorted(layout_tiles(layout))
+    assert reading.roles[len(layout.roles):] == ("loose",) * len(classes)
+    assert f"{len(classes)} tile(s) lying away from the hand ignored" in reading.problems
+
+
+def test_row_behind_a_hand_short_of_the_winning_tile_stays_out_and_the_lone_winner_joins():
+    # 13 tiles in the row, the winning tile alone further off than a 3-tile row behind the hand.
+    layout = hand_layout(HAND, None, size=60, center=(640, 300))
+    det = with_tiles(layout.detections, tile_row(500, 170, 3) + [[640, 480, 685, 540]],
+                     [Tile.S9.index, Tile.S7.index, Tile.P9.index, Tile.S3.index])
+    reading = group(det)
+    assert is_legal_reading(reading)
+    assert reading.win_tile is Tile.S3 and reading.roles[-1] == "win"
+    assert reading.roles[-4:-1] == ("loose",) * 3
+
+
+@pytest.mark.parametrize("first,second", [
+    pytest.param("123m456m7p", "89p12s55p3s", id="eight-and-six"),
+    pytest.param("12s55p3s", "123m456m789p", id="five-and-nine"),
+    pytest.param("123m456p", "55p9999s123s", id="a-kong-in-the-second-line"),
+])
+def test_hand_laid_in_two_lines_of_a_tray_is_read_whole(first, second):
+    top, bottom = parse_tiles(first), parse_tiles(second)
+    det = Detections(np.array(tile_row(300, 300, len(top)) + tile_row(300, 361, len(bottom)), np.float32),
+                     np.array([t.index for t in top + bottom], np.int64), np.full(len(top) + len(bottom), 0.9, np.float32))
+    reading = group(det)
+    assert is_legal_reading(reading)
+    assert "loose" not in reading.roles
+    standing = list(reading.tiles) + [t for m in reading.melds for t in m.tiles]
+    assert sorted(standing) == sorted(top + bottom)
+
+
+def test_tray_lines_that_make_no_hand_either_way_are_all_handed_on_to_the_repair():
+    # Three lines of a tray: 333m99m with a stray 白 at its end, 中中中44m, and 4m8888p (a pung of 4m and a
+    # kong of 8p read standing). The third line is a tile too long for what the first two lack, yet the
+    # reading keeps it: the repair can drop the stray, not bring the line back.
+    rows = [("333m99m白", 300), ("中中中44m", 361), ("4m8888p", 422)]
+    tiles = [t for faces, _ in rows for t in parse_tiles(faces)]
+    boxes = [b for faces, y in rows for b in tile_row(300, y, len(parse_tiles(faces)))]
+    det = Detections(np.array(boxes, np.float32), np.array([t.index for t in tiles], np.int64),
+                     np.full(len(tiles), 0.9, np.float32))
+    reading = group(det)
+    assert reading.roles[-5:].count("loose") == 0
+    assert reading.tile_count + reading.roles.count("loose") >= 15
