@@ -6,7 +6,8 @@ ones set aside and those of no Xingzi face) are the photo's labelled faces, as a
 with a hand's worth of labelled tiles (13 to 18, winds and flowers included) are used; their
 labelled winds/flowers (``other``) should be left out, and tiles on the table that nobody labelled
 should be strays. The same count over every box the detector found is printed beside it, which is
-what the reading would be without grouping.
+what the reading would be without grouping. The tiles of the photos read wrong are counted by cause
+(``miss_causes``), so that a builder sees whether the detector, the classifier or the grouping missed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from .pipeline import Context, TileDetector, analyse, detect_hand, load_image
 
 HAND_TILES = (13, 18)  # labelled tiles in a photo of one hand (14 and up to four kongs; 13 before the win)
 LEFT_OUT = ("loose", *SET_ASIDE)  # roles of tiles not counted in the hand
+# Why a photo's hand was read wrong, per tile: a labelled face with no box, read as another face, or left out
+# of the hand; a labelled wind/flower counted in it; a box counted in it on nothing labelled.
+CAUSES = ("no_box", "misread", "left_out", "wind_counted", "extra_counted")
 
 
 def is_real_set(data: Path) -> bool:
@@ -60,9 +64,14 @@ def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, lim
         counted = Counter(int(dets.cls[i]) for i, role in enumerate(res.reading.roles) if role not in LEFT_OUT)
         every = Counter(int(c) for c in dets.cls)
         t.update(photos=1, hand_exact=int(counted == faces), every_box_exact=int(every == faces))
-        t.update(_foreign_by_label(res.reading.roles, dets, truth.xyxy * (image.shape[1] / w), truth.cls))
-        if counted != faces and len(misses) < show_misses:
-            misses.append(f"{path.name}: labelled {_faces(faces)} | counted {_faces(counted)}")
+        true_xyxy = truth.xyxy * (image.shape[1] / w)
+        t.update(_foreign_by_label(res.reading.roles, dets, true_xyxy, truth.cls))
+        if counted != faces:
+            causes = miss_causes(res.reading.roles, dets, true_xyxy, truth.cls)
+            t.update(causes)
+            if len(misses) < show_misses:
+                why = ", ".join(f"{k} {causes[k]}" for k in CAUSES if causes[k])
+                misses.append(f"{path.name}: labelled {_faces(faces)} | counted {_faces(counted)} | {why or '-'}")
     n = max(t["photos"], 1)
     lat = np.array(latencies or [0.0]) * 1000
     numbers = {
@@ -73,10 +82,47 @@ def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, lim
         "foreign_on_labelled_other": t["foreign_other"],
         "foreign_on_labelled_face": t["foreign_face"],
         "foreign_on_nothing_labelled": t["foreign"] - t["foreign_other"] - t["foreign_face"],
+        **{f"miss_tiles_{k}": t[k] for k in CAUSES},
         "latency_median_ms": round(float(np.median(lat)), 1),
         "latency_p95_ms": round(float(np.percentile(lat, 95)), 1),
     }
     return numbers, misses
+
+
+def miss_causes(roles: tuple[str, ...], dets: Detections, true_xyxy: np.ndarray, true_cls: np.ndarray) -> Counter:
+    """Tiles of one photo by CAUSES, boxes matched one to one to labels (IoU >= 0.5, best overlap first)."""
+    match = _match(dets.xyxy.astype(np.float64), np.asarray(true_xyxy, np.float64))
+    out: Counter = Counter()
+    for j, c in enumerate(true_cls):
+        i = match.get(j)
+        if c == IGNORE:
+            out["wind_counted"] += int(i is not None and roles[i] not in LEFT_OUT)
+        elif i is None:
+            out["no_box"] += 1
+        elif roles[i] in LEFT_OUT:
+            out["left_out"] += 1
+        elif int(dets.cls[i]) != int(c):
+            out["misread"] += 1
+    matched = set(match.values())
+    out["extra_counted"] += sum(1 for i, role in enumerate(roles) if role not in LEFT_OUT and i not in matched)
+    return +out
+
+
+def _match(boxes: np.ndarray, labels: np.ndarray) -> dict[int, int]:
+    """label index → box index, greedily by overlap."""
+    if not len(boxes) or not len(labels):
+        return {}
+    iou = box_iou(labels, boxes)
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for flat in np.argsort(-iou, axis=None):
+        j, i = divmod(int(flat), iou.shape[1])
+        if iou[j, i] < 0.5:
+            break
+        if j not in out and i not in used:
+            out[j] = i
+            used.add(i)
+    return out
 
 
 def _foreign_by_label(roles: tuple[str, ...], dets: Detections, true_xyxy: np.ndarray, true_cls: np.ndarray) -> dict:

@@ -13,9 +13,11 @@ import pytest
 
 from xingzi.engine.tiles import CLASS_NAMES, Tile
 from xingzi.vision import bench_pipeline
-from xingzi.vision.bench_real import is_real_set, run_real
+from xingzi.vision.bench_real import CAUSES, is_real_set, miss_causes, run_real
 from xingzi.vision.detections import Detections
+from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout, with_tiles
+from xingzi.vision.metrics import IGNORE
 
 W, H = 1280, 600
 WIND = [[256, 270, 301, 330]]  # touching the row's first tile, read as 1s
@@ -70,7 +72,10 @@ def test_the_hands_tiles_are_measured_against_the_labelled_faces(real_set, forei
     assert numbers["hand_tiles_exact_pct"] == exact and numbers["every_box_exact_pct"] == 0.0
     assert numbers["foreign_left_out"] == numbers["foreign_on_labelled_other"] == left_out
     assert numbers["foreign_on_labelled_face"] == numbers["foreign_on_nothing_labelled"] == 0
-    assert len(misses) == (exact == 0.0) and all(m.endswith("counted 1m 2m 3m 4m 5m 6m 5p×2 7p 8p 9p 1s×2 2s 3s") for m in misses)
+    assert len(misses) == (exact == 0.0)
+    assert all(m.endswith("counted 1m 2m 3m 4m 5m 6m 5p×2 7p 8p 9p 1s×2 2s 3s | wind_counted 1") for m in misses)
+    assert numbers["miss_tiles_wind_counted"] == len(misses)
+    assert numbers["miss_tiles_misread"] == numbers["miss_tiles_extra_counted"] == 0
 
 
 def test_the_bench_command_tells_real_sets_from_synthetic_ones(real_set, tmp_path, capsys, monkeypatch):
@@ -84,3 +89,45 @@ def test_the_bench_command_tells_real_sets_from_synthetic_ones(real_set, tmp_pat
     assert json.loads(out.read_text())["foreign_left_out"] == 1
     with pytest.raises(ValueError, match="--boxes truth needs a `xingzi synth` folder"):
         bench_pipeline.run(argparse.Namespace(**{**vars(args), "boxes": "truth"}))
+
+
+def _hand_labels() -> tuple[Detections, np.ndarray, np.ndarray]:
+    det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections
+    return det, det.xyxy.copy(), det.cls.copy()
+
+
+@pytest.mark.parametrize("change,expected", [
+    pytest.param("misread", {"misread": 1}, id="a-face-misread"),
+    pytest.param("no_box", {"no_box": 1}, id="a-tile-not-found"),
+    pytest.param("extra", {"extra_counted": 1}, id="a-tile-of-the-table-taken-in"),
+    pytest.param("wind", {"wind_counted": 1}, id="a-labelled-wind-counted"),
+    pytest.param("none", {}, id="read-right"),
+])
+def test_the_tiles_of_a_photo_read_wrong_are_counted_by_cause(change, expected):
+    det, true_xyxy, true_cls = _hand_labels()
+    if change == "misread":
+        det = replace(det, cls=np.where(np.arange(len(det)) == 3, Tile.M9.index, det.cls))
+    elif change == "no_box":
+        det = det.subset(np.arange(1, len(det)))
+    elif change == "extra":  # a 15th tile counted: the reading's roles say so
+        det = with_tiles(det, [[900, 600, 945, 660]], [Tile.BAI.index])
+        roles = tuple(group(det).roles[:-1]) + ("concealed",)
+        assert dict(miss_causes(roles, det, true_xyxy, true_cls)) == expected
+        return
+    elif change == "wind":
+        true_cls = np.where(np.arange(len(true_cls)) == 0, IGNORE, true_cls)  # labelled "other"
+    causes = miss_causes(group(det).roles, det, true_xyxy, true_cls)
+    assert dict(causes) == expected and set(causes) <= set(CAUSES)
+
+
+def test_a_tile_the_grouping_leaves_out_is_counted_as_left_out():
+    det, true_xyxy, true_cls = _hand_labels()
+    roles = ("loose",) + tuple(group(det).roles[1:])
+    assert dict(miss_causes(roles, det, true_xyxy, true_cls)) == {"left_out": 1}
+
+
+def test_one_box_over_two_labels_of_one_tile_matches_only_one():
+    det, true_xyxy, true_cls = _hand_labels()
+    twice = np.vstack([true_xyxy, true_xyxy[:1] + 2])  # the same tile labelled twice
+    causes = miss_causes(group(det).roles, det, twice, np.append(true_cls, true_cls[0]))
+    assert dict(causes) == {"no_box": 1}
