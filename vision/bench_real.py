@@ -24,7 +24,7 @@ from xingzi.engine.tiles import CLASS_NAMES
 from .detections import Detections
 from .evaluate import load_dataset, name_table, truths_for
 from .grouping import SET_ASIDE, group
-from .metrics import IGNORE, box_iou
+from .metrics import IGNORE, box_iou, pair_boxes
 from .pipeline import Context, TileDetector, analyse, detect_hand, load_image
 
 HAND_TILES = (13, 18)  # labelled tiles in a photo of one hand (14 and up to four kongs; 13 before the win)
@@ -91,7 +91,7 @@ def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, lim
 
 def miss_causes(roles: tuple[str, ...], dets: Detections, true_xyxy: np.ndarray, true_cls: np.ndarray) -> Counter:
     """Tiles of one photo by CAUSES, boxes matched one to one to labels (IoU >= 0.5, best overlap first)."""
-    match = _match(dets.xyxy.astype(np.float64), np.asarray(true_xyxy, np.float64))
+    match = dict(pair_boxes(np.asarray(true_xyxy, np.float64), dets.xyxy.astype(np.float64)))
     out: Counter = Counter()
     for j, c in enumerate(true_cls):
         i = match.get(j)
@@ -106,23 +106,6 @@ def miss_causes(roles: tuple[str, ...], dets: Detections, true_xyxy: np.ndarray,
     matched = set(match.values())
     out["extra_counted"] += sum(1 for i, role in enumerate(roles) if role not in LEFT_OUT and i not in matched)
     return +out
-
-
-def _match(boxes: np.ndarray, labels: np.ndarray) -> dict[int, int]:
-    """label index → box index, greedily by overlap."""
-    if not len(boxes) or not len(labels):
-        return {}
-    iou = box_iou(labels, boxes)
-    out: dict[int, int] = {}
-    used: set[int] = set()
-    for flat in np.argsort(-iou, axis=None):
-        j, i = divmod(int(flat), iou.shape[1])
-        if iou[j, i] < 0.5:
-            break
-        if j not in out and i not in used:
-            out[j] = i
-            used.add(i)
-    return out
 
 
 def _foreign_by_label(roles: tuple[str, ...], dets: Detections, true_xyxy: np.ndarray, true_cls: np.ndarray) -> dict:

@@ -107,6 +107,22 @@ def average_precision(tp: np.ndarray, conf: np.ndarray, n_truth: int) -> np.ndar
     return np.array(aps)
 
 
+def pair_boxes(a: np.ndarray, b: np.ndarray, iou: float = 0.5) -> list[tuple[int, int]]:
+    """One-to-one pairs (index in a, index in b) of boxes overlapping by IoU >= iou, largest IoU first."""
+    if not len(a) or not len(b):
+        return []
+    ious = box_iou(a, b)
+    pairs = np.argwhere(ious >= iou)
+    pairs = pairs[np.argsort(-ious[pairs[:, 0], pairs[:, 1]], kind="stable")]
+    used_a, used_b, out = set(), set(), []
+    for i, j in pairs:
+        if i not in used_a and j not in used_b:
+            used_a.add(i)
+            used_b.add(j)
+            out.append((int(i), int(j)))
+    return out
+
+
 def confusion(truth: ImageBoxes, preds: ImageBoxes, nc: int, iou: float = 0.5) -> np.ndarray:
     """(nc+1, nc+1) counts, rows = truth, cols = prediction, index nc = background.
 
@@ -114,14 +130,9 @@ def confusion(truth: ImageBoxes, preds: ImageBoxes, nc: int, iou: float = 0.5) -
     """
     cm = np.zeros((nc + 1, nc + 1), np.int64)
     matched_t, matched_p = np.zeros(len(truth), bool), np.zeros(len(preds), bool)
-    if len(truth) and len(preds):
-        ious = box_iou(truth.xyxy, preds.xyxy)
-        pairs = np.argwhere(ious >= iou)
-        pairs = pairs[np.argsort(-ious[pairs[:, 0], pairs[:, 1]], kind="stable")]
-        for t, p in pairs:
-            if not matched_t[t] and not matched_p[p]:
-                matched_t[t] = matched_p[p] = True
-                cm[truth.cls[t], preds.cls[p]] += 1
+    for t, p in pair_boxes(truth.xyxy, preds.xyxy, iou):
+        matched_t[t] = matched_p[p] = True
+        cm[truth.cls[t], preds.cls[p]] += 1
     cm[:nc, nc] += np.bincount(truth.cls[~matched_t], minlength=nc)[:nc]
     cm[nc, :nc] += np.bincount(preds.cls[~matched_p], minlength=nc)[:nc]
     return cm
