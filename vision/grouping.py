@@ -24,7 +24,7 @@ from xingzi.engine.tiles import BACK_CLASS, Tile, tile_counts
 from . import rowgeom
 from .bonusfa import bonus_fa
 from .detections import Detections
-from .meldfind import KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds, row_kongs  # noqa: F401
+from .meldfind import FACELESS_KONG, KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds, row_kongs  # noqa: F401
 
 # Thresholds and helpers that moved to rowgeom stay importable from here.
 from .rowgeom import DUPLICATE_IOU, END_GAP, LINE_TOL, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
@@ -244,11 +244,16 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     need = 14 + sum(1 for m in melds if m.kind is not MeldKind.PUNG) - sum(m.kind.size for m in melds)
     # A concealed kong shown all face down stands for a set the hand needs when its row is short
     # even with a set less; beside a row that is complete without it, its four tiles are strays.
-    hidden_kongs = sum(1 for r, m in zip(roles, meld_of, strict=True) if r == "concealed_kong" and m < 0) // 4
-    if not (hidden_kongs and len(concealed) <= need - 3 * hidden_kongs):
-        hidden_kongs = 0
-    need -= 3 * hidden_kongs
+    faceless = [i for i, (r, m) in enumerate(zip(roles, meld_of, strict=True)) if r == "concealed_kong" and m < 0]
+    hidden_kongs = len(faceless) // 4
     strays = 0
+    if hidden_kongs and len(concealed) > need - 3 * hidden_kongs:  # strays, with no face to ask the user for
+        hidden_kongs = 0
+        for i in faceless:
+            roles[i] = "loose"
+        problems[:] = [q for q in problems if q != FACELESS_KONG]
+        problems.append(f"{len(faceless)} face-down tile(s) the hand does not need ignored")
+    need -= 3 * hidden_kongs
     for p in sorted(apart, key=lambda p: min(rowgeom.distance(i, main_seg, centers) for i in p)):
         kongs = sum(1 for c in Counter(cls[concealed + p].tolist()).values() if c == 4)  # a tile more each
         if knobs.trays or len(p) - kongs <= need - len(concealed):

@@ -15,6 +15,7 @@ from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
 KONG_SHOWN = {"DFFD", "FDDF", "DDDF", "FDDD", "DDDD"}  # face-down (D) / face-up (F) patterns of 暗杠
+FACELESS_KONG = "a concealed kong shows no face: cannot tell which tile it is"
 
 
 def _runs(seq: list[int], cls: np.ndarray) -> list[list[int]]:
@@ -55,7 +56,7 @@ def _take_melds(seg, cls, sideways, is_main, melds, roles, meld_of, problems) ->
         for i in idx:
             roles[i] = kind.value
         if face is None:
-            problems.append("a concealed kong shows no face: cannot tell which tile it is")
+            problems.append(FACELESS_KONG)
             return
         melds.append(Meld(kind, Tile.from_index(face)))
         for i in idx:

@@ -35,6 +35,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"no tiles found", lambda m: "没有找到牌"),
         (r"(\d+) tile\(s\) lying away from the hand ignored", lambda m: f"{m[1]} 张离手牌较远的牌未计"),
         (r"(\d+) tile\(s\) off the hand's line ignored", lambda m: f"{m[1]} 张不在手牌那一行上的牌未计"),
+        (r"(\d+) face-down tile\(s\) the hand does not need ignored", lambda m: f"{m[1]} 张手牌用不上的背面朝上的牌未计"),
         (r"(\d+) tiles \(a winning hand has 14, plus one per kong: (\d+) here\)",
          lambda m: f"{m[1]} 张牌（胡牌应有 14 张，每杠加一张：这里应为 {m[2]} 张）"),
         (r"(\w+) (\S+) \(only four of each tile exist\)",

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from xingzi.engine.notation import parse_tiles
-from xingzi.engine.tiles import Tile
+from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group, is_legal_reading
 from xingzi.vision.layouts import hand_layout, with_tiles
@@ -170,3 +170,15 @@ def test_tray_lines_that_make_no_hand_either_way_are_all_handed_on_to_the_repair
     reading = group(det)
     assert reading.roles[-5:].count("loose") == 0
     assert reading.tile_count + reading.roles.count("loose") >= 15
+
+
+@pytest.mark.parametrize("y", [450, 170], ids=["in-front", "behind"])
+def test_four_face_down_tiles_beside_a_complete_hand_are_strays_not_a_kong(y):
+    # Four backs side by side look like a concealed kong shown all face down; a complete hand has no room
+    # for one, so they are strays (a piece of the wall), and the reading is legal, not "a kong shows no face".
+    layout = hand_layout(HAND, WIN, size=60, center=(640, 300))
+    reading = group(with_tiles(layout.detections, tile_row(400, y, 4), [BACK_CLASS] * 4))
+    assert is_legal_reading(reading)
+    assert sorted(reading.tiles) == sorted(layout_tiles(layout)) and reading.melds == ()
+    assert reading.roles[-4:] == ("loose",) * 4
+    assert reading.problems == ("4 face-down tile(s) the hand does not need ignored",)

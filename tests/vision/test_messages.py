@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from xingzi.engine.tiles import Tile
+from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout, with_tiles
 from xingzi.vision.messages import chinese, chinese_of
@@ -30,6 +30,8 @@ HAND, WIN = "123m456m789p12s55p", "3s"
     pytest.param("2 tile(s) set aside as not part of the hand", "2 张牌已设为不属于这手牌", id="set-aside"),
     pytest.param("1 tile(s) with no Xingzi face (a wind or flower?) left out", "1 张不是星子麻将的牌（风牌或花牌？）未计",
                  id="foreign"),
+    pytest.param("4 face-down tile(s) the hand does not need ignored", "4 张手牌用不上的背面朝上的牌未计",
+                 id="face-down-strays"),
     pytest.param("not a winning hand: the tiles form neither 4 sets + a pair nor seven pairs",
                  "不成胡：既不是四组加一对，也不是七对", id="engine-no-shape"),
     pytest.param("only 1 own 炮 count towards 两炮起胡 (needs 2)", "只有 1 炮算入两炮起胡（需要 2 炮）", id="engine-too-few"),
@@ -60,6 +62,8 @@ def _readings():
     yield analyse(img, replace(wind, foreign=np.append(np.zeros(len(full)), 0.9).astype(np.float32)), Context())
     yield analyse(img, hand_layout("123m456m789p12s55p", "3s", ["pung 3p", "pung 3p"]).detections, Context(),
                   as_read=True)  # too many of a tile
+    yield analyse(img, with_tiles(full, [[300 + 46 * k, 450, 345 + 46 * k, 510] for k in range(4)], [BACK_CLASS] * 4),
+                  Context())  # four face-down tiles beside a complete hand
 
 
 def test_every_message_said_has_chinese():
@@ -71,7 +75,7 @@ def test_every_message_said_has_chinese():
         assert set(body["messages_zh"]) == set(messages), [m for m in messages if m not in body["messages_zh"]]
     kinds = {"tiles (a winning hand", "winning tile not set apart", "发 (only four exist)", "lying away from the other",
              "concealed kong shows no face", "set aside as not part", "duplicate detection", "of each tile exist",
-             "no Xingzi face"}
+             "no Xingzi face", "face-down tile(s) the hand does not need"}
     assert all(any(k in m for m in said) for k in kinds), sorted(said)
 
 
