@@ -11,6 +11,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("dir", help="YOLO dataset folder (images/, labels/, data.yaml)")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--max-per-kind", type=int, default=20, help="issues shown per kind in the text report")
+    check.add_argument("--model", help="also read every image with a model ('auto': the shipped detector and "
+                       "classifier, or a weights file): labelled tiles it reads surely as another face, and tiles it "
+                       "finds surely where there is no label, are warnings (datasets/audit.py)")
+    check.add_argument("--sure", type=float, default=0.8, help="with --model: the confidence from which to warn")
     merge = sub.add_parser("merge", help="combine YOLO datasets into one (classes mapped by name)")
     merge.add_argument("sources", nargs="+", help="two or more dataset folders")
     merge.add_argument("--out", required=True, help="new dataset folder")
@@ -28,6 +32,14 @@ def run(args: argparse.Namespace) -> int:
         from xingzi.datasets.check import check_dataset
 
         report = check_dataset(args.dir)
+        if args.model:
+            from dataclasses import replace
+
+            from xingzi.datasets.audit import audit_dataset
+            from xingzi.vision.pipeline import make_detector
+
+            detector = make_detector(None if args.model == "auto" else args.model, None)
+            report = replace(report, issues=report.issues + tuple(audit_dataset(args.dir, detector, args.sure)))
         print(report.to_json() if args.json else report.format_text(args.max_per_kind))
         return 0 if report.ok else 1
     if args.action == "merge":

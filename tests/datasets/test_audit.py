@@ -1,0 +1,102 @@
+"""`xingzi dataset check --model`: labels a model reads surely otherwise, and tiles with no label, are warnings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from xingzi.cli import main
+from xingzi.datasets.audit import audit_dataset, audit_image
+from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.vision.detections import Detections
+from xingzi.vision.evaluate import name_table
+
+NAMES = [*CLASS_NAMES[:30], "other"]  # as ../shared/data: winds and flowers are class 30
+TABLE = name_table(NAMES)
+W, H = 640, 480
+BOX = [0.25, 0.5, 0.1, 0.2]  # cx cy w h of the labelled tile
+PIXELS = [128.0, 192.0, 192.0, 288.0]  # the same box in pixels
+FAR = [480.0, 100.0, 544.0, 196.0]  # a box on no label
+
+
+def dets(boxes, classes, confs, foreign=None) -> Detections:
+    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.array(classes, np.int64),
+                      np.array(confs, np.float32), foreign=None if foreign is None else np.array(foreign, np.float32))
+
+
+@pytest.mark.parametrize("label,det,kinds,says", [
+    pytest.param(Tile.S1.index, dets([PIXELS], [Tile.P1.index], [0.9]), ["disagree"], "labelled '1s', the model reads '1p' (0.90)",
+                 id="face-read-surely-otherwise"),
+    pytest.param(Tile.S1.index, dets([PIXELS], [Tile.P1.index], [0.5]), [], None, id="not-sure-enough"),
+    pytest.param(Tile.S1.index, dets([PIXELS], [Tile.S1.index], [0.95]), [], None, id="agrees"),
+    pytest.param(30, dets([PIXELS], [Tile.S1.index], [0.95]), [], None, id="a-wind-label-is-not-judged"),
+    pytest.param(Tile.S1.index, dets([PIXELS], [Tile.S1.index], [0.9], [0.9]), ["disagree"], "reads no Xingzi face",
+                 id="labelled-face-the-classifier-calls-a-wind"),
+    pytest.param(Tile.S1.index, dets([PIXELS, FAR], [Tile.S1.index, Tile.M6.index], [0.9, 0.9]), ["unlabelled"],
+                 "finds a tile '6m' (0.90) at 0.800,0.308 with no label", id="a-sure-tile-with-no-label"),
+    pytest.param(Tile.S1.index, dets([PIXELS, FAR], [Tile.S1.index, Tile.M6.index], [0.9, 0.6]), [], None,
+                 id="an-unsure-box-with-no-label"),
+    pytest.param(Tile.S1.index, dets([PIXELS, FAR], [Tile.S1.index, Tile.M6.index], [0.9, 0.9], [0.0, 0.9]), [], None,
+                 id="a-wind-with-no-label"),
+    pytest.param(30, dets([[130, 190, 194, 290]], [Tile.S1.index], [0.9]), [], None, id="a-box-on-a-wind-label"),
+])
+def test_what_the_model_warns_of(label, det, kinds, says):
+    image = np.zeros((H, W, 3), np.uint8)
+    issues = audit_image(image, [(3, [label, *BOX])], TABLE, det, "labels/a.txt")
+    assert [i.kind for i in issues] == kinds
+    assert all(i.severity == "warning" and i.path == "labels/a.txt" for i in issues)
+    if says:
+        assert says in issues[0].message
+    if kinds == ["disagree"]:
+        assert issues[0].line == 3
+
+
+class Fixed:
+    def __init__(self, det: Detections) -> None:
+        self.det = det
+
+    def predict(self, image: np.ndarray) -> Detections:
+        assert image.shape == (H, W, 3)
+        return self.det
+
+
+@pytest.fixture()
+def dataset(tmp_path: Path) -> Path:
+    """One photo whose only label says 1s where the model reads 1p; a second with no label file."""
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "classes.txt").write_text("\n".join(NAMES) + "\n")
+    for stem in ("a", "b"):
+        cv2.imwrite(str(tmp_path / "images" / f"{stem}.jpg"), np.full((H, W, 3), 120, np.uint8))
+    (tmp_path / "labels" / "a.txt").write_text(f"{Tile.S1.index} {' '.join(map(str, BOX))}\n")
+    return tmp_path
+
+
+def test_a_dataset_is_read_photo_by_photo(dataset):
+    issues = audit_dataset(dataset, Fixed(dets([PIXELS], [Tile.P1.index], [0.95])))
+    assert [(i.kind, i.path, i.line) for i in issues] == [("disagree", "labels/a.txt", 1)]
+
+
+def test_the_check_command_adds_the_warnings_and_still_passes(dataset, monkeypatch, capsys):
+    import xingzi.vision.pipeline as pipeline
+
+    (dataset / "labels" / "b.txt").write_text("")  # a background photo: no error from the plain check
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fixed(dets([PIXELS], [Tile.P1.index], [0.95])))
+    assert main(["dataset", "check", str(dataset), "--model", "auto", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # the same box on the background photo has no label there
+    assert report["errors"] == 0 and report["by_kind"] == {"disagree": 1, "unlabelled": 1}
+    assert main(["dataset", "check", str(dataset), "--model", "auto", "--sure", "0.99"]) == 0
+    assert "0 errors, 0 warnings" in capsys.readouterr().out
+
+
+def test_bad_input_is_refused_with_a_reason(dataset):
+    with pytest.raises(ValueError, match="sure must be in"):
+        audit_dataset(dataset, Fixed(dets([], [], [])), sure=0)
+    (dataset / "images" / "a.jpg").write_bytes(b"not a picture")
+    with pytest.raises(ValueError, match="cannot read image"):
+        audit_dataset(dataset, Fixed(dets([], [], [])))
