@@ -28,7 +28,7 @@ NO_FACE = "no Xingzi face (a wind or flower?)"
 
 
 def audit_dataset(root: str | Path, detector, sure: float = SURE) -> list[Issue]:
-    """Warnings ``disagree`` (a labelled face read surely as another) and ``unlabelled`` (a tile found
+    """Warnings ``disagree`` (a labelled face read surely as another) and ``unlabelled-tile`` (a tile found
     surely where there is no label), one per box, for every labelled image under ``root``."""
     if not 0 < sure <= 1:
         raise ValueError(f"sure must be in (0, 1], got {sure}")
@@ -75,7 +75,7 @@ def audit_image(image: np.ndarray, rows: list[tuple[int, list[float]]], table: n
         if det.conf[i] < sure or foreign[i] > FOREIGN_P or (overlap.shape[1] and overlap[i].max() >= UNLABELLED_IOU):
             continue
         cx, cy = (boxes[i, 0] + boxes[i, 2]) / 2 / w, (boxes[i, 1] + boxes[i, 3]) / 2 / h
-        out.append(Issue(WARNING, "unlabelled", where, None,
+        out.append(Issue(WARNING, "unlabelled-tile", where, None,
                          f"the model finds a tile '{CLASS_NAMES[int(det.cls[i])]}' ({float(det.conf[i]):.2f}) "
                          f"at {cx:.3f},{cy:.3f} with no label there"))
     return out

@@ -36,7 +36,7 @@ def dets(boxes, classes, confs, foreign=None) -> Detections:
     pytest.param(30, dets([PIXELS], [Tile.S1.index], [0.95]), [], None, id="a-wind-label-is-not-judged"),
     pytest.param(Tile.S1.index, dets([PIXELS], [Tile.S1.index], [0.9], [0.9]), ["disagree"], "reads no Xingzi face",
                  id="labelled-face-the-classifier-calls-a-wind"),
-    pytest.param(Tile.S1.index, dets([PIXELS, FAR], [Tile.S1.index, Tile.M6.index], [0.9, 0.9]), ["unlabelled"],
+    pytest.param(Tile.S1.index, dets([PIXELS, FAR], [Tile.S1.index, Tile.M6.index], [0.9, 0.9]), ["unlabelled-tile"],
                  "finds a tile '6m' (0.90) at 0.800,0.308 with no label", id="a-sure-tile-with-no-label"),
     pytest.param(Tile.S1.index, dets([PIXELS, FAR], [Tile.S1.index, Tile.M6.index], [0.9, 0.6]), [], None,
                  id="an-unsure-box-with-no-label"),
@@ -89,7 +89,7 @@ def test_the_check_command_adds_the_warnings_and_still_passes(dataset, monkeypat
     assert main(["dataset", "check", str(dataset), "--model", "auto", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     # the same box on the background photo has no label there
-    assert report["errors"] == 0 and report["by_kind"] == {"disagree": 1, "unlabelled": 1}
+    assert report["errors"] == 0 and report["by_kind"] == {"disagree": 1, "unlabelled-tile": 1}
     assert main(["dataset", "check", str(dataset), "--model", "auto", "--sure", "0.99"]) == 0
     assert "0 errors, 0 warnings" in capsys.readouterr().out
 
