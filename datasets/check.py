@@ -77,6 +77,9 @@ class CheckReport:
         for kind, n in self.counts_by_kind().items():
             if n > max_per_kind:
                 lines.append(f"  ... {n - max_per_kind} more {kind}")
+        by_file = Counter(i.path for i in self.warnings).most_common(5)
+        if len(by_file) > 1:  # where to look first: labels wrong all over a photo give it many warnings
+            lines.append("most warnings: " + ", ".join(f"{path} ({n})" for path, n in by_file))
         summary = ", ".join(f"{k}={n}" for k, n in self.counts_by_kind().items()) or "none"
         lines.append(f"{len(self.errors)} errors, {len(self.warnings)} warnings ({summary})")
         return "\n".join(lines)

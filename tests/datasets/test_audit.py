@@ -100,3 +100,14 @@ def test_bad_input_is_refused_with_a_reason(dataset):
     (dataset / "images" / "a.jpg").write_bytes(b"not a picture")
     with pytest.raises(ValueError, match="cannot read image"):
         audit_dataset(dataset, Fixed(dets([], [], [])))
+
+
+def test_the_text_report_names_the_files_with_most_warnings(dataset, monkeypatch, capsys):
+    import xingzi.vision.pipeline as pipeline
+
+    (dataset / "labels" / "b.txt").write_text("")
+    boxes = dets([PIXELS, FAR], [Tile.P1.index, Tile.M6.index], [0.95, 0.9])  # a: 1s read 1p and a tile with no label
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fixed(boxes))
+    assert main(["dataset", "check", str(dataset), "--model", "auto"]) == 0
+    out = capsys.readouterr().out
+    assert "most warnings: labels/a.txt (2), labels/b.txt (2)" in out
