@@ -18,6 +18,7 @@ import numpy as np
 
 from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
 from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.vision import eval_report
 from xingzi.vision.metrics import IGNORE, ImageBoxes, Scores, score
 from xingzi.vision.perturb import Perturbation
 
@@ -279,10 +280,15 @@ def per_class(s: Scores) -> dict:
 
 
 def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float, out: Path, row: str,
-                 extra: dict) -> dict:
+                 extra: dict, images: Sequence[Path] | None = None) -> dict:
+    """Score one row, write its JSON and plots; with ``images`` (in the truths' order) also what went wrong
+    in each image not read exactly (``images``, ``misses``, ``misreads``)."""
     s = score(truths, preds, NC, conf)
     result = {"row": row, "conf": conf, **extra, "summary": summary(s), "per_class": per_class(s),
               "conf_sweep": conf_sweep(truths, preds), "confusion": s.confusion.tolist()}
+    if images is not None:
+        rows = eval_report.image_rows(images, s)
+        result |= {"misses": eval_report.miss_kinds(rows), "misreads": eval_report.confusions(s), "images": rows}
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{row}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     confusion_png(s.confusion, out / f"{row}_confusion.png", title=f"{row} (conf ≥ {conf})")

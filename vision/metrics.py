@@ -123,6 +123,28 @@ def pair_boxes(a: np.ndarray, b: np.ndarray, iou: float = 0.5) -> list[tuple[int
     return out
 
 
+LOOSE_IOU = 0.1  # a box overlapping a tile this much but under the match IoU is "off its tile", not elsewhere
+
+
+def image_errors(truth: ImageBoxes, preds: ImageBoxes, nc: int, iou: float = 0.5,
+                 loose: float = LOOSE_IOU) -> tuple[tuple[int, int, bool], ...]:
+    """One image's wrong boxes as (truth class, read class, off) triples; ``nc`` stands for nothing.
+
+    Boxes pair as in :func:`confusion`; a pair of a different face is a misread. A tile and a box left
+    over that still overlap by ``loose`` pair up with ``off`` True (a box off its tile: a loose label or
+    a box astray). The rest are tiles with no box (t, nc) and boxes on no tile (nc, p).
+    """
+    pairs = pair_boxes(truth.xyxy, preds.xyxy, iou)
+    out = [(int(truth.cls[t]), int(preds.cls[p]), False) for t, p in pairs if truth.cls[t] != preds.cls[p]]
+    rest_t = np.setdiff1d(np.arange(len(truth)), [t for t, _ in pairs])
+    rest_p = np.setdiff1d(np.arange(len(preds)), [p for _, p in pairs])
+    near = pair_boxes(truth.xyxy[rest_t], preds.xyxy[rest_p], loose)
+    out += [(int(truth.cls[rest_t[a]]), int(preds.cls[rest_p[b]]), True) for a, b in near]
+    out += [(int(truth.cls[t]), nc, False) for t in np.setdiff1d(rest_t, rest_t[[a for a, _ in near]])]
+    out += [(nc, int(preds.cls[p]), False) for p in np.setdiff1d(rest_p, rest_p[[b for _, b in near]])]
+    return tuple(out)
+
+
 def confusion(truth: ImageBoxes, preds: ImageBoxes, nc: int, iou: float = 0.5) -> np.ndarray:
     """(nc+1, nc+1) counts, rows = truth, cols = prediction, index nc = background.
 
@@ -154,6 +176,7 @@ class Scores:
     confusion: np.ndarray
     image_exact: np.ndarray  # (images,) bool
     n_tiles: np.ndarray  # (images,) truth tiles per image (ignored ones excluded)
+    errors: tuple[tuple[tuple[int, int, bool], ...], ...] = ()  # per image: see image_errors
 
     @property
     def map50(self) -> float:
@@ -191,7 +214,7 @@ def score(truths: list[ImageBoxes], preds: list[ImageBoxes], nc: int, conf: floa
     n_truth = np.zeros(nc, np.int64)
     tp_op, fp_op, fn_op = (np.zeros(nc, np.int64) for _ in range(3))
     cm = np.zeros((nc + 1, nc + 1), np.int64)
-    exact, n_tiles = [], []
+    exact, n_tiles, errors = [], [], []
     for t_raw, p_raw in zip(truths, preds, strict=True):
         t, p = drop_ignored(t_raw, p_raw)
         n_truth += np.bincount(t.cls, minlength=nc)
@@ -205,6 +228,7 @@ def score(truths: list[ImageBoxes], preds: list[ImageBoxes], nc: int, conf: floa
         fn_op += np.bincount(t.cls, minlength=nc) - np.bincount(op.cls[tp50], minlength=nc)
         img_cm = confusion(t, op, nc)
         cm += img_cm
+        errors.append(image_errors(t, op, nc))
         exact.append(bool(img_cm.sum() == np.trace(img_cm[:nc, :nc])))
         n_tiles.append(len(t))
     tp_all, conf_all, cls_all = np.concatenate(all_tp), np.concatenate(all_conf), np.concatenate(all_cls)
@@ -215,4 +239,4 @@ def score(truths: list[ImageBoxes], preds: list[ImageBoxes], nc: int, conf: floa
         recall = np.where(n_truth > 0, tp_op / n_truth, np.nan)
         f1 = 2 * precision * recall / (precision + recall)
     return Scores(ap[:, 0], ap.mean(axis=1) if len(ap) else ap, precision, recall, f1, n_truth, tp_op, fp_op,
-                  fn_op, cm, np.array(exact, bool), np.array(n_tiles, np.int64))
+                  fn_op, cm, np.array(exact, bool), np.array(n_tiles, np.int64), tuple(errors))

@@ -46,11 +46,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave out images whose file name matches (repeatable; e.g. known label errors)")
     parser.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
+    parser.add_argument("--show-misses", type=int, default=None, metavar="N",
+                        help="print, per row, how the images not read exactly went wrong and the first N of them "
+                             "(0: the counts only; every one is in the JSON's 'images')")
+    parser.add_argument("--save-preds", type=Path, default=None, metavar="DIR",
+                        help="write each model row's boxes as YOLO txt to DIR/<row>/ ('cls cx cy w h conf', "
+                             "classes.txt): --preds DIR/<row> scores them again without the model")
     parser.add_argument("--markdown", action="store_true", help="also print the rows as a Markdown table")
 
 
 def run(args: argparse.Namespace) -> int:
     from xingzi.vision import evaluate as ev
+    from xingzi.vision.eval_report import format_misses, write_preds
 
     ds = ev.load_dataset(args.data, args.split)
     if args.exclude:
@@ -66,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
         from xingzi.vision.perturb import get
 
         perturb = get(args.perturb)
-        if args.preds:
-            raise ValueError("--perturb changes the photos a model reads; it cannot apply to --preds files")
+        if args.preds or args.save_preds:
+            raise ValueError("--perturb changes the photos a model reads; it cannot apply to --preds or "
+                             "--save-preds files")
         truths = ev.perturbed_truths(truths, sizes, perturb)
         print(f"every photo {perturb.what}")
     models = list(args.model)
@@ -88,15 +96,20 @@ def run(args: argparse.Namespace) -> int:
         row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
-                                       {"model": str(weights), "data": str(args.data), **extra}))
+                                       {"model": str(weights), "data": str(args.data), **extra}, ds.images))
+        if args.save_preds:
+            print(f"boxes written: {write_preds(ds.images, sizes, preds, args.save_preds / row)}")
     for pred_dir in args.preds:
         names_file = pred_dir / "classes.txt"
         names = [n.strip() for n in names_file.read_text().splitlines() if n.strip()] if names_file.is_file() \
             else ds.names
         preds = ev.preds_from_dir(ds, sizes, pred_dir, ev.name_table(names, overrides))
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, pred_dir.name,
-                                       {"preds": str(pred_dir), "data": str(args.data)}))
+                                       {"preds": str(pred_dir), "data": str(args.data)}, ds.images))
     print(ev.format_rows(results))
+    if args.show_misses is not None:
+        for r in results:
+            print(format_misses(r["row"], r["images"], r["misreads"], args.show_misses))
     if args.markdown:
         print(ev.markdown_rows(results))
     print(f"written: {args.out}/<row>.json, <row>_confusion.png, <row>_per_class.png")

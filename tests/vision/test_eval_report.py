@@ -1,0 +1,136 @@
+"""What `xingzi eval` says about the images it missed, and the boxes it saves for `--preds`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from xingzi.cli import main
+from xingzi.engine.tiles import Tile
+from xingzi.vision import eval_report
+from xingzi.vision.evaluate import NC, load_dataset, name_table, preds_from_dir
+from xingzi.vision.metrics import ImageBoxes, score
+
+T3M, T2M, T5P, T1S = (Tile(n).index for n in ("3m", "2m", "5p", "1s"))
+
+
+def _box(i: int) -> list[float]:
+    return [10.0 + 30 * i, 10.0, 35.0 + 30 * i, 45.0]
+
+
+def _boxes(classes: list[int], slots: list[int], conf: float = 0.9) -> ImageBoxes:
+    xyxy = np.array([_box(i) for i in slots]).reshape(-1, 4)
+    return ImageBoxes.preds(xyxy, np.array(classes), np.full(len(classes), conf))
+
+
+TRUTHS = [ImageBoxes.truth(np.array([_box(i) for i in range(3)]), np.array([T3M, T5P, T5P])),
+          ImageBoxes.truth(np.array([_box(i) for i in range(2)]), np.array([T1S, T1S])),
+          ImageBoxes.truth(np.array([_box(0)]), np.array([T3M]))]
+PREDS = [_boxes([T2M, T5P], [0, 1]),  # 3m read as 2m, the second 5p not found
+         _boxes([T1S, T1S, T1S], [0, 1, 4]),  # a 1s on no tile
+         _boxes([T3M], [0])]  # exact
+IMAGES = [Path("x/a.jpg"), Path("x/b.jpg"), Path("x/c.jpg")]
+
+
+def test_errors_per_image_name_each_wrong_box():
+    s = score(TRUTHS, PREDS, NC, conf=0.25)
+    assert s.errors == (((T3M, T2M, False), (T5P, NC, False)), ((NC, T1S, False),), ())
+    assert [eval_report.describe(*e) for e in s.errors[0]] == ["3m read as 2m", "5p not found"]
+    assert eval_report.describe(NC, T1S) == "1s on no tile"
+
+
+@pytest.mark.parametrize(
+    ("shift", "read", "errors", "said"),
+    [
+        pytest.param(12, T5P, ((T5P, T5P, True),), ["5p box off its tile"], id="right-face-box-off"),
+        pytest.param(12, T3M, ((T5P, T3M, True),), ["5p read as 3m, box off its tile"], id="wrong-face-box-off"),
+        pytest.param(30, T5P, ((T5P, NC, False), (NC, T5P, False)), ["5p not found", "5p on no tile"],
+                     id="next-slot-is-elsewhere"),
+        pytest.param(3, T5P, (), [], id="close-enough-is-a-match"),
+    ],
+)
+def test_a_box_overlapping_its_tile_too_little_is_off_not_missed(shift, read, errors, said):
+    truth = ImageBoxes.truth(np.array([_box(0)]), np.array([T5P]))
+    box = np.array([_box(0)]) + [shift, 0, shift, 0]
+    s = score([truth], [ImageBoxes.preds(box, np.array([read]), np.array([0.9]))], NC, conf=0.25)
+    assert s.errors == (errors,) and s.image_exact.tolist() == [not errors]
+    assert [eval_report.describe(*e) for e in errors] == said
+
+
+def test_rows_hold_only_images_missed_most_errors_first():
+    rows = eval_report.image_rows(IMAGES, score(TRUTHS, PREDS, NC, conf=0.25))
+    assert [r["image"] for r in rows] == ["a.jpg", "b.jpg"]
+    assert rows[0] == {"image": "a.jpg", "tiles": 3, "misread": 1, "off": 0, "missed": 1, "extra": 0,
+                       "errors": ["3m read as 2m", "5p not found"]}
+    kinds = eval_report.miss_kinds(rows)
+    assert (kinds["images_not_exact"], kinds["images_with_misread"], kinds["images_only_extra"],
+            kinds["boxes_missed"], kinds["images_only_misread"]) == (2, 1, 1, 1, 0)
+
+
+def test_repeated_errors_are_counted_once_with_a_number():
+    truth = ImageBoxes.truth(np.array([_box(i) for i in range(3)]), np.array([T3M] * 3))
+    s = score([truth], [_boxes([T2M] * 3, [0, 1, 2])], NC, conf=0.25)
+    assert eval_report.image_rows(IMAGES[:1], s)[0]["errors"] == ["3× 3m read as 2m"]
+    assert eval_report.confusions(s) == [("3m read as 2m", 3)]
+
+
+def test_rows_need_one_path_per_scored_image():
+    with pytest.raises(ValueError, match="one image per scored image"):
+        eval_report.image_rows(IMAGES[:2], score(TRUTHS, PREDS, NC, conf=0.25))
+
+
+def test_saved_boxes_read_back_the_same(tmp_path):
+    sizes = [(200, 100)] * 3
+    out = eval_report.write_preds(IMAGES, sizes, PREDS, tmp_path / "preds")
+    names = (out / "classes.txt").read_text().split()
+    assert names[T5P] == "5p" and len(names) == NC
+    root = tmp_path / "ds"
+    (root / "images").mkdir(parents=True)
+    (root / "classes.txt").write_text("3m\n")
+    for p in IMAGES:
+        Image.new("RGB", sizes[0]).save(root / "images" / p.name)
+    back = preds_from_dir(load_dataset(root), sizes, out, name_table(names))
+    for a, b in zip(PREDS, back, strict=True):
+        np.testing.assert_allclose(a.xyxy, b.xyxy, atol=1e-3)
+        assert a.cls.tolist() == b.cls.tolist()
+        np.testing.assert_allclose(a.conf, b.conf, atol=1e-5)
+    with pytest.raises(ValueError, match="a size and predictions per image"):
+        eval_report.write_preds(IMAGES, sizes[:2], PREDS, tmp_path / "bad")
+
+
+def test_eval_cli_lists_the_misses_and_saves_nothing_for_preds_rows(tmp_path, capsys):
+    root = tmp_path / "ds"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "classes.txt").write_text("3m\n5p\n")
+    preds = tmp_path / "theirs"
+    preds.mkdir()
+    (preds / "classes.txt").write_text("3m\n5p\n")
+    for stem, truth, pred in [("a", "0 0.25 0.5 0.2 0.5\n1 0.75 0.5 0.2 0.5\n", "1 0.25 0.5 0.2 0.5 0.9\n"),
+                              ("b", "1 0.5 0.5 0.2 0.5\n", "1 0.5 0.5 0.2 0.5 0.9\n")]:
+        Image.new("RGB", (200, 100)).save(root / "images" / f"{stem}.png")
+        (root / "labels" / f"{stem}.txt").write_text(truth)
+        (preds / f"{stem}.txt").write_text(pred)
+    out = tmp_path / "out"
+    assert main(["eval", "--data", str(root), "--preds", str(preds), "--out", str(out), "--show-misses", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "theirs: 1 images not exact" in text and "misread 1/0/1, off 0/0/0, missed 1/0/1, extra 0/0/0" in text and "a.png (2 tiles): 3m read as 5p; 5p not found" in text
+    result = json.loads((out / "theirs.json").read_text())
+    assert result["misses"]["images_with_missed"] == 1 and result["misreads"] == [["3m read as 5p", 1]]
+    assert [r["image"] for r in result["images"]] == ["a.png"]
+
+
+def test_perturbed_boxes_cannot_be_saved(tmp_path, capsys):
+    root = tmp_path / "ds"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "classes.txt").write_text("3m\n")
+    Image.new("RGB", (50, 50)).save(root / "images" / "a.png")
+    (root / "labels" / "a.txt").write_text("0 0.5 0.5 0.2 0.5\n")
+    assert main(["eval", "--data", str(root), "--perturb", "rot90", "--save-preds", str(tmp_path / "p")]) != 0
+    assert "--save-preds" in capsys.readouterr().err
+    assert not (tmp_path / "p").exists()

@@ -1,0 +1,107 @@
+"""What ``xingzi eval`` writes beside its summary: per image not read exactly the wrong boxes in words, over
+the set how many images failed by a misread face, a tile with no box or a box on nothing, and the model's
+boxes as YOLO txt files (``--save-preds``) that ``--preds`` scores again without running the model.
+
+Works on :class:`~xingzi.vision.metrics.Scores` (``errors`` per image) and the image paths in the same order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from xingzi.datasets.yolo import atomic_write_text, xyxy_to_yolo
+from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.vision.metrics import ImageBoxes, Scores
+
+NC = len(CLASS_NAMES)
+# a face read as another; the right face with its box off the tile (IoU under 0.5: a loose label or a box
+# astray); a tile with no box; a box on no tile
+KINDS = ("misread", "off", "missed", "extra")
+
+
+def error_kind(truth: int, read: int) -> str:
+    """The kind of a wrong box (one of KINDS); a pair of the same face is always one whose box is off."""
+    if truth == NC:
+        return "extra"
+    if read == NC:
+        return "missed"
+    return "misread" if truth != read else "off"
+
+
+def describe(truth: int, read: int, off: bool = False) -> str:
+    """One wrong box in words: ``3m read as 2m``, ``5p box off its tile``, ``5p not found``, ``1s on no tile``."""
+    kind = error_kind(truth, read)
+    if kind == "extra":
+        return f"{CLASS_NAMES[read]} on no tile"
+    if kind == "missed":
+        return f"{CLASS_NAMES[truth]} not found"
+    if kind == "off":
+        return f"{CLASS_NAMES[truth]} box off its tile"
+    return f"{CLASS_NAMES[truth]} read as {CLASS_NAMES[read]}" + (", box off its tile" if off else "")
+
+
+def image_rows(images: Sequence[Path], s: Scores) -> list[dict]:
+    """The images not read exactly, most wrong boxes first (then by name): counts per kind and the errors."""
+    if len(images) != len(s.errors):
+        raise ValueError(f"need one image per scored image: {len(images)} paths, {len(s.errors)} scored")
+    rows = []
+    for path, n_tiles, errors in zip(images, s.n_tiles, s.errors, strict=True):
+        if not errors:
+            continue
+        kinds = Counter(error_kind(t, p) for t, p, _ in errors)
+        said = Counter(describe(*e) for e in errors)
+        rows.append({"image": Path(path).name, "tiles": int(n_tiles), **{k: kinds[k] for k in KINDS},
+                     "errors": [f"{n}× {d}" if n > 1 else d for d, n in sorted(said.items())]})
+    return sorted(rows, key=lambda r: (-sum(r[k] for k in KINDS), r["image"]))
+
+
+def miss_kinds(rows: Sequence[dict]) -> dict:
+    """Over the images not read exactly: how many had each kind of error, how many that kind alone,
+    and the wrong boxes of each kind in all."""
+    out: dict = {"images_not_exact": len(rows)}
+    for k in KINDS:
+        out[f"images_with_{k}"] = sum(1 for r in rows if r[k])
+        out[f"images_only_{k}"] = sum(1 for r in rows if r[k] and all(not r[o] for o in KINDS if o != k))
+        out[f"boxes_{k}"] = sum(r[k] for r in rows)
+    return out
+
+
+def confusions(s: Scores, top: int = 10) -> list[tuple[str, int]]:
+    """The commonest misreads over the set ("3m read as 2m"), with counts."""
+    count = Counter(describe(t, p) for errors in s.errors for t, p, _ in errors if t != p and NC not in (t, p))
+    return count.most_common(top)
+
+
+def format_misses(row: str, rows: Sequence[dict], common: Sequence[tuple[str, int]], show: int) -> str:
+    """Text for ``--show-misses N``: the kinds of error, the commonest misreads, then the first N images."""
+    kinds = miss_kinds(rows)
+    lines = [f"{row}: {kinds['images_not_exact']} images not exact; by kind of wrong box "
+             "(images with it, with it alone, boxes): "
+             + ", ".join(f"{k} {kinds[f'images_with_{k}']}/{kinds[f'images_only_{k}']}/{kinds[f'boxes_{k}']}"
+                         for k in KINDS)]
+    if common:
+        lines.append("  commonest misreads: " + ", ".join(f"{what} ×{n}" for what, n in common))
+    for r in rows[:show]:
+        lines.append(f"  {r['image']} ({r['tiles']} tiles): " + "; ".join(r["errors"]))
+    if len(rows) > show:
+        lines.append(f"  {'…' if show else ''}{len(rows) - show} {'more ' if show else ''}in the JSON ('images')")
+    return "\n".join(lines)
+
+
+def write_preds(images: Sequence[Path], sizes: Sequence[tuple[int, int]], preds: Sequence[ImageBoxes],
+                out: Path) -> Path:
+    """One ``cls cx cy w h conf`` file per image (named by its stem) and ``classes.txt``: what ``--preds`` reads."""
+    if not len(images) == len(sizes) == len(preds):
+        raise ValueError(f"need a size and predictions per image: {len(images)} images, {len(sizes)} sizes, "
+                         f"{len(preds)} predictions")
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "classes.txt", "\n".join(CLASS_NAMES) + "\n")
+    for path, (w, h), boxes in zip(images, sizes, preds, strict=True):
+        xywh = xyxy_to_yolo(boxes.xyxy, w, h)
+        lines = [f"{c} {x:.6f} {y:.6f} {bw:.6f} {bh:.6f} {conf:.5f}"
+                 for c, (x, y, bw, bh), conf in zip(boxes.cls.tolist(), xywh.tolist(), boxes.conf.tolist(),
+                                                    strict=True)]
+        atomic_write_text(out / f"{Path(path).stem}.txt", "".join(line + "\n" for line in lines))
+    return out
