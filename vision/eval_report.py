@@ -105,3 +105,25 @@ def write_preds(images: Sequence[Path], sizes: Sequence[tuple[int, int]], preds:
                                                     strict=True)]
         atomic_write_text(out / f"{Path(path).stem}.txt", "".join(line + "\n" for line in lines))
     return out
+
+
+def exact_by(images: Sequence[Path], s: Scores, meta_dir: Path, key: str) -> dict[str, dict]:
+    """Image exact per value of a field of each image's ``meta/<stem>.json`` (synthetic sets: ``style``,
+    ``layout``, ``pattern``…), most images first; images without the field count under ``?``."""
+    import json
+
+    if not meta_dir.is_dir():
+        raise ValueError(f"--by {key} needs per-image meta files in {meta_dir} (synthetic sets have them)")
+    groups: dict[str, list[bool]] = {}
+    for path, errors in zip(images, s.errors, strict=True):
+        meta = meta_dir / f"{Path(path).stem}.json"
+        value = json.loads(meta.read_text()).get(key, "?") if meta.is_file() else "?"
+        groups.setdefault(str(value), []).append(not errors)
+    return {v: {"images": len(ok), "image_exact": sum(ok) / len(ok)}
+            for v, ok in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))}
+
+
+def format_by(row: str, key: str, table: dict[str, dict]) -> str:
+    lines = [f"{row}: image exact by {key}"]
+    lines += [f"  {v:<24} {t['image_exact']:6.1%} of {t['images']}" for v, t in table.items()]
+    return "\n".join(lines)

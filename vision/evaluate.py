@@ -280,15 +280,18 @@ def per_class(s: Scores) -> dict:
 
 
 def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float, out: Path, row: str,
-                 extra: dict, images: Sequence[Path] | None = None) -> dict:
+                 extra: dict, images: Sequence[Path] | None = None, by: Sequence[str] = (),
+                 meta_dir: Path | None = None) -> dict:
     """Score one row, write its JSON and plots; with ``images`` (in the truths' order) also what went wrong
-    in each image not read exactly (``images``, ``misses``, ``misreads``)."""
+    in each image not read exactly (``images``, ``misses``, ``misreads``) and image exact per value of each
+    field in ``by`` of the images' ``meta_dir/<stem>.json`` (``by``: {field: {value: ...}})."""
     s = score(truths, preds, NC, conf)
     result = {"row": row, "conf": conf, **extra, "summary": summary(s), "per_class": per_class(s),
               "conf_sweep": conf_sweep(truths, preds), "confusion": s.confusion.tolist()}
     if images is not None:
         rows = eval_report.image_rows(images, s)
         result |= {"misses": eval_report.miss_kinds(rows), "misreads": eval_report.confusions(s), "images": rows}
+        result["by"] = {key: eval_report.exact_by(images, s, meta_dir or Path("meta"), key) for key in by}
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{row}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     confusion_png(s.confusion, out / f"{row}_confusion.png", title=f"{row} (conf ≥ {conf})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -134,3 +135,27 @@ def test_perturbed_boxes_cannot_be_saved(tmp_path, capsys):
     assert main(["eval", "--data", str(root), "--perturb", "rot90", "--save-preds", str(tmp_path / "p")]) != 0
     assert "--save-preds" in capsys.readouterr().err
     assert not (tmp_path / "p").exists()
+
+
+def test_image_exact_by_a_meta_field(tmp_path, capsys):
+    root = tmp_path / "synth"
+    for sub in ("images", "labels", "meta"):
+        (root / sub).mkdir(parents=True)
+    (root / "classes.txt").write_text("3m\n5p\n")
+    preds = tmp_path / "theirs"
+    preds.mkdir()
+    (preds / "classes.txt").write_text("3m\n5p\n")
+    for stem, style, pred in [("a", "jade", "0"), ("b", "jade", "1"), ("c", "brush", "1"), ("d", None, "1")]:
+        Image.new("RGB", (200, 100)).save(root / "images" / f"{stem}.png")
+        (root / "labels" / f"{stem}.txt").write_text("1 0.5 0.5 0.2 0.5\n")
+        (preds / f"{stem}.txt").write_text(f"{pred} 0.5 0.5 0.2 0.5 0.9\n")
+        (root / "meta" / f"{stem}.json").write_text(json.dumps({"style": style} if style else {}))
+    out = tmp_path / "out"
+    assert main(["eval", "--data", str(root), "--preds", str(preds), "--out", str(out), "--by", "style"]) == 0
+    by = json.loads((out / "theirs.json").read_text())["by"]["style"]
+    assert by == {"jade": {"images": 2, "image_exact": 0.5}, "?": {"images": 1, "image_exact": 1.0},
+                  "brush": {"images": 1, "image_exact": 1.0}}
+    assert "jade" in capsys.readouterr().out
+    shutil.rmtree(root / "meta")
+    assert main(["eval", "--data", str(root), "--preds", str(preds), "--out", str(out), "--by", "style"]) != 0
+    assert "needs per-image meta files" in capsys.readouterr().err

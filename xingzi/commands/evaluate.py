@@ -49,6 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-misses", type=int, default=None, metavar="N",
                         help="print, per row, how the images not read exactly went wrong and the first N of them "
                              "(0: the counts only; every one is in the JSON's 'images')")
+    parser.add_argument("--by", action="append", default=[], metavar="KEY",
+                        help="image exact per value of a field of meta/<stem>.json (synthetic sets: style, "
+                             "layout, pattern); repeatable")
     parser.add_argument("--save-preds", type=Path, default=None, metavar="DIR",
                         help="write each model row's boxes as YOLO txt to DIR/<row>/ ('cls cx cy w h conf', "
                              "classes.txt): --preds DIR/<row> scores them again without the model")
@@ -57,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from xingzi.vision import evaluate as ev
-    from xingzi.vision.eval_report import format_misses, write_preds
+    from xingzi.vision.eval_report import format_by, format_misses, write_preds
 
     ds = ev.load_dataset(args.data, args.split)
     if args.exclude:
@@ -66,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"left out {n - len(ds.images)} of {n} images matching {', '.join(args.exclude)}")
     if not ds.images:
         raise ValueError(f"no images found for {args.data} ({args.split})")
+    if args.by and not (ds.root / "meta").is_dir():
+        raise ValueError(f"--by {args.by[0]} needs per-image meta files in {ds.root / 'meta'} (synthetic sets "
+                         "have them)")
+    per_image = (ds.images, args.by, ds.root / "meta")
     overrides = ev.parse_name_map(args.name_map)
     truths, sizes = ev.truths_for(ds, ev.name_table(ds.names, overrides))
     perturb = None
@@ -96,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
-                                       {"model": str(weights), "data": str(args.data), **extra}, ds.images))
+                                       {"model": str(weights), "data": str(args.data), **extra}, *per_image))
         if args.save_preds:
             print(f"boxes written: {write_preds(ds.images, sizes, preds, args.save_preds / row)}")
     for pred_dir in args.preds:
@@ -105,8 +112,11 @@ def run(args: argparse.Namespace) -> int:
             else ds.names
         preds = ev.preds_from_dir(ds, sizes, pred_dir, ev.name_table(names, overrides))
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, pred_dir.name,
-                                       {"preds": str(pred_dir), "data": str(args.data)}, ds.images))
+                                       {"preds": str(pred_dir), "data": str(args.data)}, *per_image))
     print(ev.format_rows(results))
+    for r in results:
+        for key in args.by:
+            print(format_by(r["row"], key, r["by"][key]))
     if args.show_misses is not None:
         for r in results:
             print(format_misses(r["row"], r["images"], r["misreads"], args.show_misses))
