@@ -18,12 +18,12 @@ import numpy as np
 
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.notation import format_meld, format_tiles
-from xingzi.engine.shapes import is_complete
-from xingzi.engine.tiles import BACK_CLASS, Tile, tile_counts
+from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import rowgeom
 from .bonusfa import bonus_fa
 from .detections import Detections
+from .handcheck import count_problems, count_word, is_legal
 from .meldfind import FACELESS_KONG, KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds, row_kongs  # noqa: F401
 
 # Thresholds and helpers that moved to rowgeom stay importable from here.
@@ -34,7 +34,6 @@ FA_CLASS = Tile.FA.index
 ROLES = ("concealed", "win", "pung", "kong", "concealed_kong", "fa", "loose", "ignored", "foreign")
 FOREIGN_P = 0.5  # a box the classifier finds likelier a foreign tile than any face is left out
 SET_ASIDE = ("ignored", "foreign")  # roles of boxes that take no part in grouping, duplicates or repairs
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 # Thresholds, in units of the tiles' own size, so they hold at any scale.
 GAP_SPLIT = 1.35  # centre distance / typical neighbour distance that counts as a gap
@@ -160,17 +159,6 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
     return (counted or fallback)[0]
 
 
-def is_legal(tiles, melds) -> bool:
-    """A complete hand (standard shape or seven pairs) with no tile more than four times."""
-    counts = tile_counts(tiles)
-    total = list(counts)
-    for m in melds:
-        total[m.tile.index] += m.kind.size
-    if any(c > 4 for c in total) or len(melds) > 4:
-        return False
-    return is_complete(tuple(counts), 4 - len(melds))
-
-
 def is_legal_reading(reading: HandReading) -> bool:
     """Legal tiles with a winning tile, no more than four 发, and every concealed kong's face seen."""
     return (reading.win_tile is not None and reading.fa <= 4 and is_legal(reading.tiles, reading.melds)
@@ -204,7 +192,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
         problems.append(f"{int((~keep & ~ignored).sum())} duplicate detection(s) ignored")
     fa_mask = (cls == FA_CLASS) & keep
     if fa_mask.sum() > 4:  # said before the extra ones are set aside: the user should know
-        problems.append(f"{_count_word(int(fa_mask.sum()))} 发 (only four exist)")
+        problems.append(f"{count_word(int(fa_mask.sum()))} 发 (only four exist)")
     body = np.flatnonzero(keep & ~fa_mask)
     if len(body) == 0:
         fa = bonus_fa(np.flatnonzero(fa_mask), detections, False, roles, problems)
@@ -320,25 +308,6 @@ def mark_win(reading: HandReading, index: int, set_apart: bool = True, note: str
     return replace(reading, roles=tuple(roles), win_tile=tile, win_set_apart=set_apart, problems=problems)
 
 
-def count_problems(tiles: tuple[Tile, ...], melds: list[Meld] | tuple[Meld, ...], fa: int = 0,
-                   hidden_kongs: int = 0) -> list[str]:
-    """Tile-count facts that rule a reading out: '13 tiles', 'five 3p'. ``hidden_kongs``: concealed
-    kongs shown all face down, counted in the hand though their face is unknown."""
-    out: list[str] = []
-    kongs = sum(1 for m in melds if m.kind is not MeldKind.PUNG) + hidden_kongs
-    total = len(tiles) + sum(m.kind.size for m in melds) + 4 * hidden_kongs
-    need = 14 + kongs
-    if total != need:
-        out.append(f"{total} tiles (a winning hand has 14, plus one per kong: {need} here)")
-    counts = Counter(tiles)
-    for m in melds:
-        counts.update(m.tiles)
-    for tile, c in sorted(counts.items()):
-        if c > 4:
-            out.append(f"{_count_word(c)} {tile.symbol} (only four of each tile exist)")
-    return out
-
-
 def _order_melds(melds: list[Meld], meld_of: list[int], reading_order: list[int]) -> None:
     """Number the melds in the order they lie (the order they were made, as players lay them out)."""
     rank = {i: k for k, i in enumerate(reading_order)}
@@ -383,10 +352,6 @@ def _choose_win(singles, concealed, main_seg, centers, along, cls, problems, sca
 
 def _faces(idx: list[int], cls: np.ndarray) -> list[Tile]:
     return [Tile.from_index(int(cls[i])) for i in idx]
-
-
-def _count_word(n: int) -> str:
-    return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
 
 
 def _empty(det: Detections, problems: tuple[str, ...]) -> HandReading:

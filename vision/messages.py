@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 
 from xingzi.engine.tiles import CLASS_NAMES_CN, Tile
 
-from .grouping import NUMBER_WORDS
+from .handcheck import NUMBER_WORDS
 from .names import item_name
 
 

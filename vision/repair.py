@@ -23,7 +23,8 @@ from xingzi.engine.shapes import waits
 from xingzi.engine.tiles import BACK_CLASS, TILES, Tile, tile_counts
 
 from .detections import Detections
-from .grouping import SET_ASIDE, HandReading, count_problems, group, is_legal
+from .grouping import SET_ASIDE, HandReading, group
+from .handcheck import count_problems, is_legal
 
 TOP_ALTERNATIVES = 3  # second choices tried per detection
 MIN_PROB = 0.01  # second choices below this are not worth offering

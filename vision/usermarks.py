@@ -18,7 +18,8 @@ from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.tiles import CLASS_NAMES, Tile
 
 from .detections import Detections
-from .grouping import HandReading, count_problems, mark_win
+from .grouping import HandReading, mark_win
+from .handcheck import count_problems
 
 STANDING = ("concealed", "win")
 CLAIMED = (MeldKind.PUNG.value, MeldKind.KONG.value)

@@ -1,0 +1,48 @@
+"""Whether read tiles can be a winning hand, and the count facts that rule a reading out.
+
+Shared by the grouping (which reading to keep), the repair (which edits give a hand) and the user's marks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from xingzi.engine.melds import Meld, MeldKind
+from xingzi.engine.shapes import is_complete
+from xingzi.engine.tiles import Tile, tile_counts
+
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def is_legal(tiles, melds) -> bool:
+    """A complete hand (standard shape or seven pairs) with no tile more than four times."""
+    counts = tile_counts(tiles)
+    total = list(counts)
+    for m in melds:
+        total[m.tile.index] += m.kind.size
+    if any(c > 4 for c in total) or len(melds) > 4:
+        return False
+    return is_complete(tuple(counts), 4 - len(melds))
+
+
+def count_problems(tiles: tuple[Tile, ...], melds: list[Meld] | tuple[Meld, ...], fa: int = 0,
+                   hidden_kongs: int = 0) -> list[str]:
+    """Tile-count facts that rule a reading out: '13 tiles', 'five 3p'. ``hidden_kongs``: concealed
+    kongs shown all face down, counted in the hand though their face is unknown."""
+    out: list[str] = []
+    kongs = sum(1 for m in melds if m.kind is not MeldKind.PUNG) + hidden_kongs
+    total = len(tiles) + sum(m.kind.size for m in melds) + 4 * hidden_kongs
+    need = 14 + kongs
+    if total != need:
+        out.append(f"{total} tiles (a winning hand has 14, plus one per kong: {need} here)")
+    counts = Counter(tiles)
+    for m in melds:
+        counts.update(m.tiles)
+    for tile, c in sorted(counts.items()):
+        if c > 4:
+            out.append(f"{count_word(c)} {tile.symbol} (only four of each tile exist)")
+    return out
+
+
+def count_word(n: int) -> str:
+    return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
