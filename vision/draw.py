@@ -109,7 +109,7 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
             color = MARK_COLOR
             text = f"{name}→{'×' if new is None else CLASS_NAMES_CN[new]}"
             canvas.rectangle((x0, y0, x1, y1), outline=color, width=width * 2)
-        _label(canvas, (x0, y0), text, color, label_font)
+        label(canvas, (x0, y0), text, color, label_font)
     lines = caption_lines(result)
     if isinstance(what, HandReading) and what.problems and not lines:
         lines = list(what.problems[:2])
@@ -132,10 +132,10 @@ def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int)
         canvas.rounded_rectangle((float(x0), float(y0), float(x1), float(y1)), radius=pad,
                                  outline=color, width=line * 2)
         tag = f"{meld.kind.chinese} {CLASS_NAMES_CN[meld.tile.index]}"
-        _label(canvas, (float(x0), float(y1) + pad * 2.5), tag, color, font(int(max(12, pad * 2.2))))
+        label(canvas, (float(x0), float(y1) + pad * 2.5), tag, color, font(int(max(12, pad * 2.2))))
 
 
-def _label(canvas: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, color, fnt) -> None:
+def label(canvas: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, color, fnt) -> None:
     """Text on a filled tag just above ``xy`` (kept inside the picture)."""
     x, y = xy
     left, top, right, bottom = canvas.multiline_textbbox((0, 0), text, font=fnt, spacing=1)

@@ -126,23 +126,29 @@ def pair_boxes(a: np.ndarray, b: np.ndarray, iou: float = 0.5) -> list[tuple[int
 LOOSE_IOU = 0.1  # a box overlapping a tile this much but under the match IoU is "off its tile", not elsewhere
 
 
-def image_errors(truth: ImageBoxes, preds: ImageBoxes, nc: int, iou: float = 0.5,
-                 loose: float = LOOSE_IOU) -> tuple[tuple[int, int, bool], ...]:
-    """One image's wrong boxes as (truth class, read class, off) triples; ``nc`` stands for nothing.
+def error_boxes(truth: ImageBoxes, preds: ImageBoxes, iou: float = 0.5,
+                loose: float = LOOSE_IOU) -> list[tuple[int, int, bool]]:
+    """One image's wrong boxes as (truth index, prediction index, off) triples; -1 where there is none.
 
     Boxes pair as in :func:`confusion`; a pair of a different face is a misread. A tile and a box left
     over that still overlap by ``loose`` pair up with ``off`` True (a box off its tile: a loose label or
-    a box astray). The rest are tiles with no box (t, nc) and boxes on no tile (nc, p).
+    a box astray). The rest are tiles with no box (t, -1) and boxes on no tile (-1, p).
     """
     pairs = pair_boxes(truth.xyxy, preds.xyxy, iou)
-    out = [(int(truth.cls[t]), int(preds.cls[p]), False) for t, p in pairs if truth.cls[t] != preds.cls[p]]
+    out = [(t, p, False) for t, p in pairs if truth.cls[t] != preds.cls[p]]
     rest_t = np.setdiff1d(np.arange(len(truth)), [t for t, _ in pairs])
     rest_p = np.setdiff1d(np.arange(len(preds)), [p for _, p in pairs])
-    near = pair_boxes(truth.xyxy[rest_t], preds.xyxy[rest_p], loose)
-    out += [(int(truth.cls[rest_t[a]]), int(preds.cls[rest_p[b]]), True) for a, b in near]
-    out += [(int(truth.cls[t]), nc, False) for t in np.setdiff1d(rest_t, rest_t[[a for a, _ in near]])]
-    out += [(nc, int(preds.cls[p]), False) for p in np.setdiff1d(rest_p, rest_p[[b for _, b in near]])]
-    return tuple(out)
+    near = [(int(rest_t[a]), int(rest_p[b])) for a, b in pair_boxes(truth.xyxy[rest_t], preds.xyxy[rest_p], loose)]
+    out += [(t, p, True) for t, p in near]
+    out += [(int(t), -1, False) for t in rest_t if t not in {t for t, _ in near}]
+    out += [(-1, int(p), False) for p in rest_p if p not in {p for _, p in near}]
+    return out
+
+
+def image_errors(truth: ImageBoxes, preds: ImageBoxes, nc: int) -> tuple[tuple[int, int, bool], ...]:
+    """:func:`error_boxes` as classes: (truth class, read class, off), ``nc`` standing for nothing."""
+    return tuple((int(truth.cls[t]) if t >= 0 else nc, int(preds.cls[p]) if p >= 0 else nc, off)
+                 for t, p, off in error_boxes(truth, preds))
 
 
 def confusion(truth: ImageBoxes, preds: ImageBoxes, nc: int, iou: float = 0.5) -> np.ndarray:

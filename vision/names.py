@@ -45,6 +45,8 @@ UI_WORDS = "炮共计诈胡无效自摸点庄家闲付赢读出张牌背面和�
     "拍照上传选择改正确认取消请稍候错误图片太大空桌没有找到放炮者每人付缺多" \
     "非星子"
 FOREIGN_LABEL = "非星子牌"  # drawn on a box holding no Xingzi tile (a wind, a flower)
+# `xingzi eval --draw-misses`: 真 the labelled face, 读 as read, 偏 box off its tile, 漏 not found, 多 on no tile
+MISS_MARKS = {"true": "真", "read": "读", "off": "偏", "missed": "漏", "extra": "多"}
 
 
 def item_name(key: str, chinese: bool = True) -> str:
@@ -56,6 +58,6 @@ def font_text() -> str:
     """Every character the vendored font subset must hold."""
     from xingzi.engine.tiles import CLASS_NAMES_CN
 
-    chars = set(UI_WORDS) | set("".join(CLASS_NAMES_CN)) | {c for zh, _ in ITEM_NAMES.values() for c in zh}
+    chars = set(UI_WORDS) | set("".join(CLASS_NAMES_CN)) | set("".join(MISS_MARKS.values())) | {c for zh, _ in ITEM_NAMES.values() for c in zh}
     chars |= {chr(c) for c in range(0x20, 0x7F)} | set("×·—–→←…：，。（）！？、％")
     return "".join(sorted(chars))

@@ -159,3 +159,38 @@ def test_image_exact_by_a_meta_field(tmp_path, capsys):
     shutil.rmtree(root / "meta")
     assert main(["eval", "--data", str(root), "--preds", str(preds), "--out", str(out), "--by", "style"]) != 0
     assert "needs per-image meta files" in capsys.readouterr().err
+
+
+def test_drawing_marks_each_wrong_box_in_its_colour_and_nothing_else():
+    image = np.full((60, 200, 3), 90, np.uint8)
+    drawn = eval_report.draw_misses(image, TRUTHS[0], PREDS[0])  # 3m read as 2m at slot 0, 5p missed at slot 2
+    assert drawn.shape == image.shape and drawn.dtype == np.uint8
+    changed = np.any(drawn != image, axis=2)
+    (x0, y0, x1, y1), (m0, _, m1, _) = ([int(v) for v in _box(i)] for i in (0, 2))
+    assert changed[y0:y1 + 1, x0].any() and changed[y0:y1 + 1, m0].any()  # both outlined
+    orange = np.all(np.abs(drawn[..., ::-1].astype(int) - eval_report.MISS_COLORS["misread"]) < 40, axis=2)
+    red = np.all(np.abs(drawn[..., ::-1].astype(int) - eval_report.MISS_COLORS["missed"]) < 40, axis=2)
+    assert orange[:, x0:x1 + 1].any() and red[:, m0:m1 + 1].any()
+    r0, _, r1, _ = (int(v) for v in _box(1))
+    assert not changed[30:, r0 - 3:r1 + 4].any()  # the tile read right: nothing below the labels' band
+    assert np.array_equal(eval_report.draw_misses(image, TRUTHS[2], PREDS[2]), image)  # exact: nothing drawn
+
+
+def test_eval_cli_draws_only_the_images_it_missed(tmp_path, capsys):
+    root = tmp_path / "ds"
+    for sub in ("images", "labels"):
+        (root / sub).mkdir(parents=True)
+    (root / "classes.txt").write_text("3m\n5p\n")
+    preds = tmp_path / "theirs"
+    preds.mkdir()
+    (preds / "classes.txt").write_text("3m\n5p\n")
+    for stem, pred in [("a", "0"), ("b", "1")]:
+        Image.new("RGB", (200, 100), (80, 80, 80)).save(root / "images" / f"{stem}.png")
+        (root / "labels" / f"{stem}.txt").write_text("1 0.5 0.5 0.2 0.5\n")
+        (preds / f"{stem}.txt").write_text(f"{pred} 0.5 0.5 0.2 0.5 0.9\n")
+    out = tmp_path / "drawn"
+    assert main(["eval", "--data", str(root), "--preds", str(preds), "--out", str(tmp_path / "o"),
+                 "--draw-misses", str(out)]) == 0
+    assert [p.name for p in (out / "theirs").iterdir()] == ["a.jpg"]
+    assert Image.open(out / "theirs" / "a.jpg").size == (200, 100)
+    assert "1 pictures of images not read exactly" in capsys.readouterr().out
