@@ -72,6 +72,7 @@ def test_evaluate_reads_a_confusion_matrix():
     out = run_notebook("02_evaluate.ipynb")
     m = re.search(r"tiles: (\d+) true, (\d+) read right, (\d+) missed", out)
     assert m, out[-2000:]
+    assert re.search(r"\d+ images not exact; by kind of wrong box", out), out[-2000:]
     if SAMPLE.is_dir():
         assert "0 errors" in out  # the bundled sample passes `xingzi dataset check`
 
