@@ -1,12 +1,14 @@
-"""What ``xingzi eval`` writes beside its summary: per image not read exactly the wrong boxes in words, over
-the set how many images failed by a misread face, a tile with no box or a box on nothing, and the model's
-boxes as YOLO txt files (``--save-preds``) that ``--preds`` scores again without running the model.
+"""What ``xingzi eval`` says beyond its summary: per image not read exactly the wrong boxes in words and (with
+``--draw-misses``) drawn; over the set how many images failed by a misread face, a box off its tile, a tile with
+no box or a box on nothing; image exact per value of a synthetic set's meta field (``--by``); and the model's boxes
+as YOLO txt files (``--save-preds``) that ``--preds`` scores again without running the model.
 
 Works on :class:`~xingzi.vision.metrics.Scores` (``errors`` per image) and the image paths in the same order.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,8 +114,6 @@ def write_preds(images: Sequence[Path], sizes: Sequence[tuple[int, int]], preds:
 def exact_by(images: Sequence[Path], s: Scores, meta_dir: Path, key: str) -> dict[str, dict]:
     """Image exact per value of a field of each image's ``meta/<stem>.json`` (synthetic sets: ``style``,
     ``layout``, ``pattern``…), most images first; images without the field count under ``?``."""
-    import json
-
     if not meta_dir.is_dir():
         raise ValueError(f"--by {key} needs per-image meta files in {meta_dir} (synthetic sets have them)")
     groups: dict[str, list[bool]] = {}

@@ -139,9 +139,10 @@ def error_boxes(truth: ImageBoxes, preds: ImageBoxes, iou: float = 0.5,
     rest_t = np.setdiff1d(np.arange(len(truth)), [t for t, _ in pairs])
     rest_p = np.setdiff1d(np.arange(len(preds)), [p for _, p in pairs])
     near = [(int(rest_t[a]), int(rest_p[b])) for a, b in pair_boxes(truth.xyxy[rest_t], preds.xyxy[rest_p], loose)]
+    near_t, near_p = {t for t, _ in near}, {p for _, p in near}
     out += [(t, p, True) for t, p in near]
-    out += [(int(t), -1, False) for t in rest_t if t not in {t for t, _ in near}]
-    out += [(-1, int(p), False) for p in rest_p if p not in {p for _, p in near}]
+    out += [(int(t), -1, False) for t in rest_t if t not in near_t]
+    out += [(-1, int(p), False) for p in rest_p if p not in near_p]
     return out
 
 

@@ -89,6 +89,12 @@ def run(args: argparse.Namespace) -> int:
                              "--save-preds files")
         truths = ev.perturbed_truths(truths, sizes, perturb)
         print(f"every photo {perturb.what}")
+
+    def draw(row: str, preds: list, perturb=None) -> None:
+        if args.draw_misses:
+            n = write_miss_pictures(ds.images, truths, preds, args.conf, args.draw_misses / row, perturb)
+            print(f"{n} pictures of images not read exactly: {args.draw_misses / row}")
+
     models = list(args.model)
     if not models and not args.preds:
         from xingzi.vision.detector import default_weights
@@ -110,9 +116,7 @@ def run(args: argparse.Namespace) -> int:
                                        {"model": str(weights), "data": str(args.data), **extra}, *per_image))
         if args.save_preds:
             print(f"boxes written: {write_preds(ds.images, sizes, preds, args.save_preds / row)}")
-        if args.draw_misses:
-            n = write_miss_pictures(ds.images, truths, preds, args.conf, args.draw_misses / row, perturb)
-            print(f"{n} pictures of images not read exactly: {args.draw_misses / row}")
+        draw(row, preds, perturb)
     for pred_dir in args.preds:
         names_file = pred_dir / "classes.txt"
         names = [n.strip() for n in names_file.read_text().splitlines() if n.strip()] if names_file.is_file() \
@@ -120,9 +124,7 @@ def run(args: argparse.Namespace) -> int:
         preds = ev.preds_from_dir(ds, sizes, pred_dir, ev.name_table(names, overrides))
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, pred_dir.name,
                                        {"preds": str(pred_dir), "data": str(args.data)}, *per_image))
-        if args.draw_misses:
-            n = write_miss_pictures(ds.images, truths, preds, args.conf, args.draw_misses / pred_dir.name)
-            print(f"{n} pictures of images not read exactly: {args.draw_misses / pred_dir.name}")
+        draw(pred_dir.name, preds)
     print(ev.format_rows(results))
     for r in results:
         for key in args.by:
