@@ -50,7 +50,9 @@ def read_labels(path: str | Path) -> np.ndarray:
 
 
 def format_labels(rows: np.ndarray) -> str:
-    return "".join(f"{int(r[0])} {r[1]:.6f} {r[2]:.6f} {r[3]:.6f} {r[4]:.6f}\n" for r in rows)
+    """YOLO lines ``cls cx cy w h`` from (N, 5) rows, or prediction lines ``cls cx cy w h conf`` from (N, 6)."""
+    return "".join(f"{int(r[0])} {r[1]:.6f} {r[2]:.6f} {r[3]:.6f} {r[4]:.6f}" + (f" {r[5]:.5f}\n" if len(r) > 5 else "\n")
+                   for r in rows)
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

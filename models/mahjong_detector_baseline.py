@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.yolo import atomic_write_text, image_files
+from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files
 from xingzi.models.convert_mahjong_detector import RIICHI_NAMES, onnx_model_path
 from xingzi.vision.detector import nms
 
@@ -37,7 +37,7 @@ def preprocess(path: Path) -> tuple[np.ndarray, float, tuple[int, int], tuple[in
     return arr, scale, (px, py), (w, h)
 
 
-def predict_rows(session, path: Path, conf: float, iou: float) -> list[str]:
+def predict_rows(session, path: Path, conf: float, iou: float) -> np.ndarray:
     blob, scale, (px, py), (w, h) = preprocess(path)
     raw = session.run(None, {session.get_inputs()[0].name: blob})[0][0]
     scores = raw[4:].T
@@ -52,10 +52,9 @@ def predict_rows(session, path: Path, conf: float, iou: float) -> list[str]:
         x1, y1, x2, y2 = xyxy[k]
         x1, x2 = np.clip([(x1 - px) / scale, (x2 - px) / scale], 0, w)
         y1, y2 = np.clip([(y1 - py) / scale, (y2 - py) / scale], 0, h)
-        c = int(scores[sel[k]].argmax())
-        rows.append(f"{c} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f} "
-                    f"{best[sel[k]]:.5f}\n")
-    return rows
+        rows.append([scores[sel[k]].argmax(), (x1 + x2) / 2 / w, (y1 + y2) / 2 / h, (x2 - x1) / w, (y2 - y1) / h,
+                     best[sel[k]]])
+    return np.array(rows, np.float64).reshape(-1, 6)
 
 
 def write_predictions(images_dir: Path, out_dir: Path, conf: float = 0.001, iou: float = 0.5) -> int:
@@ -68,7 +67,7 @@ def write_predictions(images_dir: Path, out_dir: Path, conf: float = 0.001, iou:
     out_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out_dir / "classes.txt", "\n".join(RIICHI_NAMES) + "\n")
     for p in images:
-        atomic_write_text(out_dir / f"{p.stem}.txt", "".join(predict_rows(session, p, conf, iou)))
+        atomic_write_text(out_dir / f"{p.stem}.txt", format_labels(predict_rows(session, p, conf, iou)))
     return len(images)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.yolo import atomic_write_text, xyxy_to_yolo
+from xingzi.datasets.yolo import atomic_write_text, format_labels, xyxy_to_yolo
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN
 from xingzi.vision.metrics import ImageBoxes, Scores, error_boxes
 
@@ -103,11 +103,8 @@ def write_preds(images: Sequence[Path], sizes: Sequence[tuple[int, int]], preds:
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "classes.txt", "\n".join(CLASS_NAMES) + "\n")
     for path, (w, h), boxes in zip(images, sizes, preds, strict=True):
-        xywh = xyxy_to_yolo(boxes.xyxy, w, h)
-        lines = [f"{c} {x:.6f} {y:.6f} {bw:.6f} {bh:.6f} {conf:.5f}"
-                 for c, (x, y, bw, bh), conf in zip(boxes.cls.tolist(), xywh.tolist(), boxes.conf.tolist(),
-                                                    strict=True)]
-        atomic_write_text(out / f"{Path(path).stem}.txt", "".join(line + "\n" for line in lines))
+        rows = np.column_stack([boxes.cls, xyxy_to_yolo(boxes.xyxy, w, h), boxes.conf])
+        atomic_write_text(out / f"{Path(path).stem}.txt", format_labels(rows))
     return out
 
 
