@@ -5,6 +5,9 @@
     nice -n 10 python -m xingzi.models.tilecls train --crops data/tilecls3 --out runs/tilecls/run3 \
         --init runs/tilecls/run1/best.pt --minutes 35   # fine-tune on new crops
     python -m xingzi.models.tilecls export runs/tilecls/run1/best.pt runs/tilecls/run1/tilecls.onnx
+    python -m xingzi.models.tilecls teach data/tilecls10 models/xingzi_tilecls_w32.onnx --turns 2   # a teacher's
+    nice -n 10 python -m xingzi.models.tilecls train --crops data/tilecls10 --teacher data/tilecls10/teacher.npy \
+        --init runs/tilecls/run4/best.pt --out runs/tilecls/kd --minutes 25   # readings learnt beside the labels
 
 Crops come from :mod:`xingzi.datasets.tile_crops`. Each step draws a random batch, turns every crop
 by a random quarter turn (tiles lie sideways and upside down on the table) and jitters its colours;
@@ -65,6 +68,9 @@ class TrainConfig:
     threads: int = 2
     colour: float = 0.25  # strength of brightness/contrast/colour-balance jitter
     init: str = ""  # start from this checkpoint's weights (same width), with a fresh schedule
+    teacher: str = ""  # (N,32) probabilities of the train crops from `teach`: learn them as well as the labels
+    distill: float = 0.7  # with a teacher: the share of the loss that follows it
+    temperature: float = 2.0  # with a teacher: both distributions softened by this before they are compared
 
 
 def augment(x: torch.Tensor, gen: torch.Generator, colour: float) -> torch.Tensor:
@@ -103,6 +109,36 @@ def evaluate(model: nn.Module, x: np.ndarray, y: np.ndarray, batch: int = 512) -
     return float((p == y).mean()) if len(y) else 0.0, cm
 
 
+def distill_loss(logits: torch.Tensor, teacher: torch.Tensor, temperature: float) -> torch.Tensor:
+    """KL(teacher ‖ student) with both softened by ``temperature``, scaled by its square so that the
+    gradient keeps its size whatever the temperature (the usual knowledge-distillation term)."""
+    soft = teacher.clamp_min(1e-8).log() / temperature
+    target = torch.softmax(soft, dim=1)
+    log_student = torch.log_softmax(logits / temperature, dim=1)
+    kl = (target * (target.clamp_min(1e-12).log() - log_student)).sum(dim=1).mean()
+    return kl * temperature ** 2
+
+
+def teach(crops: Path, classifier: Path, turns: int = 1, batch: int = 2048) -> Path:
+    """Write ``crops/teacher.npy``: the exported classifier's (and its partners') probabilities of every
+    train crop, averaged over ``turns`` readings, for ``train --teacher``."""
+    from xingzi.vision.classifier import TileClassifier
+
+    xtr = np.load(crops / "train_x.npy", mmap_mode="r")
+    clf = TileClassifier(classifier, turns=turns)
+    out = np.zeros((len(xtr), len(CLS_NAMES)), np.float16)
+    start = time.time()
+    for i in range(0, len(xtr), batch):
+        out[i:i + batch] = clf.probabilities(np.asarray(xtr[i:i + batch]))
+        if (i // batch) % 10 == 0:
+            print(f"{i + batch}/{len(xtr)} crops ({time.time() - start:.0f} s)", flush=True)
+    path = crops / "teacher.npy"
+    np.save(path, out)
+    (crops / "teacher.json").write_text(json.dumps(
+        {"classifier": str(classifier), "partners": list(clf.info.partners), "turns": turns}, indent=1) + "\n")
+    return path
+
+
 def train(cfg: TrainConfig, resume: bool = False) -> Path:
     torch.set_num_threads(cfg.threads)
     out = Path(cfg.out)
@@ -113,6 +149,9 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     if xtr.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
         raise ValueError(f"crops must be ({CROP_SIZE},{CROP_SIZE},3), got {xtr.shape[1:]}")
     xtr = np.ascontiguousarray(xtr)
+    soft = np.load(cfg.teacher) if cfg.teacher else None
+    if soft is not None and soft.shape != (len(ytr), len(CLS_NAMES)):
+        raise ValueError(f"--teacher must hold ({len(ytr)},{len(CLS_NAMES)}) probabilities, got {soft.shape}")
     torch.manual_seed(cfg.seed)
     model = TileNet(cfg.width)
     if cfg.init and not resume:
@@ -144,7 +183,11 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     while step < cfg.steps:
         idx = np.sort(rng.integers(0, len(ytr), cfg.batch))
         xb = augment(to_tensor(xtr[idx]), gen, cfg.colour)
-        loss = lossf(model(xb), torch.from_numpy(ytr[idx]))
+        logits = model(xb)
+        loss = lossf(logits, torch.from_numpy(ytr[idx]))
+        if soft is not None:
+            kd = distill_loss(logits, torch.from_numpy(soft[idx].astype(np.float32)), cfg.temperature)
+            loss = (1 - cfg.distill) * loss + cfg.distill * kd
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -199,12 +242,19 @@ def main(argv: list[str] | None = None) -> int:
     for f in fields(TrainConfig):
         tr.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
     tr.add_argument("--resume", action="store_true", help="continue from OUT/last.pt with OUT/config.json")
+    te = sub.add_parser("teach", help="a classifier's probabilities of the train crops, for train --teacher")
+    te.add_argument("crops", type=Path)
+    te.add_argument("classifier", type=Path, help="exported .onnx (its JSON's partners are averaged in)")
+    te.add_argument("--turns", type=int, default=1, choices=(1, 2, 4))
     ex = sub.add_parser("export")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("onnx", type=Path)
     ex.add_argument("--weight", type=float, default=0.5, help="combination weight stored beside the .onnx")
     ex.add_argument("--min-conf", type=float, default=0.05)
     a = ap.parse_args(argv)
+    if a.cmd == "teach":
+        print(teach(a.crops, a.classifier, a.turns))
+        return 0
     if a.cmd == "export":
         print(export(a.checkpoint, a.onnx, a.weight, a.min_conf))
         return 0

@@ -88,8 +88,10 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
     # Two CJK characters fit across a tile: name on one line, confidence under it.
     label_font = font(int(np.clip(np.median(widths) * 0.42, 10, 60)))
     line = max(2, int(round(2 * scale)))
+    taken: list[Rect] = []  # tags drawn so far: a new one goes where it covers none of them
     if isinstance(what, HandReading):
-        _outline_melds(canvas, what, line)
+        _outline_melds(canvas, what, line, taken)
+    tags = []
     for i in range(len(det)):
         x0, y0, x1, y1 = (float(v) for v in det.xyxy[i])
         role = roles[i] if i < len(roles) else "concealed"
@@ -109,7 +111,10 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
             color = MARK_COLOR
             text = f"{name}→{'×' if new is None else CLASS_NAMES_CN[new]}"
             canvas.rectangle((x0, y0, x1, y1), outline=color, width=width * 2)
-        label(canvas, (x0, y0), text, color, label_font)
+        tags.append((role != "win" and i not in marks, x0, (x0, y0, x1, y1), text, color))
+    # the winning tile and corrected tiles first (their tags stay next to their tiles), then left to right
+    tags.sort(key=lambda t: (t[0], t[1]))
+    draw_tags(canvas, [(box, text, color) for _, _, box, text, color in tags], label_font, taken, img.size)
     lines = caption_lines(result)
     if isinstance(what, HandReading) and what.problems and not lines:
         lines = list(what.problems[:2])
@@ -118,7 +123,7 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
     return img
 
 
-def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int) -> None:
+def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int, taken: list[Rect]) -> None:
     det = reading.detections
     for k, meld in enumerate(reading.melds):
         members = [i for i, m in enumerate(reading.meld_of) if m == k]
@@ -132,17 +137,65 @@ def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int)
         canvas.rounded_rectangle((float(x0), float(y0), float(x1), float(y1)), radius=pad,
                                  outline=color, width=line * 2)
         tag = f"{meld.kind.chinese} {CLASS_NAMES_CN[meld.tile.index]}"
-        label(canvas, (float(x0), float(y1) + pad * 2.5), tag, color, font(int(max(12, pad * 2.2))))
+        taken.append(label(canvas, (float(x0), float(y1) + pad * 2.5), tag, color, font(int(max(12, pad * 2.2)))))
 
 
-def label(canvas: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, color, fnt) -> None:
-    """Text on a filled tag just above ``xy`` (kept inside the picture)."""
-    x, y = xy
+Rect = tuple[float, float, float, float]
+
+
+def _tag_size(canvas: ImageDraw.ImageDraw, text: str, fnt) -> tuple[float, float, float, float]:
     left, top, right, bottom = canvas.multiline_textbbox((0, 0), text, font=fnt, spacing=1)
-    w, h = right - left, bottom - top
-    y = max(0.0, y - h - 4)
-    canvas.rectangle((x, y, x + w + 4, y + h + 4), fill=color)
+    return right - left + 4, bottom - top + 4, left, top
+
+
+def _draw_tag(canvas: ImageDraw.ImageDraw, x: float, y: float, text: str, color, fnt) -> Rect:
+    w, h, left, top = _tag_size(canvas, text, fnt)
+    canvas.rectangle((x, y, x + w, y + h), fill=color)
     canvas.multiline_text((x + 2 - left, y + 2 - top), text, fill=(255, 255, 255), font=fnt, spacing=1)
+    return (x, y, x + w, y + h)
+
+
+def label(canvas: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, color, fnt) -> Rect:
+    """Text on a filled tag just above ``xy`` (kept inside the picture); gives back the tag's rectangle."""
+    h = _tag_size(canvas, text, fnt)[1]
+    return _draw_tag(canvas, xy[0], max(0.0, xy[1] - h), text, color, fnt)
+
+
+def _overlap(a: Rect, b: Rect) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def plan_tag(canvas: ImageDraw.ImageDraw, box: Rect, text: str, fnt, taken: list[Rect],
+             size: tuple[int, int]) -> Rect:
+    """Where a box's tag goes so that it covers no tag in ``taken``: just above the box, else a tier or two
+    higher, else below it; where every place is taken, the least covered one. Inside a picture of ``size``;
+    the rectangle is added to ``taken`` and given back."""
+    x0, y0, x1, y1 = box
+    w, h = _tag_size(canvas, text, fnt)[:2]
+    x = min(max(0.0, x0), max(0.0, size[0] - w))
+    ys = [y0 - h - k * (h + 2) for k in range(4)] + [y1 + 2 + k * (h + 2) for k in range(2)]
+    spots = [(x, min(max(0.0, y), max(0.0, size[1] - h))) for y in ys]
+    cost = [sum(_overlap((sx, sy, sx + w, sy + h), t) for t in taken) for sx, sy in spots]
+    sx, sy = spots[next((k for k, c in enumerate(cost) if c == 0), int(np.argmin(cost)))]
+    taken.append((sx, sy, sx + w, sy + h))
+    return taken[-1]
+
+
+def draw_tags(canvas: ImageDraw.ImageDraw, tags: list[tuple[Rect, str, tuple[int, int, int]]], fnt,
+              taken: list[Rect], size: tuple[int, int]) -> list[Rect]:
+    """Tag each (box, text, colour) in turn where it covers no earlier tag (:func:`plan_tag`); a tag that
+    had to move away from its box is joined to it by a line, drawn under every tag."""
+    rects = [plan_tag(canvas, box, text, fnt, taken, size) for box, text, _ in tags]
+    for (box, _, color), (tx0, ty0, tx1, ty1) in zip(tags, rects, strict=True):
+        x0, y0, x1, y1 = box
+        mid = (x0 + x1) / 2
+        if ty1 < y0 - 1 or ty0 > y1 + 3:  # not touching its box
+            above = ty1 < y0
+            canvas.line((min(max(mid, tx0), tx1), ty1 if above else ty0, mid, y0 if above else y1), fill=color,
+                        width=2)
+    for (_, text, color), (tx0, ty0, _, _) in zip(tags, rects, strict=True):
+        _draw_tag(canvas, tx0, ty0, text, color, fnt)
+    return rects
 
 
 def _caption(img: Image.Image, canvas: ImageDraw.ImageDraw, lines: list[str], fnt) -> None:

@@ -108,18 +108,45 @@ def write_preds(images: Sequence[Path], sizes: Sequence[tuple[int, int]], preds:
     return out
 
 
-def exact_by(images: Sequence[Path], s: Scores, meta_dir: Path, key: str) -> dict[str, dict]:
+TILE_PX = "tile_px"  # a --by key computed from the true boxes, so any set has it (real photos too)
+TILE_PX_EDGES = (30, 40, 50, 60, 80)  # bands of the median tile's longer side in pixels
+
+
+TILE_PX_BANDS = (f"<{TILE_PX_EDGES[0]} px",
+                 *(f"{a}–{b} px" for a, b in zip(TILE_PX_EDGES[:-1], TILE_PX_EDGES[1:], strict=True)),
+                 f"≥{TILE_PX_EDGES[-1]} px")
+
+
+def tile_px_band(truth: ImageBoxes) -> str:
+    """The band of the median longer side of an image's true tile boxes (ignored regions left out)."""
+    boxes = truth.xyxy[truth.cls >= 0]
+    if not len(boxes):
+        return "no tiles"
+    side = float(np.median((boxes[:, 2:] - boxes[:, :2]).max(axis=1)))
+    return TILE_PX_BANDS[int(np.searchsorted(TILE_PX_EDGES, side, side="right"))]
+
+
+def exact_by(images: Sequence[Path], s: Scores, meta_dir: Path, key: str,
+             truths: Sequence[ImageBoxes] | None = None) -> dict[str, dict]:
     """Image exact per value of a field of each image's ``meta/<stem>.json`` (synthetic sets: ``style``,
-    ``layout``, ``pattern``…), most images first; images without the field count under ``?``."""
-    if not meta_dir.is_dir():
-        raise ValueError(f"--by {key} needs per-image meta files in {meta_dir} (synthetic sets have them)")
+    ``layout``, ``pattern``…), most images first; images without the field count under ``?``. The key
+    ``tile_px`` needs no meta: the images are grouped by the size of their tiles (``truths``), smallest first."""
     groups: dict[str, list[bool]] = {}
-    for path, errors in zip(images, s.errors, strict=True):
-        meta = meta_dir / f"{Path(path).stem}.json"
-        value = json.loads(meta.read_text()).get(key, "?") if meta.is_file() else "?"
-        groups.setdefault(str(value), []).append(not errors)
-    return {v: {"images": len(ok), "image_exact": sum(ok) / len(ok)}
-            for v, ok in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))}
+    if key == TILE_PX:
+        if truths is None:
+            raise ValueError("--by tile_px needs the true boxes of the images")
+        for truth, errors in zip(truths, s.errors, strict=True):
+            groups.setdefault(tile_px_band(truth), []).append(not errors)
+        ordered = sorted(groups.items(), key=lambda kv: (TILE_PX_BANDS + ("no tiles",)).index(kv[0]))
+    else:
+        if not meta_dir.is_dir():
+            raise ValueError(f"--by {key} needs per-image meta files in {meta_dir} (synthetic sets have them)")
+        for path, errors in zip(images, s.errors, strict=True):
+            meta = meta_dir / f"{Path(path).stem}.json"
+            value = json.loads(meta.read_text()).get(key, "?") if meta.is_file() else "?"
+            groups.setdefault(str(value), []).append(not errors)
+        ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return {v: {"images": len(ok), "image_exact": sum(ok) / len(ok)} for v, ok in ordered}
 
 
 def format_by(row: str, key: str, table: dict[str, dict]) -> str:

@@ -291,7 +291,7 @@ def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float,
     if images is not None:
         rows = eval_report.image_rows(images, s)
         result |= {"misses": eval_report.miss_kinds(rows), "misreads": eval_report.confusions(s), "images": rows}
-        result["by"] = {key: eval_report.exact_by(images, s, meta_dir or Path("meta"), key) for key in by}
+        result["by"] = {key: eval_report.exact_by(images, s, meta_dir or Path("meta"), key, truths) for key in by}
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{row}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     confusion_png(s.confusion, out / f"{row}_confusion.png", title=f"{row} (conf ≥ {conf})")

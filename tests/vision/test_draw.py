@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from fontTools.ttLib import TTFont
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from xingzi.engine.tiles import CLASS_NAMES_CN, Tile
-from xingzi.vision.draw import COLORS, FONT_PATH, caption_lines, draw
+from xingzi.vision.draw import COLORS, FONT_PATH, caption_lines, draw, draw_tags, font
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.names import ITEM_NAMES, font_text
@@ -97,3 +97,53 @@ def test_vendored_font_has_every_character_we_print():
     assert {c for zh, _ in ITEM_NAMES.values() for c in zh} <= needed
     missing = sorted(c for c in needed if ord(c) not in cmap and not c.isspace())
     assert missing == []
+
+
+def _rects_overlap(a, b) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+GREEN, RED = (40, 170, 70), (230, 30, 30)
+
+
+@pytest.mark.parametrize("n", [pytest.param(2, id="pair"), pytest.param(6, id="row-of-six")])
+def test_tags_of_tiles_side_by_side_do_not_cover_each_other(n):
+    img = Image.new("RGB", (600, 400), BG)
+    taken: list = []
+    # boxes that overlap their neighbours (a row seen at an angle): tags set just above would collide
+    tags = [((100 + 25 * k, 200, 150 + 25 * k, 270), f"六万\n0.9{k}", GREEN) for k in range(n)]
+    rects = draw_tags(ImageDraw.Draw(img), tags, font(20), taken, img.size)
+    assert rects == taken and len(rects) == n
+    for a in range(n):
+        x0, y0, x1, y1 = rects[a]
+        assert 0 <= x0 < x1 <= 600 and 0 <= y0 < y1 <= 400
+        for b in range(a):
+            assert not _rects_overlap(rects[a], rects[b]), (a, b)
+    assert rects[0][3] == pytest.approx(200) and rects[0][0] == pytest.approx(100)  # the first sits on its box
+
+
+def test_a_tag_moved_away_from_its_tile_is_joined_to_it_by_a_line_under_the_tags():
+    img = Image.new("RGB", (400, 400), BG)
+    tags = [((100, 200, 160, 280), "一条\n0.97", GREEN), ((120, 200, 180, 280), "二条\n0.97", RED)]
+    first, moved = draw_tags(ImageDraw.Draw(img), tags, font(20), [], img.size)
+    assert moved[3] < first[1]  # a tier above the first tag
+    rgb = np.asarray(img).astype(int)
+    red = np.abs(rgb - RED).sum(axis=2) < 30
+    assert red[int(moved[3]) + 1:200, 150].any()  # the line runs down to the box's top at its middle
+    fx0, fy0, fx1, fy1 = (int(v) for v in first)
+    inner = rgb[fy0 + 1:fy1 - 1, fx0 + 1:fx1 - 1]
+    assert not (np.abs(inner - RED).sum(axis=2) < 30).any()  # ...under the first tag, not across it
+    single = Image.new("RGB", (400, 400), BG)
+    (alone,) = draw_tags(ImageDraw.Draw(single), tags[1:], font(20), [], single.size)
+    assert alone[3] == pytest.approx(200)
+    below = np.abs(np.asarray(single).astype(int)[:int(alone[1]), :] - RED).sum(axis=2) < 30
+    assert not below.any()  # a tag on its box needs no line
+
+
+def test_tags_stay_inside_the_picture_at_its_edges():
+    img = Image.new("RGB", (200, 120), BG)
+    boxes = [(0, 0, 40, 50), (170, 0, 200, 50), (0, 80, 40, 120), (160, 70, 200, 120)]
+    rects = draw_tags(ImageDraw.Draw(img), [(b, "白板\n0.90", (30, 110, 230)) for b in boxes], font(16), [],
+                      img.size)
+    for x0, y0, x1, y1 in rects:
+        assert x0 >= 0 and y0 >= 0 and x1 <= 200 and y1 <= 120

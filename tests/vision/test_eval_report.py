@@ -161,6 +161,44 @@ def test_image_exact_by_a_meta_field(tmp_path, capsys):
     assert "needs per-image meta files" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("sides", "band"), [
+    pytest.param([20, 25, 29.9], "<30 px", id="small"),
+    pytest.param([29, 30, 39], "30–40 px", id="band-lower-edge-included"),
+    pytest.param([10, 55, 90], "50–60 px", id="median-of-three"),
+    pytest.param([80, 120], "≥80 px", id="large"),
+    pytest.param([], "no tiles", id="empty"),
+])
+def test_tile_px_band_is_the_median_longer_side_of_the_true_boxes(sides, band):
+    xyxy = np.array([[0, 0, 10, side] for side in sides], float).reshape(-1, 4)  # the longer side counts
+    truth = ImageBoxes(xyxy, np.zeros(len(sides), np.int64), np.ones(len(sides)))
+    assert eval_report.tile_px_band(truth) == band
+    ignored = ImageBoxes(np.vstack([xyxy, [[0, 0, 500, 500]] * 3]), np.r_[truth.cls, [-1, -1, -1]], np.ones(len(sides) + 3))
+    assert eval_report.tile_px_band(ignored) == band  # winds and flowers do not count
+
+
+def test_image_exact_by_tile_size_needs_no_meta(tmp_path, capsys):
+    root = tmp_path / "real"
+    for sub in ("images", "labels"):
+        (root / sub).mkdir(parents=True)
+    (root / "classes.txt").write_text("3m\n5p\n")
+    preds = tmp_path / "theirs"
+    preds.mkdir()
+    (preds / "classes.txt").write_text("3m\n5p\n")
+    # 400×400 photos: a tile 0.05 high is 20 px, 0.3 high 120 px; b is misread
+    for stem, h, pred in [("a", 0.05, "1"), ("b", 0.05, "0"), ("c", 0.3, "1")]:
+        Image.new("RGB", (400, 400)).save(root / "images" / f"{stem}.png")
+        (root / "labels" / f"{stem}.txt").write_text(f"1 0.5 0.5 0.03 {h}\n")
+        (preds / f"{stem}.txt").write_text(f"{pred} 0.5 0.5 0.03 {h} 0.9\n")
+    out = tmp_path / "out"
+    assert main(["eval", "--data", str(root), "--preds", str(preds), "--out", str(out), "--by", "tile_px"]) == 0
+    by = json.loads((out / "theirs.json").read_text())["by"]["tile_px"]
+    assert list(by) == ["<30 px", "≥80 px"]  # smallest first
+    assert by["<30 px"] == {"images": 2, "image_exact": 0.5} and by["≥80 px"] == {"images": 1, "image_exact": 1.0}
+    assert "image exact by tile_px" in capsys.readouterr().out
+    assert main(["eval", "--data", str(root), "--preds", str(preds), "--out", str(out), "--by", "style"]) != 0
+    assert "--by style needs per-image meta files" in capsys.readouterr().err
+
+
 def test_drawing_marks_each_wrong_box_in_its_colour_and_nothing_else():
     image = np.full((60, 200, 3), 90, np.uint8)
     drawn = eval_report.draw_misses(image, TRUTHS[0], PREDS[0])  # 3m read as 2m at slot 0, 5p missed at slot 2

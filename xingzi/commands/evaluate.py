@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(0: the counts only; every one is in the JSON's 'images')")
     parser.add_argument("--by", action="append", default=[], metavar="KEY",
                         help="image exact per value of a field of meta/<stem>.json (synthetic sets: style, "
-                             "layout, pattern); repeatable")
+                             "layout, pattern), or per size of the tiles in pixels (tile_px: any set); repeatable")
     parser.add_argument("--draw-misses", type=Path, default=None, metavar="DIR",
                         help="draw each image not read exactly to DIR/<row>/<name>.jpg: misread boxes orange "
                              "(真 true, 读 read), boxes off their tile yellow, tiles not found red, boxes on no tile "
@@ -73,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"left out {n - len(ds.images)} of {n} images matching {', '.join(args.exclude)}")
     if not ds.images:
         raise ValueError(f"no images found for {args.data} ({args.split})")
-    if args.by and not (ds.root / "meta").is_dir():
-        raise ValueError(f"--by {args.by[0]} needs per-image meta files in {ds.root / 'meta'} (synthetic sets "
+    meta_keys = [key for key in args.by if key != "tile_px"]
+    if meta_keys and not (ds.root / "meta").is_dir():
+        raise ValueError(f"--by {meta_keys[0]} needs per-image meta files in {ds.root / 'meta'} (synthetic sets "
                          "have them)")
     per_image = (ds.images, args.by, ds.root / "meta")
     overrides = ev.parse_name_map(args.name_map)

@@ -1,0 +1,84 @@
+"""Training the tile classifier from another classifier's readings (knowledge distillation)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from xingzi.models.tilecls import TileNet, TrainConfig, distill_loss, export, teach, train
+from xingzi.vision.classifier import TileClassifier
+
+
+def _crops(folder: Path, n: int = 24, seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    for split in ("train", "dev"):
+        np.save(folder / f"{split}_x.npy", rng.integers(0, 256, (n, 64, 64, 3), dtype=np.uint8))
+        np.save(folder / f"{split}_y.npy", rng.integers(0, 32, n).astype(np.int64))
+    return folder
+
+
+@pytest.mark.parametrize("temperature", [pytest.param(1.0, id="T1"), pytest.param(2.0, id="T2"),
+                                         pytest.param(4.0, id="T4")])
+def test_distill_loss_is_zero_when_the_student_agrees_and_positive_otherwise(temperature):
+    logits = torch.randn(5, 32, generator=torch.Generator().manual_seed(1))
+    same = torch.softmax(logits, dim=1)
+    assert distill_loss(logits, same, temperature).item() == pytest.approx(0.0, abs=1e-5)
+    other = torch.softmax(torch.randn(5, 32, generator=torch.Generator().manual_seed(2)), dim=1)
+    assert distill_loss(logits, other, temperature).item() > 0.01
+
+
+def test_distill_loss_pulls_the_student_towards_the_teacher():
+    logits = torch.zeros(3, 32, requires_grad=True)
+    teacher = torch.full((3, 32), 0.01 / 31)
+    teacher[:, 7] = 0.99
+    before = distill_loss(logits, teacher, 2.0)
+    before.backward()
+    assert logits.grad is not None
+    assert (logits.grad[:, 7] < 0).all()  # a step down the gradient raises class 7
+    stepped = (logits - 1.0 * logits.grad).detach()
+    assert distill_loss(stepped, teacher, 2.0).item() < before.item()
+
+
+def test_teach_writes_the_classifiers_readings_of_every_train_crop(tmp_path):
+    torch.manual_seed(0)
+    torch.save({"model": TileNet(4).state_dict(), "config": asdict(TrainConfig(width=4))}, tmp_path / "t.pt")
+    onnx = export(tmp_path / "t.pt", tmp_path / "teacher.onnx")
+    crops = _crops(tmp_path / "crops", n=21)
+    path = teach(crops, onnx, turns=2, batch=8)
+    probs = np.load(path)
+    assert probs.shape == (21, 32) and probs.dtype == np.float16
+    want = TileClassifier(onnx, turns=2).probabilities(np.load(crops / "train_x.npy"))
+    np.testing.assert_allclose(probs.astype(np.float32), want, atol=2e-3)
+    meta = json.loads((crops / "teacher.json").read_text())
+    assert meta["classifier"] == str(onnx) and meta["turns"] == 2
+
+
+def test_a_student_that_only_follows_the_teacher_learns_what_it_says(tmp_path):
+    crops = _crops(tmp_path / "crops")
+    teacher = np.full((24, 32), 0.001 / 31, np.float16)
+    teacher[:, 5] = 0.999  # the teacher calls every crop 5p... whatever the labels say
+    np.save(tmp_path / "teacher.npy", teacher)
+    cfg = TrainConfig(crops=str(crops), out=str(tmp_path / "run"), width=4, batch=8, steps=40, eval_every=40,
+                      lr=0.01, weight_decay=0.0, teacher=str(tmp_path / "teacher.npy"), distill=1.0)
+    train(cfg)
+    model = TileNet(4)
+    model.load_state_dict(torch.load(tmp_path / "run" / "last.pt", weights_only=False)["model"])
+    model.eval()
+    x = torch.from_numpy(np.load(crops / "train_x.npy")[..., ::-1].copy()).permute(0, 3, 1, 2).float() / 255
+    with torch.inference_mode():
+        assert (model(x).argmax(1) == 5).float().mean().item() > 0.9
+
+
+def test_train_rejects_a_teacher_file_of_another_crop_set(tmp_path):
+    crops = _crops(tmp_path / "crops", n=10)
+    np.save(tmp_path / "teacher.npy", np.full((9, 32), 1 / 32, np.float16))
+    cfg = TrainConfig(crops=str(crops), out=str(tmp_path / "run"), width=4, batch=4, steps=1,
+                      teacher=str(tmp_path / "teacher.npy"))
+    with pytest.raises(ValueError, match=r"\(10,32\) probabilities, got \(9, 32\)"):
+        train(cfg)
