@@ -8,6 +8,7 @@ Groups (the ``group`` of every tile in the meta ``tiles`` list):
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -222,6 +223,17 @@ def _scatter(tiles: list[Placed], shape: TileShape, rng: np.random.Generator) ->
     return out
 
 
+def _spare(b: _Builder, drawn: int, rng: np.random.Generator, more: list[Tile] | None = None) -> Tile:
+    """The face of a tile lying outside the hand: ``drawn`` unless the set's four of it are all on the table
+    already (in ``b`` or ``more``), else another drawn among the faces left. Only a clash draws more from
+    ``rng``, so photos without one stay as they were."""
+    used = Counter(t.cls for t in b.tiles) + Counter(t.index for t in more or [])
+    if used[drawn] < 4:
+        return Tile.from_index(drawn)
+    left = [k for k in range(30) if used[k] < 4]
+    return Tile.from_index(left[int(rng.integers(len(left)))])
+
+
 def _add_loose(b: _Builder, rng: np.random.Generator, rack: Rack | None) -> None:
     """Sometimes other tiles lie around: a few loose ones, or a stretch of face-down wall."""
     shape = b.shape
@@ -234,7 +246,7 @@ def _add_loose(b: _Builder, rng: np.random.Generator, rack: Rack | None) -> None
                 c = rng.uniform(lo - 4 * r, hi + 4 * r)
                 on_rack = rack is not None and bool(np.all(c > rack.lo[:2] - r) and np.all(c < rack.hi[:2] + r))
                 if not on_rack and all(np.hypot(*(c - t.centre[:2])) > 2 * r for t in b.tiles):
-                    tile = Tile.from_index(int(rng.integers(30)))
+                    tile = _spare(b, int(rng.integers(30)), rng)
                     pose = "down" if rng.random() < 0.25 else "flat"
                     b.put(tile, c[0], c[1], pose, "loose", -1, yaw=rng.uniform(0, 2 * np.pi))
                     break
@@ -242,7 +254,9 @@ def _add_loose(b: _Builder, rng: np.random.Generator, rack: Rack | None) -> None
         n = int(rng.integers(3, 9))
         y = hi[1] + r + rng.uniform(20, 60)
         x0 = rng.uniform(lo[0] - 40, hi[0] - 100)
-        faces = [Tile.from_index(int(i)) for i in rng.integers(30, size=n)]
+        faces: list[Tile] = []
+        for i in rng.integers(30, size=n):
+            faces.append(_spare(b, int(i), rng, faces))
         start = len(b.tiles)
         b.line(faces, x0, y, "down", "loose", -1, rng.uniform(0, 1.0), face_down=tuple(range(n)))
         b.clear(start, (0, 1), rack)
