@@ -25,12 +25,19 @@ from xingzi.vision.metrics import ImageBoxes, box_iou, score
 Cached = list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 
 
+def _stamps(images: list[Path]) -> list[tuple[str, int, int]]:
+    """What identifies the photos a cache was made from: path, size and change time of each (a set made again
+    under the same names must not be scored with the old set's boxes)."""
+    return [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in images]
+
+
 def detect_all(ds: ev.Dataset, weights: Path | None, cache: Path | None) -> Cached:
-    """(path, xyxy, cls, conf, probs) per image, from the cache when it matches the dataset."""
+    """(path, xyxy, cls, conf, probs) per image, from the cache when it was made from these very files."""
     if cache and cache.is_file():
-        data: Cached = pickle.loads(cache.read_bytes())
-        if [d[0] for d in data] == [str(p) for p in ds.images]:
-            return data
+        saved = pickle.loads(cache.read_bytes())
+        if isinstance(saved, dict) and saved.get("images") == _stamps(ds.images):
+            return saved["detections"]
+        print(f"cache {cache} was made from other photos: reading them again")
     from xingzi.vision.detector import Detector
 
     det = Detector(weights, conf=0.001, classifier=None)
@@ -41,7 +48,7 @@ def detect_all(ds: ev.Dataset, weights: Path | None, cache: Path | None) -> Cach
         out.append((str(p), d.xyxy, d.cls, d.conf, d.probs))
     if cache:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_bytes(pickle.dumps(out))
+        cache.write_bytes(pickle.dumps({"images": _stamps(ds.images), "detections": out}))
     return out
 
 

@@ -1,0 +1,67 @@
+"""The classifier-tuning tool reuses its cached detector boxes only for the very photos they came from."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import xingzi.vision.detector as detector_module
+from xingzi.models.tilecls_tune import detect_all
+from xingzi.vision.detections import Detections
+from xingzi.vision.evaluate import Dataset
+
+
+class _CountingDetector:
+    calls = 0
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass
+
+    def predict(self, image: np.ndarray) -> Detections:
+        type(self).calls += 1
+        probs = np.full((1, 31), 0.01, np.float32)
+        return Detections(np.array([[1, 1, 5, 5]], np.float32), np.array([3]), np.array([0.9], np.float32), probs)
+
+
+@pytest.fixture
+def photos(tmp_path, monkeypatch):
+    monkeypatch.setattr(detector_module, "Detector", _CountingDetector)
+    _CountingDetector.calls = 0
+    paths = []
+    for k in range(2):
+        path = tmp_path / f"p{k}.png"
+        Image.new("RGB", (16, 16), (k * 40, 0, 0)).save(path)
+        paths.append(path)
+    return Dataset(paths, ["1m"], tmp_path)
+
+
+def test_a_cache_of_these_photos_is_read_back_without_the_detector(photos, tmp_path):
+    cache = tmp_path / "dets.pkl"
+    first = detect_all(photos, None, cache)
+    assert _CountingDetector.calls == 2 and len(first) == 2
+    again = detect_all(photos, None, cache)
+    assert _CountingDetector.calls == 2  # from the cache
+    assert [a[0] for a in again] == [str(p) for p in photos.images]
+    np.testing.assert_array_equal(again[0][1], first[0][1])
+
+
+def test_photos_made_again_under_the_same_names_are_read_again(photos, tmp_path, capsys):
+    cache = tmp_path / "dets.pkl"
+    detect_all(photos, None, cache)
+    Image.new("RGB", (20, 16), (200, 0, 0)).save(photos.images[1])  # another photo, same name
+    os.utime(photos.images[1], ns=(1, 1))
+    detect_all(photos, None, cache)
+    assert _CountingDetector.calls == 4
+    assert "made from other photos" in capsys.readouterr().out
+
+
+def test_a_cache_in_the_old_format_is_not_trusted(photos, tmp_path):
+    cache = tmp_path / "dets.pkl"
+    stale = [(str(p), np.zeros((0, 4)), np.zeros(0), np.zeros(0), np.zeros((0, 31))) for p in photos.images]
+    cache.write_bytes(pickle.dumps(stale))  # paths alone matched before: a remade set passed as the old one
+    out = detect_all(photos, None, cache)
+    assert _CountingDetector.calls == 2 and len(out[0][2]) == 1
