@@ -67,20 +67,25 @@ class TrainConfig:
     minutes: float = 0.0  # stop (and keep the checkpoints) after this wall time; 0 = no limit
     threads: int = 2
     colour: float = 0.25  # strength of brightness/contrast/colour-balance jitter
+    recolour: float = 0.0  # share of crops whose colour channels are swapped at random (ink colours vary by set)
     init: str = ""  # start from this checkpoint's weights (same width), with a fresh schedule
     teacher: str = ""  # (N,32) probabilities of the train crops from `teach`: learn them as well as the labels
     distill: float = 0.7  # with a teacher: the share of the loss that follows it
     temperature: float = 2.0  # with a teacher: both distributions softened by this before they are compared
 
 
-def augment(x: torch.Tensor, gen: torch.Generator, colour: float) -> torch.Tensor:
-    """Random quarter turns and colour jitter on a (B,3,H,W) float batch in [0,1]; no flips."""
+def augment(x: torch.Tensor, gen: torch.Generator, colour: float, recolour: float = 0.0) -> torch.Tensor:
+    """Random quarter turns and colour jitter on a (B,3,H,W) float batch in [0,1]; no flips. ``recolour``: the
+    share of crops whose colour channels are put in a random order (red ink becomes blue or green...)."""
     turns = torch.randint(0, 4, (x.shape[0],), generator=gen)
     out = x.clone()
     for k in range(1, 4):
         sel = turns == k
         if sel.any():
             out[sel] = torch.rot90(x[sel], k, dims=(2, 3))
+    if recolour:
+        for i in torch.nonzero(torch.rand(x.shape[0], generator=gen) < recolour).flatten().tolist():
+            out[i] = out[i][torch.randperm(3, generator=gen)]
     b = x.shape[0]
     gain = 1 + colour * (torch.rand(b, 1, 1, 1, generator=gen) * 2 - 1)
     tint = 1 + 0.4 * colour * (torch.rand(b, 3, 1, 1, generator=gen) * 2 - 1)
@@ -182,7 +187,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     model.train()
     while step < cfg.steps:
         idx = np.sort(rng.integers(0, len(ytr), cfg.batch))
-        xb = augment(to_tensor(xtr[idx]), gen, cfg.colour)
+        xb = augment(to_tensor(xtr[idx]), gen, cfg.colour, cfg.recolour)
         logits = model(xb)
         loss = lossf(logits, torch.from_numpy(ytr[idx]))
         if soft is not None:

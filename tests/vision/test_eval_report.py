@@ -137,6 +137,22 @@ def test_perturbed_boxes_cannot_be_saved(tmp_path, capsys):
     assert not (tmp_path / "p").exists()
 
 
+def _tiny_set(tmp_path: Path, size: tuple[int, int], rows: list[tuple[str, str, str]],
+              colour: tuple[int, int, int] = (0, 0, 0)) -> tuple[Path, Path]:
+    """A YOLO folder (classes 3m, 5p) with a blank photo per (stem, label line, prediction line) and a predictions
+    folder ("theirs") beside it; gives back both folders."""
+    root, preds = tmp_path / "ds", tmp_path / "theirs"
+    for folder in (root / "images", root / "labels", preds):
+        folder.mkdir(parents=True)
+    for folder in (root, preds):
+        (folder / "classes.txt").write_text("3m\n5p\n")
+    for stem, label_line, pred_line in rows:
+        Image.new("RGB", size, colour).save(root / "images" / f"{stem}.png")
+        (root / "labels" / f"{stem}.txt").write_text(label_line + "\n")
+        (preds / f"{stem}.txt").write_text(pred_line + "\n")
+    return root, preds
+
+
 def test_image_exact_by_a_meta_field(tmp_path, capsys):
     root = tmp_path / "synth"
     for sub in ("images", "labels", "meta"):
@@ -177,18 +193,9 @@ def test_tile_px_band_is_the_median_longer_side_of_the_true_boxes(sides, band):
 
 
 def test_image_exact_by_tile_size_needs_no_meta(tmp_path, capsys):
-    root = tmp_path / "real"
-    for sub in ("images", "labels"):
-        (root / sub).mkdir(parents=True)
-    (root / "classes.txt").write_text("3m\n5p\n")
-    preds = tmp_path / "theirs"
-    preds.mkdir()
-    (preds / "classes.txt").write_text("3m\n5p\n")
     # 400×400 photos: a tile 0.05 high is 20 px, 0.3 high 120 px; b is misread
-    for stem, h, pred in [("a", 0.05, "1"), ("b", 0.05, "0"), ("c", 0.3, "1")]:
-        Image.new("RGB", (400, 400)).save(root / "images" / f"{stem}.png")
-        (root / "labels" / f"{stem}.txt").write_text(f"1 0.5 0.5 0.03 {h}\n")
-        (preds / f"{stem}.txt").write_text(f"{pred} 0.5 0.5 0.03 {h} 0.9\n")
+    root, preds = _tiny_set(tmp_path, (400, 400), [(stem, f"1 0.5 0.5 0.03 {h}", f"{c} 0.5 0.5 0.03 {h} 0.9")
+                                                   for stem, h, c in (("a", 0.05, 1), ("b", 0.05, 0), ("c", 0.3, 1))])
     out = tmp_path / "out"
     assert main(["eval", "--data", str(root), "--preds", str(preds), "--out", str(out), "--by", "tile_px"]) == 0
     by = json.loads((out / "theirs.json").read_text())["by"]["tile_px"]
@@ -215,17 +222,8 @@ def test_drawing_marks_each_wrong_box_in_its_colour_and_nothing_else():
 
 
 def test_eval_cli_draws_only_the_images_it_missed(tmp_path, capsys):
-    root = tmp_path / "ds"
-    for sub in ("images", "labels"):
-        (root / sub).mkdir(parents=True)
-    (root / "classes.txt").write_text("3m\n5p\n")
-    preds = tmp_path / "theirs"
-    preds.mkdir()
-    (preds / "classes.txt").write_text("3m\n5p\n")
-    for stem, pred in [("a", "0"), ("b", "1")]:
-        Image.new("RGB", (200, 100), (80, 80, 80)).save(root / "images" / f"{stem}.png")
-        (root / "labels" / f"{stem}.txt").write_text("1 0.5 0.5 0.2 0.5\n")
-        (preds / f"{stem}.txt").write_text(f"{pred} 0.5 0.5 0.2 0.5 0.9\n")
+    root, preds = _tiny_set(tmp_path, (200, 100), [(stem, "1 0.5 0.5 0.2 0.5", f"{c} 0.5 0.5 0.2 0.5 0.9")
+                                                   for stem, c in (("a", 0), ("b", 1))], colour=(80, 80, 80))
     out = tmp_path / "drawn"
     assert main(["eval", "--data", str(root), "--preds", str(preds), "--out", str(tmp_path / "o"),
                  "--draw-misses", str(out)]) == 0

@@ -1,4 +1,4 @@
-"""Training the tile classifier from another classifier's readings (knowledge distillation)."""
+"""Training the tile classifier: from another classifier's readings (knowledge distillation), with colours swapped."""
 
 from __future__ import annotations
 
@@ -82,3 +82,18 @@ def test_train_rejects_a_teacher_file_of_another_crop_set(tmp_path):
                       teacher=str(tmp_path / "teacher.npy"))
     with pytest.raises(ValueError, match=r"\(10,32\) probabilities, got \(9, 32\)"):
         train(cfg)
+
+
+def test_recolour_swaps_colour_channels_of_the_share_asked_and_nothing_else():
+    from xingzi.models.tilecls import augment
+
+    x = torch.zeros(64, 3, 8, 8)
+    x[:, 0] = 0.9  # red ink only
+    plain = augment(x, torch.Generator().manual_seed(0), colour=0.0)
+    assert torch.equal(plain, x)  # no jitter, turns of a uniform crop: unchanged
+    swapped = augment(x, torch.Generator().manual_seed(0), colour=0.0, recolour=1.0)
+    red_moved = (swapped[:, 0].mean(dim=(1, 2)) < 0.5).float().mean().item()
+    assert 0.45 < red_moved < 0.9  # 4 of the 6 orders move red elsewhere
+    assert torch.allclose(swapped.sum(dim=1), x.sum(dim=1))  # the same values, other channels
+    half = augment(x, torch.Generator().manual_seed(1), colour=0.0, recolour=0.5)
+    assert 0.15 < (half[:, 0].mean(dim=(1, 2)) < 0.5).float().mean().item() < 0.55
