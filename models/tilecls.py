@@ -67,7 +67,7 @@ class TrainConfig:
     minutes: float = 0.0  # stop (and keep the checkpoints) after this wall time; 0 = no limit
     threads: int = 2
     colour: float = 0.25  # strength of brightness/contrast/colour-balance jitter
-    recolour: float = 0.0  # share of crops whose colour channels are swapped at random (ink colours vary by set)
+    recolour: float = 0.0  # share of crops whose colour channels are swapped at random (0.3 read no better: docs)
     init: str = ""  # start from this checkpoint's weights (same width), with a fresh schedule
     teacher: str = ""  # (N,32) probabilities of the train crops from `teach`: learn them as well as the labels
     distill: float = 0.7  # with a teacher: the share of the loss that follows it
