@@ -167,8 +167,8 @@ def _overlap(a: Rect, b: Rect) -> float:
 
 def plan_tag(canvas: ImageDraw.ImageDraw, box: Rect, text: str, fnt, taken: list[Rect],
              size: tuple[int, int]) -> Rect:
-    """Where a box's tag goes so that it covers no tag in ``taken``: just above the box, else a tier or two
-    higher, else below it; where every place is taken, the least covered one. Inside a picture of ``size``;
+    """Where a box's tag goes so that it covers no tag in ``taken``: just above the box, else up to three tiers
+    higher, else right below it or a tier lower; where every place is taken, the least covered one. Inside a picture of ``size``;
     the rectangle is added to ``taken`` and given back."""
     x0, y0, x1, y1 = box
     w, h = _tag_size(canvas, text, fnt)[:2]

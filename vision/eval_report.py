@@ -110,8 +110,6 @@ def write_preds(images: Sequence[Path], sizes: Sequence[tuple[int, int]], preds:
 
 TILE_PX = "tile_px"  # a --by key computed from the true boxes, so any set has it (real photos too)
 TILE_PX_EDGES = (30, 40, 50, 60, 80)  # bands of the median tile's longer side in pixels
-
-
 TILE_PX_BANDS = (f"<{TILE_PX_EDGES[0]} px",
                  *(f"{a}–{b} px" for a, b in zip(TILE_PX_EDGES[:-1], TILE_PX_EDGES[1:], strict=True)),
                  f"≥{TILE_PX_EDGES[-1]} px")

@@ -64,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from xingzi.vision import evaluate as ev
-    from xingzi.vision.eval_report import format_by, format_misses, write_miss_pictures, write_preds
+    from xingzi.vision.eval_report import TILE_PX, format_by, format_misses, write_miss_pictures, write_preds
 
     ds = ev.load_dataset(args.data, args.split)
     if args.exclude:
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"left out {n - len(ds.images)} of {n} images matching {', '.join(args.exclude)}")
     if not ds.images:
         raise ValueError(f"no images found for {args.data} ({args.split})")
-    meta_keys = [key for key in args.by if key != "tile_px"]
+    meta_keys = [key for key in args.by if key != TILE_PX]
     if meta_keys and not (ds.root / "meta").is_dir():
         raise ValueError(f"--by {meta_keys[0]} needs per-image meta files in {ds.root / 'meta'} (synthetic sets "
                          "have them)")
