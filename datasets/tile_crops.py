@@ -168,11 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synth-copies", type=int, default=1)
     ap.add_argument("--synth-images", type=int, default=1500)
     ap.add_argument("--dev-share", type=float, default=0.08)
+    ap.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels (a multiple of 16, at least 64)")
     a = ap.parse_args(argv)
+    if a.size < CROP_SIZE or a.size % 16:
+        raise SystemExit(f"--size must be a multiple of 16 and at least {CROP_SIZE}, got {a.size}")
     if not a.real and not a.synth:
         raise SystemExit("give --real and/or --synth")
     info = build(CropConfig(a.real, a.synth, a.out, a.seed, a.real_copies, a.synth_copies, a.synth_images,
-                            a.dev_share))
+                            a.dev_share, a.size))
     print(json.dumps(info["counts"]["train"]["crops"]), "train crops,", info["counts"]["dev"]["crops"], "dev crops")
     return 0
 

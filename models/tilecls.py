@@ -36,16 +36,22 @@ def block(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
 
 
 class TileNet(nn.Module):
-    """64×64 RGB in [0,1] → 32 logits (the network assumes 64×64 input). Full resolution for the first layer (the strokes are thin), then halving."""
+    """``size``×``size`` RGB in [0,1] → 32 logits. Full resolution for the first layer (the strokes are thin), then
+    halving four times; above 64 px an average pool brings the map to 4×4, so every weight has the same shape at any
+    size and a network trained at 64 px can start one at 96 or 128."""
 
-    def __init__(self, width: int = 16, classes: int = len(CLS_NAMES), dropout: float = 0.2) -> None:
+    def __init__(self, width: int = 16, classes: int = len(CLS_NAMES), dropout: float = 0.2,
+                 size: int = CROP_SIZE) -> None:
         super().__init__()
+        if size < CROP_SIZE or size % 16:
+            raise ValueError(f"input size must be a multiple of 16 and at least {CROP_SIZE}, got {size}")
         w = width
+        # a 4×4 map, not a global average: the tile is in the middle, its neighbours at the edges
+        to_4x4 = [nn.AvgPool2d(size // 16 - 3, stride=1)] if size > CROP_SIZE else []
         self.features = nn.Sequential(
             block(3, w), block(w, 2 * w, 2), block(2 * w, 2 * w), nn.MaxPool2d(2),
             block(2 * w, 4 * w), block(4 * w, 4 * w), nn.MaxPool2d(2),
-            block(4 * w, 8 * w), block(8 * w, 8 * w), nn.MaxPool2d(2), nn.Flatten())
-        # a 4×4 map, not a global average: the tile is in the middle, its neighbours at the edges
+            block(4 * w, 8 * w), block(8 * w, 8 * w), nn.MaxPool2d(2), *to_4x4, nn.Flatten())
         self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(8 * w * 16, classes))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -151,14 +157,15 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     crops = Path(cfg.crops)
     xtr, ytr = np.load(crops / "train_x.npy", mmap_mode="r"), np.load(crops / "train_y.npy")
     xdev, ydev = np.load(crops / "dev_x.npy"), np.load(crops / "dev_y.npy")
-    if xtr.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
-        raise ValueError(f"crops must be ({CROP_SIZE},{CROP_SIZE},3), got {xtr.shape[1:]}")
+    size = xtr.shape[1]
+    if xtr.shape[1:] != (size, size, 3) or xdev.shape[1:] != xtr.shape[1:]:
+        raise ValueError(f"crops must be square (N,S,S,3) alike in train and dev, got {xtr.shape[1:]}, {xdev.shape[1:]}")
     xtr = np.ascontiguousarray(xtr)
     soft = np.load(cfg.teacher) if cfg.teacher else None
     if soft is not None and soft.shape != (len(ytr), len(CLS_NAMES)):
         raise ValueError(f"--teacher must hold ({len(ytr)},{len(CLS_NAMES)}) probabilities, got {soft.shape}")
     torch.manual_seed(cfg.seed)
-    model = TileNet(cfg.width)
+    model = TileNet(cfg.width, size=size)
     if cfg.init and not resume:
         ck = torch.load(cfg.init, weights_only=False)
         if ck["config"]["width"] != cfg.width:
@@ -205,12 +212,13 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
             acc, cm = evaluate(model, xdev, ydev)
             state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
                      "gen": gen.get_state(), "rng": rng.bit_generator.state, "step": step,
-                     "best": max(best, acc), "config": asdict(cfg)}
+                     "best": max(best, acc), "config": asdict(cfg), "size": size}
             torch.save(state, out / "last.pt.tmp")
             (out / "last.pt.tmp").replace(out / "last.pt")
             if acc > best:
                 best = acc
-                torch.save({"model": model.state_dict(), "config": asdict(cfg), "step": step, "dev_acc": acc},
+                torch.save({"model": model.state_dict(), "config": asdict(cfg), "step": step, "dev_acc": acc,
+                            "size": size},
                            out / "best.pt")
                 np.savetxt(out / "best_dev_confusion.txt", cm, fmt="%d")
             with log.open("a") as f:
@@ -226,16 +234,18 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
 
 
 def export(checkpoint: Path, onnx_path: Path, weight: float = 0.5, min_conf: float = 0.05) -> Path:
-    """best.pt → .onnx (dynamic batch, input ``crops`` (N,3,64,64), output ``logits`` (N,32)) + .json settings."""
+    """best.pt → .onnx (dynamic batch, input ``crops`` (N,3,S,S) at the size it was trained at, output ``logits``
+    (N,32)) + .json settings."""
     ck = torch.load(checkpoint, weights_only=False)
-    model = TileNet(ck["config"]["width"])
+    size = ck.get("size", CROP_SIZE)  # checkpoints from before sizes were chosen are 64 px
+    model = TileNet(ck["config"]["width"], size=size)
     model.load_state_dict(ck["model"])
     model.eval()
     onnx_path.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
+    dummy = torch.zeros(1, 3, size, size)
     torch.onnx.export(model, (dummy,), str(onnx_path), input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
-    info = {"size": CROP_SIZE, "context": CONTEXT, "weight": weight, "min_conf": min_conf, "turns": 1}
+    info = {"size": size, "context": CONTEXT, "weight": weight, "min_conf": min_conf, "turns": 1}
     onnx_path.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n")
     return onnx_path
 

@@ -104,7 +104,7 @@ class ClassifierInfo:
     weight: float = 0.5  # combination weight tuned on real_cn_val
     min_conf: float = 0.05  # boxes below this detector confidence are left as they are
     turns: int = 1  # 4: average the readings of the crop turned by 0/90/180/270° (4× the time)
-    partners: tuple[str, ...] = ()  # more .onnx files beside it (same input): their readings are averaged in
+    partners: tuple[str, ...] = ()  # more .onnx files beside it: their readings are averaged in (each at its own size)
 
 
 class TileClassifier:
@@ -129,7 +129,7 @@ class TileClassifier:
         opts = ort.SessionOptions()
         if threads:
             opts.intra_op_num_threads = threads
-        self.sessions = []
+        self.sessions = []  # (session, input name, crop side in pixels)
         for net in (p, *(p.parent / name for name in self.info.partners)):
             if not net.is_file():
                 raise FileNotFoundError(f"classifier not found: {net}")
@@ -137,25 +137,39 @@ class TileClassifier:
             outputs = session.get_outputs()[0].shape[-1]
             if outputs != len(CLS_NAMES):
                 raise ValueError(f"classifier {net.name} has {outputs} outputs, expected {len(CLS_NAMES)}")
-            self.sessions.append((session, session.get_inputs()[0].name))
+            side = session.get_inputs()[0].shape[-1]
+            # the main network's size is the JSON's; a partner's is fixed in its graph
+            size = self.info.size if net == p or not isinstance(side, int) else side
+            self.sessions.append((session, session.get_inputs()[0].name, size))
         self.path, self.batch = p, batch
 
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """The crop sides the networks read, the main network's first."""
+        return tuple(dict.fromkeys(size for _, _, size in self.sessions))
+
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """(N,H,W,3) uint8 BGR crops → (N,32) float32 class probabilities."""
-        blob = to_blob(crops)
-        if blob.shape[2:] != (self.info.size, self.info.size):
-            raise ValueError(f"crops must be {self.info.size}x{self.info.size}, got {blob.shape[2]}x{blob.shape[3]}")
-        probs = np.zeros((len(blob), len(CLS_NAMES)), np.float64)
-        for k in range(0, 4, 4 // self.info.turns):
-            turned = np.ascontiguousarray(np.rot90(blob, k, axes=(2, 3)))
-            for session, name in self.sessions:
-                for i in range(0, len(blob), self.batch):
+        """(N,H,W,3) uint8 BGR crops → (N,32) float32 class probabilities (every network must read that size)."""
+        return self._read({crops.shape[1] if crops.ndim == 4 else -1: crops})
+
+    def _read(self, crops_by_size: dict[int, np.ndarray]) -> np.ndarray:
+        missing = [size for size in self.sizes if size not in crops_by_size]
+        if missing:
+            got = ", ".join(f"{c.shape[1]}x{c.shape[2]}" if c.ndim == 4 else str(c.shape) for c in crops_by_size.values())
+            raise ValueError(f"crops must be {' and '.join(f'{s}x{s}' for s in missing)}, got {got}")
+        n = len(next(iter(crops_by_size.values())))
+        probs = np.zeros((n, len(CLS_NAMES)), np.float64)
+        for session, name, size in self.sessions:
+            blob = to_blob(crops_by_size[size])
+            for k in range(0, 4, 4 // self.info.turns):
+                turned = np.ascontiguousarray(np.rot90(blob, k, axes=(2, 3)))
+                for i in range(0, n, self.batch):
                     probs[i:i + self.batch] += softmax(session.run(None, {name: turned[i:i + self.batch]})[0])
         return (probs / (self.info.turns * len(self.sessions))).astype(np.float32)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(N,32) probabilities for pixel xyxy boxes of a BGR photo."""
-        return self.probabilities(crop_tiles(image, boxes, self.info.size, self.info.context))
+        return self._read({size: crop_tiles(image, boxes, size, self.info.context) for size in self.sizes})
 
     def refine(self, image: np.ndarray, det: Detections) -> Detections:
         """The detections with ``cls``/``probs`` from the combined reading; boxes and ``conf`` unchanged.

@@ -110,6 +110,19 @@ def test_build_writes_arrays_and_keeps_a_photo_s_variants_on_one_side(tmp_path):
     assert saved["counts"] == info["counts"] and saved["config"]["real_copies"] == 2
 
 
+def test_the_command_cuts_crops_of_the_size_asked_and_refuses_others(tmp_path, capsys):
+    from xingzi.datasets.tile_crops import main
+
+    _write_set(tmp_path / "real", {f"p{i}": [(0, 0.5, 0.5, 0.1, 0.2)] for i in range(4)})
+    assert main(["--out", str(tmp_path / "out"), "--real", str(tmp_path / "real"), "--size", "96"]) == 0
+    assert np.load(tmp_path / "out" / "train_x.npy").shape[1:] == (96, 96, 3)
+    assert json.loads((tmp_path / "out" / "crops.json").read_text())["config"]["size"] == 96
+    for bad in ("48", "100"):
+        with pytest.raises(SystemExit, match="--size must be a multiple of 16 and at least 64"):
+            main(["--out", str(tmp_path / "bad"), "--real", str(tmp_path / "real"), "--size", bad])
+    assert not (tmp_path / "bad").exists()  # refused before anything is written
+
+
 def test_training_augmentation_turns_but_never_mirrors():
     import torch
 

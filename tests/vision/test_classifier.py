@@ -196,6 +196,32 @@ def test_partner_networks_named_in_the_json_are_averaged_in(random_classifier, t
         TileClassifier(main)
 
 
+def test_a_partner_of_another_input_size_reads_its_own_crops(random_classifier, tmp_path):
+    import shutil
+
+    import torch
+
+    from xingzi.models.tilecls import TileNet, TrainConfig, export
+
+    torch.manual_seed(2)
+    torch.save({"model": TileNet(8, size=96).state_dict(), "config": asdict(TrainConfig(width=8)), "size": 96},
+               tmp_path / "big.pt")
+    big = export(tmp_path / "big.pt", tmp_path / "big.onnx")
+    assert json.loads(big.with_suffix(".json").read_text())["size"] == 96
+    main = tmp_path / "main.onnx"
+    shutil.copy(random_classifier, main)
+    settings = json.loads(random_classifier.with_suffix(".json").read_text())
+    main.with_suffix(".json").write_text(json.dumps({**settings, "partners": ["big.onnx"]}))
+    pair = TileClassifier(main)
+    assert pair.sizes == (64, 96)
+    boxes = np.array([(50, 30, 70, 60), (100, 20, 120, 50)], np.float32)
+    alone, partner = TileClassifier(random_classifier).classify(_photo(), boxes), TileClassifier(big).classify(_photo(), boxes)
+    np.testing.assert_allclose(pair.classify(_photo(), boxes), (alone + partner) / 2, atol=1e-6)
+    # crops of one size cannot feed both networks: the message names the size missing
+    with pytest.raises(ValueError, match="crops must be 96x96, got 64x64"):
+        pair.probabilities(np.zeros((1, 64, 64, 3), np.uint8))
+
+
 def test_classifier_rejects_wrong_crop_size(random_classifier):
     with pytest.raises(ValueError, match="crops must be 64x64"):
         TileClassifier(random_classifier).probabilities(np.zeros((1, 32, 32, 3), np.uint8))

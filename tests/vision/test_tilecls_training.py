@@ -14,11 +14,11 @@ from xingzi.models.tilecls import TileNet, TrainConfig, distill_loss, export, te
 from xingzi.vision.classifier import TileClassifier
 
 
-def _crops(folder: Path, n: int = 24, seed: int = 0) -> Path:
+def _crops(folder: Path, n: int = 24, seed: int = 0, size: int = 64) -> Path:
     rng = np.random.default_rng(seed)
     folder.mkdir(parents=True, exist_ok=True)
     for split in ("train", "dev"):
-        np.save(folder / f"{split}_x.npy", rng.integers(0, 256, (n, 64, 64, 3), dtype=np.uint8))
+        np.save(folder / f"{split}_x.npy", rng.integers(0, 256, (n, size, size, 3), dtype=np.uint8))
         np.save(folder / f"{split}_y.npy", rng.integers(0, 32, n).astype(np.int64))
     return folder
 
@@ -97,3 +97,33 @@ def test_recolour_swaps_colour_channels_of_the_share_asked_and_nothing_else():
     assert torch.allclose(swapped.sum(dim=1), x.sum(dim=1))  # the same values, other channels
     half = augment(x, torch.Generator().manual_seed(1), colour=0.0, recolour=0.5)
     assert 0.15 < (half[:, 0].mean(dim=(1, 2)) < 0.5).float().mean().item() < 0.55
+
+
+@pytest.mark.parametrize("size", [pytest.param(96, id="96px"), pytest.param(128, id="128px")])
+def test_a_network_trained_at_64_px_starts_one_at_a_larger_size(tmp_path, size):
+    torch.manual_seed(0)
+    small = TileNet(4)
+    torch.save({"model": small.state_dict(), "config": asdict(TrainConfig(width=4))}, tmp_path / "small.pt")
+    big = TileNet(4, size=size)
+    big.load_state_dict(small.state_dict())  # every weight has the same shape at any size
+    assert big(torch.rand(2, 3, size, size)).shape == (2, 32)
+    crops = _crops(tmp_path / "crops", n=16, size=size)
+    cfg = TrainConfig(crops=str(crops), out=str(tmp_path / "run"), width=4, batch=8, steps=2, eval_every=2,
+                      init=str(tmp_path / "small.pt"))
+    onnx = export(train(cfg), tmp_path / "big.onnx")
+    assert json.loads(onnx.with_suffix(".json").read_text())["size"] == size
+    probs = TileClassifier(onnx).probabilities(np.load(crops / "dev_x.npy"))
+    assert probs.shape == (16, 32) and np.allclose(probs.sum(1), 1, atol=1e-5)
+
+
+@pytest.mark.parametrize("size", [pytest.param(48, id="smaller"), pytest.param(72, id="not-16s")])
+def test_tilenet_refuses_sizes_it_cannot_bring_to_its_head(size):
+    with pytest.raises(ValueError, match=f"multiple of 16 and at least 64, got {size}"):
+        TileNet(4, size=size)
+
+
+def test_train_refuses_crops_that_are_not_square(tmp_path):
+    crops = _crops(tmp_path / "crops", n=4)
+    np.save(crops / "train_x.npy", np.zeros((4, 64, 80, 3), np.uint8))
+    with pytest.raises(ValueError, match="crops must be square"):
+        train(TrainConfig(crops=str(crops), out=str(tmp_path / "run"), width=4, batch=2, steps=1))
