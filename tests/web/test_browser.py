@@ -124,9 +124,13 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
         expect(page.locator("#verdict")).to_contain_text("valid win")
         expect(page.locator("#total")).to_have_text("3")
         expect(page.locator("#items")).to_contain_text("门前清")
+        expect(page.locator("#payments li")).to_have_text(["放炮者付 the discarder pays 3"])
+        page.locator("#dealer").check()  # the dealer wins: each payment doubled, and the page says why
+        expect(page.locator("#payments li")).to_have_text(["放炮者付 the discarder pays 6 (3 炮 ×2 庄家 dealer)"])
+        page.locator("#dealer").uncheck()
         page.locator("#self_draw").check()
         expect(page.locator("#total")).to_have_text("4")
-        expect(page.locator("#payments li")).to_have_count(3)
+        expect(page.locator("#payments li")).to_have_text([f"第{k}家付 player {k} pays 4" for k in (1, 2, 3)])
         page.locator('.hit[data-index="0"]').click()  # the 1m: waits 1m/4m, no single-wait 炮
         page.locator("#mark-win").click()
         expect(page.locator("#total")).to_have_text("3")

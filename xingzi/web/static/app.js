@@ -57,6 +57,17 @@ async function rescore() {
   }
 }
 
+// One payment in words: a discard win has one payer (the discarder), a self-draw three; amounts after the
+// dealer's doubling, with the 炮 eaten from that payer named when there are any.
+function paymentText(p, payers) {
+  if (p.payer === "claimant") return "诈胡 false win: pays player " + p.payee + ": " + p.amount;
+  const who = payers === 1 ? "放炮者付 the discarder pays " : "第" + (p.payer + 1) + "家付 player " + (p.payer + 1) + " pays ";
+  const parts = [];
+  if (p.eaten) parts.push("含吃 " + p.eaten + " 炮 eaten");
+  if (p.pao !== undefined && p.amount !== p.pao) parts.push(p.pao + " 炮 ×2 庄家 dealer");
+  return who + p.amount + (parts.length ? " (" + parts.join(", ") + ")" : "");
+}
+
 function li(list, text) {
   const item = document.createElement("li");
   item.textContent = text;
@@ -99,10 +110,7 @@ function show(data) {
   const items = $("items"); items.innerHTML = "";
   for (const it of data.items || []) li(items, it.zh + " " + it.en + ": " + it.pao + " 炮");
   const pays = $("payments"); pays.innerHTML = "";
-  for (const p of data.payments || []) {
-    if (p.payer === "claimant") li(pays, "诈胡 pays player " + p.payee + ": " + p.amount);
-    else li(pays, "付 payer " + p.payer + ": " + p.amount + " (吃 eaten " + p.eaten + ")");
-  }
+  for (const p of data.payments || []) li(pays, paymentText(p, (data.payments || []).length));
   showChoices("win", data.reading.win_choices || [], (c) => { state.win = c.index; });
   showChoices("kong", data.reading.kong_choices || [], (c) => {
     const face = state.faces.find((f) => f.symbol === c.tile);
