@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
-from xingzi.vision.classifier import CLS_NAMES, CONTEXT, CROP_SIZE, OTHER_CLASS, crop_tiles
+from xingzi.vision.classifier import CLS_NAMES, CONTEXT, CROP_SIZE, OTHER_CLASS, check_crop_size, crop_tiles
 
 REAL_NAMES = (*CLS_NAMES[:30], "other")  # real_cn_*: 30 faces, then winds/flowers
 
@@ -170,8 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dev-share", type=float, default=0.08)
     ap.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels (a multiple of 16, at least 64)")
     a = ap.parse_args(argv)
-    if a.size < CROP_SIZE or a.size % 16:
-        raise SystemExit(f"--size must be a multiple of 16 and at least {CROP_SIZE}, got {a.size}")
+    try:
+        check_crop_size(a.size)
+    except ValueError as e:
+        raise SystemExit(f"--size: {e}") from None
     if not a.real and not a.synth:
         raise SystemExit("give --real and/or --synth")
     info = build(CropConfig(a.real, a.synth, a.out, a.seed, a.real_copies, a.synth_copies, a.synth_images,

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from xingzi.vision.classifier import CLS_NAMES, CONTEXT, CROP_SIZE
+from xingzi.vision.classifier import CLS_NAMES, CONTEXT, CROP_SIZE, check_crop_size
 
 
 def block(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -43,8 +43,7 @@ class TileNet(nn.Module):
     def __init__(self, width: int = 16, classes: int = len(CLS_NAMES), dropout: float = 0.2,
                  size: int = CROP_SIZE) -> None:
         super().__init__()
-        if size < CROP_SIZE or size % 16:
-            raise ValueError(f"input size must be a multiple of 16 and at least {CROP_SIZE}, got {size}")
+        check_crop_size(size)
         w = width
         # a 4×4 map, not a global average: the tile is in the middle, its neighbours at the edges
         to_4x4 = [nn.AvgPool2d(size // 16 - 3, stride=1)] if size > CROP_SIZE else []

@@ -31,6 +31,14 @@ PAD_VALUE = 114
 EPS = 1e-6
 
 
+def check_crop_size(size: int) -> int:
+    """A crop side the classifier network can take: 64 px or a larger multiple of 16 (its map is halved four
+    times, then pooled to 4×4)."""
+    if size < CROP_SIZE or size % 16:
+        raise ValueError(f"crop size must be a multiple of 16 and at least {CROP_SIZE}, got {size}")
+    return size
+
+
 def square_window(box: np.ndarray, context: float = CONTEXT) -> np.ndarray:
     """(N,4) xyxy boxes → (N,4) square windows around the same centres, side = longer side · (1 + 2·context)."""
     box = np.asarray(box, np.float64).reshape(-1, 4)
@@ -137,10 +145,8 @@ class TileClassifier:
             outputs = session.get_outputs()[0].shape[-1]
             if outputs != len(CLS_NAMES):
                 raise ValueError(f"classifier {net.name} has {outputs} outputs, expected {len(CLS_NAMES)}")
-            side = session.get_inputs()[0].shape[-1]
-            # the main network's size is the JSON's; a partner's is fixed in its graph
-            size = self.info.size if net == p or not isinstance(side, int) else side
-            self.sessions.append((session, session.get_inputs()[0].name, size))
+            side = session.get_inputs()[0].shape[-1]  # fixed in the graph at export; else the JSON's size
+            self.sessions.append((session, session.get_inputs()[0].name, side if isinstance(side, int) else self.info.size))
         self.path, self.batch = p, batch
 
     @property

@@ -118,7 +118,7 @@ def test_the_command_cuts_crops_of_the_size_asked_and_refuses_others(tmp_path, c
     assert np.load(tmp_path / "out" / "train_x.npy").shape[1:] == (96, 96, 3)
     assert json.loads((tmp_path / "out" / "crops.json").read_text())["config"]["size"] == 96
     for bad in ("48", "100"):
-        with pytest.raises(SystemExit, match="--size must be a multiple of 16 and at least 64"):
+        with pytest.raises(SystemExit, match="--size: crop size must be a multiple of 16 and at least 64"):
             main(["--out", str(tmp_path / "bad"), "--real", str(tmp_path / "real"), "--size", bad])
     assert not (tmp_path / "bad").exists()  # refused before anything is written
 

@@ -118,7 +118,7 @@ def test_a_network_trained_at_64_px_starts_one_at_a_larger_size(tmp_path, size):
 
 @pytest.mark.parametrize("size", [pytest.param(48, id="smaller"), pytest.param(72, id="not-16s")])
 def test_tilenet_refuses_sizes_it_cannot_bring_to_its_head(size):
-    with pytest.raises(ValueError, match=f"multiple of 16 and at least 64, got {size}"):
+    with pytest.raises(ValueError, match=f"crop size must be a multiple of 16 and at least 64, got {size}"):
         TileNet(4, size=size)
 
 
