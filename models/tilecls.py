@@ -5,6 +5,9 @@
     nice -n 10 python -m xingzi.models.tilecls train --crops data/tilecls3 --out runs/tilecls/run3 \
         --init runs/tilecls/run1/best.pt --minutes 35   # fine-tune on new crops
     python -m xingzi.models.tilecls export runs/tilecls/run1/best.pt runs/tilecls/run1/tilecls.onnx
+    python -m xingzi.models.tilecls import models/xingzi_tilecls.onnx runs/tilecls/shipped.pt --crops data/tilecls
+    nice -n 10 python -m xingzi.models.tilecls train --crops data/tilecls15 --init models/xingzi_tilecls.onnx \
+        --out runs/tilecls/run15 --lr 0.0015 --minutes 30   # fine-tune the shipped network on a fresh machine
     python -m xingzi.models.tilecls teach data/tilecls10 models/xingzi_tilecls_w32.onnx --turns 2   # a teacher's
     nice -n 10 python -m xingzi.models.tilecls train --crops data/tilecls10 --teacher data/tilecls10/teacher.npy \
         --init runs/tilecls/run4/best.pt --out runs/tilecls/kd --minutes 25   # readings learnt beside the labels
@@ -165,7 +168,12 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         raise ValueError(f"--teacher must hold ({len(ytr)},{len(CLS_NAMES)}) probabilities, got {soft.shape}")
     torch.manual_seed(cfg.seed)
     model = TileNet(cfg.width, size=size)
-    if cfg.init and not resume:
+    if cfg.init and not resume and cfg.init.endswith(".onnx"):  # shipped weights, norms set from these crops
+        from .tilecls_import import model_from_onnx
+
+        model = model_from_onnx(cfg.init, xtr, cfg.seed, width=cfg.width)
+        model.train()
+    elif cfg.init and not resume:
         ck = torch.load(cfg.init, weights_only=False)
         if ck["config"]["width"] != cfg.width:
             raise ValueError(f"--init {cfg.init} has width {ck['config']['width']}, this run {cfg.width}")
@@ -260,6 +268,10 @@ def main(argv: list[str] | None = None) -> int:
     te.add_argument("crops", type=Path)
     te.add_argument("classifier", type=Path, help="exported .onnx (its JSON's partners are averaged in)")
     te.add_argument("--turns", type=int, default=1, choices=(1, 2, 4))
+    im = sub.add_parser("import", help="a checkpoint rebuilt from an exported .onnx (to fine-tune shipped weights)")
+    im.add_argument("onnx", type=Path)
+    im.add_argument("checkpoint", type=Path)
+    im.add_argument("--crops", type=Path, default=None, help="crop set whose statistics the batch norms take")
     ex = sub.add_parser("export")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("onnx", type=Path)
@@ -268,6 +280,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.cmd == "teach":
         print(teach(a.crops, a.classifier, a.turns))
+        return 0
+    if a.cmd == "import":
+        from .tilecls_import import import_checkpoint
+
+        print(import_checkpoint(a.onnx, a.checkpoint, a.crops))
         return 0
     if a.cmd == "export":
         print(export(a.checkpoint, a.onnx, a.weight, a.min_conf))

@@ -28,7 +28,22 @@ def test_hand_mode_prints_reading_items_and_payments(capsys) -> None:
     assert code == 0
     assert "12456m789p22345s + 3m" in out and "123m 456m 789p 345s 22s" in out
     assert "平胡" in out and "门前清" in out and "胡单张" in out
-    assert "own       3 炮" in out and "payer 0   eaten 0, 3 炮 → pays 3" in out
+    assert "own       3 炮" in out and "放炮者 the discarder  pays 3\n" in out
+
+
+@pytest.mark.parametrize("argv,lines", [
+    pytest.param(["--discard", "--payer", "fa=2; pung 中"], ["放炮者 the discarder  pays 6  (含吃 3 炮 eaten)"],
+                 id="discarder-eaten"),
+    pytest.param(["--self-draw", "--payer", "dealer; fa=1", "--payer", "", "--payer", ""],
+                 ["第1家 player 1        pays 10  (含吃 1 炮 eaten, 5 炮 ×2 庄家 dealer)",
+                  "第2家 player 2        pays 4", "第3家 player 3        pays 4"], id="self-draw-dealer-payer"),
+    pytest.param(["--self-draw", "--dealer"], [f"第{k}家 player {k}        pays 8  (4 炮 ×2 庄家 dealer)"
+                                               for k in (1, 2, 3)], id="self-draw-by-dealer"),
+])
+def test_payments_say_who_pays_what_and_why(capsys, argv, lines) -> None:
+    code, out, _ = run(["score", "--hand", "12m456m789p22345s 3m", *argv], capsys)
+    assert code == 0
+    assert [line for line in out.splitlines() if " pays " in line] == lines
 
 
 def test_hand_mode_json_with_melds_payers_and_events(capsys) -> None:

@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"how the hand was won, repeatable: {', '.join(EVENTS)}")
     p.add_argument("--payer", action="append", default=[], metavar="SPEC",
                    help="what a payer shows, e.g. 'dealer; fa=2; pung 中; concealed_kong 4s' "
-                        "(once on a discard win, up to three times on 自摸)")
+                        "(once on a discard win; on 自摸 up to three times: players 1, 2, 3 in this order)")
     p.add_argument("--rules", metavar="FILE", help="ruleset TOML file or preset name (default, text000)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                    help="override one ruleset option or 炮 number, e.g. --set specials_lift_threshold=true")
@@ -130,7 +130,18 @@ def print_result(result: dict[str, Any], out=None) -> None:
             out.write(f"  pays player {p['payee']}: {p['pao']} 炮 → {p['amount']}\n")
         return
     for p in result["payments"]:
-        out.write(f"payer {p['payer']}   eaten {p['eaten']}, {p['pao']} 炮 → pays {p['amount']}\n")
+        out.write(payment_line(p, bool(result.get("self_draw"))) + "\n")
+
+
+def payment_line(payment: dict[str, Any], self_draw: bool) -> str:
+    """Who pays how much, as the phone page says it: the discarder, or each of the three on a self-draw (numbered
+    from 1 in the order of --payer); the 炮 eaten from that payer and the dealer's doubling when they apply."""
+    k = payment["payer"] + 1
+    who = f"第{k}家 player {k}" if self_draw else "放炮者 the discarder"
+    notes = [f"含吃 {payment['eaten']} 炮 eaten"] if payment["eaten"] else []
+    if payment["amount"] != payment["pao"]:
+        notes.append(f"{payment['pao']} 炮 ×2 庄家 dealer")
+    return f"{pad(who, 22)}pays {payment['amount']}" + (f"  ({', '.join(notes)})" if notes else "")
 
 
 def _score_object(obj: Any, ruleset) -> dict[str, Any]:
