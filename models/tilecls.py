@@ -47,6 +47,7 @@ class TileNet(nn.Module):
                  size: int = CROP_SIZE) -> None:
         super().__init__()
         check_crop_size(size)
+        self.width, self.size = width, size
         w = width
         # a 4×4 map, not a global average: the tile is in the middle, its neighbours at the edges
         to_4x4 = [nn.AvgPool2d(size // 16 - 3, stride=1)] if size > CROP_SIZE else []

@@ -144,11 +144,10 @@ def import_checkpoint(onnx_path: Path, out: Path, crops_dir: Path | None = None)
 
     crops = np.load(crops_dir / "train_x.npy", mmap_mode="r") if crops_dir else None
     model = model_from_onnx(onnx_path, crops)
-    size = _onnx_weights(onnx_path)[0]
+    size, width = model.size, model.width
     sample = np.asarray(crops[:256]) if crops is not None else \
         np.random.default_rng(0).integers(0, 256, (64, size, size, 3), dtype=np.uint8)
     diff = check_against_onnx(model, onnx_path, sample)
-    width = cast(nn.Linear, model.head[1]).in_features // 128  # 8·width channels on a 4×4 map
     cfg = TrainConfig(width=width, init=str(onnx_path), crops=str(crops_dir or ""))
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save({"model": model.state_dict(), "config": asdict(cfg), "step": 0, "dev_acc": float("nan"),
