@@ -241,9 +241,10 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     return out / "best.pt"
 
 
-def export(checkpoint: Path, onnx_path: Path, weight: float = 0.5, min_conf: float = 0.05) -> Path:
+def export(checkpoint: Path, onnx_path: Path, weight: float = 0.5, min_conf: float = 0.05,
+           recheck: float = 0.0) -> Path:
     """best.pt → .onnx (dynamic batch, input ``crops`` (N,3,S,S) at the size it was trained at, output ``logits``
-    (N,32)) + .json settings."""
+    (N,32)) + .json settings (``recheck``: see ``ClassifierInfo``; 0 reads every box once)."""
     ck = torch.load(checkpoint, weights_only=False)
     size = ck.get("size", CROP_SIZE)  # checkpoints from before sizes were chosen are 64 px
     model = TileNet(ck["config"]["width"], size=size)
@@ -253,7 +254,7 @@ def export(checkpoint: Path, onnx_path: Path, weight: float = 0.5, min_conf: flo
     dummy = torch.zeros(1, 3, size, size)
     torch.onnx.export(model, (dummy,), str(onnx_path), input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
-    info = {"size": size, "context": CONTEXT, "weight": weight, "min_conf": min_conf, "turns": 1}
+    info = {"size": size, "context": CONTEXT, "weight": weight, "min_conf": min_conf, "turns": 1, "recheck": recheck}
     onnx_path.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n")
     return onnx_path
 
@@ -278,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("onnx", type=Path)
     ex.add_argument("--weight", type=float, default=0.5, help="combination weight stored beside the .onnx")
     ex.add_argument("--min-conf", type=float, default=0.05)
+    ex.add_argument("--recheck", type=float, default=0.0,
+                    help="boxes read less surely than this are read again from shifted crops (0: never)")
     a = ap.parse_args(argv)
     if a.cmd == "teach":
         print(teach(a.crops, a.classifier, a.turns))
@@ -288,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         print(import_checkpoint(a.onnx, a.checkpoint, a.crops))
         return 0
     if a.cmd == "export":
-        print(export(a.checkpoint, a.onnx, a.weight, a.min_conf))
+        print(export(a.checkpoint, a.onnx, a.weight, a.min_conf, a.recheck))
         return 0
     values = {f.name: getattr(a, f.name) for f in fields(TrainConfig)}
     saved = Path(a.out) / "config.json"

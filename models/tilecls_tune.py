@@ -5,13 +5,16 @@
 
 prints, at the operating threshold, the detector alone, the *oracle* (every box that overlaps a
 true tile by IoU ≥ 0.5 given the true class: the most any re-classifier could give), and the
-detector combined with the classifier for a sweep of combination weights. The detector's boxes
-(conf ≥ 0.001, with per-class scores) are cached in ``--cache`` so that later runs skip the detector.
+detector combined with the classifier for a sweep of combination weights, and with ``--recheck G,…``
+for each gate G the doubtful boxes (combined top probability under G) read again from crops moved by
+``--shift`` (what ``recheck`` in the classifier's JSON does). The detector's boxes (conf ≥ 0.001, with
+per-class scores) are cached in ``--cache`` so that later runs skip the detector.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import pickle
 from pathlib import Path
 
@@ -19,7 +22,7 @@ import cv2
 import numpy as np
 
 from xingzi.vision import evaluate as ev
-from xingzi.vision.classifier import TileClassifier, combine
+from xingzi.vision.classifier import TileClassifier, average_moved, combine
 from xingzi.vision.metrics import ImageBoxes, box_iou, score
 
 Cached = list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
@@ -77,6 +80,40 @@ def row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float) -> dict:
     return ev.summary(score(truths, preds, ev.NC, conf))
 
 
+def combined_reading(det_probs: np.ndarray, read: np.ndarray, moved: np.ndarray | None, weight: float,
+                     gate: float) -> np.ndarray:
+    """The combined reading ``refine`` makes of these boxes, those under ``gate`` read again (``moved``: each box's
+    moved readings summed, from ``moved_readings``)."""
+    joint = combine(det_probs, read, weight)
+    doubt = np.flatnonzero(joint.max(1) < gate)
+    if doubt.size and moved is not None:
+        joint = combine(det_probs, average_moved(read, moved[doubt], doubt), weight)
+    return joint
+
+
+def combined_rows(a: argparse.Namespace, dets: Cached, truths: list[ImageBoxes]) -> list[tuple[str, dict]]:
+    """The detector combined with the classifier, per weight and per re-reading gate."""
+    gates = [float(v) for v in a.recheck.split(",")]
+    clf = TileClassifier(a.classifier, turns=a.turns, recheck=max(gates), shift=a.shift)
+    cls_probs = []
+    for path, x, _, f, _ in dets:
+        todo = f >= a.min_conf
+        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        read = clf.classify(image, x[todo]) if todo.any() else None
+        moved = clf.moved_readings(image, x[todo]) if read is not None and max(gates) > 0 else None
+        cls_probs.append((todo, read, moved))
+    out = []
+    for w, gate in itertools.product((float(v) for v in a.weights.split(",")), gates):
+        preds = []
+        for (_, x, c, f, p), (todo, q, moved) in zip(dets, cls_probs, strict=True):
+            c = c.copy()
+            if q is not None:
+                c[todo] = combined_reading(p[todo], q, moved, w, gate).argmax(1)
+            preds.append(ImageBoxes.preds(x, c, f))
+        out.append((f"combined w={w:g}" + (f" recheck {gate:g}" if gate else ""), row(truths, preds, a.conf)))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, required=True)
@@ -87,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-conf", type=float, default=0.05)
     ap.add_argument("--turns", type=int, default=1, help="average over 1, 2 or 4 quarter turns of each crop")
     ap.add_argument("--weights", default="0,0.2,0.3,0.4,0.5,0.6,0.7,0.8,1")
+    ap.add_argument("--recheck", default="0", help="gates under which a box is read again from moved crops "
+                    "(0: never; e.g. 0,0.5,0.8,0.95)")
+    ap.add_argument("--shift", type=float, default=0.06, help="how far the moved crops move (share of the box)")
     a = ap.parse_args(argv)
     ds = ev.load_dataset(a.data, "val")
     truths, _ = ev.truths_for(ds, ev.name_table(ds.names))
@@ -95,23 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     orc = [ImageBoxes.preds(x, oracle_classes(t, x, c, f, a.conf), f) for t, (_, x, c, f, _) in zip(truths, dets, strict=True)]
     results = [("detector", row(truths, base, a.conf)), ("oracle classes", row(truths, orc, a.conf))]
     if a.classifier:
-        clf = TileClassifier(a.classifier, turns=a.turns)
-        cls_probs = []
-        for path, x, _, f, _ in dets:
-            todo = f >= a.min_conf
-            image = cv2.imread(path, cv2.IMREAD_COLOR)
-            cls_probs.append((todo, clf.classify(image, x[todo]) if todo.any() else None))
-        for w in (float(v) for v in a.weights.split(",")):
-            preds = []
-            for (_, x, c, f, p), (todo, q) in zip(dets, cls_probs, strict=True):
-                c = c.copy()
-                if q is not None:
-                    c[todo] = combine(p[todo], q, w).argmax(1)
-                preds.append(ImageBoxes.preds(x, c, f))
-            results.append((f"combined w={w:g}", row(truths, preds, a.conf)))
-    print(f"{'':<20}{'P':>8}{'R':>8}{'F1':>8}{'img exact':>11}{'hand exact':>12}{'mAP50':>8}")
+        results += combined_rows(a, dets, truths)
+    print(f"{'':<28}{'P':>8}{'R':>8}{'F1':>8}{'img exact':>11}{'hand exact':>12}{'mAP50':>8}")
     for name, s in results:
-        print(f"{name:<20}{s['precision']:>8.4f}{s['recall']:>8.4f}{s['f1']:>8.4f}{s['image_exact']:>11.4f}"
+        print(f"{name:<28}{s['precision']:>8.4f}{s['recall']:>8.4f}{s['f1']:>8.4f}{s['image_exact']:>11.4f}"
               f"{s['hand_exact']:>12.4f}{s['mAP50']:>8.4f}")
     return 0
 

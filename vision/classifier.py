@@ -29,6 +29,8 @@ CROP_SIZE = 64
 CONTEXT = 0.15  # margin around the box on each side, as a share of its longer side
 PAD_VALUE = 114
 EPS = 1e-6
+# Shifted re-reading of doubtful boxes: the crop moved by this share of the box up, down, left and right.
+SHIFTS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
 def check_crop_size(size: int) -> int:
@@ -103,6 +105,14 @@ def combine(det_probs: np.ndarray, cls_probs: np.ndarray, weight: float) -> np.n
     return softmax(logp)
 
 
+def average_moved(read: np.ndarray, moved_sum: np.ndarray, doubt: np.ndarray) -> np.ndarray:
+    """``read`` with its rows ``doubt`` averaged with the readings of their moved crops (``moved_sum``: their sum,
+    one row per doubtful box)."""
+    out = read.copy()
+    out[doubt] = (read[doubt] + moved_sum) / (1 + len(SHIFTS))
+    return out
+
+
 @dataclass(frozen=True)
 class ClassifierInfo:
     """What the exported network expects, read from the JSON beside the .onnx."""
@@ -113,13 +123,16 @@ class ClassifierInfo:
     min_conf: float = 0.05  # boxes below this detector confidence are left as they are
     turns: int = 1  # 4: average the readings of the crop turned by 0/90/180/270° (4× the time)
     partners: tuple[str, ...] = ()  # more .onnx files beside it: their readings are averaged in (each at its own size)
+    recheck: float = 0.0  # boxes whose combined reading is less sure than this are read again from shifted crops
+    shift: float = 0.06  # how far those crops move, as a share of the box's width and height
 
 
 class TileClassifier:
     """Re-read detections with the classifier in an .onnx file (settings in ``<file>.json`` beside it)."""
 
     def __init__(self, path: str | Path | None = None, weight: float | None = None, threads: int | None = None,
-                 batch: int = 64, turns: int | None = None) -> None:
+                 batch: int = 64, turns: int | None = None, recheck: float | None = None,
+                 shift: float | None = None) -> None:
         p = Path(path) if path is not None else DEFAULT_CLASSIFIER
         if p.suffix != ".onnx":
             raise ValueError(f"classifier must be an .onnx file, got {p.name!r}")
@@ -129,9 +142,13 @@ class TileClassifier:
         fields = json.loads(meta.read_text()) if meta.is_file() else {}
         info = ClassifierInfo(**{**fields, "partners": tuple(fields.get("partners", ()))})
         info = info if weight is None else replace(info, weight=weight)
-        self.info = info if turns is None else replace(info, turns=turns)
+        info = info if turns is None else replace(info, turns=turns)
+        info = info if recheck is None else replace(info, recheck=recheck)
+        self.info = info if shift is None else replace(info, shift=shift)
         if not 0 <= self.info.weight <= 1 or self.info.turns not in (1, 2, 4):
             raise ValueError(f"weight must be in [0, 1] and turns 1, 2 or 4, got {self.info.weight}, {self.info.turns}")
+        if not 0 <= self.info.recheck <= 1 or not 0 <= self.info.shift < 0.5:
+            raise ValueError(f"recheck must be in [0, 1] and shift in [0, 0.5), got {self.info.recheck}, {self.info.shift}")
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
@@ -177,6 +194,29 @@ class TileClassifier:
         """(N,32) probabilities for pixel xyxy boxes of a BGR photo."""
         return self._read({size: crop_tiles(image, boxes, size, self.info.context) for size in self.sizes})
 
+    def reread_doubtful(self, image: np.ndarray, boxes: np.ndarray, det_probs: np.ndarray,
+                        read: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(classifier reading, combined reading) of ``boxes`` after the doubtful ones were read again.
+
+        A box whose combined reading's top probability is under ``recheck`` is cropped four more times,
+        moved by ``shift`` of its size each way, and the five readings are averaged: a detector box a few
+        pixels off can cut the stroke that tells 二 from 三, and one of the moved crops then holds it.
+        """
+        joint = combine(det_probs, read, self.info.weight)
+        doubt = np.flatnonzero(joint.max(1) < self.info.recheck)
+        if doubt.size == 0 or self.info.shift == 0:
+            return read, joint
+        read = average_moved(read, self.moved_readings(image, np.asarray(boxes)[doubt]), doubt)
+        joint[doubt] = combine(det_probs[doubt], read[doubt], self.info.weight)
+        return read, joint
+
+    def moved_readings(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """(N,32): per box, the sum of the readings of its crop moved ``shift`` of its size each way."""
+        box = np.asarray(boxes, np.float64).reshape(-1, 4)
+        step = (box[:, 2:] - box[:, :2]) * self.info.shift
+        moved = np.concatenate([box + np.tile(step * d, 2) for d in np.array(SHIFTS, np.float64)])
+        return self.classify(image, moved).reshape(len(SHIFTS), len(box), -1).sum(0)
+
     def refine(self, image: np.ndarray, det: Detections) -> Detections:
         """The detections with ``cls``/``probs`` from the combined reading; boxes and ``conf`` unchanged.
 
@@ -191,8 +231,7 @@ class TileClassifier:
         todo = np.flatnonzero(det.conf >= self.info.min_conf)
         if todo.size == 0:
             return det
-        read = self.classify(image, det.xyxy[todo])
-        joint = combine(det.probs[todo], read, self.info.weight)
+        read, joint = self.reread_doubtful(image, det.xyxy[todo], det.probs[todo], self.classify(image, det.xyxy[todo]))
         cls, probs, foreign = det.cls.copy(), det.probs.copy(), np.zeros(len(det), np.float32)
         cls[todo] = joint.argmax(1)
         probs[todo] = (joint * (det.conf[todo] / joint.max(1))[:, None]).astype(np.float32)

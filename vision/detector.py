@@ -155,9 +155,11 @@ class _OnnxBackend:
         return self.session.run(None, {self.name: blob})[0][0]
 
 
-def _load_classifier(classifier: str | Path | None, threads: int | None) -> TileClassifier | None:
+def _load_classifier(classifier: str | Path | TileClassifier | None, threads: int | None) -> TileClassifier | None:
     from xingzi.vision.classifier import DEFAULT_CLASSIFIER, TileClassifier
 
+    if isinstance(classifier, TileClassifier):  # built by the caller with settings of its own
+        return classifier
     if classifier is None or str(classifier) == "none":
         return None
     if str(classifier) == "auto":
@@ -215,7 +217,8 @@ class Detector:
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
-                 iou: float = 0.5, threads: int | None = None, classifier: str | Path | None = "auto",
+                 iou: float = 0.5, threads: int | None = None,
+                 classifier: str | Path | TileClassifier | None = "auto",
                  stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF,
                  sharpen: bool = True, second: str | Path | None = "auto") -> None:
         path = Path(weights) if weights is not None else default_weights()

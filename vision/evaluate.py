@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +22,9 @@ from xingzi.engine.tiles import CLASS_NAMES, Tile
 from xingzi.vision import eval_report
 from xingzi.vision.metrics import IGNORE, ImageBoxes, Scores, score
 from xingzi.vision.perturb import Perturbation
+
+if TYPE_CHECKING:
+    from xingzi.vision.classifier import TileClassifier
 
 NC = len(CLASS_NAMES)
 # Classes of other label sets that are real tiles but not Xingzi tiles: ignored regions.
@@ -172,7 +176,7 @@ def preds_from_dir(ds: Dataset, sizes, pred_dir: Path, table: np.ndarray) -> lis
 
 def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf: float, iou: float,
                      pipeline_check: Callable | None = None,
-                     classifier: str | Path | None = "auto", stretched: bool = True,
+                     classifier: str | Path | TileClassifier | None = "auto", stretched: bool = True,
                      negative: bool = True, perturb: Perturbation | None = None,
                      sharpen: bool = True, second: str | Path | None = "auto") -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings

@@ -172,6 +172,81 @@ def test_refine_changes_classes_only_and_keeps_the_detector_scale(random_classif
         clf.refine(_photo(), Detections(xyxy, det.cls, det.conf))
 
 
+def _with_settings(onnx: Path, folder: Path, **changes) -> Path:
+    """A copy of an exported classifier with some JSON settings changed."""
+    import shutil
+
+    copy = folder / f"c{len(list(folder.glob('*.onnx')))}.onnx"
+    shutil.copy(onnx, copy)
+    copy.with_suffix(".json").write_text(json.dumps({**json.loads(onnx.with_suffix(".json").read_text()), **changes}))
+    return copy
+
+
+def test_doubtful_boxes_are_read_again_from_crops_moved_four_ways(random_classifier, tmp_path):
+    xyxy = np.array([(100, 20, 120, 50), (50, 30, 70, 60)], np.float32)
+    probs = np.full((2, NC), 0.01, np.float32)
+    probs[0, 3] = 0.99  # the detector is sure of the first box; the second (on the tile) it cannot tell at all
+    det = Detections(xyxy, np.array([3, 0]), np.array([0.99, 0.5], np.float32), probs)
+    plain = TileClassifier(_with_settings(random_classifier, tmp_path, min_conf=0.0))
+    once = plain.classify(_photo(), xyxy)
+    joint = combine(probs, once, plain.info.weight)
+    gate = float(joint.max(1).mean())  # between the two boxes' certainty
+    assert joint[1].max() < gate <= joint[0].max()
+    moved = np.array([[x1 + dx * (x2 - x1), y1 + dy * (y2 - y1), x2 + dx * (x2 - x1), y2 + dy * (y2 - y1)]
+                      for x1, y1, x2, y2 in xyxy[1:] for dx, dy in ((0.3, 0), (-0.3, 0), (0, 0.3), (0, -0.3))])
+    averaged = (once[1] + plain.classify(_photo(), moved).sum(0)) / 5
+    clf = TileClassifier(_with_settings(random_classifier, tmp_path, min_conf=0.0, recheck=gate, shift=0.3))
+    read, again = clf.reread_doubtful(_photo(), xyxy, probs, once)
+    np.testing.assert_allclose(read[0], once[0])  # the sure box is left as it was read
+    np.testing.assert_allclose(read[1], averaged, rtol=1e-5)
+    np.testing.assert_allclose(again, combine(probs, read, clf.info.weight), rtol=1e-5)
+    assert not np.allclose(read[1], once[1], rtol=1e-4, atol=0)  # the moved crops did change the reading
+    out = clf.refine(_photo(), det)  # refine uses the re-read
+    assert out.cls.tolist() == again.argmax(1).tolist()
+    assert out.foreign is not None and out.foreign[1] == pytest.approx(averaged[OTHER_CLASS], rel=1e-5)
+    # recheck 0 (the default when the JSON does not name it) reads every box once
+    np.testing.assert_array_equal(plain.refine(_photo(), det).cls, joint.argmax(1))
+
+
+@pytest.mark.parametrize(("changes", "match"), [
+    pytest.param({"recheck": 1.5}, "recheck must be in", id="recheck-above-1"),
+    pytest.param({"shift": 0.5}, "shift in", id="shift-half-a-box"),
+    pytest.param({"shift": -0.1}, "shift in", id="negative-shift"),
+])
+def test_classifier_rejects_bad_recheck_settings(random_classifier, tmp_path, changes, match):
+    with pytest.raises(ValueError, match=match):
+        TileClassifier(_with_settings(random_classifier, tmp_path, **changes))
+
+
+@pytest.mark.parametrize("gate", [0.0, 0.5, 1.0])
+def test_the_tuner_reads_doubtful_boxes_again_as_the_classifier_does(random_classifier, tmp_path, gate):
+    from xingzi.models.tilecls_tune import combined_reading
+
+    xyxy = np.array([(100, 20, 120, 50), (50, 30, 70, 60), (10, 10, 40, 30)], np.float32)
+    probs = np.random.default_rng(4).dirichlet(np.full(NC, 0.3), 3).astype(np.float32)
+    clf = TileClassifier(_with_settings(random_classifier, tmp_path, recheck=gate, shift=0.3))
+    read = clf.classify(_photo(), xyxy)
+    want = clf.reread_doubtful(_photo(), xyxy, probs, read)[1]
+    got = combined_reading(probs, read, clf.moved_readings(_photo(), xyxy), clf.info.weight, gate)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    plain = combine(probs, read, clf.info.weight)
+    # gate 0: nothing is read again; gate 1: every box is (a random network's readings move only a little)
+    assert np.array_equal(got, plain) == (gate == 0.0)
+
+
+def test_recheck_can_be_switched_off_without_editing_the_json(random_classifier, tmp_path):
+    from xingzi.commands.evaluate import without_recheck
+    from xingzi.vision.detector import DEFAULT_ONNX, Detector
+
+    path = _with_settings(random_classifier, tmp_path, recheck=0.9)
+    assert TileClassifier(path).info.recheck == 0.9
+    off = without_recheck(str(path))
+    assert (off.info.recheck, off.path) == (0.0, path)
+    assert Detector(DEFAULT_ONNX, classifier=off).classifier is off  # a built classifier is used as it is
+    with pytest.raises(FileNotFoundError, match="classifier not found"):
+        without_recheck(str(tmp_path / "missing.onnx"))
+
+
 def test_partner_networks_named_in_the_json_are_averaged_in(random_classifier, tmp_path):
     import shutil
 

@@ -14,6 +14,7 @@ SECOND_READINGS = (
                  "dark tiles with light faces)"),
     ("sharpen", "never read a sharpened copy of a photo (done when the tiles found are read with some doubt: "
                 "blurred photos)"),
+    ("recheck", "never read a doubtful tile again from crops shifted four ways (the classifier's 'recheck')"),
 )
 
 
@@ -62,6 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--markdown", action="store_true", help="also print the rows as a Markdown table")
 
 
+def without_recheck(classifier: str):
+    """The classifier ``--classifier`` names ('auto' or a path), built with its shifted re-reading off."""
+    from xingzi.vision.classifier import DEFAULT_CLASSIFIER, TileClassifier
+
+    return TileClassifier(DEFAULT_CLASSIFIER if classifier == "auto" else Path(classifier), recheck=0.0)
+
+
 def run(args: argparse.Namespace) -> int:
     from xingzi.vision import evaluate as ev
     from xingzi.vision.eval_report import TILE_PX, format_by, format_misses, write_miss_pictures, write_preds
@@ -103,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
         models = [default_weights()]
     results = []
     for weights, classifier in itertools.product(models, args.classifier or ["auto"]):
+        if not args.recheck and classifier != "none":
+            classifier = without_recheck(classifier)
         preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou, classifier=classifier,
                                            stretched=args.stretched, negative=args.negative, perturb=perturb,
                                            sharpen=args.sharpen, second=args.second)
@@ -110,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         row += "" if args.stretched else "-unstretched"
         row += "" if args.negative else "-nonegative"
         row += "" if args.sharpen else "-nosharpen"
+        row += "" if args.recheck else "-norecheck"
         row += f"+{Path(extra['second']).stem}" if "second" in extra else ""
         row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
