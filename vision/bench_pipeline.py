@@ -50,6 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-foreign", dest="keep_foreign", action="store_true",
                    help="group as if the classifier had not seen winds/flowers (tiles of no Xingzi face)")
     p.add_argument("--json-out", metavar="FILE", help="also write the numbers as JSON")
+    p.add_argument("--errata", default="none", metavar="FILE",
+                   help="real photos: count against corrected labels ('auto': datasets/errata/<folder>.toml)")
 
 
 def truth_detections(meta: dict) -> Detections:
@@ -233,7 +235,7 @@ def _report_real(data: Path, args: argparse.Namespace, keep_foreign: bool) -> in
     if args.boxes == "truth":
         raise ValueError("--boxes truth needs a `xingzi synth` folder: real photos are measured with the model")
     numbers, misses = bench_real.run_real(data, make_detector(args.model, args.conf), keep_foreign, args.limit,
-                                          args.show_misses)
+                                          args.show_misses, getattr(args, "errata", "none"))
     return _report(f"pipeline bench on real photos {data} (a hand's worth of labelled tiles: {bench_real.HAND_TILES[0]}-"
                    f"{bench_real.HAND_TILES[1]}){' keeping foreign tiles' if keep_foreign else ''}",
                    numbers, misses, args.json_out)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xingzi.datasets.errata import check_covers, errata_path, load_errata
 from xingzi.engine.tiles import CLASS_NAMES
 
 from .detections import Detections
@@ -40,10 +41,15 @@ def is_real_set(data: Path) -> bool:
 
 
 def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, limit: int = 0,
-             show_misses: int = 0) -> tuple[dict, list[str]]:
-    """Numbers (name → value) and up to ``show_misses`` lines on photos read wrong."""
+             show_misses: int = 0, errata: str = "none") -> tuple[dict, list[str]]:
+    """Numbers (name → value) and up to ``show_misses`` lines on photos read wrong; ``errata``: 'none', 'auto'
+    or an errata file (:mod:`xingzi.datasets.errata`) whose corrected labels the hands are counted against."""
     ds = load_dataset(data)
-    truths, sizes = truths_for(ds, name_table(ds.names))
+    path = errata_path(errata, data)
+    fixes = load_errata(path) if path else None
+    if fixes:
+        check_covers(fixes, ds.images)
+    truths, sizes = truths_for(ds, name_table(ds.names), fixes)
     t: Counter = Counter()
     latencies: list[float] = []
     misses: list[str] = []

@@ -12,11 +12,13 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from xingzi.datasets.errata import Errata, row_fixer
 from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
 from xingzi.engine.tiles import CLASS_NAMES, Tile
 from xingzi.vision import eval_report
@@ -112,20 +114,6 @@ def load_dataset(data: Path, split: str = "val") -> Dataset:
     return Dataset(images, _names_from(cfg["names"]), base)
 
 
-def without_images(ds: Dataset, patterns: Sequence[str]) -> Dataset:
-    """``ds`` less the images whose file name matches a glob (e.g. photos with known label errors).
-
-    A pattern that matches nothing is an error: a typo must not pass as a clean measurement.
-    """
-    from fnmatch import fnmatch
-
-    for pattern in patterns:
-        if not any(fnmatch(img.name, pattern) for img in ds.images):
-            raise ValueError(f"--exclude {pattern!r} matches no image of {ds.root}")
-    kept = [img for img in ds.images if not any(fnmatch(img.name, p) for p in patterns)]
-    return Dataset(kept, ds.names, ds.root)
-
-
 def image_size(path: Path) -> tuple[int, int]:
     from PIL import Image
 
@@ -133,9 +121,10 @@ def image_size(path: Path) -> tuple[int, int]:
         return im.width, im.height
 
 
-def read_boxes(txt: Path, table: np.ndarray, size: tuple[int, int], with_conf: bool) -> ImageBoxes:
-    """YOLO txt (``cls cx cy w h [conf]``) → boxes in pixels with our class ids."""
-    rows = _read_rows(txt, with_conf)
+def read_boxes(txt: Path, table: np.ndarray, size: tuple[int, int], with_conf: bool,
+               fix: Callable[[np.ndarray], np.ndarray] | None = None) -> ImageBoxes:
+    """YOLO txt (``cls cx cy w h [conf]``) → boxes in pixels with our class ids (``fix``: label errata)."""
+    rows = _read_rows(txt, with_conf) if fix is None else fix(_read_rows(txt, with_conf))
     cls_raw = rows[:, 0].astype(np.int64)
     if len(cls_raw) and (cls_raw.min() < 0 or cls_raw.max() >= len(table)):
         raise ValueError(f"{txt}: class ids must be 0..{len(table) - 1}, got {sorted(set(cls_raw.tolist()))}")
@@ -157,9 +146,13 @@ def _read_rows(txt: Path, with_conf: bool) -> np.ndarray:
     return np.array(rows, np.float64).reshape(-1, 6)
 
 
-def truths_for(ds: Dataset, table: np.ndarray) -> tuple[list[ImageBoxes], list[tuple[int, int]]]:
+def truths_for(ds: Dataset, table: np.ndarray, errata: Errata | None = None,
+               ) -> tuple[list[ImageBoxes], list[tuple[int, int]]]:
+    """True boxes and photo sizes; ``errata``: label corrections (:mod:`xingzi.datasets.errata`) applied."""
     sizes = [image_size(p) for p in ds.images]
-    return [read_boxes(label_path_for(p), table, s, False) for p, s in zip(ds.images, sizes, strict=True)], sizes
+    fixed = row_fixer(errata, ds.names)
+    return [read_boxes(label_path_for(p), table, s, False, partial(fixed, p.name))
+            for p, s in zip(ds.images, sizes, strict=True)], sizes
 
 
 def perturbed_truths(truths: list[ImageBoxes], sizes: Sequence[tuple[int, int]],

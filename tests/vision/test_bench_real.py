@@ -78,6 +78,19 @@ def test_the_hands_tiles_are_measured_against_the_labelled_faces(real_set, forei
     assert numbers["miss_tiles_misread"] == numbers["miss_tiles_extra_counted"] == 0
 
 
+def test_real_hands_are_counted_against_corrected_labels_when_asked(real_set, tmp_path):
+    was = [NAMES[int(line.split()[0])] for line in (real_set / "labels" / "hand.txt").read_text().splitlines()]
+    now = ["9m", *was[1:]]  # an erratum saying the first tile is a 9m: the same reading is now wrong
+    fixes = tmp_path / "fixes.toml"
+    fixes.write_text(f'[[photo]]\nimage = "hand.jpg"\nwas = "{" ".join(was)}"\nnow = "{" ".join(now)}"\nwhy = "t"\n')
+    plain, _ = run_real(real_set, Fixed(hand_with_wind(0.9)))
+    fixed, misses = run_real(real_set, Fixed(hand_with_wind(0.9)), show_misses=5, errata=str(fixes))
+    assert (plain["hand_tiles_exact_pct"], fixed["hand_tiles_exact_pct"]) == (100.0, 0.0)
+    assert fixed["miss_tiles_misread"] == 1 and len(misses) == 1
+    with pytest.raises(ValueError, match="no .* in datasets/errata"):
+        run_real(real_set, Fixed(hand_with_wind(0.9)), errata="auto")
+
+
 def test_the_bench_command_tells_real_sets_from_synthetic_ones(real_set, tmp_path, capsys, monkeypatch):
     assert is_real_set(real_set) and not is_real_set(tmp_path / "nothing")
     monkeypatch.setattr(bench_pipeline, "make_detector", lambda model, conf: Fixed(hand_with_wind(0.9)))

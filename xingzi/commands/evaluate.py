@@ -46,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "jpeg30 or dim; the row name ends in ~NAME")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave out images whose file name matches (repeatable; e.g. known label errors)")
+    parser.add_argument("--errata", default="none", metavar="FILE",
+                        help="score against corrected labels: a TOML of label fixes, or 'auto' for "
+                             "datasets/errata/<dataset folder>.toml (default 'none': the labels as shipped)")
     parser.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
     parser.add_argument("--show-misses", type=int, default=None, metavar="N",
                         help="print, per row, how the images not read exactly went wrong and the first N of them "
@@ -70,14 +73,29 @@ def without_recheck(classifier: str):
     return TileClassifier(DEFAULT_CLASSIFIER if classifier == "auto" else Path(classifier), recheck=0.0)
 
 
+def read_errata(spec: str, data: Path, images):
+    """The label errata ``--errata`` names, checked against the dataset's photos (None for 'none')."""
+    from xingzi.datasets.errata import check_covers, errata_path, load_errata
+
+    path = errata_path(spec, Path(data))
+    if path is None:
+        return None
+    errata = load_errata(path)
+    check_covers(errata, images)
+    print(errata.summary())
+    return errata
+
+
 def run(args: argparse.Namespace) -> int:
+    from xingzi.datasets.errata import without_images
     from xingzi.vision import evaluate as ev
     from xingzi.vision.eval_report import TILE_PX, format_by, format_misses, write_miss_pictures, write_preds
 
     ds = ev.load_dataset(args.data, args.split)
+    errata = read_errata(args.errata, args.data, ds.images)
     if args.exclude:
         n = len(ds.images)
-        ds = ev.without_images(ds, args.exclude)
+        ds = without_images(ds, args.exclude)
         print(f"left out {n - len(ds.images)} of {n} images matching {', '.join(args.exclude)}")
     if not ds.images:
         raise ValueError(f"no images found for {args.data} ({args.split})")
@@ -87,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                          "have them)")
     per_image = (ds.images, args.by, ds.root / "meta")
     overrides = ev.parse_name_map(args.name_map)
-    truths, sizes = ev.truths_for(ds, ev.name_table(ds.names, overrides))
+    truths, sizes = ev.truths_for(ds, ev.name_table(ds.names, overrides), errata)
     perturb = None
     if args.perturb:
         from xingzi.vision.perturb import get

@@ -1,0 +1,157 @@
+"""Label errata: corrections to a dataset we may read but not commit (``datasets/errata/<folder>.toml``).
+
+A photo's fix names every label line twice: ``was``, the class each line has in the file as shipped (a
+fingerprint: if the file no longer reads so, the fix is refused rather than applied to other boxes), and
+``now``, what each line should be (``-`` drops it: a tile labelled twice). Classes are the dataset's own
+names (``classes.txt`` / ``data.yaml``), so ``other`` stays ``other`` in sets that have it.
+
+``xingzi eval --errata auto`` scores against the corrected labels; ``xingzi bench pipeline --errata auto``
+counts a real hand's tiles against them. Excluding photos instead (``without_images``) keeps for the record
+what ``--exclude`` did before errata existed.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from xingzi.vision.evaluate import Dataset
+
+ERRATA_DIR = Path(__file__).resolve().parent / "errata"
+DROP = "-"
+
+
+@dataclass(frozen=True)
+class PhotoFix:
+    image: str  # file name of the photo
+    was: tuple[str, ...]  # class of each label line as shipped, in file order
+    now: tuple[str, ...]  # what each line should be; DROP removes it
+    why: str
+
+    @property
+    def changed(self) -> int:
+        return sum(a != b and b != DROP for a, b in zip(self.was, self.now, strict=True))
+
+    @property
+    def dropped(self) -> int:
+        return self.now.count(DROP)
+
+
+@dataclass(frozen=True)
+class Errata:
+    path: Path
+    photos: tuple[PhotoFix, ...]
+
+    def fix_for(self, image_name: str) -> PhotoFix | None:
+        return next((f for f in self.photos if f.image == image_name), None)
+
+    def summary(self) -> str:
+        changed = sum(f.changed for f in self.photos)
+        dropped = sum(f.dropped for f in self.photos)
+        return (f"labels corrected by {self.path.name}: {len(self.photos)} photos, {changed} boxes relabelled, "
+                f"{dropped} dropped")
+
+
+def _classes(text: object, where: str) -> tuple[str, ...]:
+    if not isinstance(text, str) or not text.split():
+        raise ValueError(f"{where}: expected a string of class names separated by spaces, got {text!r}")
+    return tuple(text.split())
+
+
+def load_errata(path: str | Path) -> Errata:
+    """Read and check an errata file; ValueError says which photo and what is wrong."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"errata file not found: {p}")
+    try:
+        data = tomllib.loads(p.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{p}: not valid TOML ({e})") from e
+    entries = data.get("photo")
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"{p}: expected [[photo]] tables with image, was, now and why")
+    photos, seen = [], set()
+    for k, entry in enumerate(entries, 1):
+        where = f"{p.name}, photo {k}"
+        if not isinstance(entry, dict) or set(entry) != {"image", "was", "now", "why"}:
+            raise ValueError(f"{where}: expected the keys image, was, now, why; got {sorted(entry)}")
+        image = str(entry["image"])
+        was, now = _classes(entry["was"], f"{where} 'was'"), _classes(entry["now"], f"{where} 'now'")
+        if len(was) != len(now):
+            raise ValueError(f"{where} ({image}): 'was' has {len(was)} label lines, 'now' {len(now)}: one class per line")
+        if DROP in was:
+            raise ValueError(f"{where} ({image}): 'was' lists the file as shipped; '{DROP}' only belongs in 'now'")
+        if image in seen:
+            raise ValueError(f"{where}: {image} is fixed twice")
+        seen.add(image)
+        photos.append(PhotoFix(image, was, now, str(entry["why"])))
+    return Errata(p, tuple(photos))
+
+
+def errata_path(spec: str, data: Path) -> Path | None:
+    """``--errata`` → file: 'none' → None; 'auto' → datasets/errata/<dataset folder>.toml (must exist)."""
+    if spec == "none":
+        return None
+    if spec != "auto":
+        return Path(spec)
+    folder = data if data.is_dir() else data.parent
+    path = ERRATA_DIR / f"{folder.name}.toml"
+    if not path.is_file():
+        known = sorted(q.stem for q in ERRATA_DIR.glob("*.toml"))
+        raise ValueError(f"--errata auto: no {path.name} in datasets/errata for {folder} (there are: {known})")
+    return path
+
+
+def check_covers(errata: Errata, images: Sequence[Path]) -> None:
+    """Every fixed photo must be in the dataset: a fix for a photo not read would pass silently."""
+    names = {p.name for p in images}
+    missing = [f.image for f in errata.photos if f.image not in names]
+    if missing:
+        raise ValueError(f"{errata.path.name} fixes {len(missing)} photos not in this dataset, e.g. {missing[0]}")
+
+
+def fix_rows(rows: np.ndarray, fix: PhotoFix, names: Sequence[str]) -> np.ndarray:
+    """Label rows ``cls cx cy w h`` (the dataset's class ids) as corrected by ``fix``."""
+    rows = np.asarray(rows, np.float64).reshape(-1, 5)
+    ids = {n: i for i, n in enumerate(names)}
+    shipped = tuple(names[int(c)] if 0 <= int(c) < len(names) else str(int(c)) for c in rows[:, 0])
+    if shipped != fix.was:
+        raise ValueError(f"{fix.image}: the labels read {' '.join(shipped) or '(none)'}, but the erratum was written "
+                         f"for {' '.join(fix.was)}: the label file changed; check the photo again")
+    unknown = sorted({n for n in fix.now if n != DROP and n not in ids})
+    if unknown:
+        raise ValueError(f"{fix.image}: classes {unknown} are not among the dataset's names {list(names)}")
+    keep = np.array([n != DROP for n in fix.now], bool)
+    out = rows[keep].copy()
+    out[:, 0] = [ids[n] for n in fix.now if n != DROP]
+    return out
+
+
+def row_fixer(errata: Errata | None, names: Sequence[str]) -> Callable[[str, np.ndarray], np.ndarray]:
+    """(image name, rows) → rows with that photo's fix applied (unchanged for photos with none)."""
+    def fixed(image_name: str, rows: np.ndarray) -> np.ndarray:
+        fix = errata.fix_for(image_name) if errata else None
+        return rows if fix is None else fix_rows(rows, fix, names)
+
+    return fixed
+
+
+def without_images(ds: Dataset, patterns: Sequence[str]) -> Dataset:
+    """``ds`` less the images whose file name matches a glob (e.g. photos with known label errors).
+
+    A pattern that matches nothing is an error: a typo must not pass as a clean measurement.
+    """
+    from xingzi.vision.evaluate import Dataset
+
+    for pattern in patterns:
+        if not any(fnmatch(img.name, pattern) for img in ds.images):
+            raise ValueError(f"--exclude {pattern!r} matches no image of {ds.root}")
+    kept = [img for img in ds.images if not any(fnmatch(img.name, p) for p in patterns)]
+    return Dataset(kept, ds.names, ds.root)

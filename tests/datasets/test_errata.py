@@ -1,0 +1,125 @@
+"""Label errata: corrections to a dataset's labels, checked against the file they were written for."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from xingzi.cli import main
+from xingzi.datasets.errata import ERRATA_DIR, errata_path, fix_rows, load_errata
+from xingzi.vision.evaluate import load_dataset, name_table, truths_for
+
+NAMES = ["1m", "2m", "1p", "other"]
+LABELS = {  # stem -> rows: class id, cx cy w h
+    "a": [(2, 0.1, 0.5, 0.1, 0.4), (2, 0.3, 0.5, 0.1, 0.4), (2, 0.5, 0.5, 0.1, 0.4)],
+    "b": [(0, 0.2, 0.5, 0.1, 0.4), (0, 0.2, 0.5, 0.1, 0.4)],  # one tile labelled twice
+}
+FIXES = '''
+[[photo]]
+image = "a.png"
+was = "1p 1p 1p"
+now = "2m 1p other"
+why = "every tile labelled 1p"
+
+[[photo]]
+image = "b.png"
+was = "1m 1m"
+now = "1m -"
+why = "the same tile twice"
+'''
+
+
+def _rows(rows) -> str:
+    return "".join(" ".join(f"{v:g}" for v in r) + "\n" for r in rows)
+
+
+@pytest.fixture
+def dataset(tmp_path):
+    root = tmp_path / "ds"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "classes.txt").write_text("\n".join(NAMES) + "\n")
+    for stem, rows in LABELS.items():
+        Image.new("RGB", (200, 100), (90, 120, 90)).save(root / "images" / f"{stem}.png")
+        (root / "labels" / f"{stem}.txt").write_text(_rows(rows))
+    (tmp_path / "fixes.toml").write_text(FIXES)
+    return root
+
+
+def test_fixes_relabel_and_drop_boxes_by_the_datasets_own_names(dataset, tmp_path):
+    errata = load_errata(tmp_path / "fixes.toml")
+    assert errata.summary().endswith("2 photos, 2 boxes relabelled, 1 dropped")
+    a = fix_rows(np.array(LABELS["a"]), errata.photos[0], NAMES)
+    assert a[:, 0].tolist() == [1, 2, 3]
+    np.testing.assert_array_equal(a[:, 1:], np.array(LABELS["a"])[:, 1:])  # boxes untouched
+    assert fix_rows(np.array(LABELS["b"]), errata.photos[1], NAMES).tolist() == [list(LABELS["b"][0])]
+    plain, _ = truths_for(load_dataset(dataset), name_table(NAMES))
+    fixed, _ = truths_for(load_dataset(dataset), name_table(NAMES), errata)
+    assert [len(t) for t in plain] == [3, 2]
+    assert [len(t) for t in fixed] == [3, 1]
+    assert fixed[0].cls[2] < 0 and fixed[0].cls[:2].tolist() == [1, 9]  # `other` is ignored, 1p is ours 9
+
+
+def test_a_fix_is_refused_when_the_labels_are_not_what_it_was_written_for(tmp_path, dataset):
+    fix = load_errata(tmp_path / "fixes.toml").photos[0]
+    changed = np.array(LABELS["a"])
+    changed[1, 0] = 0  # someone relabelled a line since
+    with pytest.raises(ValueError, match="read 1p 1m 1p, but the erratum was written for 1p 1p 1p"):
+        fix_rows(changed, fix, NAMES)
+    with pytest.raises(ValueError, match="are not among the dataset's names"):
+        fix_rows(np.array(LABELS["a"]), fix, ["1m", "zhong", "1p", "other"])
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    pytest.param("", "expected \\[\\[photo\\]\\] tables", id="empty"),
+    pytest.param("[[photo]\n", "not valid TOML", id="not-toml"),
+    pytest.param('[[photo]]\nimage = "a.png"\nwas = "1p"\nnow = "2m"\n', "expected the keys", id="no-why"),
+    pytest.param('[[photo]]\nimage = "a.png"\nwas = "1p 1p"\nnow = "2m"\nwhy = ""\n', "one class per line",
+                 id="lengths-differ"),
+    pytest.param('[[photo]]\nimage = "a.png"\nwas = "1p -"\nnow = "2m -"\nwhy = ""\n', "only belongs in 'now'",
+                 id="drop-in-was"),
+    pytest.param('[[photo]]\nimage = "a.png"\nwas = ""\nnow = ""\nwhy = ""\n', "class names separated",
+                 id="no-classes"),
+    pytest.param(FIXES + FIXES, "fixed twice", id="twice"),
+])
+def test_bad_errata_files_say_what_is_wrong(tmp_path, text, match):
+    (tmp_path / "bad.toml").write_text(text)
+    with pytest.raises(ValueError, match=match):
+        load_errata(tmp_path / "bad.toml")
+
+
+def test_eval_scores_against_the_corrected_labels_only_when_asked(dataset, tmp_path, capsys):
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    (preds / "a.txt").write_text(_rows([(1, 0.1, 0.5, 0.1, 0.4, 0.9), (2, 0.3, 0.5, 0.1, 0.4, 0.9)]))
+    (preds / "b.txt").write_text(_rows([(0, 0.2, 0.5, 0.1, 0.4, 0.9)]))
+    summaries = {}
+    for errata in ("none", str(tmp_path / "fixes.toml")):
+        out = tmp_path / f"out_{len(summaries)}"
+        assert main(["eval", "--data", str(dataset), "--preds", str(preds), "--out", str(out),
+                     "--errata", errata]) == 0
+        summaries[errata] = json.loads((out / "preds.json").read_text())["summary"]
+    assert "2 photos, 2 boxes relabelled, 1 dropped" in capsys.readouterr().out
+    assert summaries["none"]["image_exact"] == 0.0  # the shipped labels: 2m "misread", b's twin "missed"
+    assert summaries[str(tmp_path / "fixes.toml")]["image_exact"] == 1.0
+    assert summaries[str(tmp_path / "fixes.toml")]["tiles"] == 3
+
+
+def test_errata_for_photos_not_in_the_dataset_or_an_unknown_set_are_errors(dataset, tmp_path, capsys):
+    (tmp_path / "other.toml").write_text(FIXES.replace("b.png", "zz.png"))
+    code = main(["eval", "--data", str(dataset), "--preds", str(tmp_path), "--errata", str(tmp_path / "other.toml")])
+    assert code != 0 and "fixes 1 photos not in this dataset, e.g. zz.png" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="no ds.toml in datasets/errata"):
+        errata_path("auto", dataset)
+    assert errata_path("none", dataset) is None
+
+
+def test_the_shipped_errata_files_are_well_formed():
+    files = sorted(ERRATA_DIR.glob("*.toml"))
+    assert [f.stem for f in files] == ["real_cn_val"]
+    errata = load_errata(files[0])
+    assert all(f.image.startswith("valid__") and f.why for f in errata.photos)
+    assert len(errata.photos) >= 7
