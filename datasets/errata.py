@@ -6,7 +6,8 @@ fingerprint: if the file no longer reads so, the fix is refused rather than appl
 names (``classes.txt`` / ``data.yaml``), so ``other`` stays ``other`` in sets that have it.
 
 ``xingzi eval --errata auto`` scores against the corrected labels; ``xingzi bench pipeline --errata auto``
-counts a real hand's tiles against them. Excluding photos instead (``without_images``) keeps for the record
+counts a real hand's tiles against them; training (the CPU view, the GPU pack, the classifier's crops) always
+reads them. Excluding photos instead (``without_images``) keeps for the record
 what ``--exclude`` did before errata existed.
 """
 
@@ -141,6 +142,22 @@ def row_fixer(errata: Errata | None, names: Sequence[str]) -> Callable[[str, np.
         return rows if fix is None else fix_rows(rows, fix, names)
 
     return fixed
+
+
+def shipped_fixer(folder: Path) -> Callable[[str, np.ndarray], np.ndarray]:
+    """For training on a dataset folder: the fixes shipped for it (datasets/errata/<folder name>.toml) as a row
+    fixer, or one that changes nothing. Training always reads the corrected labels."""
+    path = ERRATA_DIR / f"{Path(folder).name}.toml"
+    errata = load_errata(path) if path.is_file() else None
+    here = {p.name for p in (Path(folder) / "images").glob("*")}
+    if errata is None or not any(f.image in here for f in errata.photos):  # another set of the same name
+        return row_fixer(None, ())
+    from xingzi.datasets.check import read_class_names
+
+    names = read_class_names(folder)
+    if names is None:
+        raise ValueError(f"{folder}: errata {path.name} need the dataset's class names (classes.txt or data.yaml)")
+    return row_fixer(errata, names)
 
 
 def without_images(ds: Dataset, patterns: Sequence[str]) -> Dataset:

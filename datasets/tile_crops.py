@@ -18,13 +18,14 @@ from __future__ import annotations
 import argparse
 import json
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from xingzi.datasets.errata import shipped_fixer
 from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
 from xingzi.vision.classifier import CLS_NAMES, CONTEXT, CROP_SIZE, OTHER_CLASS, check_crop_size, crop_tiles
 
@@ -84,9 +85,12 @@ def photo_group(path: Path) -> str:
 
 
 def crops_of(image_path: Path, table: np.ndarray, copies: int, rng: np.random.Generator, jit: Jitter,
-             size: int = CROP_SIZE, context: float = CONTEXT) -> Iterator[tuple[np.ndarray, int]]:
-    """(crop, class) pairs of one labelled photo; the first copy of each box is cut without jitter."""
+             size: int = CROP_SIZE, context: float = CONTEXT,
+             fix: Callable[[str, np.ndarray], np.ndarray] | None = None) -> Iterator[tuple[np.ndarray, int]]:
+    """(crop, class) pairs of one labelled photo; the first copy of each box is cut without jitter.
+    ``fix``: label errata for the photo's dataset (:func:`xingzi.datasets.errata.shipped_fixer`)."""
     rows = read_labels(label_path_for(image_path))
+    rows = fix(image_path.name, rows) if fix else rows
     if not len(rows):
         return
     image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
@@ -136,12 +140,12 @@ def build(cfg: CropConfig, jit: Jitter = Jitter()) -> dict:
         pick = np.sort(rng.permutation(len(images))[: cfg.synth_images])
         sources.append((synth, [images[i] for i in pick], cfg.synth_copies, False))
     for root, images, copies, split_dev in sources:
-        table = class_table(names_of(root))
+        table, fix = class_table(names_of(root)), shipped_fixer(root)
         for p in images:
             # a stable hash of the photo's name, so the split does not depend on the seed
             dev = split_dev and (zlib.crc32(photo_group(p).encode()) % 1000) < cfg.dev_share * 1000
             xs, ys = parts["dev" if dev else "train"]
-            for crop, c in crops_of(p, table, 1 if dev else copies, rng, jit, cfg.size, cfg.context):
+            for crop, c in crops_of(p, table, 1 if dev else copies, rng, jit, cfg.size, cfg.context, fix):
                 xs.append(crop)
                 ys.append(c)
     out = Path(cfg.out)

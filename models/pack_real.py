@@ -15,6 +15,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from xingzi.datasets.errata import shipped_fixer
 from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels
 from xingzi.models.train import SHARED_DATA, remap_real_labels
 
@@ -28,12 +29,13 @@ def pack_split(src: Path, dst: Path, quality: int, every: int = 1) -> int:
         raise FileNotFoundError(f"no images under {src / 'images'}")
     (dst / "images").mkdir(parents=True, exist_ok=True)
     (dst / "labels").mkdir(parents=True, exist_ok=True)
+    fixed = shipped_fixer(src)  # known label errors corrected (datasets/errata)
     for img in images:
         out = dst / "images" / f"{img.stem}.webp"
         if not out.is_file():
             with Image.open(img) as im:
                 im.convert("RGB").save(out, "WEBP", quality=quality, method=4)
-        rows = remap_real_labels(read_labels(src / "labels" / f"{img.stem}.txt"))
+        rows = remap_real_labels(fixed(img.name, read_labels(src / "labels" / f"{img.stem}.txt")))
         atomic_write_text(dst / "labels" / f"{img.stem}.txt", format_labels(rows))
     return len(images)
 

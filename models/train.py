@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xingzi.datasets.errata import shipped_fixer
 from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels
 from xingzi.engine.tiles import CLASS_NAMES
 
@@ -75,11 +76,12 @@ def make_view(src: Path, dst: Path) -> int:
         raise FileNotFoundError(f"no images under {src / 'images'}")
     (dst / "images").mkdir(parents=True, exist_ok=True)
     (dst / "labels").mkdir(parents=True, exist_ok=True)
+    fixed = shipped_fixer(src)  # known label errors corrected (datasets/errata)
     for img in images:
         link = dst / "images" / img.name
         if not link.is_symlink():
             link.symlink_to(img.resolve())
-        rows = remap_real_labels(read_labels(src / "labels" / f"{img.stem}.txt"))
+        rows = remap_real_labels(fixed(img.name, read_labels(src / "labels" / f"{img.stem}.txt")))
         atomic_write_text(dst / "labels" / f"{img.stem}.txt", format_labels(rows))
     return len(images)
 

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from xingzi.cli import main
-from xingzi.datasets.errata import ERRATA_DIR, errata_path, fix_rows, load_errata
+from xingzi.datasets.errata import ERRATA_DIR, errata_path, fix_rows, load_errata, shipped_fixer
 from xingzi.vision.evaluate import load_dataset, name_table, truths_for
 
 NAMES = ["1m", "2m", "1p", "other"]
@@ -17,13 +17,14 @@ LABELS = {  # stem -> rows: class id, cx cy w h
     "a": [(2, 0.1, 0.5, 0.1, 0.4), (2, 0.3, 0.5, 0.1, 0.4), (2, 0.5, 0.5, 0.1, 0.4)],
     "b": [(0, 0.2, 0.5, 0.1, 0.4), (0, 0.2, 0.5, 0.1, 0.4)],  # one tile labelled twice
 }
-FIXES = '''
+FIX_A = '''
 [[photo]]
 image = "a.png"
 was = "1p 1p 1p"
 now = "2m 1p other"
 why = "every tile labelled 1p"
-
+'''
+FIXES = FIX_A + '''
 [[photo]]
 image = "b.png"
 was = "1m 1m"
@@ -123,3 +124,41 @@ def test_the_shipped_errata_files_are_well_formed():
     errata = load_errata(files[0])
     assert all(f.image.startswith("valid__") and f.why for f in errata.photos)
     assert len(errata.photos) >= 7
+
+
+@pytest.fixture
+def real_like(tmp_path, monkeypatch):
+    """A folder named like a shipped errata file, in the real_cn class order (30 faces, then `other`)."""
+    import xingzi.datasets.errata as errata_module
+    from xingzi.datasets.tile_crops import REAL_NAMES
+
+    root = tmp_path / "rc"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "classes.txt").write_text("\n".join(REAL_NAMES) + "\n")
+    Image.new("RGB", (200, 100), (90, 120, 90)).save(root / "images" / "a.png")
+    (root / "labels" / "a.txt").write_text(_rows(LABELS["a"]).replace("2 ", "9 "))  # three 1p (id 9)
+    errata_dir = tmp_path / "errata"
+    errata_dir.mkdir()
+    (errata_dir / "rc.toml").write_text(FIX_A)
+    monkeypatch.setattr(errata_module, "ERRATA_DIR", errata_dir)
+    return root
+
+
+def test_training_reads_the_fixes_shipped_for_its_folder(real_like, tmp_path):
+    from xingzi.datasets.tile_crops import Jitter, class_table, crops_of, names_of
+    from xingzi.datasets.yolo import read_labels
+    from xingzi.models.pack_real import pack_split
+    from xingzi.models.train import make_view
+
+    make_view(real_like, tmp_path / "view")
+    pack_split(real_like, tmp_path / "pack", quality=70)
+    for out in (tmp_path / "view", tmp_path / "pack"):  # 2m and 1p kept; the wind (`other`) is background
+        assert read_labels(out / "labels" / "a.txt")[:, 0].tolist() == [1, 9]
+    fix = shipped_fixer(real_like)
+    table = class_table(names_of(real_like))
+    rng = np.random.default_rng(0)
+    crops = list(crops_of(real_like / "images" / "a.png", table, 1, rng, Jitter(), fix=fix))
+    plain = list(crops_of(real_like / "images" / "a.png", table, 1, rng, Jitter()))
+    assert [c for _, c in plain] == [9, 9, 9]
+    assert [c for _, c in crops][:2] == [1, 9] and crops[2][1] != 9  # the third is the `other` class
