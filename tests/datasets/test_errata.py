@@ -118,12 +118,26 @@ def test_errata_for_photos_not_in_the_dataset_or_an_unknown_set_are_errors(datas
     assert errata_path("none", dataset) is None
 
 
-def test_the_shipped_errata_files_are_well_formed():
+def test_the_shipped_errata_fit_the_label_files_they_were_written_for():
+    """Every fix of datasets/errata applies to ../shared/data as it is (its fingerprint matches)."""
+    from xingzi.datasets.check import read_class_names
+    from xingzi.datasets.yolo import read_labels
+    from xingzi.models.train import SHARED_DATA
+
     files = sorted(ERRATA_DIR.glob("*.toml"))
-    assert [f.stem for f in files] == ["real_cn_val"]
-    errata = load_errata(files[0])
-    assert all(f.image.startswith("valid__") and f.why for f in errata.photos)
-    assert len(errata.photos) >= 7
+    assert [f.stem for f in files] == ["real_cn_train", "real_cn_val"]
+    for path in files:
+        folder = SHARED_DATA / path.stem
+        assert folder.is_dir(), f"{folder} holds the photos {path.name} fixes (../shared/data)"
+        names = read_class_names(folder)
+        assert names is not None
+        errata = load_errata(path)
+        assert all(f.why for f in errata.photos)
+        for fix in errata.photos:
+            rows = read_labels(folder / "labels" / (fix.image.rsplit(".", 1)[0] + ".txt"))
+            fixed = fix_rows(rows, fix, names)
+            assert len(fixed) == len(rows) - fix.dropped
+            assert (folder / "images" / fix.image).is_file()
 
 
 @pytest.fixture
