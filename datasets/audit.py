@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from xingzi.datasets.check import WARNING, Issue, dataset_pairs, parse_label_text, read_class_names
+from xingzi.datasets.errata import Errata, fix_parsed
 from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.evaluate import name_table
 from xingzi.vision.grouping import FOREIGN_P
@@ -27,9 +28,10 @@ UNLABELLED_IOU = 0.3  # a sure box overlapping no label (of any class) by this m
 NO_FACE = "no Xingzi face (a wind or flower?)"
 
 
-def audit_dataset(root: str | Path, detector, sure: float = SURE) -> list[Issue]:
+def audit_dataset(root: str | Path, detector, sure: float = SURE, errata: Errata | None = None) -> list[Issue]:
     """Warnings ``disagree`` (a labelled face read surely as another) and ``unlabelled-tile`` (a tile found
-    surely where there is no label), one per box, for every labelled image under ``root``."""
+    surely where there is no label), one per box, for every labelled image under ``root`` (``errata``: the
+    labels of the photos they fix read as corrected)."""
     if not 0 < sure <= 1:
         raise ValueError(f"sure must be in (0, 1], got {sure}")
     r = Path(root)
@@ -43,6 +45,8 @@ def audit_dataset(root: str | Path, detector, sure: float = SURE) -> list[Issue]
         if image is None:
             raise ValueError(f"cannot read image {image_path}: expected a JPEG or PNG")
         rows, _ = parse_label_text(label_path.read_text(errors="replace"))
+        fix = errata.fix_for(image_path.name) if errata else None
+        rows = rows if fix is None else fix_parsed(rows, fix, names)
         rows = [(n, v) for n, v in rows if v[0] == int(v[0]) and 0 <= v[0] < len(names)]  # the rest: check_dataset
         issues += audit_image(image, rows, table, detector.predict(image), str(label_path.relative_to(r)), sure)
     return issues

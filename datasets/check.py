@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xingzi.datasets.errata import Errata, PhotoFix, fix_parsed
 from xingzi.datasets.yolo import IMAGE_SUFFIXES, image_files, label_path_for
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 
@@ -180,10 +181,12 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
 
 
-def check_label_text(text: str, path: str, names: tuple[str, ...] = CLASS_NAMES) -> tuple[list[Issue], int]:
-    """Issues in one label file's text, and the number of well-formed boxes."""
+def check_label_text(text: str, path: str, names: tuple[str, ...] = CLASS_NAMES,
+                     fix: PhotoFix | None = None) -> tuple[list[Issue], int]:
+    """Issues in one label file's text, and the number of well-formed boxes (``fix``: read it as corrected)."""
     issues: list[Issue] = []
     rows, bad = parse_label_text(text)
+    rows = rows if fix is None else fix_parsed(rows, fix, names)
     issues += [Issue(ERROR, "malformed", path, n, why) for n, why in bad]
     good: list[tuple[int, int, list[float]]] = []  # (line, class, xyxy)
     for lineno, (c, cx, cy, w, h) in rows:
@@ -216,9 +219,10 @@ def check_label_text(text: str, path: str, names: tuple[str, ...] = CLASS_NAMES)
     return issues, len(good)
 
 
-def check_dataset(root: str | Path) -> CheckReport:
+def check_dataset(root: str | Path, errata: Errata | None = None) -> CheckReport:
     """Check every label file under ``root``; images without a label file and label files without
-    an image are errors too (an empty label file is a deliberate background image)."""
+    an image are errors too (an empty label file is a deliberate background image). ``errata``: label
+    files of the photos they fix are read as corrected."""
     r = Path(root)
     pairs = dataset_pairs(r)
     names = read_class_names(r) or CLASS_NAMES
@@ -229,7 +233,8 @@ def check_dataset(root: str | Path) -> CheckReport:
             issues.append(Issue(ERROR, "unlabelled", str(image.relative_to(r)), None, "image has no label file"))
             continue
         label_files += 1
-        found, n = check_label_text(label.read_text(errors="replace"), str(label.relative_to(r)), names)
+        fix = errata.fix_for(image.name) if errata else None
+        found, n = check_label_text(label.read_text(errors="replace"), str(label.relative_to(r)), names, fix)
         issues += found
         boxes += n
     for txt in orphan_labels(r):

@@ -135,6 +135,13 @@ def fix_rows(rows: np.ndarray, fix: PhotoFix, names: Sequence[str]) -> np.ndarra
     return out
 
 
+def fix_parsed(rows: list[tuple[int, list[float]]], fix: PhotoFix, names: Sequence[str]) -> list[tuple[int, list[float]]]:
+    """Parsed label lines ``(line number, [cls cx cy w h])`` as corrected, each kept line with its own number."""
+    fixed = fix_rows(np.array([v for _, v in rows], np.float64), fix, names)
+    kept = [n for (n, _), now in zip(rows, fix.now, strict=True) if now != DROP]
+    return list(zip(kept, fixed.tolist(), strict=True))
+
+
 def row_fixer(errata: Errata | None, names: Sequence[str]) -> Callable[[str, np.ndarray], np.ndarray]:
     """(image name, rows) → rows with that photo's fix applied (unchanged for photos with none)."""
     def fixed(image_name: str, rows: np.ndarray) -> np.ndarray:

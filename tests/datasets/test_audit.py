@@ -94,6 +94,26 @@ def test_the_check_command_adds_the_warnings_and_still_passes(dataset, monkeypat
     assert "0 errors, 0 warnings" in capsys.readouterr().out
 
 
+def test_labels_an_erratum_fixes_are_checked_as_corrected(dataset, monkeypatch, capsys):
+    """Check → look → write the fix → check again: what is fixed no longer shows, what is not still does."""
+    import xingzi.vision.pipeline as pipeline
+
+    (dataset / "labels" / "b.txt").write_text(f"{Tile.S1.index} {' '.join(map(str, BOX))}\n" * 2)  # labelled twice
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fixed(dets([PIXELS], [Tile.P1.index], [0.95])))
+    argv = ["dataset", "check", str(dataset), "--model", "auto", "--json"]
+    assert main(argv) == 1
+    before = json.loads(capsys.readouterr().out)["by_kind"]
+    assert before == {"disagree": 2, "duplicate": 1}
+    fixes = dataset / "fixes.toml"
+    fixes.write_text('[[photo]]\nimage = "a.jpg"\nwas = "1s"\nnow = "1p"\nwhy = "a circle"\n'
+                     '[[photo]]\nimage = "b.jpg"\nwas = "1s 1s"\nnow = "1s -"\nwhy = "twice"\n')
+    assert main([*argv, "--errata", str(fixes)]) == 0
+    assert json.loads(capsys.readouterr().out)["by_kind"] == {"disagree": 1}  # b's 1s: not fixed, still shown
+    assert main(["dataset", "check", str(dataset), "--errata", str(fixes)]) == 0
+    assert "read as corrected: labels corrected by fixes.toml: 2 photos, 1 boxes relabelled, 1 dropped" in \
+        capsys.readouterr().out
+
+
 def test_bad_input_is_refused_with_a_reason(dataset):
     with pytest.raises(ValueError, match="sure must be in"):
         audit_dataset(dataset, Fixed(dets([], [], [])), sure=0)

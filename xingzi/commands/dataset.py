@@ -15,6 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "classifier, or a weights file): labelled tiles it reads surely as another face, and tiles it "
                        "finds surely where there is no label, are warnings (datasets/audit.py)")
     check.add_argument("--sure", type=float, default=0.8, help="with --model: the confidence from which to warn")
+    check.add_argument("--errata", default="none", metavar="FILE",
+                       help="read the labels of the photos a label-errata file fixes as corrected ('auto': "
+                            "datasets/errata/<folder>.toml; default 'none'): what is left is what is not fixed yet")
     merge = sub.add_parser("merge", help="combine YOLO datasets into one (classes mapped by name)")
     merge.add_argument("sources", nargs="+", help="two or more dataset folders")
     merge.add_argument("--out", required=True, help="new dataset folder")
@@ -29,9 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "check":
-        from xingzi.datasets.check import check_dataset
+        from pathlib import Path
 
-        report = check_dataset(args.dir)
+        from xingzi.datasets.check import check_dataset
+        from xingzi.datasets.errata import errata_path, load_errata
+
+        path = errata_path(args.errata, Path(args.dir))
+        errata = load_errata(path) if path else None
+        report = check_dataset(args.dir, errata)
         if args.model:
             from dataclasses import replace
 
@@ -39,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
             from xingzi.vision.pipeline import make_detector
 
             detector = make_detector(None if args.model == "auto" else args.model, None)
-            report = replace(report, issues=report.issues + tuple(audit_dataset(args.dir, detector, args.sure)))
+            warnings = audit_dataset(args.dir, detector, args.sure, errata)
+            report = replace(report, issues=report.issues + tuple(warnings))
+        if errata and not args.json:
+            print(f"read as corrected: {errata.summary()}")
         print(report.to_json() if args.json else report.format_text(args.max_per_kind))
         return 0 if report.ok else 1
     if args.action == "merge":
