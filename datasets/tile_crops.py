@@ -173,7 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synth-images", type=int, default=1500)
     ap.add_argument("--dev-share", type=float, default=0.08)
     ap.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels (a multiple of 16, at least 64)")
+    ap.add_argument("--shift", type=float, default=Jitter.shift,
+                    help="std of the centre shift of jittered copies, share of the box's longer side (detector boxes "
+                         "sit a few pixels off the tile)")
     a = ap.parse_args(argv)
+    if not 0 <= a.shift < 0.5:
+        raise SystemExit(f"--shift must be in [0, 0.5), got {a.shift}")
     try:
         check_crop_size(a.size)
     except ValueError as e:
@@ -181,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     if not a.real and not a.synth:
         raise SystemExit("give --real and/or --synth")
     info = build(CropConfig(a.real, a.synth, a.out, a.seed, a.real_copies, a.synth_copies, a.synth_images,
-                            a.dev_share, a.size))
+                            a.dev_share, a.size), Jitter(shift=a.shift))
     print(json.dumps(info["counts"]["train"]["crops"]), "train crops,", info["counts"]["dev"]["crops"], "dev crops")
     return 0
 

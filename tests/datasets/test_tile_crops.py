@@ -140,3 +140,15 @@ def test_training_augmentation_turns_but_never_mirrors():
         assert len(k) == 1 and not any(torch.equal(img, m) for m in mirrors)
         seen.add(k[0])
     assert seen == {0, 1, 2, 3}
+
+
+def test_the_command_takes_the_shift_of_jittered_copies_and_refuses_a_bad_one(tmp_path):
+    from xingzi.datasets.tile_crops import main
+
+    _write_set(tmp_path / "real", {f"p{i}": [(0, 0.5, 0.5, 0.1, 0.2)] for i in range(4)})
+    assert main(["--out", str(tmp_path / "out"), "--real", str(tmp_path / "real"), "--shift", "0.1"]) == 0
+    assert json.loads((tmp_path / "out" / "crops.json").read_text())["jitter"]["shift"] == 0.1
+    for bad in ("0.5", "-0.1"):
+        with pytest.raises(SystemExit, match="--shift must be in"):
+            main(["--out", str(tmp_path / "bad"), "--real", str(tmp_path / "real"), "--shift", bad])
+    assert not (tmp_path / "bad").exists()
