@@ -110,6 +110,16 @@ def errata_path(spec: str, data: Path) -> Path | None:
     return path
 
 
+def errata_for(spec: str, data: Path, images: Sequence[Path]) -> Errata | None:
+    """The errata ``--errata SPEC`` names for the dataset at ``data``, checked to fix only photos it holds."""
+    path = errata_path(spec, Path(data))
+    if path is None:
+        return None
+    errata = load_errata(path)
+    check_covers(errata, images)
+    return errata
+
+
 def check_covers(errata: Errata, images: Sequence[Path]) -> None:
     """Every fixed photo must be in the dataset: a fix for a photo not read would pass silently."""
     names = {p.name for p in images}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.errata import check_covers, errata_path, load_errata
+from xingzi.datasets.errata import errata_for
 from xingzi.engine.tiles import CLASS_NAMES
 
 from .detections import Detections
@@ -45,11 +45,7 @@ def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, lim
     """Numbers (name → value) and up to ``show_misses`` lines on photos read wrong; ``errata``: 'none', 'auto'
     or an errata file (:mod:`xingzi.datasets.errata`) whose corrected labels the hands are counted against."""
     ds = load_dataset(data)
-    path = errata_path(errata, data)
-    fixes = load_errata(path) if path else None
-    if fixes:
-        check_covers(fixes, ds.images)
-    truths, sizes = truths_for(ds, name_table(ds.names), fixes)
+    truths, sizes = truths_for(ds, name_table(ds.names), errata_for(errata, data, ds.images))
     t: Counter = Counter()
     latencies: list[float] = []
     misses: list[str] = []

@@ -34,11 +34,10 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "check":
         from pathlib import Path
 
-        from xingzi.datasets.check import check_dataset
-        from xingzi.datasets.errata import errata_path, load_errata
+        from xingzi.datasets.check import check_dataset, dataset_pairs
+        from xingzi.datasets.errata import errata_for
 
-        path = errata_path(args.errata, Path(args.dir))
-        errata = load_errata(path) if path else None
+        errata = errata_for(args.errata, Path(args.dir), [image for image, _ in dataset_pairs(args.dir)])
         report = check_dataset(args.dir, errata)
         if args.model:
             from dataclasses import replace

@@ -73,26 +73,15 @@ def without_recheck(classifier: str):
     return TileClassifier(DEFAULT_CLASSIFIER if classifier == "auto" else Path(classifier), recheck=0.0)
 
 
-def read_errata(spec: str, data: Path, images):
-    """The label errata ``--errata`` names, checked against the dataset's photos (None for 'none')."""
-    from xingzi.datasets.errata import check_covers, errata_path, load_errata
-
-    path = errata_path(spec, Path(data))
-    if path is None:
-        return None
-    errata = load_errata(path)
-    check_covers(errata, images)
-    print(errata.summary())
-    return errata
-
-
 def run(args: argparse.Namespace) -> int:
-    from xingzi.datasets.errata import without_images
+    from xingzi.datasets.errata import errata_for, without_images
     from xingzi.vision import evaluate as ev
     from xingzi.vision.eval_report import TILE_PX, format_by, format_misses, write_miss_pictures, write_preds
 
     ds = ev.load_dataset(args.data, args.split)
-    errata = read_errata(args.errata, args.data, ds.images)
+    errata = errata_for(args.errata, args.data, ds.images)
+    if errata:
+        print(errata.summary())
     if args.exclude:
         n = len(ds.images)
         ds = without_images(ds, args.exclude)
