@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from xingzi.vision import evaluate as ev
-from xingzi.vision.classifier import TileClassifier, average_moved, combine
+from xingzi.vision.classifier import TileClassifier, combine, reread
 from xingzi.vision.metrics import ImageBoxes, box_iou, score
 
 Cached = list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
@@ -83,12 +83,10 @@ def row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float) -> dict:
 def combined_reading(det_probs: np.ndarray, read: np.ndarray, moved: np.ndarray | None, weight: float,
                      gate: float) -> np.ndarray:
     """The combined reading ``refine`` makes of these boxes, those under ``gate`` read again (``moved``: each box's
-    moved readings summed, from ``moved_readings``)."""
-    joint = combine(det_probs, read, weight)
-    doubt = np.flatnonzero(joint.max(1) < gate)
-    if doubt.size and moved is not None:
-        joint = combine(det_probs, average_moved(read, moved[doubt], doubt), weight)
-    return joint
+    moved readings summed, from ``moved_readings``; None when no gate asks for them)."""
+    if moved is None:
+        return combine(det_probs, read, weight)
+    return reread(det_probs, read, weight, gate, lambda doubt: moved[doubt])[1]
 
 
 def combined_rows(a: argparse.Namespace, dets: Cached, truths: list[ImageBoxes]) -> list[tuple[str, dict]]:

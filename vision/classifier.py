@@ -10,6 +10,7 @@ numpy/OpenCV/ONNX Runtime only; the network is trained by :mod:`xingzi.models.ti
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -105,12 +106,19 @@ def combine(det_probs: np.ndarray, cls_probs: np.ndarray, weight: float) -> np.n
     return softmax(logp)
 
 
-def average_moved(read: np.ndarray, moved_sum: np.ndarray, doubt: np.ndarray) -> np.ndarray:
-    """``read`` with its rows ``doubt`` averaged with the readings of their moved crops (``moved_sum``: their sum,
-    one row per doubtful box)."""
-    out = read.copy()
-    out[doubt] = (read[doubt] + moved_sum) / (1 + len(SHIFTS))
-    return out
+def reread(det_probs: np.ndarray, read: np.ndarray, weight: float, gate: float,
+           moved_for: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(classifier reading, combined reading) after the boxes whose combined top probability is under ``gate``
+    were read again: ``moved_for(indices)`` gives, per such box, the sum of its moved crops' readings, averaged
+    in with the first reading."""
+    joint = combine(det_probs, read, weight)
+    doubt = np.flatnonzero(joint.max(1) < gate)
+    if doubt.size == 0:
+        return read, joint
+    read = read.copy()
+    read[doubt] = (read[doubt] + moved_for(doubt)) / (1 + len(SHIFTS))
+    joint[doubt] = combine(det_probs[doubt], read[doubt], weight)
+    return read, joint
 
 
 @dataclass(frozen=True)
@@ -202,13 +210,9 @@ class TileClassifier:
         moved by ``shift`` of its size each way, and the five readings are averaged: a detector box a few
         pixels off can cut the stroke that tells 二 from 三, and one of the moved crops then holds it.
         """
-        joint = combine(det_probs, read, self.info.weight)
-        doubt = np.flatnonzero(joint.max(1) < self.info.recheck)
-        if doubt.size == 0 or self.info.shift == 0:
-            return read, joint
-        read = average_moved(read, self.moved_readings(image, np.asarray(boxes)[doubt]), doubt)
-        joint[doubt] = combine(det_probs[doubt], read[doubt], self.info.weight)
-        return read, joint
+        gate = self.info.recheck if self.info.shift > 0 else 0.0
+        boxes = np.asarray(boxes)
+        return reread(det_probs, read, self.info.weight, gate, lambda doubt: self.moved_readings(image, boxes[doubt]))
 
     def moved_readings(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(N,32): per box, the sum of the readings of its crop moved ``shift`` of its size each way."""
