@@ -41,6 +41,11 @@ WIN_GUESSED = "winning tile not set apart"
 OFF_LINE = 0.4  # across-row offset (in tile heights) from its neighbours' line that puts a tile apart
 SINGLES_TRIED = 6  # lone tiles considered for the hand's missing places
 NEAT_ROW = 5  # a hand row this long: the table is laid out in rows, not strewn about
+# On a table laid out in rows, a lone tile off the hand's row and further than this (centre to the
+# nearest tile of the hand, in the hand row's tile sizes) is not taken to fill a short hand: the
+# winning tile is laid on the row's line or just in front of it (synthetic photos: at most 1.8 off),
+# while a tile of the heap or of a neighbour's hand lies further off. Measured in docs/pipeline.md ("Far tiles").
+REACH = 2.5
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +110,7 @@ class Knobs:
     any_hand_row: bool = False  # the hand row may look like melds only (a hand of concealed sets)
     row_kongs: bool = False  # a row too long by k tiles may hold k kongs laid on against it
     trays: bool = False  # every run of tiles on another row is part of the hand, however many it makes
+    far_singles: bool = False  # lone tiles beyond REACH of a hand laid out in rows may fill it too
 
 
 # Tried in this order; the first that reads a legal hand wins (a photo is of a winning hand).
@@ -154,6 +160,10 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
                 return reading
             if knobs.join_beside:  # the tile beside the row is left out only when that makes a hand:
                 readings[trays].append(reading)  # else it is the winning tile, a row tile misread
+    for trays in (False, True):  # last: a tile lying far from a row laid out may still be the winning tile
+        reading = _group(detections, Knobs(trays=trays, far_singles=True), mask, foreign & ~mask)
+        if is_legal_reading(reading):
+            return reading
     fallback = readings[True] or readings[False]
     counted = [r for r in fallback if not any(" tiles (a winning hand" in p for p in r.problems)]
     return (counted or fallback)[0]
@@ -251,8 +261,12 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
             if runs_left_out is not None:
                 runs_left_out.append(len(p))
     short = need - len(concealed)
-    if short > 0:
-        joined = _legal_singles(singles, short, concealed, melds, cls)
+    if short > 0:  # on a table laid out in rows, not from off the hand's row and out of its reach
+        hand = main_seg + concealed + [j for j, m in enumerate(meld_of) if m >= 0]
+        reach = REACH * float(np.median(np.sqrt(wh[main_seg, 0] * wh[main_seg, 1])))
+        near = [i for i in singles if knobs.far_singles or len(main_seg) < NEAT_ROW or row_of[i] == main_row
+                or rowgeom.distance(i, hand, centers) <= reach]
+        joined = _legal_singles(near, short, concealed, melds, cls)
     else:  # a full row already: still take one tile lying right beside it (the winning tile)
         near = singles[:1] if knobs.join_beside else []
         joined = [i for i in near

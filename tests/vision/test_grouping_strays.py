@@ -182,3 +182,29 @@ def test_four_face_down_tiles_beside_a_complete_hand_are_strays_not_a_kong(y):
     assert sorted(reading.tiles) == sorted(layout_tiles(layout)) and reading.melds == ()
     assert reading.roles[-4:] == ("loose",) * 4
     assert reading.problems == ("4 face-down tile(s) the hand does not need ignored",)
+
+
+def short_row() -> Detections:
+    """The hand's 13 tiles in a row (the winning 3s missing), each 60 px, centred at (640, 300)."""
+    layout = hand_layout(HAND, WIN, size=60, center=(640, 300))
+    return layout.detections.subset(np.array([role != "win" for role in layout.roles]))
+
+
+# Centre distances from the row's nearest tile in tile sizes (about 52 px: the boxes are 45 x 60).
+@pytest.mark.parametrize("face,below,role,problem", [
+    # Five tile sizes in front of the row, a face that makes no hand: a tile of the heap, not the hand's.
+    pytest.param(Tile.M9, 260, "loose", "13 tiles", id="far-stray-left-out"),
+    # As far, but the one face that completes the hand: taken as the winning tile laid far off.
+    pytest.param(Tile.S3, 260, "win", None, id="far-tile-that-makes-the-hand"),
+    # A tile size and a half in front: where a winning tile is laid; it fills the short hand whatever its face.
+    pytest.param(Tile.M9, 80, "win", "not a winning hand", id="near-tile-fills-the-hand"),
+])
+def test_short_hand_in_a_row_is_not_filled_from_far_off(face, below, role, problem):
+    det = short_row()
+    x0, y0, x1, y1 = det.xyxy[6]
+    reading = group(with_tiles(det, [[x0, y0 + below, x1, y1 + below]], [face.index]))
+    assert reading.roles[-1] == role
+    assert is_legal_reading(reading) is (problem is None)
+    if problem == "13 tiles":
+        assert any(p.startswith("13 tiles") for p in reading.problems), reading.problems
+        assert "1 tile(s) lying away from the hand ignored" in reading.problems
