@@ -135,7 +135,8 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
     is not a legal hand, a few other settings are tried: the first legal reading is taken, else
     the first with the right tile count, else the first. Runs of tiles on other rows than the hand's
     join it only while it is short of tiles, unless that reads no legal hand (a tray's lines with a
-    stray among them); then they all do. ``ignored``: detections the user says are
+    stray among them); then they all do. On a table laid out in rows, lone tiles far off the hand's row
+    fill a short hand only when nothing else reads a legal hand (REACH). ``ignored``: detections the user says are
     not part of the hand (role ``ignored``; a stray 发, a box on something else). Boxes whose
     ``foreign`` score is over FOREIGN_P (winds, flowers: no Xingzi tile) take no part either (role
     ``foreign``); a face the user sets clears that score (``usermarks.apply_corrections``).
