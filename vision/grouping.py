@@ -152,16 +152,18 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
     # tiles out but cannot bring strays back, so then those readings are handed on.
     readings: dict[bool, list[HandReading]] = {False: [], True: []}
     runs_left_out: list[int] = []
+    far_left_out: list[int] = []
     for trays in (False, True):
         if trays and not runs_left_out:  # nothing was left out: the same readings again
             break
         for knobs in VARIANTS:
-            reading = _group(detections, replace(knobs, trays=trays), mask, foreign & ~mask, runs_left_out)
+            reading = _group(detections, replace(knobs, trays=trays), mask, foreign & ~mask, runs_left_out,
+                             far_left_out)
             if is_legal_reading(reading):
                 return reading
             if knobs.join_beside:  # the tile beside the row is left out only when that makes a hand:
                 readings[trays].append(reading)  # else it is the winning tile, a row tile misread
-    for trays in (False, True):  # last: a tile lying far from a row laid out may still be the winning tile
+    for trays in (False, True) if far_left_out else ():  # last: a tile lying far off may still be the winner
         reading = _group(detections, Knobs(trays=trays, far_singles=True), mask, foreign & ~mask)
         if is_legal_reading(reading):
             return reading
@@ -177,9 +179,10 @@ def is_legal_reading(reading: HandReading) -> bool:
 
 
 def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray | None = None,
-           foreign: np.ndarray | None = None, runs_left_out: list[int] | None = None) -> HandReading:
+           foreign: np.ndarray | None = None, runs_left_out: list[int] | None = None,
+           far_left_out: list[int] | None = None) -> HandReading:
     """One grouping with one set of thresholds; the sizes of runs of tiles on other rows left out
-    of the hand are appended to ``runs_left_out``."""
+    of the hand are appended to ``runs_left_out``, lone tiles too far off to fill it to ``far_left_out``."""
     n = len(detections)
     if n == 0:
         return _empty(detections, ("no tiles found",))
@@ -267,6 +270,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
         reach = REACH * float(np.median(np.sqrt(wh[main_seg, 0] * wh[main_seg, 1])))
         near = [i for i in singles if knobs.far_singles or len(main_seg) < NEAT_ROW or row_of[i] == main_row
                 or rowgeom.distance(i, hand, centers) <= reach]
+        if far_left_out is not None:
+            far_left_out.extend(i for i in singles if i not in near)
         joined = _legal_singles(near, short, concealed, melds, cls)
     else:  # a full row already: still take one tile lying right beside it (the winning tile)
         near = singles[:1] if knobs.join_beside else []
