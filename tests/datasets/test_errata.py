@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 from PIL import Image
+from yolo_folder import label_text, write_yolo_folder
 
 from xingzi.cli import main
 from xingzi.datasets.errata import ERRATA_DIR, errata_path, fix_rows, load_errata, shipped_fixer
@@ -33,19 +34,9 @@ why = "the same tile twice"
 '''
 
 
-def _rows(rows) -> str:
-    return "".join(" ".join(f"{v:g}" for v in r) + "\n" for r in rows)
-
-
 @pytest.fixture
 def dataset(tmp_path):
-    root = tmp_path / "ds"
-    (root / "images").mkdir(parents=True)
-    (root / "labels").mkdir()
-    (root / "classes.txt").write_text("\n".join(NAMES) + "\n")
-    for stem, rows in LABELS.items():
-        Image.new("RGB", (200, 100), (90, 120, 90)).save(root / "images" / f"{stem}.png")
-        (root / "labels" / f"{stem}.txt").write_text(_rows(rows))
+    root = write_yolo_folder(tmp_path / "ds", NAMES, LABELS)
     (tmp_path / "fixes.toml").write_text(FIXES)
     return root
 
@@ -95,8 +86,8 @@ def test_bad_errata_files_say_what_is_wrong(tmp_path, text, match):
 def test_eval_scores_against_the_corrected_labels_only_when_asked(dataset, tmp_path, capsys):
     preds = tmp_path / "preds"
     preds.mkdir()
-    (preds / "a.txt").write_text(_rows([(1, 0.1, 0.5, 0.1, 0.4, 0.9), (2, 0.3, 0.5, 0.1, 0.4, 0.9)]))
-    (preds / "b.txt").write_text(_rows([(0, 0.2, 0.5, 0.1, 0.4, 0.9)]))
+    (preds / "a.txt").write_text(label_text([(1, 0.1, 0.5, 0.1, 0.4, 0.9), (2, 0.3, 0.5, 0.1, 0.4, 0.9)]))
+    (preds / "b.txt").write_text(label_text([(0, 0.2, 0.5, 0.1, 0.4, 0.9)]))
     summaries = {}
     for errata in ("none", str(tmp_path / "fixes.toml")):
         out = tmp_path / f"out_{len(summaries)}"
@@ -151,7 +142,7 @@ def real_like(tmp_path, monkeypatch):
     (root / "labels").mkdir()
     (root / "classes.txt").write_text("\n".join(REAL_NAMES) + "\n")
     Image.new("RGB", (200, 100), (90, 120, 90)).save(root / "images" / "a.png")
-    (root / "labels" / "a.txt").write_text(_rows(LABELS["a"]).replace("2 ", "9 "))  # three 1p (id 9)
+    (root / "labels" / "a.txt").write_text(label_text(LABELS["a"]).replace("2 ", "9 "))  # three 1p (id 9)
     errata_dir = tmp_path / "errata"
     errata_dir.mkdir()
     (errata_dir / "rc.toml").write_text(FIX_A)

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from PIL import Image
+from yolo_folder import label_text, write_yolo_folder
 
 from xingzi.cli import main
 from xingzi.vision.evaluate import load_dataset, name_table, our_class, parse_name_map
@@ -21,27 +21,16 @@ TILES = {  # image stem -> label rows (their class ids, normalised cx cy w h)
 }
 
 
-def _write_rows(path, rows):
-    path.write_text("".join(" ".join(f"{v:g}" for v in r) + "\n" for r in rows))
-
-
 @pytest.fixture
 def dataset(tmp_path):
-    root = tmp_path / "ds"
-    (root / "images").mkdir(parents=True)
-    (root / "labels").mkdir()
-    (root / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
-    for stem, rows in TILES.items():
-        Image.new("RGB", (W, H), (90, 120, 90)).save(root / "images" / f"{stem}.png")
-        _write_rows(root / "labels" / f"{stem}.txt", rows)
-    return root
+    return write_yolo_folder(tmp_path / "ds", THEIR_NAMES, TILES, (W, H))
 
 
 def _preds(tmp_path, name, per_image):
     d = tmp_path / name
     d.mkdir()
     for stem, rows in per_image.items():
-        _write_rows(d / f"{stem}.txt", rows)
+        (d / f"{stem}.txt").write_text(label_text(rows))
     return d
 
 

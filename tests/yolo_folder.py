@@ -1,0 +1,23 @@
+"""A tiny YOLO-format dataset on disk for tests: images/, labels/ and classes.txt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PIL import Image
+
+
+def label_text(rows) -> str:
+    """YOLO label/prediction lines, one per row of numbers ('cls cx cy w h [conf]')."""
+    return "".join(" ".join(f"{v:g}" for v in r) + "\n" for r in rows)
+
+
+def write_yolo_folder(root: Path, names: list[str], labels: dict, size: tuple[int, int] = (200, 100)) -> Path:
+    """``labels``: image stem -> rows; each image a plain (width, height) = ``size`` PNG."""
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "classes.txt").write_text("\n".join(names) + "\n")
+    for stem, rows in labels.items():
+        Image.new("RGB", size, (90, 120, 90)).save(root / "images" / f"{stem}.png")
+        (root / "labels" / f"{stem}.txt").write_text(label_text(rows))
+    return root
