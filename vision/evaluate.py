@@ -171,7 +171,8 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
                      pipeline_check: Callable | None = None,
                      classifier: str | Path | TileClassifier | None = "auto", stretched: bool = True,
                      negative: bool = True, perturb: Perturbation | None = None,
-                     sharpen: bool = True, second: str | Path | None = "auto") -> tuple[list[ImageBoxes], dict]:
+                     sharpen: bool = True, second: str | Path | None = "auto",
+                     min_inside: float | None = None) -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
     and, when a pipeline check and ground-truth meta exist, the share of whole results right.
     ``classifier``: the second-stage tile classifier ("auto": the shipped one if any; None: none);
@@ -179,13 +180,15 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     ``negative``: read doubtful photos' negatives too (:mod:`xingzi.vision.negative`);
     ``sharpen``: read doubtful photos sharpened too (:mod:`xingzi.vision.sharpen`);
     ``second``: the second-opinion model for doubtful photos ("auto", a path or None; :class:`Detector`);
+    ``min_inside``: drop boxes the frame cuts to less of a tile (None: the detector's default; 0: keep all);
     ``perturb``: read each photo changed so (:mod:`xingzi.vision.perturb`; no whole-pipeline check then)."""
     import cv2
 
     from xingzi.vision.detector import Detector
 
-    det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, classifier=classifier, stretched=stretched,
-                   negative=negative, sharpen=sharpen, second=second)
+    reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
+                   **({} if min_inside is None else {"min_inside": min_inside}))
+    det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, **reading)
     check = None if perturb is not None else pipeline_check or PIPELINE_CHECK
     if check is None and perturb is None and (ds.root / "meta").is_dir():
         from xingzi.vision.bench_pipeline import pipeline_matches_truth
@@ -201,10 +204,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
             ok = check(p, d.subset(d.conf >= conf), json.loads(meta.read_text()))
             if ok is not None:  # None: no usable ground truth for this photo
                 right.append(bool(ok))
-    extra: dict = {"latency": latency(Detector(weights, imgsz=imgsz, conf=conf, iou=iou, classifier=classifier,
-                                               stretched=stretched, negative=negative, sharpen=sharpen,
-                                               second=second),
-                                      ds.images[:30])}
+    extra: dict = {"latency": latency(Detector(weights, imgsz=imgsz, conf=conf, iou=iou, **reading), ds.images[:30])}
     if det.classifier is not None:
         extra["classifier"] = str(det.classifier.path)
     if det.second is not None:

@@ -15,6 +15,8 @@ SECOND_READINGS = (
     ("sharpen", "never read a sharpened copy of a photo (done when the tiles found are read with some doubt: "
                 "blurred photos)"),
     ("recheck", "never read a doubtful tile again from crops shifted four ways (the classifier's 'recheck')"),
+    ("cut", "keep the boxes of tiles the photo's frame cuts to a sliver (less than a third of a tile inside: "
+            "dropped by default)"),
 )
 
 
@@ -122,12 +124,14 @@ def run(args: argparse.Namespace) -> int:
             classifier = without_recheck(classifier)
         preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou, classifier=classifier,
                                            stretched=args.stretched, negative=args.negative, perturb=perturb,
-                                           sharpen=args.sharpen, second=args.second)
+                                           sharpen=args.sharpen, second=args.second,
+                                           min_inside=None if args.cut else 0.0)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "" if args.stretched else "-unstretched"
         row += "" if args.negative else "-nonegative"
         row += "" if args.sharpen else "-nosharpen"
         row += "" if args.recheck else "-norecheck"
+        row += "" if args.cut else "-nocut"
         row += f"+{Path(extra['second']).stem}" if "second" in extra else ""
         row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""

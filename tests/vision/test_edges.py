@@ -1,0 +1,104 @@
+"""Tiles cut off by the photo's frame: a sliver of a tile is not read as a tile."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.vision.detections import Detections
+from xingzi.vision.detector import DEFAULT_ONNX, Detector
+from xingzi.vision.edges import MIN_INSIDE, cut_shares, drop_cut_tiles
+
+SHAPE = (300, 400, 3)  # a 400 × 300 photo
+TILE_W, TILE_H = 40.0, 56.0
+
+
+def row_with(extra: list[list[float]], whole: int = 5, whole_conf: float = 0.9) -> Detections:
+    """``whole`` uncut tiles of 40 × 56 px in a row across the middle, then the ``extra`` boxes."""
+    boxes = [[60 + 42 * i, 120, 100 + 42 * i, 176] for i in range(whole)] + extra
+    conf = [whole_conf] * whole + [0.8] * len(extra)
+    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.arange(len(boxes)) % 27,
+                      np.array(conf, np.float32))
+
+
+@pytest.mark.parametrize(
+    ("extra", "share", "kept"),
+    [pytest.param([387, 120, 400, 176], 13 / TILE_W, False, id="strip_at_the_right_edge"),
+     pytest.param([386, 120, 400, 176], 14 / TILE_W, True, id="at_the_bar_kept"),
+     pytest.param([0, 120, 12, 176], 12 / TILE_W, False, id="strip_at_the_left_edge"),
+     pytest.param([380, 120, 400, 176], 20 / TILE_W, True, id="half_a_tile_inside"),
+     pytest.param([200, 285, 240, 300], 15 / TILE_H, False, id="top_of_a_tile_at_the_bottom"),
+     pytest.param([200, 0, 240, 30], 30 / TILE_H, True, id="more_than_half_inside_at_the_top"),
+     pytest.param([0, 0, 30, 10], 10 / TILE_H, False, id="corner_cut_both_ways"),
+     pytest.param([360, 20, 400, 76], 1.0, True, id="whole_tile_touching_the_edge"),
+     pytest.param([200, 20, 210, 60], 1.0, True, id="narrow_box_inside_the_frame")],
+)
+def test_a_box_the_frame_cuts_to_a_sliver_is_dropped(extra, share, kept):
+    det = row_with([extra])
+    assert cut_shares(det, SHAPE)[-1] == pytest.approx(share, rel=1e-5)
+    out = drop_cut_tiles(det, SHAPE)
+    assert len(out) == len(det) - (0 if kept else 1)
+    np.testing.assert_array_equal(out.xyxy[:5], det.xyxy[:5])  # the whole tiles stay, in order
+
+
+@pytest.mark.parametrize(
+    ("det", "why"),
+    [pytest.param(row_with([[387, 120, 400, 176]], whole=2), "two whole tiles do not tell a tile's size",
+                  id="too_few_whole_tiles"),
+     pytest.param(row_with([[387, 120, 400, 176]], whole_conf=0.1), "unsure boxes do not tell a tile's size",
+                  id="whole_tiles_unsure")],
+)
+def test_nothing_is_dropped_without_enough_sure_whole_tiles(det, why):
+    assert len(drop_cut_tiles(det, SHAPE)) == len(det), why
+
+
+def test_keep_all_and_bad_input():
+    det = row_with([[387, 120, 400, 176]])
+    assert len(drop_cut_tiles(det, SHAPE, 0.0)) == len(det)
+    assert len(drop_cut_tiles(Detections.empty(), SHAPE)) == 0
+    with pytest.raises(ValueError, match=r"min_inside must be in \[0, 1\], got 1.5"):
+        drop_cut_tiles(det, SHAPE, 1.5)
+    with pytest.raises(ValueError, match="expected an image shape"):
+        cut_shares(det, (0,))
+    with pytest.raises(ValueError, match="min_inside"):
+        Detector(DEFAULT_ONNX, classifier=None, min_inside=-0.1)
+
+
+def test_the_detector_drops_slivers_it_reads(monkeypatch):
+    from xingzi.vision import detector as mod
+
+    read = row_with([[387, 120, 400, 176], [0, 0, 30, 10]])
+    monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: read)
+    photo = np.zeros(SHAPE, np.uint8)
+    plain = {"classifier": None, "stretched": False, "negative": False, "sharpen": False, "second": None}
+    assert Detector(DEFAULT_ONNX, **plain).min_inside == MIN_INSIDE
+    np.testing.assert_array_equal(Detector(DEFAULT_ONNX, **plain).predict(photo).xyxy, read.xyxy[:5])
+    assert len(Detector(DEFAULT_ONNX, min_inside=0, **plain).predict(photo)) == 7
+
+
+def test_eval_drops_slivers_unless_told_not_to(tmp_path, monkeypatch):
+    """``xingzi eval`` scores the detector with slivers dropped; ``--no-cut`` keeps them (a row ending
+    in ``-nocut``), and the sliver, on no label, costs the photo."""
+    import json
+
+    from demo_photo import demo_photo, write_demo_dataset
+
+    from xingzi.cli import main
+    from xingzi.vision import detector as mod
+
+    image, truth, cls = demo_photo()
+    h, w = image.shape[:2]
+    tile_h = float(np.median(truth[:, 3] - truth[:, 1]))
+    sliver = np.array([[w - 8, h / 2, w, h / 2 + tile_h]], np.float32)
+    read = Detections(np.concatenate([truth, sliver]).astype(np.float32), np.append(cls, 4),
+                      np.full(len(cls) + 1, 0.9, np.float32))
+    monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: read)
+    data = write_demo_dataset(tmp_path / "data", image, "demo.png")
+    exact = {}
+    for flags in ([], ["--no-cut"]):
+        out = tmp_path / ("keep" if flags else "drop")
+        assert main(["eval", "--data", str(data), "--out", str(out), "--classifier", "none", *flags]) == 0
+        (row,) = out.glob("*.json")
+        assert ("-nocut" in row.name) == bool(flags)
+        exact[bool(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
+    assert exact == {False: 1.0, True: 0.0}

@@ -1,0 +1,53 @@
+"""Tiles cut off by the photo's edge: a sliver of a tile is not read as a tile.
+
+A box that touches the frame shows only part of its tile. When the part inside is small (a strip of
+the tile's side or a corner), its face cannot be read and the tile is not part of what the photo
+shows: the real photos' labellers left such slivers unlabelled (none of the boxes this drops on
+``real_cn_val`` lies on a label), and the synthetic labels keep a cut tile only when at least 35 % of
+it is inside. How much of a cut tile is inside is judged against the tiles the photo shows whole:
+along each axis the frame cuts, the box's extent over the median extent of the uncut boxes.
+Measured in docs/detector.md ("Tiles cut by the frame").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xingzi.vision.detections import Detections
+
+MIN_INSIDE = 0.35  # a cut box shorter than this share of a whole tile, along the cut axis, is dropped
+EDGE_PX = 2.0  # a box side this close to the frame counts as cut by it
+MIN_WHOLE = 3  # uncut boxes needed to know a whole tile's size; with fewer nothing is dropped
+SURE_CONF = 0.25  # only boxes this sure tell a whole tile's size (evaluation reads down to 0.001)
+
+
+def cut_shares(det: Detections, shape: tuple[int, ...]) -> np.ndarray:
+    """Per box, the share of a whole tile inside the photo along the axes the frame cuts it (1.0 for a
+    box the frame does not touch, or when too few boxes are whole to tell a tile's size)."""
+    if len(shape) < 2 or shape[0] <= 0 or shape[1] <= 0:
+        raise ValueError(f"expected an image shape (height, width, ...), got {shape}")
+    height, width = shape[:2]
+    share = np.ones(len(det))
+    if len(det) == 0:
+        return share
+    x1, y1, x2, y2 = (det.xyxy[:, k].astype(np.float64) for k in range(4))
+    cut_x = (x1 <= EDGE_PX) | (x2 >= width - EDGE_PX)
+    cut_y = (y1 <= EDGE_PX) | (y2 >= height - EDGE_PX)
+    whole = ~(cut_x | cut_y) & (det.conf >= SURE_CONF)
+    if whole.sum() < MIN_WHOLE:
+        return share
+    w, h = x2 - x1, y2 - y1
+    tile_w, tile_h = float(np.median(w[whole])), float(np.median(h[whole]))
+    share = np.where(cut_x, np.minimum(share, w / tile_w), share)
+    return np.where(cut_y, np.minimum(share, h / tile_h), share)
+
+
+def drop_cut_tiles(det: Detections, shape: tuple[int, ...], min_inside: float = MIN_INSIDE) -> Detections:
+    """The detections without the boxes the frame cuts to less than ``min_inside`` of a whole tile
+    (0: keep all)."""
+    if not 0 <= min_inside <= 1:
+        raise ValueError(f"min_inside must be in [0, 1], got {min_inside}")
+    if min_inside == 0 or len(det) == 0:
+        return det
+    sliver = cut_shares(det, shape) < min_inside
+    return det.subset(~sliver) if sliver.any() else det
