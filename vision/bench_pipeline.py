@@ -29,7 +29,9 @@ from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import bench_real
 from .detections import Detections
-from .grouping import HandReading
+from .edges import CUT_HAND, hint_cut_hand
+from .grouping import HandReading, group
+from .handcheck import short_of_tiles
 from .metrics import box_iou
 from .pipeline import Context, PhotoResult, analyse, detect_hand, load_image, make_detector
 
@@ -191,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
         meta = json.loads(path.read_text(encoding="utf-8"))
         if not meta.get("complete", True) or meta.get("expect") is None:
             totals["skipped"] += 1
+            if detector is None and not meta.get("complete", True):
+                totals.update(cut_hint_tally(meta))
             continue
         image_path = data / "images" / f"{path.stem}.jpg"
         t0 = time.perf_counter()
@@ -207,7 +211,8 @@ def run(args: argparse.Namespace) -> int:
         facts = compare(res.reading, meta) if detector is None else compare_counts(res.reading, meta)
         totals.update(samples=1, pao_right=int(right), pao_right_tap=int(right or one_tap_right(res, meta)),
                       **{k: int(v) for k, v in facts.items()})
-        totals.update(repaired=int(res.repair is not None), repaired_right=int(res.repair is not None and right))
+        totals.update(repaired=int(res.repair is not None), repaired_right=int(res.repair is not None and right),
+                      whole_hinted=int(CUT_HAND in res.reading.problems))
         reasons = needs_input(meta)
         totals.update(needs_input=int(bool(reasons)), needs_input_right=int(bool(reasons) and right),
                       **{f"needs_{r}": 1 for r in reasons}, **{f"needs_{r}_right": int(right) for r in reasons})
@@ -305,6 +310,15 @@ def compare_counts(reading: HandReading, meta: dict) -> dict:
     return facts
 
 
+def cut_hint_tally(meta: dict) -> Counter:
+    """For a photo whose frame cuts tiles of the hand, read from its true boxes: whether the hand reads
+    short of tiles, and whether it then says a tile may be cut off (:func:`edges.hint_cut_hand`)."""
+    reading = group(truth_detections(meta))
+    short = short_of_tiles(reading.problems)
+    hinted = CUT_HAND in hint_cut_hand(reading, (meta["size"][1], meta["size"][0])).problems
+    return Counter(cut_short=int(short), cut_hinted=int(short and hinted))
+
+
 def summarise(t: Counter, latencies: list[float], boxes: str) -> dict:
     n = max(t["samples"], 1)
     out: dict[str, float | str] = {
@@ -319,6 +333,8 @@ def summarise(t: Counter, latencies: list[float], boxes: str) -> dict:
     if boxes == "truth":
         out["melds_exact_pct"] = round(100 * t["melds_exact"] / max(t["melds_true"], 1), 1)
         out["tile_roles_right_pct"] = round(100 * t["roles_right"] / max(t["roles"], 1), 1)
+        out["cut_off_hands_told"] = f"{t['cut_hinted']}/{t['cut_short']} skipped hands cut by the frame and short"
+    out["whole_hands_told_cut_off"] = t["whole_hinted"]
     readable = t["samples"] - t["needs_input"]
     out["readable_samples"] = readable
     out["pao_exact_readable_pct"] = round(100 * (t["pao_right"] - t["needs_input_right"]) / max(readable, 1), 1)

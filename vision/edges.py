@@ -11,14 +11,27 @@ Measured in docs/detector.md ("Tiles cut by the frame").
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from xingzi.vision.detections import Detections
+from xingzi.vision.handcheck import short_of_tiles
+
+if TYPE_CHECKING:
+    from xingzi.vision.grouping import HandReading
 
 MIN_INSIDE = 0.35  # a cut box shorter than this share of a whole tile, along the cut axis, is dropped
 EDGE_PX = 2.0  # a box side this close to the frame counts as cut by it
 MIN_WHOLE = 3  # uncut boxes needed to know a whole tile's size; with fewer nothing is dropped
 SURE_CONF = 0.25  # only boxes this sure tell a whole tile's size (evaluation reads down to 0.001)
+# A hand short of tiles whose row reaches the frame most likely lost a tile there (cut off, or dropped
+# as a strip): say so, since a photo taken again settles it and no regrouping can.
+CUT_HAND = ("the hand reaches the photo's edge and is short of tiles: one may be cut off there "
+            "(take the photo with the whole hand in it)")
+HAND_ROLES = frozenset({"concealed", "win", "pung", "kong", "concealed_kong"})
+NEAR_EDGE = 0.5  # a hand tile this many of its shorter sides from the frame reaches it (a strip may lie between)
 
 
 def cut_shares(det: Detections, shape: tuple[int, ...]) -> np.ndarray:
@@ -51,3 +64,23 @@ def drop_cut_tiles(det: Detections, shape: tuple[int, ...], min_inside: float = 
         return det
     sliver = cut_shares(det, shape) < min_inside
     return det.subset(~sliver) if sliver.any() else det
+
+
+def hint_cut_hand(reading: HandReading, shape: tuple[int, ...]) -> HandReading:
+    """The reading with :data:`CUT_HAND` among its problems when it is short of tiles and a tile of the
+    hand lies within ``NEAR_EDGE`` of its shorter side from the photo's frame; else without it (a hint
+    from before the user's marks is judged again)."""
+    if CUT_HAND in reading.problems:
+        reading = replace(reading, problems=tuple(p for p in reading.problems if p != CUT_HAND))
+    if not short_of_tiles(reading.problems):
+        return reading
+    hand = np.array([role in HAND_ROLES for role in reading.roles], bool)
+    if not hand.any():
+        return reading
+    height, width = shape[:2]
+    boxes = reading.detections.xyxy[hand].astype(np.float64)
+    room = np.minimum.reduce([boxes[:, 0], boxes[:, 1], width - boxes[:, 2], height - boxes[:, 3]])
+    side = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    if not (room <= NEAR_EDGE * side).any():
+        return reading
+    return replace(reading, problems=(*reading.problems, CUT_HAND))

@@ -5,12 +5,15 @@ Shared by the grouping (which reading to keep), the repair (which edits give a h
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Iterable
 
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.shapes import is_complete
 from xingzi.engine.tiles import Tile, tile_counts
 
+COUNT_PROBLEM = re.compile(r"(\d+) tiles \(a winning hand has 14, plus one per kong: (\d+) here\)")
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -42,6 +45,11 @@ def count_problems(tiles: tuple[Tile, ...], melds: list[Meld] | tuple[Meld, ...]
         if c > 4:
             out.append(f"{count_word(c)} {tile.symbol} (only four of each tile exist)")
     return out
+
+
+def short_of_tiles(problems: Iterable[str]) -> bool:
+    """Whether the count problems say the hand has fewer tiles than a winning hand needs."""
+    return any((m := COUNT_PROBLEM.fullmatch(p)) is not None and int(m[1]) < int(m[2]) for p in problems)
 
 
 def count_word(n: int) -> str:

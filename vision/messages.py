@@ -52,6 +52,8 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"(.+) does not split into sets and a pair( \(nor seven pairs\))?",
          lambda m: f"{m[1]} 拆不成四组加一对" + ("（也不是七对）" if m[2] else "")),
         (r"no winning tile", lambda m: "没有胡的牌"),
+        (r"the hand reaches the photo's edge and is short of tiles: one may be cut off there \(take the photo "
+         r"with the whole hand in it\)", lambda m: "手牌碰到照片边缘且少了牌：那里可能有牌被切掉（请把整手牌拍进照片）"),
         # the engine's reasons for a false win (诈胡)
         (r"not a winning hand: the tiles form neither 4 sets \+ a pair nor seven pairs",
          lambda m: "不成胡：既不是四组加一对，也不是七对"),

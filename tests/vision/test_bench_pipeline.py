@@ -129,3 +129,19 @@ def test_claim_tap_takes_a_true_meld_left_standing(melds, own, tap):
     assert res.reading.melds == () and res.result["own"] == 17
     meta = {"situation": {"win_tile": "6s", "melds": melds}, "expect": {"valid": True, "own": own}}
     assert one_tap_right(res, meta) is tap
+
+
+@pytest.mark.parametrize("to_the_edge,told", [pytest.param(True, 1, id="row-runs-off-the-left-edge"),
+                                             pytest.param(False, 0, id="tile-missing-mid-photo")])
+def test_a_hand_cut_by_the_frame_is_told_so(demo, to_the_edge, told):
+    from xingzi.vision.bench_pipeline import cut_hint_tally
+
+    hand = [i for i, t in enumerate(demo["tiles"]) if t["role"] == "concealed"]
+    first = min(hand, key=lambda i: demo["tiles"][i]["xyxy"][0])
+    rest = [dict(t) for i, t in enumerate(demo["tiles"]) if i != first and t["role"] != "fa"]  # 发 lie further left
+    if to_the_edge:  # the photo's frame where the dropped tile's right half was
+        dx = (demo["tiles"][first]["xyxy"][0] + demo["tiles"][first]["xyxy"][2]) / 2
+        for t in rest:
+            t["xyxy"] = [t["xyxy"][0] - dx, t["xyxy"][1], t["xyxy"][2] - dx, t["xyxy"][3]]
+    assert min(t["xyxy"][0] for t in rest) > 0
+    assert cut_hint_tally({**demo, "tiles": rest}) == Counter(cut_short=1, cut_hinted=told)

@@ -102,3 +102,54 @@ def test_eval_drops_slivers_unless_told_not_to(tmp_path, monkeypatch):
         assert ("-nocut" in row.name) == bool(flags)
         exact[bool(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
     assert exact == {False: 1.0, True: 0.0}
+
+
+def _short_hand_from_the_left(left: float) -> Detections:
+    """A hand one tile short (13 standing tiles and the winning tile apart), its row starting ``left`` px
+    from the photo's left edge (the shorter side of a tile: 60 × 0.75 = 45 px)."""
+    from xingzi.vision.layouts import hand_layout
+
+    det = hand_layout("123m456m789p1s55p", "3s", center=(640.0, 480.0)).detections
+    shift = np.array([left - det.xyxy[:, 0].min(), 0, left - det.xyxy[:, 0].min(), 0], np.float32)
+    return Detections(det.xyxy + shift, det.cls, det.conf, det.probs)
+
+
+@pytest.mark.parametrize(
+    ("left", "hand", "hinted"),
+    [pytest.param(4.0, "short", True, id="short_hand_touching_the_frame"),
+     pytest.param(15.0, "short", True, id="short_hand_a_strip_from_the_frame"),
+     pytest.param(200.0, "short", False, id="short_hand_well_inside"),
+     pytest.param(4.0, "whole", False, id="whole_hand_touching_the_frame")],
+)
+def test_a_short_hand_at_the_frame_says_a_tile_may_be_cut_off(left, hand, hinted):
+    from xingzi.vision.edges import CUT_HAND, hint_cut_hand
+    from xingzi.vision.grouping import group
+    from xingzi.vision.layouts import hand_layout
+
+    if hand == "short":
+        det = _short_hand_from_the_left(left)
+    else:
+        det = hand_layout("123m456m789p12s55p", "3s").detections
+        det = Detections(det.xyxy - np.array([det.xyxy[:, 0].min() - left, 0, det.xyxy[:, 0].min() - left, 0],
+                                             np.float32), det.cls, det.conf)
+    reading = hint_cut_hand(group(det), (960, 1280, 3))
+    assert (CUT_HAND in reading.problems) == hinted
+    assert reading.problems.count(CUT_HAND) <= 1
+    assert hint_cut_hand(reading, (960, 1280, 3)).problems == reading.problems  # judged again, not added twice
+
+
+def test_the_hint_goes_once_the_hand_is_whole_and_is_said_in_chinese():
+    from dataclasses import replace
+
+    from xingzi.vision.edges import CUT_HAND, hint_cut_hand
+    from xingzi.vision.grouping import group
+    from xingzi.vision.layouts import hand_layout
+    from xingzi.vision.messages import chinese
+    from xingzi.vision.pipeline import Context, analyse
+
+    whole = group(hand_layout("123m456m789p12s55p", "3s").detections)
+    stale = replace(whole, problems=(*whole.problems, CUT_HAND))
+    assert CUT_HAND not in hint_cut_hand(stale, (960, 1280, 3)).problems
+    result = analyse(np.full((960, 1280, 3), 60, np.uint8), _short_hand_from_the_left(4.0), Context())
+    assert CUT_HAND in result.reading.problems
+    assert chinese(CUT_HAND) == "手牌碰到照片边缘且少了牌：那里可能有牌被切掉（请把整手牌拍进照片）"
