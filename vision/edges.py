@@ -31,7 +31,9 @@ SURE_CONF = 0.25  # only boxes this sure tell a whole tile's size (evaluation re
 CUT_HAND = ("the hand reaches the photo's edge and is short of tiles: one may be cut off there "
             "(take the photo with the whole hand in it)")
 HAND_ROLES = frozenset({"concealed", "win", "pung", "kong", "concealed_kong"})
-NEAR_EDGE = 0.5  # a hand tile this many of its shorter sides from the frame reaches it (a strip may lie between)
+# A hand tile this many of its shorter sides from the frame reaches it: a cut tile kept (a third or more inside)
+# touches the frame; rows a player framed tightly stop 0.2-0.45 short of it (real_cn_val) and are not cut.
+NEAR_EDGE = 0.1
 
 
 def cut_shares(det: Detections, shape: tuple[int, ...]) -> np.ndarray:

@@ -134,14 +134,17 @@ def test_claim_tap_takes_a_true_meld_left_standing(melds, own, tap):
 @pytest.mark.parametrize("to_the_edge,told", [pytest.param(True, 1, id="row-runs-off-the-left-edge"),
                                              pytest.param(False, 0, id="tile-missing-mid-photo")])
 def test_a_hand_cut_by_the_frame_is_told_so(demo, to_the_edge, told):
+    """The photo's left edge runs through the hand's second tile (half of it inside: labelled, its box clipped),
+    the first lies outside; or, for comparison, the first tile is just missing from a photo framed widely."""
     from xingzi.vision.bench_pipeline import cut_hint_tally
 
-    hand = [i for i, t in enumerate(demo["tiles"]) if t["role"] == "concealed"]
-    first = min(hand, key=lambda i: demo["tiles"][i]["xyxy"][0])
-    rest = [dict(t) for i, t in enumerate(demo["tiles"]) if i != first and t["role"] != "fa"]  # 发 lie further left
-    if to_the_edge:  # the photo's frame where the dropped tile's right half was
-        dx = (demo["tiles"][first]["xyxy"][0] + demo["tiles"][first]["xyxy"][2]) / 2
+    hand = sorted((i for i, t in enumerate(demo["tiles"]) if t["role"] == "concealed"),
+                  key=lambda i: demo["tiles"][i]["xyxy"][0])
+    rest = [dict(t) for i, t in enumerate(demo["tiles"]) if i != hand[0] and t["role"] != "fa"]  # 发 lie further left
+    if to_the_edge:
+        x1, _, x2, _ = demo["tiles"][hand[1]]["xyxy"]
+        dx = (x1 + x2) / 2
         for t in rest:
-            t["xyxy"] = [t["xyxy"][0] - dx, t["xyxy"][1], t["xyxy"][2] - dx, t["xyxy"][3]]
-    assert min(t["xyxy"][0] for t in rest) > 0
+            t["xyxy"] = [max(t["xyxy"][0] - dx, 0.0), t["xyxy"][1], t["xyxy"][2] - dx, t["xyxy"][3]]
+    assert all(t["xyxy"][2] > t["xyxy"][0] >= 0 for t in rest)
     assert cut_hint_tally({**demo, "tiles": rest}) == Counter(cut_short=1, cut_hinted=told)

@@ -117,7 +117,7 @@ def _short_hand_from_the_left(left: float) -> Detections:
 @pytest.mark.parametrize(
     ("left", "hand", "hinted"),
     [pytest.param(4.0, "short", True, id="short_hand_touching_the_frame"),
-     pytest.param(15.0, "short", True, id="short_hand_a_strip_from_the_frame"),
+     pytest.param(15.0, "short", False, id="short_hand_framed_tightly"),
      pytest.param(200.0, "short", False, id="short_hand_well_inside"),
      pytest.param(4.0, "whole", False, id="whole_hand_touching_the_frame")],
 )
