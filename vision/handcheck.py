@@ -13,7 +13,9 @@ from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.shapes import is_complete
 from xingzi.engine.tiles import Tile, tile_counts
 
-COUNT_PROBLEM = re.compile(r"(\d+) tiles \(a winning hand has 14, plus one per kong: (\d+) here\)")
+# The tile-count fact, written by count_problems and read back by short_of_tiles: one text for both.
+COUNT_MESSAGE = "{total} tiles (a winning hand has 14, plus one per kong: {need} here)"
+COUNT_PROBLEM = re.compile(re.escape(COUNT_MESSAGE).replace(r"\{total\}", r"(\d+)").replace(r"\{need\}", r"(\d+)"))
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -37,7 +39,7 @@ def count_problems(tiles: tuple[Tile, ...], melds: list[Meld] | tuple[Meld, ...]
     total = len(tiles) + sum(m.kind.size for m in melds) + 4 * hidden_kongs
     need = 14 + kongs
     if total != need:
-        out.append(f"{total} tiles (a winning hand has 14, plus one per kong: {need} here)")
+        out.append(COUNT_MESSAGE.format(total=total, need=need))
     counts = Counter(tiles)
     for m in melds:
         counts.update(m.tiles)
