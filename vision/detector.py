@@ -20,6 +20,7 @@ from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 from xingzi.vision.aspect import read_stretched
 from xingzi.vision.detections import Detections
 from xingzi.vision.edges import MIN_INSIDE, drop_cut_tiles
+from xingzi.vision.lone import LONE_CONF, drop_lone_boxes
 from xingzi.vision.negative import read_negative, sure_median
 from xingzi.vision.sharpen import read_sharpened
 
@@ -217,6 +218,8 @@ class Detector:
     only; None: never).
     ``min_inside``: boxes the photo's frame cuts to less than this share of a whole tile are dropped
     (:mod:`xingzi.vision.edges`; 0: keep all).
+    ``lone_conf``: boxes read less surely than this, far from every sure box, are dropped
+    (:mod:`xingzi.vision.lone`; 0: keep all).
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
@@ -224,7 +227,7 @@ class Detector:
                  classifier: str | Path | TileClassifier | None = "auto",
                  stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF,
                  sharpen: bool = True, second: str | Path | None = "auto",
-                 min_inside: float = MIN_INSIDE) -> None:
+                 min_inside: float = MIN_INSIDE, lone_conf: float = LONE_CONF) -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -232,9 +235,10 @@ class Detector:
             raise ValueError(f"weights must be a .pt or .onnx file, got {path.name!r}")
         if imgsz is not None and imgsz % 32:
             raise ValueError(f"imgsz must be a multiple of 32, got {imgsz}")
-        if not (0 <= conf <= 1 and 0 < iou <= 1 and 0 <= back_conf <= 1 and 0 <= min_inside <= 1):
-            raise ValueError(f"conf, back_conf and min_inside must be in [0,1] and iou in (0,1], got conf={conf}, "
-                             f"back_conf={back_conf}, min_inside={min_inside}, iou={iou}")
+        if not all(0 <= v <= 1 for v in (conf, back_conf, min_inside, lone_conf)) or not 0 < iou <= 1:
+            raise ValueError(f"conf, back_conf, min_inside and lone_conf must be in [0,1] and iou in (0,1], got "
+                             f"conf={conf}, back_conf={back_conf}, min_inside={min_inside}, lone_conf={lone_conf}, "
+                             f"iou={iou}")
         self.weights = path
         self.backend = _OnnxBackend(path, threads) if path.suffix == ".onnx" else _TorchBackend(path, threads)
         fixed = getattr(self.backend, "fixed_size", None)
@@ -244,7 +248,7 @@ class Detector:
         self.stretched, self.negative = stretched, negative
         self.back_conf, self.sharpen = back_conf, sharpen
         self.second = _load_second(second, threads, path, self.imgsz)
-        self.min_inside = min_inside
+        self.min_inside, self.lone_conf = min_inside, lone_conf
 
     def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """The tiles of a BGR photo. ``ask_second``: average the second opinion in (when there is one)
@@ -256,7 +260,8 @@ class Detector:
         det = read_negative(read, image, first) if self.negative else first
         if self.sharpen and det is first:  # a kept negative is a reading of another picture: not compared
             det = read_sharpened(read, image, det)
-        return drop_cut_tiles(drop_faint_backs(det, self.back_conf), image.shape, self.min_inside)
+        whole = drop_cut_tiles(drop_faint_backs(det, self.back_conf), image.shape, self.min_inside)
+        return drop_lone_boxes(whole, self.lone_conf)
 
     def read(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """One model call on the image as it is, then the classifier if there is one."""

@@ -172,7 +172,8 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
                      classifier: str | Path | TileClassifier | None = "auto", stretched: bool = True,
                      negative: bool = True, perturb: Perturbation | None = None,
                      sharpen: bool = True, second: str | Path | None = "auto",
-                     min_inside: float | None = None) -> tuple[list[ImageBoxes], dict]:
+                     min_inside: float | None = None, lone_conf: float | None = None,
+                     ) -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
     and, when a pipeline check and ground-truth meta exist, the share of whole results right.
     ``classifier``: the second-stage tile classifier ("auto": the shipped one if any; None: none);
@@ -181,13 +182,15 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     ``sharpen``: read doubtful photos sharpened too (:mod:`xingzi.vision.sharpen`);
     ``second``: the second-opinion model for doubtful photos ("auto", a path or None; :class:`Detector`);
     ``min_inside``: drop boxes the frame cuts to less of a tile (None: the detector's default; 0: keep all);
+    ``lone_conf``: drop boxes less sure than this far from every sure box (None: the default; 0: keep all);
     ``perturb``: read each photo changed so (:mod:`xingzi.vision.perturb`; no whole-pipeline check then)."""
     import cv2
 
     from xingzi.vision.detector import Detector
 
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
-                   **({} if min_inside is None else {"min_inside": min_inside}))
+                   **({} if min_inside is None else {"min_inside": min_inside}),
+                   **({} if lone_conf is None else {"lone_conf": lone_conf}))
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, **reading)
     check = None if perturb is not None else pipeline_check or PIPELINE_CHECK
     if check is None and perturb is None and (ds.root / "meta").is_dir():

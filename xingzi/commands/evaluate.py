@@ -17,6 +17,8 @@ SECOND_READINGS = (
     ("recheck", "never read a doubtful tile again from crops shifted four ways (the classifier's 'recheck')"),
     ("cut", "keep the boxes of tiles the photo's frame cuts to a sliver (less than a third of a tile inside: "
             "dropped by default)"),
+    ("lone", "keep the boxes read with doubt that lie far from every tile read surely (dropped by default: "
+             "tiles of the heap behind, things on the table)"),
 )
 
 
@@ -125,13 +127,15 @@ def run(args: argparse.Namespace) -> int:
         preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou, classifier=classifier,
                                            stretched=args.stretched, negative=args.negative, perturb=perturb,
                                            sharpen=args.sharpen, second=args.second,
-                                           min_inside=None if args.cut else 0.0)
+                                           min_inside=None if args.cut else 0.0,
+                                           lone_conf=None if args.lone else 0.0)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "" if args.stretched else "-unstretched"
         row += "" if args.negative else "-nonegative"
         row += "" if args.sharpen else "-nosharpen"
         row += "" if args.recheck else "-norecheck"
         row += "" if args.cut else "-nocut"
+        row += "" if args.lone else "-nolone"
         row += f"+{Path(extra['second']).stem}" if "second" in extra else ""
         row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
