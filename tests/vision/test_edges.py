@@ -76,34 +76,6 @@ def test_the_detector_drops_slivers_it_reads(monkeypatch):
     assert len(Detector(DEFAULT_ONNX, min_inside=0, **plain).predict(photo)) == 7
 
 
-def test_eval_drops_slivers_unless_told_not_to(tmp_path, monkeypatch):
-    """``xingzi eval`` scores the detector with slivers dropped; ``--no-cut`` keeps them (a row ending
-    in ``-nocut``), and the sliver, on no label, costs the photo."""
-    import json
-
-    from demo_photo import demo_photo, write_demo_dataset
-
-    from xingzi.cli import main
-    from xingzi.vision import detector as mod
-
-    image, truth, cls = demo_photo()
-    h, w = image.shape[:2]
-    tile_h = float(np.median(truth[:, 3] - truth[:, 1]))
-    sliver = np.array([[w - 8, h / 2, w, h / 2 + tile_h]], np.float32)
-    read = Detections(np.concatenate([truth, sliver]).astype(np.float32), np.append(cls, 4),
-                      np.full(len(cls) + 1, 0.9, np.float32))
-    monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: read)
-    data = write_demo_dataset(tmp_path / "data", image, "demo.png")
-    exact = {}
-    for flags in ([], ["--no-cut"]):
-        out = tmp_path / ("keep" if flags else "drop")
-        assert main(["eval", "--data", str(data), "--out", str(out), "--classifier", "none", *flags]) == 0
-        (row,) = out.glob("*.json")
-        assert ("-nocut" in row.name) == bool(flags)
-        exact[bool(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
-    assert exact == {False: 1.0, True: 0.0}
-
-
 def _short_hand_from_the_left(left: float) -> Detections:
     """A hand one tile short (13 standing tiles and the winning tile apart), its row starting ``left`` px
     from the photo's left edge (the shorter side of a tile: 60 × 0.75 = 45 px)."""

@@ -158,3 +158,43 @@ def test_exclude_leaves_out_matching_images(dataset, tmp_path, capsys, exclude, 
 def test_exclude_pattern_matching_nothing_is_an_error(dataset, tmp_path, capsys):
     code = main(["eval", "--data", str(dataset), "--preds", str(tmp_path), "--exclude", "IMG_27*"])
     assert code != 0 and "matches no image" in capsys.readouterr().err
+
+
+def _strip_at_the_right_edge(truth: np.ndarray, width: int, height: int, tile: float) -> np.ndarray:
+    return np.array([width - 8, height / 2, width, height / 2 + tile])
+
+
+def _three_tiles_above_the_first(truth: np.ndarray, width: int, height: int, tile: float) -> np.ndarray:
+    box = truth[0] + np.array([0, -3 * tile, 0, -3 * tile])
+    assert box[1] >= 0, "the demo photo has room above its tiles"
+    return box
+
+
+@pytest.mark.parametrize(
+    ("flag", "extra_box", "extra_conf"),
+    [pytest.param("cut", _strip_at_the_right_edge, 0.9, id="strip_cut_by_the_frame"),
+     pytest.param("lone", _three_tiles_above_the_first, 0.3, id="doubtful_box_far_from_the_hand")],
+)
+def test_eval_drops_a_box_on_no_tile_unless_told_not_to(tmp_path, monkeypatch, flag, extra_box, extra_conf):
+    """``xingzi eval`` scores the detector with the step on; ``--no-<step>`` keeps the box (a row ending in
+    ``-no<step>``), and the box, on no label, costs the photo."""
+    from demo_photo import demo_photo, write_demo_dataset
+
+    from xingzi.vision import detector as mod
+    from xingzi.vision.detections import Detections
+
+    image, truth, cls = demo_photo()
+    h, w = image.shape[:2]
+    extra = extra_box(truth, w, h, float(np.median(truth[:, 3] - truth[:, 1])))
+    read = Detections(np.vstack([truth, extra]).astype(np.float32), np.append(cls, 4),
+                      np.append(np.full(len(cls), 0.9), extra_conf).astype(np.float32))
+    monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: read)
+    data = write_demo_dataset(tmp_path / "data", image, "demo.png")
+    exact = {}
+    for flags in ([], [f"--no-{flag}"]):
+        out = tmp_path / ("keep" if flags else "drop")
+        assert main(["eval", "--data", str(data), "--out", str(out), "--classifier", "none", *flags]) == 0
+        (row,) = out.glob("*.json")
+        assert (f"-no{flag}" in row.name) == bool(flags)
+        exact[bool(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
+    assert exact == {False: 1.0, True: 0.0}

@@ -99,31 +99,3 @@ def test_the_detector_drops_lone_boxes_it_reads(monkeypatch):
     assert Detector(DEFAULT_ONNX, **plain).lone_conf == LONE_CONF
     np.testing.assert_array_equal(Detector(DEFAULT_ONNX, **plain).predict(photo).xyxy, read.xyxy[:5])
     assert len(Detector(DEFAULT_ONNX, lone_conf=0, **plain).predict(photo)) == 7
-
-
-def test_eval_drops_lone_boxes_unless_told_not_to(tmp_path, monkeypatch):
-    """``xingzi eval`` scores the detector with lone boxes dropped; ``--no-lone`` keeps them (a row ending
-    in ``-nolone``), and the lone box, on no label, costs the photo."""
-    import json
-
-    from demo_photo import demo_photo, write_demo_dataset
-
-    from xingzi.cli import main
-    from xingzi.vision import detector as mod
-
-    image, truth, cls = demo_photo()
-    tile = float(np.median(truth[:, 3] - truth[:, 1]))
-    far = truth[:1] + np.array([0, -3 * tile, 0, -3 * tile], np.float32)  # above the first tile, off the hand
-    assert far[0, 1] >= 0, "the demo photo has room above its tiles"
-    read = Detections(np.concatenate([truth, far]).astype(np.float32), np.append(cls, 4),
-                      np.append(np.full(len(cls), 0.9), 0.3).astype(np.float32))
-    monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: read)
-    data = write_demo_dataset(tmp_path / "data", image, "demo.png")
-    exact = {}
-    for flags in ([], ["--no-lone"]):
-        out = tmp_path / ("keep" if flags else "drop")
-        assert main(["eval", "--data", str(data), "--out", str(out), "--classifier", "none", *flags]) == 0
-        (row,) = out.glob("*.json")
-        assert ("-nolone" in row.name) == bool(flags)
-        exact[bool(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
-    assert exact == {False: 1.0, True: 0.0}
