@@ -188,9 +188,9 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
 
     from xingzi.vision.detector import Detector
 
+    overrides = {k: v for k, v in (("min_inside", min_inside), ("lone_conf", lone_conf)) if v is not None}
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
-                   **({} if min_inside is None else {"min_inside": min_inside}),
-                   **({} if lone_conf is None else {"lone_conf": lone_conf}))
+                   **overrides)
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, **reading)
     check = None if perturb is not None else pipeline_check or PIPELINE_CHECK
     if check is None and perturb is None and (ds.root / "meta").is_dir():

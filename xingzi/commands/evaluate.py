@@ -130,12 +130,8 @@ def run(args: argparse.Namespace) -> int:
                                            min_inside=None if args.cut else 0.0,
                                            lone_conf=None if args.lone else 0.0)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
-        row += "" if args.stretched else "-unstretched"
-        row += "" if args.negative else "-nonegative"
-        row += "" if args.sharpen else "-nosharpen"
-        row += "" if args.recheck else "-norecheck"
-        row += "" if args.cut else "-nocut"
-        row += "" if args.lone else "-nolone"
+        row += "".join(("-unstretched" if step == "stretched" else f"-no{step}")
+                       for step, _ in SECOND_READINGS if not getattr(args, step))
         row += f"+{Path(extra['second']).stem}" if "second" in extra else ""
         row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
