@@ -1,5 +1,6 @@
 """Ship a checkpoint: strip the optimizer into ``models/xingzi_yolo11n.pt`` and export
-``models/xingzi_yolo11n.onnx`` (static input at the training size, simplified) for ONNX Runtime.
+``models/xingzi_yolo11n.onnx`` (static input at the training size, simplified, cut before its box
+decoding: ``models/onnx_head.py``) for ONNX Runtime.
 
     xingzi train --ship best                          # best.pt of the run with the highest val mAP50-95
     xingzi train --ship runs/train/real416            # the run's best.pt
@@ -13,6 +14,8 @@ import argparse
 import shutil
 import tempfile
 from pathlib import Path
+
+from xingzi.models.onnx_head import cut
 
 MODELS_DIR = Path(__file__).resolve().parent
 SHIPPED_PT = MODELS_DIR / "xingzi_yolo11n.pt"
@@ -80,7 +83,7 @@ def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPE
         if out_onnx is not None:
             exported = Path(YOLO(str(stripped)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False,
                                                        half=False, device="cpu", nms=False))
-            shutil.copyfile(exported, out_onnx)
+            cut(exported, out_onnx)  # the box decoding runs faster in numpy (vision/dfl.py)
             lines.append(f"exported {out_onnx} ({out_onnx.stat().st_size / 1e6:.1f} MB, {imgsz}x{imgsz})")
     return lines
 

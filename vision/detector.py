@@ -19,6 +19,7 @@ import numpy as np
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 from xingzi.vision.aspect import read_stretched
 from xingzi.vision.detections import Detections
+from xingzi.vision.dfl import HEAD_KEY, STRIDES_KEY, anchor_grid, boxes_from_dfl
 from xingzi.vision.edges import MIN_INSIDE, drop_cut_tiles
 from xingzi.vision.lone import LONE_CONF, drop_lone_boxes
 from xingzi.vision.negative import read_negative, sure_median
@@ -152,9 +153,19 @@ class _OnnxBackend:
         inp = self.session.get_inputs()[0]
         self.name = inp.name
         self.fixed_size = inp.shape[2] if isinstance(inp.shape[2], int) else None
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.grid = None  # set for a graph cut before its box decoding (vision/dfl.py)
+        if meta.get(HEAD_KEY) == "dfl":
+            if self.fixed_size is None:
+                raise ValueError(f"{path.name}: a graph cut before its box decoding needs a fixed input size")
+            strides = tuple(int(s) for s in meta.get(STRIDES_KEY, "8,16,32").split(","))
+            self.grid = anchor_grid(self.fixed_size, strides)
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
-        return self.session.run(None, {self.name: blob})[0][0]
+        outputs = self.session.run(None, {self.name: blob})
+        if self.grid is None:
+            return outputs[0][0]
+        return boxes_from_dfl(outputs[0][0], outputs[1][0], *self.grid)
 
 
 def _load_classifier(classifier: str | Path | TileClassifier | None, threads: int | None) -> TileClassifier | None:

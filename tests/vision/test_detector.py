@@ -172,3 +172,24 @@ def test_a_non_image_still_raises_pillows_error_after_ultralytics_is_set_up(tmp_
     bad.write_text("not an image")
     with pytest.raises(UnidentifiedImageError):
         Image.open(bad)
+
+
+def test_bench_detector_prints_each_timing_of_the_shipped_model(capsys, no_network):
+    from pathlib import Path
+
+    from xingzi.cli import main
+
+    sample = Path(__file__).resolve().parents[2] / "datasets" / "sample" / "images"
+    assert main(["bench", "detector", "--weights", str(DEFAULT_ONNX), "--images", str(sample), "--n", "2"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("onnxruntime"))
+    numbers = [float(v) for v in row.split()[1:8]]
+    assert numbers[0] == 800 and all(v > 0 for v in numbers[1:])
+    assert "b2b med" in out and "cpu med" in out
+
+
+def test_bench_detector_refuses_an_empty_folder(tmp_path, capsys):
+    from xingzi.cli import main
+
+    assert main(["bench", "detector", "--weights", str(DEFAULT_ONNX), "--images", str(tmp_path), "--n", "2"]) == 2
+    assert "no images" in capsys.readouterr().err
