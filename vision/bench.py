@@ -1,4 +1,4 @@
-"""``xingzi bench detector``: latency of the detector through PyTorch and ONNX Runtime on this CPU.
+"""``xingzi bench detector``: latency of the detector through PyTorch, OpenVINO and ONNX Runtime on this CPU.
 
 Times the model call alone (letterboxed input) and the whole ``Detector.predict``
 (letterbox, model, decode, NMS) over real photos or a synthetic frame, and prints median / p95; the
@@ -17,8 +17,8 @@ import numpy as np
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from xingzi.vision.detector import DEFAULT_ONNX, DEFAULT_WEIGHTS
 
-    parser.add_argument("--weights", type=Path, nargs="+", default=[DEFAULT_WEIGHTS, DEFAULT_ONNX],
-                        help="weights to compare (.pt and/or .onnx)")
+    parser.add_argument("--weights", type=Path, nargs="+", default=[DEFAULT_ONNX, DEFAULT_WEIGHTS],
+                        help="weights to compare (.pt and/or .onnx; .pt files are timed last)")
     parser.add_argument("--images", type=Path, default=None,
                         help="folder of photos (default: ../shared/data/real_cn_val/images if present)")
     parser.add_argument("--n", type=int, default=30, help="timed images per model")
@@ -44,10 +44,22 @@ def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str]:
     return [f for f in frames if f is not None], f"{len(paths)} photos from {folder}"
 
 
-def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, threads: int | None) -> dict:
+def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, threads: int | None,
+              runtime: str = "auto") -> dict:
+    """Timings of one weights file; an .onnx runs through ``runtime`` (its classifiers and second opinion too)."""
+    import os
+
     from xingzi.vision.detector import Detector, letterbox
 
-    det = Detector(weights, imgsz=imgsz, threads=threads)
+    before = os.environ.get("XINGZI_RUNTIME")
+    os.environ["XINGZI_RUNTIME"] = runtime  # the runtime is a process-wide setting (vision/sessions.py)
+    try:
+        det = Detector(weights, imgsz=imgsz, threads=threads)
+    finally:
+        if before is None:
+            del os.environ["XINGZI_RUNTIME"]
+        else:
+            os.environ["XINGZI_RUNTIME"] = before
     blob = letterbox(frames[0], det.imgsz)[0]
     for _ in range(3):
         det.backend(blob)
@@ -67,7 +79,8 @@ def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, thread
         t0 = time.perf_counter()
         det.predict(im)
         predict_ms.append((time.perf_counter() - t0) * 1e3)
-    return {"weights": str(weights), "backend": "onnxruntime" if weights.suffix == ".onnx" else "pytorch",
+    session = getattr(det.backend, "session", None)
+    return {"weights": str(weights), "backend": session.runtime if session is not None else "pytorch",
             "imgsz": det.imgsz, "model_median": float(np.median(model_ms)),
             "model_p95": float(np.percentile(model_ms, 95)), "predict_median": float(np.median(predict_ms)),
             "predict_p95": float(np.percentile(predict_ms, 95)), "block_median": float(np.median(block_ms)),
@@ -82,11 +95,17 @@ def run(args: argparse.Namespace) -> int:
     frames, what = _frames(args.images, args.n)
     threads = args.threads or os.cpu_count()
     print(f"detector latency on {what}, {threads} threads (ms)")
-    print(f"{'backend':<13}{'imgsz':>6}{'model med':>11}{'model p95':>11}{'predict med':>13}{'predict p95':>13}"
+    print(f"{'runtime':<13}{'imgsz':>6}{'model med':>11}{'model p95':>11}{'predict med':>13}{'predict p95':>13}"
           f"{'b2b med':>9}{'cpu med':>9}  weights")
-    for w in args.weights:
-        r = bench_one(Path(w), frames, args.imgsz, threads)
-        print(f"{r['backend']:<13}{r['imgsz']:>6}{r['model_median']:>11.1f}{r['model_p95']:>11.1f}"
-              f"{r['predict_median']:>13.1f}{r['predict_p95']:>13.1f}{r['block_median']:>9.1f}{r['cpu_median']:>9.1f}  {w}")
+    from xingzi.vision.sessions import chosen_runtime
+
+    onnx_runtimes = list(dict.fromkeys((chosen_runtime("auto"), "onnxruntime")))  # OpenVINO first where installed
+    # torch's thread pool, once loaded, keeps taking CPU from the other runtimes in this process: .pt last
+    for w in sorted(map(Path, args.weights), key=lambda p: p.suffix == ".pt"):
+        for runtime in (["auto"] if w.suffix == ".pt" else onnx_runtimes):
+            r = bench_one(w, frames, args.imgsz, threads, runtime)
+            print(f"{r['backend']:<13}{r['imgsz']:>6}{r['model_median']:>11.1f}{r['model_p95']:>11.1f}"
+                  f"{r['predict_median']:>13.1f}{r['predict_p95']:>13.1f}{r['block_median']:>9.1f}"
+                  f"{r['cpu_median']:>9.1f}  {w}")
     print("model: each call after a whole-photo read (predict); b2b: the calls back to back; cpu: CPU time of one call")
     return 0

@@ -20,6 +20,7 @@ import numpy as np
 from xingzi.engine.tiles import CLASS_NAMES
 
 from .detections import Detections
+from .sessions import Session
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_CLASSIFIER = MODELS_DIR / "xingzi_tilecls.onnx"
@@ -157,27 +158,22 @@ class TileClassifier:
             raise ValueError(f"weight must be in [0, 1] and turns 1, 2 or 4, got {self.info.weight}, {self.info.turns}")
         if not 0 <= self.info.recheck <= 1 or not 0 <= self.info.shift < 0.5:
             raise ValueError(f"recheck must be in [0, 1] and shift in [0, 0.5), got {self.info.recheck}, {self.info.shift}")
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        if threads:
-            opts.intra_op_num_threads = threads
-        self.sessions = []  # (session, input name, crop side in pixels)
+        self.sessions = []  # (session, crop side in pixels)
         for net in (p, *(p.parent / name for name in self.info.partners)):
             if not net.is_file():
                 raise FileNotFoundError(f"classifier not found: {net}")
-            session = ort.InferenceSession(str(net), opts, providers=["CPUExecutionProvider"])
-            outputs = session.get_outputs()[0].shape[-1]
+            session = Session(net, threads)  # OpenVINO where installed, else ONNX Runtime
+            outputs = session.output_shapes[0][-1]
             if outputs != len(CLS_NAMES):
                 raise ValueError(f"classifier {net.name} has {outputs} outputs, expected {len(CLS_NAMES)}")
-            side = session.get_inputs()[0].shape[-1]  # fixed in the graph at export; else the JSON's size
-            self.sessions.append((session, session.get_inputs()[0].name, side if isinstance(side, int) else self.info.size))
+            side = session.input_shape[-1]  # fixed in the graph at export; else the JSON's size
+            self.sessions.append((session, side if side else self.info.size))
         self.path, self.batch = p, batch
 
     @property
     def sizes(self) -> tuple[int, ...]:
         """The crop sides the networks read, the main network's first."""
-        return tuple(dict.fromkeys(size for _, _, size in self.sessions))
+        return tuple(dict.fromkeys(size for _, size in self.sessions))
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """(N,H,W,3) uint8 BGR crops → (N,32) float32 class probabilities (every network must read that size)."""
@@ -190,12 +186,12 @@ class TileClassifier:
             raise ValueError(f"crops must be {' and '.join(f'{s}x{s}' for s in missing)}, got {got}")
         n = len(next(iter(crops_by_size.values())))
         probs = np.zeros((n, len(CLS_NAMES)), np.float64)
-        for session, name, size in self.sessions:
+        for session, size in self.sessions:
             blob = to_blob(crops_by_size[size])
             for k in range(0, 4, 4 // self.info.turns):
                 turned = np.ascontiguousarray(np.rot90(blob, k, axes=(2, 3)))
                 for i in range(0, n, self.batch):
-                    probs[i:i + self.batch] += softmax(session.run(None, {name: turned[i:i + self.batch]})[0])
+                    probs[i:i + self.batch] += softmax(session.run(turned[i:i + self.batch])[0])
         return (probs / (self.info.turns * len(self.sessions))).astype(np.float32)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:

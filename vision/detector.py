@@ -23,6 +23,7 @@ from xingzi.vision.dfl import HEAD_KEY, STRIDES_KEY, anchor_grid, boxes_from_dfl
 from xingzi.vision.edges import MIN_INSIDE, drop_cut_tiles
 from xingzi.vision.lone import LONE_CONF, drop_lone_boxes
 from xingzi.vision.negative import read_negative, sure_median
+from xingzi.vision.sessions import Session
 from xingzi.vision.sharpen import read_sharpened
 
 if TYPE_CHECKING:
@@ -142,18 +143,12 @@ class _TorchBackend:
 
 
 class _OnnxBackend:
-    def __init__(self, path: Path, threads: int | None) -> None:
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        if threads:
-            opts.intra_op_num_threads = threads
+    def __init__(self, path: Path, threads: int | None, runtime: str | None = None) -> None:
         self.path = path
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        inp = self.session.get_inputs()[0]
-        self.name = inp.name
-        self.fixed_size = inp.shape[2] if isinstance(inp.shape[2], int) else None
-        meta = self.session.get_modelmeta().custom_metadata_map
+        self.session = Session(path, threads, runtime)  # OpenVINO where installed, else ONNX Runtime
+        size = self.session.input_shape[2] if len(self.session.input_shape) == 4 else None
+        self.fixed_size = size
+        meta = self.session.metadata
         self.grid = None  # set for a graph cut before its box decoding (vision/dfl.py)
         if meta.get(HEAD_KEY) == "dfl":
             if self.fixed_size is None:
@@ -162,7 +157,7 @@ class _OnnxBackend:
             self.grid = anchor_grid(self.fixed_size, strides)
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
-        outputs = self.session.run(None, {self.name: blob})
+        outputs = self.session.run(blob)
         if self.grid is None:
             return outputs[0][0]
         return boxes_from_dfl(outputs[0][0], outputs[1][0], *self.grid)

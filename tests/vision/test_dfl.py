@@ -96,7 +96,7 @@ def test_the_shipped_cut_graph_matches_pytorch_anchor_by_anchor():
     """numpy finishes the box decoding as the whole model does (the .pt run through PyTorch)."""
     image = np.random.default_rng(3).integers(0, 255, (480, 640, 3), np.uint8)
     blob = letterbox(image, 800)[0]
-    cut_raw = _OnnxBackend(DEFAULT_ONNX, 2)(blob)
+    cut_raw = _OnnxBackend(DEFAULT_ONNX, 2, runtime="onnxruntime")(blob)  # float32 throughout
     torch_raw = _TorchBackend(DEFAULT_WEIGHTS, 2)(blob)
     assert cut_raw.shape == torch_raw.shape == (35, 13125)
     np.testing.assert_allclose(cut_raw[4:], torch_raw[4:], atol=2e-3)
@@ -123,7 +123,7 @@ def test_cutting_a_whole_export_keeps_its_output(small_export):
     folder, whole = small_export
     cut_path = cut(whole, folder / "cut.onnx")
     blob = letterbox(np.random.default_rng(5).integers(0, 255, (100, 128, 3), np.uint8), 128)[0]
-    whole_backend, cut_backend = _OnnxBackend(whole, 2), _OnnxBackend(cut_path, 2)
+    whole_backend, cut_backend = _OnnxBackend(whole, 2, "onnxruntime"), _OnnxBackend(cut_path, 2, "onnxruntime")
     assert whole_backend.grid is None and cut_backend.grid is not None
     np.testing.assert_allclose(cut_backend(blob), whole_backend(blob), atol=1e-3)
     with pytest.raises(ValueError, match="already cut"):
@@ -142,7 +142,7 @@ def test_int8_copy_of_a_cut_graph_reads_like_it(small_export, tmp_path):
     quantized = int8(cut_path, tmp_path / "q.onnx", photos)
     assert quantized.stat().st_size < cut_path.stat().st_size / 2
     blob = letterbox(cv2.imread(str(photos[0])), 128)[0]
-    fp32, q8 = _OnnxBackend(cut_path, 2)(blob), _OnnxBackend(quantized, 2)(blob)
+    fp32, q8 = _OnnxBackend(cut_path, 2, "onnxruntime")(blob), _OnnxBackend(quantized, 2, "onnxruntime")(blob)
     assert q8.shape == fp32.shape
     top = np.argsort(-fp32[4:].max(axis=0))[:10]  # the anchors the fp32 graph sees tiles at
     assert fp32[4:, top].max(axis=0).mean() > 0.2

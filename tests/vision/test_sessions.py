@@ -1,0 +1,87 @@
+"""Running the shipped networks through OpenVINO or ONNX Runtime: the choice, and the same tiles either way."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from xingzi.vision import sessions
+from xingzi.vision.classifier import DEFAULT_CLASSIFIER, crop_tiles, softmax, to_blob
+from xingzi.vision.detector import DEFAULT_ONNX, _OnnxBackend, decode, letterbox
+from xingzi.vision.metrics import box_iou
+from xingzi.vision.sessions import Session, chosen_runtime
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.jpg"
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"network access attempted: {args[:2]}")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
+@pytest.mark.parametrize(
+    "asked, installed, bf16, chosen",
+    [pytest.param("auto", True, True, "openvino", id="auto_openvino_in_bf16"),
+     pytest.param("auto", True, False, "onnxruntime", id="auto_no_bf16_on_this_cpu"),
+     pytest.param("auto", False, True, "onnxruntime", id="auto_without_openvino"),
+     pytest.param("onnxruntime", True, True, "onnxruntime", id="asked_onnxruntime"),
+     pytest.param("openvino", True, False, "openvino", id="asked_openvino_in_f32")],
+)
+def test_the_runtime_chosen(monkeypatch, asked, installed, bf16, chosen):
+    monkeypatch.setattr(sessions, "_openvino_available", lambda: installed)
+    monkeypatch.setattr(sessions, "_cpu_has_bf16", lambda: bf16)
+    assert chosen_runtime(asked) == chosen
+
+
+def test_the_environment_picks_the_runtime_and_bad_names_are_refused(monkeypatch):
+    monkeypatch.setenv("XINGZI_RUNTIME", "onnxruntime")
+    assert chosen_runtime() == "onnxruntime"
+    monkeypatch.setenv("XINGZI_RUNTIME", "tensorrt")
+    with pytest.raises(ValueError, match="runtime must be one of"):
+        chosen_runtime()
+    monkeypatch.setattr(sessions, "_openvino_available", lambda: False)
+    with pytest.raises(ValueError, match="not installed"):
+        chosen_runtime("openvino")
+
+
+def test_a_session_describes_its_network():
+    session = Session(DEFAULT_ONNX, 2, "onnxruntime")
+    assert session.input_shape == (1, 3, 800, 800) and session.output_count == 2
+    assert session.output_shapes == [(1, 64, 13125), (1, 31, 13125)]
+    assert session.metadata["xingzi_head"] == "dfl"
+
+
+def test_openvino_reads_the_demo_photo_as_onnxruntime_does(no_network):
+    """bfloat16 where the CPU has it: the same tiles, faces and (nearly) confidences."""
+    image = cv2.imread(str(DEMO))
+    blob, scale, pad = letterbox(image, 800)
+    read = {rt: decode(_OnnxBackend(DEFAULT_ONNX, 2, rt)(blob), scale, pad, image.shape[:2], 0.25, 0.5)
+            for rt in ("onnxruntime", "openvino")}
+    ref, ov = read["onnxruntime"], read["openvino"]
+    assert len(ref) >= 14 and len(ov) == len(ref)
+    iou = box_iou(ref.xyxy, ov.xyxy)
+    match = iou.argmax(axis=1)
+    assert (iou.max(axis=1) > 0.95).all() and (ov.cls[match] == ref.cls).all()
+    np.testing.assert_allclose(ov.conf[match], ref.conf, atol=0.03)
+    crops = to_blob(crop_tiles(image, ref.xyxy, 64, 0.15))
+    probs = {rt: softmax(Session(DEFAULT_CLASSIFIER, 2, rt).run(crops)[0]) for rt in ("onnxruntime", "openvino")}
+    assert (probs["openvino"].argmax(1) == probs["onnxruntime"].argmax(1)).all()
+    assert np.abs(probs["openvino"] - probs["onnxruntime"]).max() < 0.05
+
+
+def test_a_missing_or_broken_network_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="network not found"):
+        Session(tmp_path / "none.onnx", 2, "onnxruntime")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a network")
+    with pytest.raises(ValueError, match="is not an ONNX network"):
+        Session(bad, 2, "onnxruntime")
