@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import numpy as np
 import pytest
 
@@ -123,16 +121,6 @@ def test_wrong_class_count_is_rejected():
 def test_bad_settings(kwargs, error, message):
     with pytest.raises(error, match=message):
         Detector(**({"weights": DEFAULT_ONNX} | kwargs))
-
-
-@pytest.fixture
-def no_network(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError(f"network access attempted: {args[:2]}")
-
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(socket.socket, "connect", refuse)
 
 
 @pytest.mark.parametrize("weights", [pytest.param(DEFAULT_WEIGHTS, id="pytorch"), pytest.param(DEFAULT_ONNX, id="onnx")])

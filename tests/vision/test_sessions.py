@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import cv2
@@ -16,16 +15,6 @@ from xingzi.vision.metrics import box_iou
 from xingzi.vision.sessions import Session, chosen_runtime
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.jpg"
-
-
-@pytest.fixture
-def no_network(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError(f"network access attempted: {args[:2]}")
-
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(socket.socket, "connect", refuse)
 
 
 @pytest.mark.parametrize(
