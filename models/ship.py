@@ -1,6 +1,6 @@
 """Ship a checkpoint: strip the optimizer into ``models/xingzi_yolo11n.pt`` and export
 ``models/xingzi_yolo11n.onnx`` (static input at the training size, simplified, cut before its box
-decoding: ``models/onnx_head.py``) for ONNX Runtime.
+decoding: ``models/onnx_head.py``) for ONNX Runtime and OpenVINO (``vision/sessions.py``).
 
     xingzi train --ship best                          # best.pt of the run with the highest val mAP50-95
     xingzi train --ship runs/train/real416            # the run's best.pt

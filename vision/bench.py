@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
           f"{'b2b med':>9}{'cpu med':>9}  weights")
     from xingzi.vision.sessions import chosen_runtime
 
-    onnx_runtimes = list(dict.fromkeys((chosen_runtime("auto"), "onnxruntime")))  # OpenVINO first where installed
+    onnx_runtimes = list(dict.fromkeys((chosen_runtime("auto"), "onnxruntime")))  # OpenVINO first where it is chosen
     # torch's thread pool, once loaded, keeps taking CPU from the other runtimes in this process: .pt last
     for w in sorted(map(Path, args.weights), key=lambda p: p.suffix == ".pt"):
         for runtime in (["auto"] if w.suffix == ".pt" else onnx_runtimes):

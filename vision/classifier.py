@@ -162,7 +162,7 @@ class TileClassifier:
         for net in (p, *(p.parent / name for name in self.info.partners)):
             if not net.is_file():
                 raise FileNotFoundError(f"classifier not found: {net}")
-            session = Session(net, threads)  # OpenVINO where installed, else ONNX Runtime
+            session = Session(net, threads)  # OpenVINO in bfloat16 where the CPU has it, else ONNX Runtime
             outputs = session.output_shapes[0][-1]
             if outputs != len(CLS_NAMES):
                 raise ValueError(f"classifier {net.name} has {outputs} outputs, expected {len(CLS_NAMES)}")

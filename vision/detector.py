@@ -145,9 +145,8 @@ class _TorchBackend:
 class _OnnxBackend:
     def __init__(self, path: Path, threads: int | None, runtime: str | None = None) -> None:
         self.path = path
-        self.session = Session(path, threads, runtime)  # OpenVINO where installed, else ONNX Runtime
-        size = self.session.input_shape[2] if len(self.session.input_shape) == 4 else None
-        self.fixed_size = size
+        self.session = Session(path, threads, runtime)  # OpenVINO in bfloat16 where the CPU has it, else ONNX Runtime
+        self.fixed_size = self.session.input_shape[2] if len(self.session.input_shape) == 4 else None
         meta = self.session.metadata
         self.grid = None  # set for a graph cut before its box decoding (vision/dfl.py)
         if meta.get(HEAD_KEY) == "dfl":
