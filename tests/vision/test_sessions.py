@@ -67,10 +67,23 @@ def test_openvino_reads_the_demo_photo_as_onnxruntime_does(no_network):
     assert np.abs(probs["openvino"] - probs["onnxruntime"]).max() < 0.05
 
 
-def test_a_missing_or_broken_network_is_a_clear_error(tmp_path):
+@pytest.mark.parametrize("runtime", ["onnxruntime", "openvino"])
+def test_a_missing_or_broken_network_is_a_clear_error(tmp_path, runtime):
     with pytest.raises(FileNotFoundError, match="network not found"):
-        Session(tmp_path / "none.onnx", 2, "onnxruntime")
+        Session(tmp_path / "none.onnx", 2, runtime)
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"not a network")
     with pytest.raises(ValueError, match="is not an ONNX network"):
-        Session(bad, 2, "onnxruntime")
+        Session(bad, 2, runtime)
+
+
+def test_openvino_keeps_compiled_networks_where_told(tmp_path, monkeypatch):
+    monkeypatch.setenv("XINGZI_CACHE_DIR", str(tmp_path / "cache"))
+    assert sessions.compile_cache() == tmp_path / "cache" / "openvino"
+    Session(DEFAULT_CLASSIFIER, 2, "openvino")
+    assert any((tmp_path / "cache" / "openvino").iterdir())  # the next start reads it instead of compiling
+    monkeypatch.setenv("XINGZI_CACHE_DIR", "")
+    assert sessions.compile_cache() is None
+    (tmp_path / "file").write_text("a file where the folder should go")
+    monkeypatch.setenv("XINGZI_CACHE_DIR", str(tmp_path / "file"))
+    assert sessions.compile_cache() is None
