@@ -2,9 +2,10 @@
 
 On a CPU with bfloat16 units (AMX / AVX-512 BF16) OpenVINO runs the detector in about half ONNX Runtime's
 time and the wide tile classifier in about a third, reading nearly the same tiles (docs/detector.md,
-"OpenVINO in bfloat16"); elsewhere ONNX Runtime runs them in float32. ``XINGZI_RUNTIME=onnxruntime`` (or ``runtime="onnxruntime"``) keeps ONNX Runtime.
-OpenVINO reads the .onnx itself (``Core.read_model``); its telemetry lives in its model converter (``ovc``), which
-is not used, and the tests run both runtimes with the network cut.
+"OpenVINO in bfloat16"); elsewhere ONNX Runtime runs them in float32. ``XINGZI_RUNTIME=onnxruntime`` (or
+``runtime="onnxruntime"``) keeps ONNX Runtime. OpenVINO reads the .onnx itself (``Core.read_model``); its
+telemetry lives in its model converter (``ovc``), which is not used, and the tests run both runtimes with the
+network cut.
 """
 
 from __future__ import annotations
