@@ -42,8 +42,10 @@ def test_the_environment_picks_the_runtime_and_bad_names_are_refused(monkeypatch
         chosen_runtime("openvino")
 
 
-def test_a_session_describes_its_network():
-    session = Session(DEFAULT_ONNX, 2, "onnxruntime")
+@pytest.mark.parametrize("runtime", ["onnxruntime", "openvino"])
+def test_a_session_describes_its_network(runtime):
+    session = Session(DEFAULT_ONNX, 2, runtime)
+    assert session.runtime == runtime and session.input_name == "images"
     assert session.input_shape == (1, 3, 800, 800) and session.output_count == 2
     assert session.output_shapes == [(1, 64, 13125), (1, 31, 13125)]
     assert session.metadata["xingzi_head"] == "dfl"
