@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from xingzi.datasets.check import WARNING, Issue, dataset_pairs, parse_label_text, read_class_names
-from xingzi.datasets.errata import Errata, fix_parsed
+from xingzi.datasets.errata import UNREAD_ID, Errata, fix_parsed
 from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.evaluate import name_table
 from xingzi.vision.grouping import FOREIGN_P
@@ -39,27 +39,27 @@ def audit_dataset(root: str | Path, detector, sure: float = SURE, errata: Errata
     table = name_table(names)
     issues: list[Issue] = []
     for image_path, label_path in dataset_pairs(r):
-        if not label_path.exists():
-            continue  # check_dataset reports it
+        if not label_path.exists() or (errata and image_path.name in errata.left_out):
+            continue  # check_dataset reports a missing file; photos left out are known
         image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
         if image is None:
             raise ValueError(f"cannot read image {image_path}: expected a JPEG or PNG")
-        rows, _ = parse_label_text(label_path.read_text(errors="replace"))
+        parsed, _ = parse_label_text(label_path.read_text(errors="replace"))
         fix = errata.fix_for(image_path.name) if errata else None
-        rows = rows if fix is None else fix_parsed(rows, fix, names)
-        rows = [(n, v) for n, v in rows if v[0] == int(v[0]) and 0 <= v[0] < len(names)]  # the rest: check_dataset
+        rows: list[tuple[int | None, list[float]]] = list(parsed) if fix is None else fix_parsed(parsed, fix, names)
+        rows = [(n, v) for n, v in rows if v[0] == int(v[0]) and (0 <= v[0] < len(names) or v[0] == UNREAD_ID)]
         issues += audit_image(image, rows, table, detector.predict(image), str(label_path.relative_to(r)), sure)
     return issues
 
 
-def audit_image(image: np.ndarray, rows: list[tuple[int, list[float]]], table: np.ndarray, det,
+def audit_image(image: np.ndarray, rows: list[tuple[int | None, list[float]]], table: np.ndarray, det,
                 where: str, sure: float = SURE) -> list[Issue]:
     """The warnings for one image: ``rows`` are (line, [cls cx cy w h]) in the dataset's classes,
     ``table`` maps them to ours (IGNORE: winds and flowers), ``det`` the model's reading of it."""
     h, w = image.shape[:2]
     labels = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
                        for _, (_, cx, cy, bw, bh) in rows], np.float64).reshape(-1, 4)
-    ours = np.array([table[int(v[0])] for _, v in rows], np.int64)
+    ours = np.array([IGNORE if v[0] == UNREAD_ID else table[int(v[0])] for _, v in rows], np.int64)
     boxes = np.asarray(det.xyxy, np.float64).reshape(-1, 4)
     foreign = np.zeros(len(boxes)) if det.foreign is None else np.asarray(det.foreign)
     out: list[Issue] = []

@@ -185,11 +185,13 @@ def check_label_text(text: str, path: str, names: tuple[str, ...] = CLASS_NAMES,
                      fix: PhotoFix | None = None) -> tuple[list[Issue], int]:
     """Issues in one label file's text, and the number of well-formed boxes (``fix``: read it as corrected)."""
     issues: list[Issue] = []
-    rows, bad = parse_label_text(text)
-    rows = rows if fix is None else fix_parsed(rows, fix, names)
+    parsed, bad = parse_label_text(text)
+    rows: list[tuple[int | None, list[float]]] = list(parsed) if fix is None else fix_parsed(parsed, fix, names)
     issues += [Issue(ERROR, "malformed", path, n, why) for n, why in bad]
     good: list[tuple[int, int, list[float]]] = []  # (line, class, xyxy)
     for lineno, (c, cx, cy, w, h) in rows:
+        if lineno is None:  # a tile an erratum adds: checked when the errata file is read
+            continue
         if c != int(c) or not 0 <= c < len(names):
             issues.append(Issue(ERROR, "unknown-class", path, lineno,
                                 f"class must be an integer 0..{len(names) - 1}, got {c:g}"))
@@ -222,7 +224,7 @@ def check_label_text(text: str, path: str, names: tuple[str, ...] = CLASS_NAMES,
 def check_dataset(root: str | Path, errata: Errata | None = None) -> CheckReport:
     """Check every label file under ``root``; images without a label file and label files without
     an image are errors too (an empty label file is a deliberate background image). ``errata``: label
-    files of the photos they fix are read as corrected."""
+    files of the photos they fix are read as corrected, those they leave out (unusable) are not read."""
     r = Path(root)
     pairs = dataset_pairs(r)
     names = read_class_names(r) or CLASS_NAMES
@@ -233,6 +235,8 @@ def check_dataset(root: str | Path, errata: Errata | None = None) -> CheckReport
             issues.append(Issue(ERROR, "unlabelled", str(image.relative_to(r)), None, "image has no label file"))
             continue
         label_files += 1
+        if errata and image.name in errata.left_out:  # known: its labels are not used
+            continue
         fix = errata.fix_for(image.name) if errata else None
         found, n = check_label_text(label.read_text(errors="replace"), str(label.relative_to(r)), names, fix)
         issues += found

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.errata import shipped_fixer
+from xingzi.datasets.errata import shipped_fixer, shipped_unusable
 from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels
 from xingzi.engine.tiles import CLASS_NAMES
 
@@ -77,6 +77,10 @@ def make_view(src: Path, dst: Path) -> int:
     (dst / "images").mkdir(parents=True, exist_ok=True)
     (dst / "labels").mkdir(parents=True, exist_ok=True)
     fixed = shipped_fixer(src)  # known label errors corrected (datasets/errata)
+    unusable = shipped_unusable(src)  # labels that cannot be mended: the photo is not trained on
+    images = [img for img in images if img.name not in unusable]
+    for stale in (dst / "images" / name for name in unusable):
+        stale.unlink(missing_ok=True)
     for img in images:
         link = dst / "images" / img.name
         if not link.is_symlink():

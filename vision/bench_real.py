@@ -19,13 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.errata import errata_for
+from xingzi.datasets.errata import errata_for, without_unusable
 from xingzi.engine.tiles import CLASS_NAMES
 
 from .detections import Detections
 from .evaluate import load_dataset, name_table, truths_for
 from .grouping import SET_ASIDE, group
-from .metrics import IGNORE, box_iou, pair_boxes
+from .metrics import IGNORE, UNREAD, box_iou, pair_boxes
 from .pipeline import Context, TileDetector, analyse, detect_hand, load_image
 
 HAND_TILES = (13, 18)  # labelled tiles in a photo of one hand (14 and up to four kongs; 13 before the win)
@@ -45,11 +45,14 @@ def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, lim
     """Numbers (name → value) and up to ``show_misses`` lines on photos read wrong; ``errata``: 'none', 'auto'
     or an errata file (:mod:`xingzi.datasets.errata`) whose corrected labels the hands are counted against."""
     ds = load_dataset(data)
-    truths, sizes = truths_for(ds, name_table(ds.names), errata_for(errata, data, ds.images))
+    fixes = errata_for(errata, data, ds.images)
+    ds = without_unusable(ds, fixes) if fixes else ds
+    truths, sizes = truths_for(ds, name_table(ds.names), fixes)
     t: Counter = Counter()
     latencies: list[float] = []
     misses: list[str] = []
     for path, truth, (w, _) in zip(ds.images, truths, sizes, strict=True):
+        truth = truth.select(truth.cls != UNREAD)  # tiles on the table an erratum adds: not the hand's
         if not HAND_TILES[0] <= len(truth.cls) <= HAND_TILES[1]:
             continue
         if limit and t["photos"] >= limit:

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xingzi.datasets.errata import Errata, row_fixer
+from xingzi.datasets.errata import UNREAD_ID, Errata, row_fixer
 from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
 from xingzi.engine.tiles import CLASS_NAMES, Tile
 from xingzi.vision import eval_report
-from xingzi.vision.metrics import IGNORE, ImageBoxes, Scores, score
+from xingzi.vision.metrics import IGNORE, UNREAD, ImageBoxes, Scores, score
 from xingzi.vision.perturb import Perturbation
 
 if TYPE_CHECKING:
@@ -126,9 +126,11 @@ def read_boxes(txt: Path, table: np.ndarray, size: tuple[int, int], with_conf: b
     """YOLO txt (``cls cx cy w h [conf]``) → boxes in pixels with our class ids (``fix``: label errata)."""
     rows = _read_rows(txt, with_conf) if fix is None else fix(_read_rows(txt, with_conf))
     cls_raw = rows[:, 0].astype(np.int64)
-    if len(cls_raw) and (cls_raw.min() < 0 or cls_raw.max() >= len(table)):
-        raise ValueError(f"{txt}: class ids must be 0..{len(table) - 1}, got {sorted(set(cls_raw.tolist()))}")
-    cls = table[cls_raw]
+    unread = (cls_raw == UNREAD_ID) if fix is not None else np.zeros(len(rows), bool)  # added by an erratum
+    known = cls_raw[~unread]
+    if len(known) and (known.min() < 0 or known.max() >= len(table)):
+        raise ValueError(f"{txt}: class ids must be 0..{len(table) - 1}, got {sorted(set(known.tolist()))}")
+    cls = np.where(unread, UNREAD, table[np.where(unread, 0, cls_raw)])
     xyxy = yolo_to_xyxy(rows[:, 1:5], *size)
     conf = rows[:, 5] if with_conf else np.ones(len(rows))
     boxes = ImageBoxes(xyxy, cls, conf.astype(np.float64))

@@ -1,8 +1,9 @@
 """Detection metrics in plain numpy: AP over IoU thresholds, P/R/F1 at an operating threshold,
 a confusion matrix with a background row/column, and per-image exactness.
 
-Ground-truth class ``IGNORE`` (-1) marks regions that are not ours (winds, flowers): such boxes are
-never misses, and a prediction lying on one is not a false positive.
+Ground-truth class ``IGNORE`` (-1) marks regions that are not ours (winds, flowers), ``UNREAD`` (-2) a tile
+nobody labelled whose face is not given (label errata): such boxes are never misses, and a prediction lying on
+one is not a false positive.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 IGNORE = -1
+UNREAD = -2
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 
 
@@ -59,7 +61,7 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def drop_ignored(truth: ImageBoxes, preds: ImageBoxes, iou: float = 0.5) -> tuple[ImageBoxes, ImageBoxes]:
     """Remove ignored truth boxes and predictions that overlap one by ≥ iou (and no real tile better)."""
-    ign = truth.cls == IGNORE
+    ign = truth.cls < 0  # IGNORE or UNREAD
     if not ign.any():
         return truth, preds
     real = truth.select(~ign)
@@ -212,10 +214,10 @@ def score(truths: list[ImageBoxes], preds: list[ImageBoxes], nc: int, conf: floa
     if len(truths) != len(preds):
         raise ValueError(f"need one prediction set per image: {len(truths)} truths, {len(preds)} predictions")
     for boxes in (*truths, *preds):
-        bad = boxes.cls[(boxes.cls >= nc) | (boxes.cls < IGNORE)]
+        bad = boxes.cls[(boxes.cls >= nc) | (boxes.cls < UNREAD)]
         if bad.size:
-            raise ValueError(f"class ids must be {IGNORE}..{nc - 1}, got {sorted(set(bad.tolist()))}")
-    if any((p.cls == IGNORE).any() for p in preds):
+            raise ValueError(f"class ids must be {UNREAD}..{nc - 1}, got {sorted(set(bad.tolist()))}")
+    if any((p.cls < 0).any() for p in preds):
         raise ValueError("predictions cannot use the ignore class; drop unmapped classes first")
     all_tp, all_conf, all_cls = [], [], []
     n_truth = np.zeros(nc, np.int64)

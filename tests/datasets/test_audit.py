@@ -114,6 +114,22 @@ def test_labels_an_erratum_fixes_are_checked_as_corrected(dataset, monkeypatch, 
         capsys.readouterr().out
 
 
+def test_a_tile_an_erratum_adds_is_no_longer_unlabelled(dataset, monkeypatch, capsys):
+    import xingzi.vision.pipeline as pipeline
+
+    (dataset / "labels" / "b.txt").write_text((dataset / "labels" / "a.txt").read_text())
+    monkeypatch.setattr(pipeline, "make_detector",
+                        lambda model, conf: Fixed(dets([PIXELS, FAR], [Tile.S1.index, Tile.M6.index], [0.95, 0.9])))
+    argv = ["dataset", "check", str(dataset), "--model", "auto", "--json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["by_kind"] == {"unlabelled-tile": 2}  # on a.jpg and on b.jpg
+    fixes = dataset / "fixes.toml"
+    fixes.write_text('[[photo]]\nimage = "a.jpg"\nwas = "1s"\nnow = "1s"\nwhy = "a tile behind"\n'
+                     'add = ["unread 0.8 0.3083 0.1 0.2"]\n')
+    assert main([*argv, "--errata", str(fixes)]) == 0
+    assert json.loads(capsys.readouterr().out)["by_kind"] == {"unlabelled-tile": 1}  # b.jpg's is still shown
+
+
 def test_bad_input_is_refused_with_a_reason(dataset):
     with pytest.raises(ValueError, match="sure must be in"):
         audit_dataset(dataset, Fixed(dets([], [], [])), sure=0)

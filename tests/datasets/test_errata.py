@@ -10,7 +10,15 @@ from PIL import Image
 from yolo_folder import label_text, write_yolo_folder
 
 from xingzi.cli import main
-from xingzi.datasets.errata import ERRATA_DIR, errata_path, fix_rows, load_errata, shipped_fixer
+from xingzi.datasets.errata import (
+    ERRATA_DIR,
+    UNREAD_ID,
+    check_covers,
+    errata_path,
+    fix_rows,
+    load_errata,
+    shipped_fixer,
+)
 from xingzi.vision.evaluate import load_dataset, name_table, truths_for
 
 NAMES = ["1m", "2m", "1p", "other"]
@@ -55,6 +63,70 @@ def test_fixes_relabel_and_drop_boxes_by_the_datasets_own_names(dataset, tmp_pat
     assert fixed[0].cls[2] < 0 and fixed[0].cls[:2].tolist() == [1, 9]  # `other` is ignored, 1p is ours 9
 
 
+FIX_ADD = FIX_A + 'add = ["1m 0.7 0.5 0.1 0.4", "unread 0.9 0.5 0.1 0.4"]\n'
+
+
+def test_added_tiles_are_scored_and_unread_ones_neither_hit_nor_miss(dataset, tmp_path, capsys):
+    """A face nobody labelled counts like any label; a tile whose face is not given is not scored either way."""
+    (tmp_path / "add.toml").write_text(FIX_ADD)
+    errata = load_errata(tmp_path / "add.toml")
+    assert errata.summary().endswith("1 photos, 2 boxes relabelled, 0 dropped, 2 added (1 of them tiles whose "
+                                     "face is not given)")
+    a = fix_rows(np.array(LABELS["a"]), errata.photos[0], NAMES)
+    assert a[:, 0].tolist() == [1, 2, 3, 0, UNREAD_ID]
+    np.testing.assert_allclose(a[3:, 1:], [[0.7, 0.5, 0.1, 0.4], [0.9, 0.5, 0.1, 0.4]])
+    fixed, _ = truths_for(load_dataset(dataset), name_table(NAMES), errata)
+    assert fixed[0].cls.tolist() == [1, 9, -1, 0, -2]  # the wind is IGNORE, the unread tile UNREAD: neither scored
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    right = [(1, 0.1, 0.5, 0.1, 0.4, 0.9), (2, 0.3, 0.5, 0.1, 0.4, 0.9), (0, 0.7, 0.5, 0.1, 0.4, 0.9)]
+    (preds / "b.txt").write_text(label_text([(0, 0.2, 0.5, 0.1, 0.4, 0.9)]))
+    summaries = []
+    for extra in ([(2, 0.9, 0.5, 0.1, 0.4, 0.9)], []):  # a face read on the unread tile, or nothing there
+        (preds / "a.txt").write_text(label_text(right + extra))
+        out = tmp_path / f"out{len(summaries)}"
+        assert main(["eval", "--data", str(dataset), "--preds", str(preds), "--out", str(out),
+                     "--errata", str(tmp_path / "add.toml")]) == 0
+        summaries.append(json.loads((out / "preds.json").read_text())["summary"])
+    assert "2 added (1 of them" in capsys.readouterr().out
+    assert [s["tiles"] for s in summaries] == [5, 5]  # a: 2m 1p 1m (the wind and the unread tile ignored); b: 2
+    assert summaries[0]["image_exact"] == summaries[1]["image_exact"] == 0.5  # b's twin is still a "miss"
+    (preds / "a.txt").write_text(label_text(right[:2]))  # the added 1m not found: a miss
+    assert main(["eval", "--data", str(dataset), "--preds", str(preds), "--out", str(tmp_path / "o3"),
+                 "--errata", str(tmp_path / "add.toml")]) == 0
+    assert json.loads((tmp_path / "o3" / "preds.json").read_text())["summary"]["image_exact"] == 0.0
+
+
+def test_an_added_face_must_be_one_of_the_datasets_names(tmp_path):
+    (tmp_path / "add.toml").write_text(FIX_A + 'add = ["9s 0.7 0.5 0.1 0.4"]\n')
+    with pytest.raises(ValueError, match=r"classes \['9s'\] are not among"):
+        fix_rows(np.array(LABELS["a"]), load_errata(tmp_path / "add.toml").photos[0], NAMES)
+
+
+UNUSABLE_B = '[[unusable]]\nimage = "b.png"\nwhy = "its boxes lost the tiles"\n'
+
+
+def test_a_photo_whose_labels_are_unusable_is_not_scored(dataset, tmp_path, capsys):
+    (tmp_path / "fixes.toml").write_text(FIX_A + UNUSABLE_B)
+    errata = load_errata(tmp_path / "fixes.toml")
+    assert errata.left_out == {"b.png"}
+    assert errata.summary().endswith("0 dropped; 1 photos left out (labels unusable)")
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    (preds / "a.txt").write_text(label_text([(1, 0.1, 0.5, 0.1, 0.4, 0.9), (2, 0.3, 0.5, 0.1, 0.4, 0.9)]))
+    (preds / "b.txt").write_text("")  # b's tiles not found: no longer counted
+    assert main(["eval", "--data", str(dataset), "--preds", str(preds), "--out", str(tmp_path / "out"),
+                 "--errata", str(tmp_path / "fixes.toml")]) == 0
+    summary = json.loads((tmp_path / "out" / "preds.json").read_text())["summary"]
+    assert (summary["images"], summary["image_exact"]) == (1, 1.0)
+    assert main(["dataset", "check", str(dataset), "--errata", str(tmp_path / "fixes.toml")]) == 0
+    assert "left out (labels unusable)" in capsys.readouterr().out
+    only = tmp_path / "only.toml"
+    only.write_text(UNUSABLE_B.replace("b.png", "zz.png"))
+    with pytest.raises(ValueError, match="fixes 1 photos not in this dataset, e.g. zz.png"):
+        check_covers(load_errata(only), load_dataset(dataset).images)
+
+
 def test_a_fix_is_refused_when_the_labels_are_not_what_it_was_written_for(tmp_path, dataset):
     fix = load_errata(tmp_path / "fixes.toml").photos[0]
     changed = np.array(LABELS["a"])
@@ -76,6 +148,16 @@ def test_a_fix_is_refused_when_the_labels_are_not_what_it_was_written_for(tmp_pa
     pytest.param('[[photo]]\nimage = "a.png"\nwas = ""\nnow = ""\nwhy = ""\n', "class names separated",
                  id="no-classes"),
     pytest.param(FIXES + FIXES, "fixed twice", id="twice"),
+    pytest.param(FIX_A + 'add = "1p 0.5 0.5 0.1 0.1"\n', "a list of strings", id="add-not-a-list"),
+    pytest.param(FIX_A + 'add = ["1p 0.5 0.5 0.1"]\n', "four numbers", id="add-three-numbers"),
+    pytest.param(FIX_A + 'add = ["1p 0.5 0.5 0.1 x"]\n', "four numbers", id="add-not-a-number"),
+    pytest.param(FIX_A + 'add = ["- 0.5 0.5 0.1 0.1"]\n', "four numbers", id="add-a-drop"),
+    pytest.param(FIX_A + 'add = ["1p 0.98 0.5 0.2 0.1"]\n', "inside the photo", id="add-outside"),
+    pytest.param(FIX_A + 'add = ["1p 0.5 0.5 0 0.1"]\n', "inside the photo", id="add-empty-box"),
+    pytest.param(FIX_A + 'also = 1\n', "expected the keys", id="unknown-key"),
+    pytest.param('[[unusable]]\nimage = "a.png"\n', "expected the keys image, why", id="unusable-no-why"),
+    pytest.param(FIX_A + '[[unusable]]\nimage = "a.png"\nwhy = "x"\n', "fixed or left out twice",
+                 id="fixed-and-left-out"),
 ])
 def test_bad_errata_files_say_what_is_wrong(tmp_path, text, match):
     (tmp_path / "bad.toml").write_text(text)
@@ -127,8 +209,9 @@ def test_the_shipped_errata_fit_the_label_files_they_were_written_for():
         for fix in errata.photos:
             rows = read_labels(folder / "labels" / (fix.image.rsplit(".", 1)[0] + ".txt"))
             fixed = fix_rows(rows, fix, names)
-            assert len(fixed) == len(rows) - fix.dropped
+            assert len(fixed) == len(rows) - fix.dropped + len(fix.add)
             assert (folder / "images" / fix.image).is_file()
+        assert all((folder / "images" / u.image).is_file() and u.why for u in errata.unusable)
 
 
 @pytest.fixture
@@ -167,3 +250,41 @@ def test_training_reads_the_fixes_shipped_for_its_folder(real_like, tmp_path):
     plain = list(crops_of(real_like / "images" / "a.png", table, 1, rng, Jitter()))
     assert [c for _, c in plain] == [9, 9, 9]
     assert [c for _, c in crops][:2] == [1, 9] and crops[2][1] != 9  # the third is the `other` class
+
+
+def test_training_leaves_out_photos_whose_labels_are_unusable(real_like, tmp_path):
+    import xingzi.datasets.errata as errata_module
+    from xingzi.datasets.tile_crops import CropConfig, build
+    from xingzi.models.pack_real import pack_split
+    from xingzi.models.train import make_view
+
+    Image.new("RGB", (200, 100), (90, 120, 90)).save(real_like / "images" / "b.png")
+    (real_like / "labels" / "b.txt").write_text(label_text([(2, 0.5, 0.5, 0.2, 0.4)]))  # a box that lost its tile
+    crops = build(CropConfig(str(real_like), None, str(tmp_path / "c0"), real_copies=1, dev_share=0))
+    assert crops["counts"]["train"]["crops"] == 4  # a's three and b's one
+    make_view(real_like, tmp_path / "view")
+    assert sorted(p.name for p in (tmp_path / "view" / "images").iterdir()) == ["a.png", "b.png"]
+    (errata_module.ERRATA_DIR / "rc.toml").write_text(FIX_A + UNUSABLE_B)
+    assert errata_module.shipped_unusable(real_like) == {"b.png"}
+    make_view(real_like, tmp_path / "view")  # made again: the stale link goes too
+    assert [p.name for p in (tmp_path / "view" / "images").iterdir()] == ["a.png"]
+    assert pack_split(real_like, tmp_path / "pack", quality=70) == 1
+    assert [p.name for p in (tmp_path / "pack" / "images").iterdir()] == ["a.webp"]
+    crops = build(CropConfig(str(real_like), None, str(tmp_path / "c1"), real_copies=1, dev_share=0))
+    assert crops["counts"]["train"]["crops"] == 3
+
+
+def test_training_learns_added_faces_and_leaves_unread_tiles_out(real_like, tmp_path):
+    import xingzi.datasets.errata as errata_module
+    from xingzi.datasets.tile_crops import Jitter, class_table, crops_of, names_of
+    from xingzi.datasets.yolo import read_labels
+    from xingzi.models.train import make_view
+
+    (errata_module.ERRATA_DIR / "rc.toml").write_text(FIX_ADD)
+    make_view(real_like, tmp_path / "view")
+    rows = read_labels(tmp_path / "view" / "labels" / "a.txt")
+    assert rows[:, 0].tolist() == [1, 9, 0]  # 2m, 1p, and the added 1m; the wind and the unread tile are not there
+    table = class_table(names_of(real_like))
+    crops = list(crops_of(real_like / "images" / "a.png", table, 1, np.random.default_rng(0), Jitter(),
+                          fix=shipped_fixer(real_like)))
+    assert len(crops) == 4 and crops[3][1] == 0  # the wind's crop (`other`) and the added 1m; no unread crop

@@ -91,6 +91,16 @@ def test_real_hands_are_counted_against_corrected_labels_when_asked(real_set, tm
         run_real(real_set, Fixed(hand_with_wind(0.9)), errata="auto")
 
 
+def test_tiles_an_erratum_adds_on_the_table_are_not_the_hands(real_set, tmp_path):
+    """Unread tiles lying about (label errata) do not make a photo too big to be a hand, nor join its faces."""
+    was = " ".join(NAMES[int(line.split()[0])] for line in (real_set / "labels" / "hand.txt").read_text().splitlines())
+    heap = ", ".join(f'"unread {0.1 + 0.08 * k:.2f} 0.1 0.04 0.1"' for k in range(5))
+    fixes = tmp_path / "fixes.toml"
+    fixes.write_text(f'[[photo]]\nimage = "hand.jpg"\nwas = "{was}"\nnow = "{was}"\nwhy = "a heap"\nadd = [{heap}]\n')
+    numbers, _ = run_real(real_set, Fixed(hand_with_wind(0.9)), errata=str(fixes))
+    assert numbers["photos"] == 1 and numbers["hand_tiles_exact_pct"] == 100.0
+
+
 def test_the_bench_command_tells_real_sets_from_synthetic_ones(real_set, tmp_path, capsys, monkeypatch):
     assert is_real_set(real_set) and not is_real_set(tmp_path / "nothing")
     monkeypatch.setattr(bench_pipeline, "make_detector", lambda model, conf: Fixed(hand_with_wind(0.9)))

@@ -78,7 +78,7 @@ def without_recheck(classifier: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from xingzi.datasets.errata import errata_for, without_images
+    from xingzi.datasets.errata import errata_for, without_images, without_unusable
     from xingzi.vision import evaluate as ev
     from xingzi.vision.eval_report import TILE_PX, format_by, format_misses, write_miss_pictures, write_preds
 
@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     errata = errata_for(args.errata, args.data, ds.images)
     if errata:
         print(errata.summary())
+        ds = without_unusable(ds, errata)
     if args.exclude:
         n = len(ds.images)
         ds = without_images(ds, args.exclude)
