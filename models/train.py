@@ -79,8 +79,9 @@ def make_view(src: Path, dst: Path) -> int:
     fixed = shipped_fixer(src)  # known label errors corrected (datasets/errata)
     unusable = shipped_unusable(src)  # labels that cannot be mended: the photo is not trained on
     images = [img for img in images if img.name not in unusable]
-    for stale in (dst / "images" / name for name in unusable):
-        stale.unlink(missing_ok=True)
+    for name in unusable:  # from a view made before the photo was found out
+        (dst / "images" / name).unlink(missing_ok=True)
+        (dst / "labels" / f"{Path(name).stem}.txt").unlink(missing_ok=True)
     for img in images:
         link = dst / "images" / img.name
         if not link.is_symlink():

@@ -124,12 +124,13 @@ def image_size(path: Path) -> tuple[int, int]:
 def read_boxes(txt: Path, table: np.ndarray, size: tuple[int, int], with_conf: bool,
                fix: Callable[[np.ndarray], np.ndarray] | None = None) -> ImageBoxes:
     """YOLO txt (``cls cx cy w h [conf]``) → boxes in pixels with our class ids (``fix``: label errata)."""
-    rows = _read_rows(txt, with_conf) if fix is None else fix(_read_rows(txt, with_conf))
+    raw = _read_rows(txt, with_conf)
+    ids = raw[:, 0].astype(np.int64)
+    if len(ids) and (ids.min() < 0 or ids.max() >= len(table)):
+        raise ValueError(f"{txt}: class ids must be 0..{len(table) - 1}, got {sorted(set(ids.tolist()))}")
+    rows = raw if fix is None else fix(raw)
     cls_raw = rows[:, 0].astype(np.int64)
-    unread = (cls_raw == UNREAD_ID) if fix is not None else np.zeros(len(rows), bool)  # added by an erratum
-    known = cls_raw[~unread]
-    if len(known) and (known.min() < 0 or known.max() >= len(table)):
-        raise ValueError(f"{txt}: class ids must be 0..{len(table) - 1}, got {sorted(set(known.tolist()))}")
+    unread = cls_raw == UNREAD_ID  # only an erratum's added tiles carry it: the file's ids were checked above
     cls = np.where(unread, UNREAD, table[np.where(unread, 0, cls_raw)])
     xyxy = yolo_to_xyxy(rows[:, 1:5], *size)
     conf = rows[:, 5] if with_conf else np.ones(len(rows))

@@ -97,6 +97,15 @@ def test_added_tiles_are_scored_and_unread_ones_neither_hit_nor_miss(dataset, tm
     assert json.loads((tmp_path / "o3" / "preds.json").read_text())["summary"]["image_exact"] == 0.0
 
 
+def test_a_negative_class_in_a_label_file_is_still_an_error_with_errata(dataset, tmp_path):
+    """Only an erratum's added tiles may carry the unread mark; a file that says -1 is malformed."""
+    (tmp_path / "add.toml").write_text(FIX_ADD)
+    (dataset / "labels" / "b.txt").write_text(label_text([(-1, 0.2, 0.5, 0.1, 0.4)]))
+    for errata in (None, load_errata(tmp_path / "add.toml")):
+        with pytest.raises(ValueError, match="class ids must be 0..3, got \\[-1\\]"):
+            truths_for(load_dataset(dataset), name_table(NAMES), errata)
+
+
 def test_an_added_face_must_be_one_of_the_datasets_names(tmp_path):
     (tmp_path / "add.toml").write_text(FIX_A + 'add = ["9s 0.7 0.5 0.1 0.4"]\n')
     with pytest.raises(ValueError, match=r"classes \['9s'\] are not among"):
@@ -266,8 +275,9 @@ def test_training_leaves_out_photos_whose_labels_are_unusable(real_like, tmp_pat
     assert sorted(p.name for p in (tmp_path / "view" / "images").iterdir()) == ["a.png", "b.png"]
     (errata_module.ERRATA_DIR / "rc.toml").write_text(FIX_A + UNUSABLE_B)
     assert errata_module.shipped_unusable(real_like) == {"b.png"}
-    make_view(real_like, tmp_path / "view")  # made again: the stale link goes too
+    make_view(real_like, tmp_path / "view")  # made again: the stale link and labels go too
     assert [p.name for p in (tmp_path / "view" / "images").iterdir()] == ["a.png"]
+    assert [p.name for p in (tmp_path / "view" / "labels").iterdir()] == ["a.txt"]
     assert pack_split(real_like, tmp_path / "pack", quality=70) == 1
     assert [p.name for p in (tmp_path / "pack" / "images").iterdir()] == ["a.webp"]
     crops = build(CropConfig(str(real_like), None, str(tmp_path / "c1"), real_copies=1, dev_share=0))
