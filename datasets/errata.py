@@ -27,13 +27,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from xingzi.datasets.yolo import image_files
+
 if TYPE_CHECKING:
     from xingzi.vision.evaluate import Dataset
 
 ERRATA_DIR = Path(__file__).resolve().parent / "errata"
 DROP = "-"
 UNREAD = "unread"  # in ``add``: a tile is there, its face is not given
-UNREAD_ID = -1  # its class id in the rows a fix returns
+UNREAD_ID = -2  # its class id in the rows a fix returns (vision.metrics.UNREAD: not IGNORE's -1, a wind)
 KEYS = {"image", "was", "now", "why"}
 
 
@@ -248,10 +250,11 @@ def shipped_errata(folder: Path) -> Errata | None:
     return errata
 
 
-def shipped_unusable(folder: Path) -> frozenset[str]:
-    """Photos of a dataset folder that training leaves out: their labels cannot be mended (shipped errata)."""
+def training_images(folder: Path) -> list[Path]:
+    """A dataset folder's photos less those its shipped errata leave out (labels that cannot be mended)."""
     errata = shipped_errata(folder)
-    return errata.left_out if errata else frozenset()
+    unusable = errata.left_out if errata else frozenset()
+    return [img for img in image_files(Path(folder) / "images") if img.name not in unusable]
 
 
 def shipped_fixer(folder: Path) -> Callable[[str, np.ndarray], np.ndarray]:

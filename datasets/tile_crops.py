@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from xingzi.datasets.errata import shipped_fixer, shipped_unusable
+from xingzi.datasets.errata import shipped_fixer, training_images
 from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
 from xingzi.vision.classifier import CLS_NAMES, CONTEXT, CROP_SIZE, OTHER_CLASS, check_crop_size, crop_tiles
 
@@ -132,8 +132,8 @@ def build(cfg: CropConfig, jit: Jitter = Jitter()) -> dict:
     parts: dict[str, tuple[list[np.ndarray], list[int]]] = {"train": ([], []), "dev": ([], [])}
     sources = []
     if cfg.real:
-        real, unusable = Path(cfg.real), shipped_unusable(Path(cfg.real))
-        sources.append((real, [p for p in image_files(real / "images") if p.name not in unusable], cfg.real_copies, True))
+        real = Path(cfg.real)
+        sources.append((real, training_images(real), cfg.real_copies, True))
     if cfg.synth:
         synth = Path(cfg.synth)
         images = image_files(synth / "images")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from xingzi.datasets.errata import shipped_fixer, shipped_unusable
-from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels
+from xingzi.datasets.errata import shipped_fixer, training_images
+from xingzi.datasets.yolo import atomic_write_text, format_labels, read_labels
 from xingzi.models.train import SHARED_DATA, remap_real_labels
 
 QUALITY = {"train": 70, "val": 80}
@@ -24,8 +24,7 @@ QUALITY = {"train": 70, "val": 80}
 
 def pack_split(src: Path, dst: Path, quality: int, every: int = 1) -> int:
     """Write every ``every``-th of ``src``'s images as WebP, with remapped labels, under ``dst``."""
-    unusable = shipped_unusable(src)  # labels that cannot be mended: the photo does not travel
-    images = [img for img in image_files(src / "images") if img.name not in unusable][::every]
+    images = training_images(src)[::every]  # less photos whose labels cannot be mended (datasets/errata)
     if not images:
         raise FileNotFoundError(f"no images under {src / 'images'}")
     (dst / "images").mkdir(parents=True, exist_ok=True)

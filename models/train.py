@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.errata import shipped_fixer, shipped_unusable
+from xingzi.datasets.errata import shipped_errata, shipped_fixer, training_images
 from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels
 from xingzi.engine.tiles import CLASS_NAMES
 
@@ -71,15 +71,14 @@ def remap_real_labels(rows: np.ndarray) -> np.ndarray:
 
 def make_view(src: Path, dst: Path) -> int:
     """Symlink ``src/images/*`` into ``dst/images`` and write remapped labels to ``dst/labels``."""
-    images = image_files(src / "images")
+    images = training_images(src)  # less photos whose labels cannot be mended (datasets/errata)
     if not images:
         raise FileNotFoundError(f"no images under {src / 'images'}")
     (dst / "images").mkdir(parents=True, exist_ok=True)
     (dst / "labels").mkdir(parents=True, exist_ok=True)
     fixed = shipped_fixer(src)  # known label errors corrected (datasets/errata)
-    unusable = shipped_unusable(src)  # labels that cannot be mended: the photo is not trained on
-    images = [img for img in images if img.name not in unusable]
-    for name in unusable:  # from a view made before the photo was found out
+    errata = shipped_errata(src)
+    for name in errata.left_out if errata else ():  # from a view made before the photo was found out
         (dst / "images" / name).unlink(missing_ok=True)
         (dst / "labels" / f"{Path(name).stem}.txt").unlink(missing_ok=True)
     for img in images:

@@ -274,7 +274,7 @@ def test_training_leaves_out_photos_whose_labels_are_unusable(real_like, tmp_pat
     make_view(real_like, tmp_path / "view")
     assert sorted(p.name for p in (tmp_path / "view" / "images").iterdir()) == ["a.png", "b.png"]
     (errata_module.ERRATA_DIR / "rc.toml").write_text(FIX_A + UNUSABLE_B)
-    assert errata_module.shipped_unusable(real_like) == {"b.png"}
+    assert [p.name for p in errata_module.training_images(real_like)] == ["a.png"]
     make_view(real_like, tmp_path / "view")  # made again: the stale link and labels go too
     assert [p.name for p in (tmp_path / "view" / "images").iterdir()] == ["a.png"]
     assert [p.name for p in (tmp_path / "view" / "labels").iterdir()] == ["a.txt"]
