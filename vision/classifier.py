@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -20,6 +21,7 @@ import numpy as np
 from xingzi.engine.tiles import CLASS_NAMES
 
 from .detections import Detections
+from .memo import recall
 from .sessions import Session
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -191,7 +193,8 @@ class TileClassifier:
             for k in range(0, 4, 4 // self.info.turns):
                 turned = np.ascontiguousarray(np.rot90(blob, k, axes=(2, 3)))
                 for i in range(0, n, self.batch):
-                    probs[i:i + self.batch] += softmax(session.run(turned[i:i + self.batch])[0])
+                    chunk = turned[i:i + self.batch]
+                    probs[i:i + self.batch] += softmax(recall(session, chunk, partial(session.run, chunk))[0])
         return (probs / (self.info.turns * len(self.sessions))).astype(np.float32)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ from xingzi.vision.detections import Detections
 from xingzi.vision.dfl import HEAD_KEY, STRIDES_KEY, anchor_grid, boxes_from_dfl
 from xingzi.vision.edges import MIN_INSIDE, drop_cut_tiles
 from xingzi.vision.lone import LONE_CONF, drop_lone_boxes
+from xingzi.vision.memo import recall
 from xingzi.vision.negative import read_negative, sure_median
 from xingzi.vision.sessions import Session
 from xingzi.vision.sharpen import read_sharpened
@@ -57,6 +58,17 @@ def default_weights() -> Path:
 
 def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
     """Resize keeping aspect ratio into a size×size canvas; returns (NCHW float32 RGB, scale, (padx, pady))."""
+    canvas, scale, pad = letterbox_canvas(image, size)
+    return canvas_blob(canvas), scale, pad
+
+
+def canvas_blob(canvas: np.ndarray) -> np.ndarray:
+    """A letterboxed BGR uint8 canvas as the networks' input: NCHW float32 RGB in 0..1."""
+    return np.ascontiguousarray(canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0)
+
+
+def letterbox_canvas(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """The size×size BGR uint8 canvas of :func:`letterbox`, its scale and padding."""
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"expected an HxWx3 uint8 BGR image, got shape {image.shape} dtype {image.dtype}")
     h, w = image.shape[:2]
@@ -66,8 +78,7 @@ def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[in
     canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
     px, py = (size - nw) // 2, (size - nh) // 2
     canvas[py:py + nh, px:px + nw] = resized
-    blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-    return np.ascontiguousarray(blob), scale, (px, py)
+    return canvas, scale, (px, py)
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
@@ -276,11 +287,13 @@ class Detector:
     def detect(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """The model's boxes for the image as it is (no second stage); with the second opinion averaged
         in where the reading is doubtful, or always with ``ask_second``."""
-        blob, scale, pad = letterbox(image, self.imgsz)
-        raw = self.backend(blob)
+        canvas, scale, pad = letterbox_canvas(image, self.imgsz)
+        blob = canvas_blob(canvas)
+        raw = recall(self.backend, canvas, lambda: [self.backend(blob)])[0]  # a photo read twice: vision/memo.py
         det = None if ask_second else decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
-        if self.second is not None and (det is None or sure_median(det)[1] < SECOND_DOUBT):
-            raw = (1 - SECOND_WEIGHT) * raw + SECOND_WEIGHT * self.second(blob)
+        second = self.second
+        if second is not None and (det is None or sure_median(det)[1] < SECOND_DOUBT):
+            raw = (1 - SECOND_WEIGHT) * raw + SECOND_WEIGHT * recall(second, canvas, lambda: [second(blob)])[0]
             det = None  # decoded once, below, from the averaged output
         return det if det is not None else decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
 

@@ -29,6 +29,7 @@ from .detections import Detections
 from .draw import draw
 from .edges import hint_cut_hand
 from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
+from .memo import remembering
 from .messages import chinese_of
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
 from .unseen import Choice, best_win_tile, faceless_kongs, guess_kong_face
@@ -270,12 +271,13 @@ def detect_hand(detector: TileDetector, image: np.ndarray) -> tuple[Detections, 
     legal hand and the detector has a second opinion (:class:`~xingzi.vision.detector.Detector`), the
     photo is read again with the second opinion asked however sure the first reading was, and that
     reading is taken when it makes a hand: a photo shows a declared win, so a legal reading is the
-    likelier one."""
-    det = detector.predict(image)
-    reading = group(det)
-    if getattr(detector, "second", None) is None or is_legal_reading(reading):
-        return det, reading
-    other = detector.predict(image, ask_second=True)
+    likelier one. The second reading recalls the networks' answers for pictures the first read (memo)."""
+    with remembering():
+        det = detector.predict(image)
+        reading = group(det)
+        if getattr(detector, "second", None) is None or is_legal_reading(reading):
+            return det, reading
+        other = detector.predict(image, ask_second=True)
     other_reading = group(other)
     return (other, other_reading) if is_legal_reading(other_reading) else (det, reading)
 

@@ -9,7 +9,9 @@ hold at any scale.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,6 +32,9 @@ LINE_TOL = 0.36  # across offset (in tile sizes) from a neighbour's line that pu
 GAP_OVER_LOCAL = 1.15
 GAP_SCATTER = 6.0
 SCATTER_FLOOR = 0.01
+# Rows found lately, by their boxes: the grouping tries several settings, and the repair dozens of
+# faces, on the same boxes; the rows depend on where the boxes lie, not on their faces.
+ROWS_REMEMBERED = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +50,11 @@ class Rows:
     sideways: np.ndarray  # a tile lying sideways among its row's neighbours
     scale: np.ndarray  # local tile size relative to the typical tile (perspective makes far tiles smaller)
     pitch: float  # typical centre distance of touching neighbours, in units of ``scale``
+    segments: dict = field(default_factory=dict, repr=False)  # row_segments' answers, by its settings
+
+
+_found: OrderedDict[tuple, Rows] = OrderedDict()
+_found_lock = threading.Lock()
 
 
 def find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, line_tol: float = LINE_TOL) -> Rows:
@@ -53,7 +63,26 @@ def find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, line_tol: f
     Tiles side by side are chained (``rowlink``), the direction from nearest neighbours refined
     by the chains, and chains continuing one another's line across a gap joined into rows.
     ``line_tol``: how far across (in tile sizes) a tile may lie from its neighbour's line.
+    The answer is shared by calls with the same boxes (read-only arrays: callers must not change it).
     """
+    key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in (centers, wh, np.asarray(body))) + (float(line_tol),)
+    with _found_lock:
+        if key in _found:
+            _found.move_to_end(key)
+            return _found[key]
+    geo = _find_rows(centers, wh, body, line_tol)
+    for value in vars(geo).values():
+        for array in value if isinstance(value, list) else [value]:
+            if isinstance(array, np.ndarray):
+                array.flags.writeable = False
+    with _found_lock:
+        _found[key] = geo
+        while len(_found) > ROWS_REMEMBERED:
+            _found.popitem(last=False)
+    return geo
+
+
+def _find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, line_tol: float) -> Rows:
     size = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
     u = rowlink.best_direction(centers, size, body, row_direction(centers[body], wh[body]), line_tol)
     u = canonical(rowlink.mean_direction(rowlink.chains(centers, u, size, body, line_tol), centers, u))
@@ -69,6 +98,13 @@ def find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, line_tol: f
 
 def row_segments(geo: Rows, gap_split: float, off_line: float) -> list[list[int]]:
     """The rows cut at gaps into groups, each ordered along its row; tiles off their group's line alone."""
+    key = (float(gap_split), float(off_line))
+    if key not in geo.segments:
+        geo.segments[key] = _row_segments(geo, gap_split, off_line)
+    return [list(seg) for seg in geo.segments[key]]
+
+
+def _row_segments(geo: Rows, gap_split: float, off_line: float) -> list[list[int]]:
     cut = [seg for row in geo.rows for seg in split_gaps(row, geo.along, geo.scale, geo.pitch, gap_split, geo.sideways)]
     return off_line_apart(cut, geo.across, geo.b_ext, off_line)
 
