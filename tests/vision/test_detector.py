@@ -11,6 +11,7 @@ from xingzi.vision.detector import (
     DEFAULT_ONNX,
     DEFAULT_WEIGHTS,
     Detector,
+    canvas_blob,
     decode,
     drop_faint_backs,
     letterbox,
@@ -31,6 +32,14 @@ def test_letterbox_pads_to_square_and_keeps_aspect():
     assert blob.shape == (1, 3, 64, 64) and scale == pytest.approx(0.32) and pad == (0, 16)
     assert blob[0, 2, 32, 32] == pytest.approx(1.0) and blob[0, 0, 32, 32] == 0  # RGB order
     assert blob[0, 0, 0, 0] == pytest.approx(114 / 255)  # padding
+
+
+@pytest.mark.parametrize("shape", [(800, 800, 3), (64, 64, 3), (5, 7, 3)])
+def test_the_blob_is_the_canvas_in_rgb_planes_scaled_to_one(shape):
+    canvas = np.random.default_rng(3).integers(0, 256, shape, np.uint8)
+    blob = canvas_blob(canvas)
+    assert blob.shape == (1, 3, *shape[:2]) and blob.dtype == np.float32 and blob.flags.c_contiguous
+    np.testing.assert_array_equal(blob[0], canvas[:, :, ::-1].transpose(2, 0, 1).astype(np.float32) / 255.0)
 
 
 def test_decode_maps_boxes_back_to_the_original_image_and_keeps_probs():
