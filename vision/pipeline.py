@@ -267,11 +267,10 @@ def _show_chosen_win(reading: HandReading, symbol: str) -> HandReading:
 
 
 def detect_hand(detector: TileDetector, image: np.ndarray) -> tuple[Detections, HandReading]:
-    """The detector's reading of a photo of a winning hand, and its grouping. When its tiles make no
-    legal hand and the detector has a second opinion (:class:`~xingzi.vision.detector.Detector`), the
-    photo is read again with the second opinion asked however sure the first reading was, and that
-    reading is taken when it makes a hand: a photo shows a declared win, so a legal reading is the
-    likelier one. The second reading recalls the networks' answers for pictures the first read (memo)."""
+    """The detector's reading of a photo of a winning hand, and its grouping. When its tiles make no legal
+    hand, a detector with a second opinion reads it again asking that opinion however sure the first reading
+    was (the networks recall the pictures already read: vision/memo.py), and that reading is taken when it
+    makes a hand: a photo shows a declared win, so a legal reading is the likelier one."""
     with remembering():
         det = detector.predict(image)
         reading = group(det)
