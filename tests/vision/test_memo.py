@@ -4,6 +4,7 @@ the same tiles either way; rows found once per set of boxes."""
 from __future__ import annotations
 
 import threading
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -102,13 +103,10 @@ def test_detect_hand_remembers_and_reads_as_without_memory(monkeypatch):
     image = demo_photo()[0]
     det = Detector(DEFAULT_ONNX)
     monkeypatch.setattr("xingzi.vision.pipeline.is_legal_reading", lambda reading: False)  # force the second reading
-    monkeypatch.setattr("xingzi.vision.pipeline.remembering", memo.remembering)
     counted = _Counting(det.backend)
     det.backend = counted
     with_memory = detect_hand(det, image)[0]
     calls_with = counted.calls
-    from contextlib import nullcontext
-
     monkeypatch.setattr("xingzi.vision.pipeline.remembering", nullcontext)
     counted.calls = 0
     without = detect_hand(det, image)[0]
