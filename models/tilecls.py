@@ -77,15 +77,45 @@ class TrainConfig:
     threads: int = 2
     colour: float = 0.25  # strength of brightness/contrast/colour-balance jitter
     recolour: float = 0.0  # share of crops whose colour channels are swapped at random (0.3 read no better: docs)
+    squash: float = 0.0  # share of crops shrunk along one axis (a tile seen from low down: its face foreshortened)
+    tilt: float = 0.0  # crops turned by up to this many degrees either way (tiles lying askew in their box)
     init: str = ""  # start from this checkpoint's weights (same width), with a fresh schedule
     teacher: str = ""  # (N,32) probabilities of the train crops from `teach`: learn them as well as the labels
     distill: float = 0.7  # with a teacher: the share of the loss that follows it
     temperature: float = 2.0  # with a teacher: both distributions softened by this before they are compared
 
 
-def augment(x: torch.Tensor, gen: torch.Generator, colour: float, recolour: float = 0.0) -> torch.Tensor:
+SQUASH_RANGE = (0.4, 0.9)  # how far a squashed crop's content is shrunk along its axis
+
+
+def reshape(x: torch.Tensor, gen: torch.Generator, squash: float, tilt: float) -> torch.Tensor:
+    """Each crop of ``squash`` share shrunk along one axis (by a factor in ``SQUASH_RANGE``, about the centre) and
+    every crop turned by up to ``tilt`` degrees; the edges that come in repeat the crop's border. A mirror image
+    is never made: the map has a positive determinant."""
+    b = x.shape[0]
+    scale = torch.ones(b, 2)
+    pick = torch.rand(b, generator=gen) < squash
+    lo, hi = SQUASH_RANGE
+    factor = lo + (hi - lo) * torch.rand(b, generator=gen)
+    axis = torch.randint(0, 2, (b,), generator=gen)
+    scale[pick, axis[pick]] = factor[pick]
+    angle = torch.deg2rad(tilt * (torch.rand(b, generator=gen) * 2 - 1))
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    # output → input coordinates: turn, then undo the shrink (a shrunk picture samples further out)
+    theta = torch.zeros(b, 2, 3)
+    theta[:, 0, 0], theta[:, 0, 1] = cos / scale[:, 0], -sin / scale[:, 0]
+    theta[:, 1, 0], theta[:, 1, 1] = sin / scale[:, 1], cos / scale[:, 1]
+    grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    return nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
+def augment(x: torch.Tensor, gen: torch.Generator, colour: float, recolour: float = 0.0, squash: float = 0.0,
+            tilt: float = 0.0) -> torch.Tensor:
     """Random quarter turns and colour jitter on a (B,3,H,W) float batch in [0,1]; no flips. ``recolour``: the
-    share of crops whose colour channels are put in a random order (red ink becomes blue or green...)."""
+    share of crops whose colour channels are put in a random order (red ink becomes blue or green...);
+    ``squash``/``tilt``: see :func:`reshape`."""
+    if squash or tilt:
+        x = reshape(x, gen, squash, tilt)
     turns = torch.randint(0, 4, (x.shape[0],), generator=gen)
     out = x.clone()
     for k in range(1, 4):
@@ -202,7 +232,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     model.train()
     while step < cfg.steps:
         idx = np.sort(rng.integers(0, len(ytr), cfg.batch))
-        xb = augment(to_tensor(xtr[idx]), gen, cfg.colour, cfg.recolour)
+        xb = augment(to_tensor(xtr[idx]), gen, cfg.colour, cfg.recolour, cfg.squash, cfg.tilt)
         logits = model(xb)
         loss = lossf(logits, torch.from_numpy(ytr[idx]))
         if soft is not None:

@@ -21,6 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from xingzi.datasets.errata import errata_for, without_unusable
 from xingzi.vision import evaluate as ev
 from xingzi.vision.classifier import TileClassifier, combine, reread
 from xingzi.vision.metrics import ImageBoxes, box_iou, score
@@ -125,10 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--recheck", default="0", help="gates under which a box is read again from moved crops "
                     "(0: never; e.g. 0,0.5,0.8,0.95)")
     ap.add_argument("--shift", type=float, default=0.06, help="how far the moved crops move (share of the box)")
+    ap.add_argument("--errata", default="none", metavar="FILE",
+                    help="score against corrected labels: a TOML of label fixes or 'auto' (as `xingzi eval`)")
     a = ap.parse_args(argv)
     ds = ev.load_dataset(a.data, "val")
-    truths, _ = ev.truths_for(ds, ev.name_table(ds.names))
-    dets = detect_all(ds, a.model, a.cache)
+    dets = detect_all(ds, a.model, a.cache)  # on every photo, so that one cache serves with and without errata
+    errata = errata_for(a.errata, a.data, ds.images)
+    if errata:
+        kept = without_unusable(ds, errata)
+        dets = [d for d, p in zip(dets, ds.images, strict=True) if p in kept.images]
+        ds = kept
+    truths, _ = ev.truths_for(ds, ev.name_table(ds.names), errata)
     base = [ImageBoxes.preds(x, c, f) for _, x, c, f, _ in dets]
     orc = [ImageBoxes.preds(x, oracle_classes(t, x, c, f, a.conf), f) for t, (_, x, c, f, _) in zip(truths, dets, strict=True)]
     results = [("detector", row(truths, base, a.conf)), ("oracle classes", row(truths, orc, a.conf))]

@@ -127,3 +127,53 @@ def test_train_refuses_crops_that_are_not_square(tmp_path):
     np.save(crops / "train_x.npy", np.zeros((4, 64, 80, 3), np.uint8))
     with pytest.raises(ValueError, match="crops must be square"):
         train(TrainConfig(crops=str(crops), out=str(tmp_path / "run"), width=4, batch=2, steps=1))
+
+
+def _ramp(n: int = 8, size: int = 32) -> torch.Tensor:
+    """Crops that brighten left to right and are dark at the top: a mirror or a turn would show."""
+    xs = torch.linspace(0, 1, size)
+    x = xs.view(1, 1, 1, size).expand(n, 3, size, size).clone()
+    x[:, :, : size // 4] = 0.0
+    return x
+
+
+def test_reshape_with_nothing_asked_leaves_crops_as_they_are():
+    from xingzi.models.tilecls import reshape
+
+    x = _ramp()
+    assert torch.allclose(reshape(x, torch.Generator().manual_seed(0), 0.0, 0.0), x, atol=1e-5)
+
+
+def test_squash_shrinks_the_content_along_one_axis_and_never_mirrors_it():
+    from xingzi.models.tilecls import SQUASH_RANGE, reshape
+
+    size = 32
+    x = torch.zeros(64, 1, size, size)
+    x[:, :, 8:24, 8:24] = 1.0  # a 16-px square in the middle
+    out = reshape(x, torch.Generator().manual_seed(3), 1.0, 0.0)
+    lit = out[:, 0] > 0.5
+    width, height = lit.any(dim=1).sum(dim=1).float(), lit.any(dim=2).sum(dim=1).float()
+    lo, hi = SQUASH_RANGE
+    shrunk_w, shrunk_h = width < 15, height < 15
+    assert (shrunk_w ^ shrunk_h).all()  # exactly one axis each
+    assert 0.3 < shrunk_w.float().mean().item() < 0.7  # either axis, about as often
+    short = torch.minimum(width, height)
+    assert (short >= 16 * lo - 2).all() and (short <= 16 * hi + 1).all()
+    ramp = reshape(_ramp(64), torch.Generator().manual_seed(4), 1.0, 0.0)
+    assert (ramp[:, 0, -1, -1] > ramp[:, 0, -1, 0]).all()  # still brighter on the right
+    assert (ramp[:, 0, 0, :].mean(dim=1) < ramp[:, 0, -1, :].mean(dim=1)).all()  # and dark at the top
+
+
+def test_squash_takes_the_share_of_crops_asked_and_tilt_turns_them_a_little():
+    from xingzi.models.tilecls import reshape
+
+    x = torch.zeros(400, 1, 32, 32)
+    x[:, :, 8:24, 8:24] = 1.0
+    out = reshape(x, torch.Generator().manual_seed(5), 0.3, 0.0)
+    changed = (out - x).abs().amax(dim=(1, 2, 3)) > 0.1
+    assert 0.22 < changed.float().mean().item() < 0.38
+    turned = reshape(x, torch.Generator().manual_seed(6), 0.0, 10.0)
+    area = (turned[:, 0] > 0.5).sum(dim=(1, 2)).float()
+    assert ((area - 256).abs() < 40).all()  # turned, not shrunk
+    assert ((turned - x).abs().amax(dim=(1, 2, 3)) > 0.1).float().mean().item() > 0.5
+    assert not torch.allclose(turned, reshape(x, torch.Generator().manual_seed(7), 0.0, 10.0))

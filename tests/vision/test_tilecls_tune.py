@@ -65,3 +65,28 @@ def test_a_cache_in_the_old_format_is_not_trusted(photos, tmp_path):
     cache.write_bytes(pickle.dumps(stale))  # paths alone matched before: a remade set passed as the old one
     out = detect_all(photos, None, cache)
     assert _CountingDetector.calls == 2 and len(out[0][2]) == 1
+
+
+def test_errata_score_the_cached_boxes_against_corrected_labels_and_leave_out_unusable_photos(
+        tmp_path, monkeypatch, capsys):
+    from yolo_folder import write_yolo_folder
+
+    from xingzi.models.tilecls_tune import main
+
+    monkeypatch.setattr(detector_module, "Detector", _CountingDetector)  # one 4m box at (1,1)-(5,5) per photo
+    monkeypatch.setattr(_CountingDetector, "calls", 0)
+    box = (3 / 16, 3 / 16, 4 / 16, 4 / 16)
+    root = write_yolo_folder(tmp_path / "ds", ["4m", "1p"], {"a": [(1, *box)], "b": [(1, *box)], "c": [(0, *box)]},
+                             size=(16, 16))
+    errata = tmp_path / "fixes.toml"
+    errata.write_text('[[photo]]\nimage = "a.png"\nwas = "1p"\nnow = "4m"\nwhy = "a 4m labelled 1p"\n\n'
+                      '[[unusable]]\nimage = "b.png"\nwhy = "labels of another photo"\n')
+
+    def detector_row(*extra: str) -> list[float]:
+        main(["--data", str(root), "--cache", str(tmp_path / "dets.pkl"), *extra])
+        line = next(s for s in capsys.readouterr().out.splitlines() if s.startswith("detector"))
+        return [float(v) for v in line.split()[1:]]
+
+    assert detector_row()[2:4] == pytest.approx([1 / 3, 1 / 3], abs=1e-4)  # F1, image exact: only c is right
+    assert detector_row("--errata", str(errata))[2:4] == pytest.approx([1.0, 1.0])  # a fixed, b left out
+    assert _CountingDetector.calls == 3  # the second run read the cache, made from every photo
