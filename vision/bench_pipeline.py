@@ -33,7 +33,8 @@ from .edges import CUT_HAND, hint_cut_hand
 from .grouping import HandReading, group
 from .handcheck import short_of_tiles
 from .metrics import box_iou
-from .pipeline import Context, PhotoResult, analyse, detect_hand, load_image, make_detector
+from .photo import load_image
+from .pipeline import Context, PhotoResult, analyse, detect_hand, make_detector
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -26,7 +26,8 @@ from .detections import Detections
 from .evaluate import load_dataset, name_table, truths_for
 from .grouping import SET_ASIDE, group
 from .metrics import IGNORE, UNREAD, box_iou, pair_boxes
-from .pipeline import Context, TileDetector, analyse, detect_hand, load_image
+from .photo import load_image
+from .pipeline import Context, TileDetector, analyse, detect_hand
 
 HAND_TILES = (13, 18)  # labelled tiles in a photo of one hand (14 and up to four kongs; 13 before the win)
 LEFT_OUT = ("loose", *SET_ASIDE)  # roles of tiles not counted in the hand

@@ -8,18 +8,15 @@ and the web page can inject a fake one.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 import time
-import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
 
 from xingzi.engine import score_situation
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
@@ -31,12 +28,10 @@ from .edges import hint_cut_hand
 from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
 from .memo import remembering
 from .messages import chinese_of
+from .photo import load_image, write_image
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
 from .unseen import Choice, best_win_tile, faceless_kongs, guess_kong_face
 from .usermarks import apply_claims, apply_corrections  # noqa: F401 (apply_corrections: the API's)
-
-MAX_PIXELS = 40_000_000  # larger photos are refused before decoding (decompression bombs)
-MAX_SIDE = 1600  # photos are scaled down to this before detection and drawing
 
 
 class TileDetector(Protocol):
@@ -125,52 +120,6 @@ def suggestion_json(s: Suggestion) -> dict:
     return {"text": s.text, "cost": round(s.cost, 3),
             "changes": [{"index": c.detection, "old": c.old and c.old.symbol, "new": c.new and c.new.symbol,
                          "drop": c.drop} for c in s.changes]}
-
-
-def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_SIDE) -> np.ndarray:
-    """Image bytes → BGR uint8, refusing what is not an image, truncated, or too many pixels.
-
-    The pixel count is read from the header before any decoding; JPEGs are decoded straight at
-    a reduced scale when they are much larger than ``max_side``.
-    """
-    if not data:
-        raise ValueError("the upload is empty: expected a JPEG or PNG photo")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # the size is checked here
-            im = Image.open(io.BytesIO(data))
-        with im:
-            w, h = im.size
-            if w * h > max_pixels:
-                raise ValueError(f"image is {w}x{h} = {w * h / 1e6:.0f} megapixels; at most "
-                                 f"{max_pixels / 1e6:.0f} are accepted")
-            if im.format == "JPEG":
-                im.draft("RGB", (max_side, max_side))
-            im.load()
-            rgb = ImageOps.exif_transpose(im).convert("RGB")
-    except (UnidentifiedImageError, ImportError):  # ImportError: a format plugin (HEIF, registered by
-        # another library) whose decoder is not installed tried the bytes
-        raise ValueError("not an image: expected a JPEG or PNG photo") from None
-    except Image.DecompressionBombError as e:
-        raise ValueError(f"image refused as a decompression bomb: {e}") from None
-    except (OSError, SyntaxError, EOFError) as e:
-        raise ValueError(f"the image cannot be decoded (truncated or corrupt): {e}") from None
-    if max(rgb.size) > max_side:
-        rgb.thumbnail((max_side, max_side), Image.Resampling.BILINEAR)
-    return np.ascontiguousarray(np.asarray(rgb)[..., ::-1])
-
-
-def load_image(source: str | Path | bytes | np.ndarray) -> np.ndarray:
-    if isinstance(source, np.ndarray):
-        if source.ndim != 3 or source.shape[2] != 3 or source.dtype != np.uint8:
-            raise ValueError(f"expected an HxWx3 uint8 BGR image, got shape {source.shape} dtype {source.dtype}")
-        return source
-    if isinstance(source, bytes):
-        return decode_image(source)
-    path = Path(source)
-    if not path.is_file():
-        raise FileNotFoundError(f"photo not found: {path}")
-    return decode_image(path.read_bytes())
 
 
 def situation_for(reading: HandReading, context: Context) -> dict:
@@ -349,7 +298,7 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     claims = [Tile.parse(t) for t in getattr(args, "claim", None) or []]
     res = read_photo(image, detector, context, as_read=bool(getattr(args, "as_read", False)), win=win, claims=claims)
     if getattr(args, "out", None):
-        _write_image(args.out, res.annotated)
+        write_image(args.out, res.annotated)
     if getattr(args, "json", None) is not None:
         out.write(json.dumps(res.to_json(), ensure_ascii=False) + "\n")
         return 0 if res.result is not None else 1
@@ -391,11 +340,3 @@ def _hand_before(situation: dict) -> str:
     standing = parse_tiles(situation["hand"])
     standing.remove(Tile.parse(situation["win_tile"]))
     return format_tiles(standing)
-
-
-def _write_image(path: str | Path, bgr: np.ndarray) -> None:
-    path = Path(path)
-    if path.suffix.lower() not in (".jpg", ".jpeg", ".png"):
-        raise ValueError(f"--out {path}: expected a .jpg or .png file name")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(np.ascontiguousarray(bgr[..., ::-1])).save(path, quality=90)

@@ -13,6 +13,7 @@ from xingzi.vision import pipeline
 from xingzi.vision.detections import Detections
 from xingzi.vision.draw import MARK_COLOR
 from xingzi.vision.layouts import hand_layout
+from xingzi.vision.photo import write_image
 from xingzi.vision.pipeline import Context, analyse
 from xingzi.vision.repair import Change
 
@@ -89,7 +90,7 @@ def test_a_legal_reading_is_left_alone():
 
 def test_score_command_says_what_it_changed(tmp_path, monkeypatch, capsys):
     photo = tmp_path / "hand.png"
-    pipeline._write_image(photo, IMAGE)
+    write_image(photo, IMAGE)
 
     class Fake:
         def predict(self, image):

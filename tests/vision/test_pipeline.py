@@ -17,14 +17,12 @@ from xingzi.vision import pipeline
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout, with_tiles
+from xingzi.vision.photo import MAX_SIDE, decode_image, load_image
 from xingzi.vision.pipeline import (
-    MAX_SIDE,
     Context,
     analyse,
     apply_corrections,
-    decode_image,
     detect_hand,
-    load_image,
     read_photo,
 )
 

@@ -64,6 +64,18 @@ def test_good_photo_is_read_scored_and_annotated(photo):
     assert fake.calls == 1
 
 
+def test_a_heic_photo_from_an_iphone_is_read_like_a_jpeg(photo):
+    heic = io.BytesIO()
+    Image.open(io.BytesIO(photo)).save(heic, format="HEIF", quality=80)
+    client, fake = client_for(layout_detections())
+    r = client.post("/api/read", content=heic.getvalue())
+    assert r.status_code == 200
+    assert r.json()["own"] == 3 and (r.json()["width"], r.json()["height"]) == (1280, 960)
+    broken = client.post("/api/read", content=heic.getvalue()[:-300])
+    assert broken.status_code == 400 and "cannot be decoded" in broken.json()["error"]
+    assert fake.calls == 1
+
+
 def test_context_from_the_query_changes_the_score(photo):
     client, _ = client_for(layout_detections())
     body = client.post("/api/read?self_draw=1&dealer=true", content=photo).json()

@@ -26,14 +26,13 @@ from fastapi.staticfiles import StaticFiles
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES
 from xingzi.vision.detections import Detections
 from xingzi.vision.names import EVENTS, ITEM_NAMES
+from xingzi.vision.photo import MAX_PIXELS, decode_image
 from xingzi.vision.pipeline import (
-    MAX_PIXELS,
     Context,
     PhotoResult,
     TileDetector,
     analyse,
     apply_corrections,
-    decode_image,
     detect_hand,
     make_detector,
 )

@@ -1,0 +1,102 @@
+"""Photos as phones save them: HEIC (iPhones' default) is read like a JPEG, and a broken one is refused clearly."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from xingzi.vision.detections import Detections
+from xingzi.vision.photo import HEIF, decode_image, load_image
+from xingzi.vision.pipeline import Context, read_photo
+
+
+def test_heic_is_read_where_the_vision_extra_is_installed():
+    assert HEIF, "pillow-heif (a dependency of the vision extra) is missing: HEIC photos would be refused"
+
+
+def _photo(w: int = 320, h: int = 240) -> Image.Image:
+    """Four coloured quarters: a turn or a mirror would put the colours elsewhere."""
+    rgb = np.zeros((h, w, 3), np.uint8)
+    rgb[: h // 2, : w // 2] = (220, 30, 30)
+    rgb[: h // 2, w // 2 :] = (30, 200, 30)
+    rgb[h // 2 :, : w // 2] = (30, 30, 220)
+    rgb[h // 2 :, w // 2 :] = (240, 240, 240)
+    return Image.fromarray(rgb)
+
+
+def _heic(im: Image.Image) -> bytes:
+    out = io.BytesIO()
+    im.save(out, format="HEIF", quality=90)
+    return out.getvalue()
+
+
+def test_a_heic_photo_reads_as_the_same_picture():
+    im = _photo()
+    bgr = decode_image(_heic(im))
+    assert bgr.shape == (240, 320, 3) and bgr.dtype == np.uint8
+    want = np.asarray(im)[..., ::-1].astype(int)
+    inner = (slice(20, 100), slice(20, 140))  # away from the edges between quarters
+    assert np.abs(bgr.astype(int) - want)[inner].mean() < 6
+    assert np.abs(bgr.astype(int) - want)[120 + 20 : 220, 160 + 20 : 300].mean() < 6
+
+
+def test_a_large_heic_is_scaled_down_like_a_jpeg():
+    bgr = decode_image(_heic(_photo(800, 600)), max_side=400)
+    assert bgr.shape == (300, 400, 3)
+
+
+@pytest.mark.parametrize("cut", [pytest.param(600, id="header-only"), pytest.param(-200, id="tail-missing")])
+def test_a_truncated_heic_is_refused_with_a_clear_message(cut):
+    data = _heic(_photo())
+    with pytest.raises(ValueError, match="cannot be decoded|not an image"):
+        decode_image(data[:cut])
+
+
+def test_a_heic_of_too_many_pixels_is_refused_before_it_is_decoded():
+    with pytest.raises(ValueError, match=r"320x240 = 0 megapixels; at most 0 are accepted"):
+        decode_image(_heic(_photo()), max_pixels=50_000)
+
+
+def test_a_heic_file_goes_through_the_whole_pipeline(tmp_path):
+    path = tmp_path / "IMG_0001.HEIC"
+    path.write_bytes(_heic(_photo()))
+    assert load_image(path).shape == (240, 320, 3)
+
+    class NoTiles:
+        def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
+            assert image.shape == (240, 320, 3)
+            return Detections.empty()
+
+    res = read_photo(path, NoTiles(), Context())
+    assert res.result is None and res.error and "no tiles" in res.error.lower()
+
+
+@pytest.mark.parametrize("size,decoded", [
+    pytest.param((4032, 3024), (2016, 1512), id="12MP-4:3"),
+    pytest.param((3024, 4032), (1512, 2016), id="12MP-portrait"),
+    pytest.param((4000, 1800), (2000, 900), id="panorama"),
+    pytest.param((7000, 5250), (1750, 1313), id="37MP-at-a-quarter"),
+    pytest.param((2400, 1800), (2400, 1800), id="under-twice-whole"),
+])
+def test_a_large_jpeg_is_decoded_at_a_reduced_scale_that_still_fills_the_output(monkeypatch, size, decoded):
+    from PIL import JpegImagePlugin
+
+    seen = []
+    draft = JpegImagePlugin.JpegImageFile.draft
+
+    def spy(self, mode, want):
+        out = draft(self, mode, want)
+        seen.append(self.size)
+        return out
+
+    monkeypatch.setattr(JpegImagePlugin.JpegImageFile, "draft", spy)
+    data = io.BytesIO()
+    _photo(*size).save(data, format="JPEG", quality=80)
+    bgr = decode_image(data.getvalue())
+    assert seen == [decoded]  # the scale JPEG decoding was asked for
+    long = max(size)
+    assert bgr.shape[:2] == (round(size[1] * 1600 / long), round(size[0] * 1600 / long))
+    assert [int(v) for v in bgr[20, 20]] == pytest.approx([30, 30, 220], abs=6)  # top left red, as BGR

@@ -1,0 +1,85 @@
+"""Photos in and out: bytes or files decoded safely to BGR arrays (JPEG, PNG, and the HEIC of phones where
+pillow-heif is installed), annotated pictures written."""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+try:  # iPhones save HEIC; the decoder is a dependency of the vision extra
+    from pillow_heif import register_heif_opener
+except ImportError:  # without it such photos are "not an image"
+    HEIF = False
+else:
+    register_heif_opener()
+    HEIF = True
+
+MAX_PIXELS = 40_000_000  # larger photos are refused before decoding (decompression bombs)
+MAX_SIDE = 1600  # photos are scaled down to this before detection and drawing
+FORMATS = "a JPEG, PNG or HEIC photo" if HEIF else "a JPEG or PNG photo"
+
+
+def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_SIDE) -> np.ndarray:
+    """Image bytes → BGR uint8, refusing what is not an image, truncated, or too many pixels.
+
+    The pixel count is read from the header before any decoding; JPEGs are decoded straight at
+    a reduced scale when they are at least twice ``max_side`` (a 12-MP phone photo at half its size).
+    """
+    if not data:
+        raise ValueError(f"the upload is empty: expected {FORMATS}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # the size is checked here
+            im = Image.open(io.BytesIO(data))
+        with im:
+            w, h = im.size
+            if w * h <= max_pixels:
+                if im.format == "JPEG" and max(w, h) > max_side:  # decoded at 1/2, 1/4 or 1/8 scale
+                    k = max_side / max(w, h)  # the size asked must keep the photo's shape, or a 4:3
+                    im.draft("RGB", (math.ceil(w * k), math.ceil(h * k)))  # photo is decoded whole
+                im.load()
+                rgb = ImageOps.exif_transpose(im).convert("RGB")
+    except (UnidentifiedImageError, ImportError):  # ImportError: a format plugin (HEIF, registered by
+        # another library) whose decoder is not installed tried the bytes
+        raise ValueError(f"not an image: expected {FORMATS}") from None
+    except Image.DecompressionBombError as e:
+        raise ValueError(f"image refused as a decompression bomb: {e}") from None
+    except (OSError, SyntaxError, EOFError, ValueError) as e:  # ValueError: pillow-heif on a broken HEIC
+        raise ValueError(f"the image cannot be decoded (truncated or corrupt): {e}") from None
+    if w * h > max_pixels:
+        raise ValueError(f"image is {w}x{h} = {w * h / 1e6:.0f} megapixels; at most "
+                         f"{max_pixels / 1e6:.0f} are accepted")
+    arr = np.asarray(rgb)
+    h, w = arr.shape[:2]
+    if max(w, h) > max_side:  # OpenCV: several times faster than Pillow's resize and the numpy channel swap
+        k = max_side / max(w, h)  # under 2× (a JPEG decoded at a reduced scale) bilinear loses nothing
+        way = cv2.INTER_LINEAR if k > 0.5 else cv2.INTER_AREA
+        arr = cv2.resize(arr, (max(1, round(w * k)), max(1, round(h * k))), interpolation=way)
+    return cv2.cvtColor(arr, cv2.COLOR_RGB2BGR)
+
+
+def load_image(source: str | Path | bytes | np.ndarray) -> np.ndarray:
+    if isinstance(source, np.ndarray):
+        if source.ndim != 3 or source.shape[2] != 3 or source.dtype != np.uint8:
+            raise ValueError(f"expected an HxWx3 uint8 BGR image, got shape {source.shape} dtype {source.dtype}")
+        return source
+    if isinstance(source, bytes):
+        return decode_image(source)
+    path = Path(source)
+    if not path.is_file():
+        raise FileNotFoundError(f"photo not found: {path}")
+    return decode_image(path.read_bytes())
+
+
+def write_image(path: str | Path, bgr: np.ndarray) -> None:
+    path = Path(path)
+    if path.suffix.lower() not in (".jpg", ".jpeg", ".png"):
+        raise ValueError(f"--out {path}: expected a .jpg or .png file name")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(np.ascontiguousarray(bgr[..., ::-1])).save(path, quality=90)
