@@ -276,6 +276,8 @@ def test_page_and_faces_are_served():
     client, _ = client_for(layout_detections())
     page = client.get("/")
     assert page.status_code == 200 and "拍照" in page.text and "Take or upload a photo" in page.text
-    faces = client.get("/api/faces").json()["faces"]
+    meta = client.get("/api/faces").json()
+    faces = meta["faces"]
     assert len(faces) == 31 and faces[27]["zh"] == "红中"
+    assert meta["max_side"] == 1600  # the page shrinks photos to the size the server reads
     assert client.get("/static/app.js").status_code == 200

@@ -208,3 +208,92 @@ def test_claiming_a_meld_the_photo_hides_and_standing_it_back(server_tray):
         expect(page.locator("#claim")).to_contain_text("Not a claimed meld")
         page.locator("#claim").click()
         expect(page.locator("#total")).to_have_text("17")
+
+
+class ShapeRecorder(FakeDetector):
+    """The fixed hand, and the size of each picture the server was given."""
+
+    def __init__(self, detections) -> None:
+        super().__init__(detections)
+        self.shapes: list[tuple[int, ...]] = []
+
+    def predict(self, image):
+        self.shapes.append(image.shape)
+        return super().predict(image)
+
+
+@pytest.fixture(scope="module")
+def server_recording():
+    detector = ShapeRecorder(layout_detections())
+    url, srv, thread = start_server(detector)
+    yield url, detector
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def _big_png(width: int, height: int) -> bytes:
+    """Noise, stored uncompressed: far over the server's 12 MB upload limit."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    rgb = np.random.default_rng(0).integers(0, 256, (height, width, 3), dtype=np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(rgb).save(out, format="PNG", compress_level=0)
+    return out.getvalue()
+
+
+def _turned_jpeg() -> bytes:
+    """4000×3000 as stored, to be shown turned a quarter (EXIF orientation 6): a portrait photo."""
+    import io
+
+    from PIL import Image
+
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    out = io.BytesIO()
+    Image.new("RGB", (4000, 3000), (90, 140, 90)).save(out, format="JPEG", quality=90, exif=exif)
+    return out.getvalue()
+
+
+def _heic() -> bytes:
+    import io
+
+    from PIL import Image
+
+    from xingzi.vision import photo  # noqa: F401 (registers the HEIC codec with Pillow)
+
+    out = io.BytesIO()
+    Image.new("RGB", (640, 480), (90, 140, 90)).save(out, format="HEIF", quality=80)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name,mime,make,seen,sent_as", [
+    pytest.param("big.png", "image/png", lambda: _big_png(4000, 3000), (1200, 1600, 3), "image/jpeg",
+                 id="36MB-png-shrunk"),  # the server refuses uploads over 12 MB: this one came shrunk
+    pytest.param("turned.jpg", "image/jpeg", _turned_jpeg, (1600, 1200, 3), "image/jpeg",
+                 id="exif-turned-jpeg-stays-portrait"),
+    pytest.param("IMG_0001.HEIC", "image/heic", _heic, (480, 640, 3), "image/heic",
+                 id="heic-sent-as-it-is"),  # Chromium cannot decode HEIC: the server does
+])
+def test_the_page_shrinks_large_photos_before_uploading_them(server_recording, name, mime, make, seen, sent_as):
+    from playwright.sync_api import expect, sync_playwright
+
+    url, detector = server_recording
+    data = make()
+    executable = chromium_or_skip()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 412, "height": 915})
+            page.goto(url)
+            expect(page.locator("#faces button")).to_have_count(31)
+            types = []
+            page.on("request", lambda r: types.append(r.headers.get("content-type")) if "/api/read" in r.url else None)
+            page.set_input_files("#photo", files=[{"name": name, "mimeType": mime, "buffer": data}])
+            expect(page.locator("#verdict")).to_contain_text("valid win", timeout=30_000)
+        finally:
+            browser.close()
+    assert detector.shapes[-1] == seen
+    assert types == [sent_as]

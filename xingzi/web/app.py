@@ -26,7 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES
 from xingzi.vision.detections import Detections
 from xingzi.vision.names import EVENTS, ITEM_NAMES
-from xingzi.vision.photo import MAX_PIXELS, decode_image
+from xingzi.vision.photo import MAX_PIXELS, MAX_SIDE, decode_image
 from xingzi.vision.pipeline import (
     Context,
     PhotoResult,
@@ -90,6 +90,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             "faces": [{"cls": i, "name": CLASS_NAMES[i], "symbol": t.symbol, "zh": CLASS_NAMES_CN[i]}
                       for i, t in enumerate(TILES)] + [{"cls": 30, "name": "back", "symbol": "?", "zh": "背面"}],
             "events": [{"key": k, "zh": ITEM_NAMES[k][0], "en": ITEM_NAMES[k][1]} for k in EVENTS],
+            "max_side": MAX_SIDE,  # the page shrinks larger photos to this before uploading them
         }
 
     @app.post("/api/read")
