@@ -56,11 +56,11 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_
         raise ValueError(f"image is {w}x{h} = {w * h / 1e6:.0f} megapixels; at most "
                          f"{max_pixels / 1e6:.0f} are accepted")
     arr = np.asarray(rgb)
-    h, w = arr.shape[:2]
-    if max(w, h) > max_side:  # OpenCV: several times faster than Pillow's resize and the numpy channel swap
-        k = max_side / max(w, h)  # under 2× (a JPEG decoded at a reduced scale) bilinear loses nothing
+    rows, cols = arr.shape[:2]  # as shown, after the EXIF turn
+    if max(rows, cols) > max_side:  # OpenCV: several times faster than Pillow's resize and the numpy channel swap
+        k = max_side / max(rows, cols)  # under 2× (a JPEG already decoded at a reduced scale) bilinear will do
         way = cv2.INTER_LINEAR if k > 0.5 else cv2.INTER_AREA
-        arr = cv2.resize(arr, (max(1, round(w * k)), max(1, round(h * k))), interpolation=way)
+        arr = cv2.resize(arr, (max(1, round(cols * k)), max(1, round(rows * k))), interpolation=way)
     return cv2.cvtColor(arr, cv2.COLOR_RGB2BGR)
 
 
