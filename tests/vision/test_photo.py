@@ -100,3 +100,24 @@ def test_a_large_jpeg_is_decoded_at_a_reduced_scale_that_still_fills_the_output(
     long = max(size)
     assert bgr.shape[:2] == (round(size[1] * 1600 / long), round(size[0] * 1600 / long))
     assert [int(v) for v in bgr[20, 20]] == pytest.approx([30, 30, 220], abs=6)  # top left red, as BGR
+
+
+def test_the_demo_photo_scores_the_same_at_phone_size_and_as_heic(tmp_path, capsys):
+    """The shipped models through `xingzi score --json`: the bundled photo, the same photo at 16 MP (decoded at half
+    size) and as HEIC give the same tiles and the same 26 炮."""
+    import json
+    from pathlib import Path
+
+    from xingzi.cli import main
+
+    demo = Path(__file__).resolve().parents[2] / "examples" / "demo.jpg"
+    big, heic = tmp_path / "demo_16mp.jpg", tmp_path / "demo.heic"
+    with Image.open(demo) as im:
+        im.resize((4032, 4032), Image.Resampling.BICUBIC).save(big, quality=92)
+        im.save(heic, format="HEIF", quality=90)
+    results = []
+    for path in (demo, big, heic):
+        assert main(["score", str(path), "--json"]) == 0
+        results.append(json.loads(capsys.readouterr().out))
+    assert [r["own"] for r in results] == [26, 26, 26]
+    assert len({r["reading"]["notation"] for r in results}) == 1
