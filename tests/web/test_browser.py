@@ -51,11 +51,15 @@ def chromium_or_skip() -> str:
     return path
 
 
-def _serve(detections):
-    url, srv, thread = start_server(FakeDetector(detections))
+def _serve_with(detector):
+    url, srv, thread = start_server(detector)
     yield url
     srv.should_exit = True
     thread.join(timeout=10)
+
+
+def _serve(detections):
+    yield from _serve_with(FakeDetector(detections))
 
 
 @pytest.fixture(scope="module")
@@ -225,10 +229,8 @@ class ShapeRecorder(FakeDetector):
 @pytest.fixture(scope="module")
 def server_recording():
     detector = ShapeRecorder(layout_detections())
-    url, srv, thread = start_server(detector)
-    yield url, detector
-    srv.should_exit = True
-    thread.join(timeout=10)
+    for url in _serve_with(detector):
+        yield url, detector
 
 
 def _big_png(width: int, height: int) -> bytes:
