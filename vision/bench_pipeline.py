@@ -19,6 +19,7 @@ import json
 import time
 from collections import Counter
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -28,6 +29,7 @@ from xingzi.engine.notation import format_meld
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import bench_real
+from .bench_fix import corrections, one_fix_right, synth_truth
 from .detections import Detections
 from .edges import CUT_HAND, hint_cut_hand
 from .grouping import HandReading, group
@@ -210,7 +212,10 @@ def run(args: argparse.Namespace) -> int:
         expect, got = meta["expect"], res.result
         right = total_right(res, meta)
         facts = compare(res.reading, meta) if detector is None else compare_counts(res.reading, meta)
-        totals.update(samples=1, pao_right=int(right), pao_right_tap=int(right or one_tap_right(res, meta)),
+        tap = right or one_tap_right(res, meta)
+        fix = tap or one_fix_right(res, corrections(res, *synth_truth(meta, image.shape[1])),
+                                   context_of(meta["situation"]), partial(total_right, meta=meta))
+        totals.update(samples=1, pao_right=int(right), pao_right_tap=int(tap), pao_right_fix=int(fix),
                       **{k: int(v) for k, v in facts.items()})
         totals.update(repaired=int(res.repair is not None), repaired_right=int(res.repair is not None and right),
                       whole_hinted=int(CUT_HAND in res.reading.problems))
@@ -326,6 +331,7 @@ def summarise(t: Counter, latencies: list[float], boxes: str) -> dict:
         "samples": t["samples"],
         "pao_total_exact_pct": round(100 * t["pao_right"] / n, 1),
         "pao_exact_after_one_tap_pct": round(100 * t["pao_right_tap"] / n, 1),
+        "pao_exact_after_one_fix_pct": round(100 * t["pao_right_fix"] / n, 1),
         "hand_read_exact_pct": round(100 * t["exact"] / n, 1),
         "melds_found_pct": round(100 * t["melds_found"] / max(t["melds_true"], 1), 1),
         "melds_spurious": t["melds_read"] - t["melds_found"],

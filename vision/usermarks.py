@@ -1,5 +1,6 @@
-"""What the user says about a photo's tiles: faces corrected, and which tiles form a claimed meld
-(碰/杠) where the photo cannot show it, or that a meld read as claimed is not one.
+"""What the user says about a photo's tiles: faces corrected, tiles the detector missed added where
+they lie, and which tiles form a claimed meld (碰/杠) where the photo cannot show it, or that a meld
+read as claimed is not one.
 
 A tray or a grid of tiles leaves no gap between the hand and its claimed melds and often no tile
 turned sideways, so a claimed pung can read as three like tiles standing in the hand. One tap on
@@ -9,7 +10,7 @@ the hand. Both act on a :class:`~xingzi.vision.grouping.HandReading`, indices un
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -24,6 +25,7 @@ from .handcheck import count_problems
 STANDING = ("concealed", "win")
 CLAIMED = (MeldKind.PUNG.value, MeldKind.KONG.value)
 COUNT_WORDS = (" tiles (a winning hand", "(only four of each tile exist)")  # count_problems' facts
+MAX_ADDED = 20  # tiles a user may add to one photo: a hand has at most 18 and the detector found some
 
 
 def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) -> Detections:
@@ -42,6 +44,44 @@ def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) ->
         if foreign is not None:
             foreign[int(i)] = 0.0
     return replace(det, cls=cls, foreign=foreign)
+
+
+def add_tiles(det: Detections, added: Sequence[tuple[int, Sequence[float]]], shape: tuple[int, ...]) -> Detections:
+    """Detections with tiles the detector missed appended, each ``(class id, (x0, y0, x1, y1))`` in pixels
+    of the photo of ``shape`` (as the user placed it), read surely: confidence 1, its class alone in
+    ``probs``, no ``foreign`` odds. They take the indices after the found tiles, in the order given, so
+    the found tiles keep theirs; grouping places them by where they lie, as any detected tile."""
+    if not added:
+        return det
+    if len(added) > MAX_ADDED:
+        raise ValueError(f"at most {MAX_ADDED} tiles can be added to a photo, got {len(added)}")
+    h, w = shape[:2]
+    boxes, classes = [], []
+    for j, (k, box) in enumerate(added):
+        what = f"added tile {j}"
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= int(k) < len(CLASS_NAMES):
+            raise ValueError(f"{what}: class must be an integer 0..{len(CLASS_NAMES) - 1}, got {k!r}")
+        try:
+            x0, y0, x1, y1 = (float(v) for v in box)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what}: expected a box [x0, y0, x1, y1] of 4 numbers, got {box!r}") from None
+        if not all(np.isfinite((x0, y0, x1, y1))) or x1 <= x0 or y1 <= y0:
+            raise ValueError(f"{what}: expected x0 < x1 and y0 < y1, got {[x0, y0, x1, y1]}")
+        if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
+            raise ValueError(f"{what}: box {[round(v, 1) for v in (x0, y0, x1, y1)]} lies outside the "
+                             f"{w}x{h} photo")
+        boxes.append((max(x0, 0.0), max(y0, 0.0), min(x1, float(w)), min(y1, float(h))))
+        classes.append(int(k))
+    n = len(classes)
+    probs = None
+    if det.probs is not None:
+        one_hot = np.zeros((n, det.probs.shape[1]), np.float32)
+        one_hot[np.arange(n), classes] = 1.0
+        probs = np.vstack([det.probs, one_hot])
+    foreign = None if det.foreign is None else np.append(det.foreign, np.zeros(n, np.float32)).astype(np.float32)
+    return Detections(np.vstack([det.xyxy, np.array(boxes, np.float32)]).astype(np.float32),
+                      np.append(det.cls, np.array(classes, np.int64)).astype(np.int64),
+                      np.append(det.conf, np.ones(n, np.float32)).astype(np.float32), probs, foreign)
 
 
 def claim_meld(reading: HandReading, index: int) -> HandReading:

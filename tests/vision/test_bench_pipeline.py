@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from xingzi.engine.tiles import Tile
-from xingzi.vision.bench_pipeline import melds_exact, needs_input, one_tap_right, summarise, truth_detections
+from xingzi.vision.bench_fix import corrections, one_fix_right, synth_truth
+from xingzi.vision.bench_pipeline import (
+    melds_exact,
+    needs_input,
+    one_tap_right,
+    summarise,
+    total_right,
+    truth_detections,
+)
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout, with_tiles
 from xingzi.vision.pipeline import Context, analyse
@@ -148,3 +157,54 @@ def test_a_hand_cut_by_the_frame_is_told_so(demo, to_the_edge, told):
             t["xyxy"] = [max(t["xyxy"][0] - dx, 0.0), t["xyxy"][1], t["xyxy"][2] - dx, t["xyxy"][3]]
     assert all(t["xyxy"][2] > t["xyxy"][0] >= 0 for t in rest)
     assert cut_hint_tally({**demo, "tiles": rest}) == Counter(cut_short=1, cut_hinted=told)
+
+
+def _truth_meta(det, own: int, loose: list | None = None) -> dict:
+    tiles = [{"cls": int(c), "role": "concealed", "xyxy": [float(v) for v in b]}
+             for b, c in zip(det.xyxy, det.cls, strict=True)]
+    for box, cls in loose or []:
+        tiles.append({"cls": cls, "role": "loose", "xyxy": box})
+    return {"situation": {"win_tile": "3s", "melds": []}, "expect": {"valid": True, "own": own}, "tiles": tiles,
+            "size": [1280, 960]}
+
+
+@pytest.mark.parametrize("change,expected,own,right", [
+    pytest.param("misread", {"fix": (10, Tile.S2.index)}, 3, True, id="misread-given-its-true-face"),
+    pytest.param("misread", {"fix": (10, Tile.S2.index)}, 5, False, id="misread-fixed-total-differs"),
+    pytest.param("missed", {"add": Tile.M5.index}, 3, True, id="missed-tile-added-where-it-lies"),
+    pytest.param("stray", {"aside": 14}, 3, True, id="stray-set-aside"),
+    pytest.param("stray", {"aside": 14}, 4, False, id="stray-was-counted-in-the-truth-total"),
+])
+def test_one_fix_tries_each_correction_the_truth_allows(change, expected, own, right):
+    truth = hand_layout("123m456m789p12s55p", "3s", size=70, center=(640, 480), probs=True).detections
+    loose = None
+    if change == "misread":
+        det = replace(truth, cls=np.where(np.arange(len(truth)) == 10, Tile.S3.index, truth.cls))
+    elif change == "missed":
+        det = truth.subset(np.arange(len(truth)) != 4)
+    else:
+        box = [440.0, 600.0, 490.0, 670.0]
+        det, loose = with_tiles(truth, [box], [Tile.FA.index]), [(box, Tile.FA.index)]
+    image = np.full((960, 1280, 3), 60, np.uint8)
+    res = analyse(image, det, Context(), as_read=True)
+    meta = _truth_meta(truth, own, loose)
+    found = corrections(res, *synth_truth(meta, 1280))
+    assert len(found) == 1
+    key = next(iter(expected))
+    assert key in found[0]
+    if key == "add":
+        assert found[0]["add"][0] == expected["add"] and np.allclose(found[0]["add"][1], truth.xyxy[4])
+    else:
+        assert found[0] == expected
+    assert one_fix_right(res, found, Context(), lambda again: total_right(again, meta)) is right
+
+
+def test_a_true_tile_outside_the_photo_is_no_correction_to_try():
+    truth = hand_layout("123m456m789p12s55p", "3s", size=70, center=(640, 480)).detections
+    det = truth.subset(np.arange(len(truth)) != 4)
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), det, Context(), as_read=True)
+    meta = _truth_meta(truth, 3)
+    meta["tiles"][4]["xyxy"] = [2000.0, 100.0, 2070.0, 190.0]  # beyond the frame: cannot be tapped
+    fixes = corrections(res, *synth_truth(meta, 1280))
+    assert [next(iter(f)) for f in fixes] == ["add"]
+    assert one_fix_right(res, fixes, Context(), lambda again: total_right(again, meta)) is False

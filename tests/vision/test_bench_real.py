@@ -154,3 +154,28 @@ def test_one_box_over_two_labels_of_one_tile_matches_only_one():
     twice = np.vstack([true_xyxy, true_xyxy[:1] + 2])  # the same tile labelled twice
     causes = miss_causes(group(det).roles, det, twice, np.append(true_cls, true_cls[0]))
     assert dict(causes) == {"no_box": 1}
+
+
+def _read_with(change: str) -> Detections:
+    det = hand_with_wind(0.9)
+    if change == "wind-counted":
+        return hand_with_wind(0.1)
+    if change == "missed":
+        return det.subset(np.arange(len(det)) != 4)  # the 5m
+    cls = det.cls.copy()
+    cls[10] = Tile.S3.index  # the 2s
+    if change == "two-misread":
+        cls[0] = Tile.M9.index
+    return replace(det, cls=cls)
+
+
+@pytest.mark.parametrize("change,after_fix", [
+    pytest.param("wind-counted", 100.0, id="wind-set-aside"),
+    pytest.param("misread", 100.0, id="misread-given-its-face"),
+    pytest.param("missed", 100.0, id="missed-tile-added"),
+    pytest.param("two-misread", 0.0, id="two-tiles-wrong-need-two-fixes"),
+])
+def test_one_correction_on_the_page_is_measured_on_real_photos(real_set, change, after_fix):
+    numbers, _ = run_real(real_set, Fixed(_read_with(change)))
+    assert numbers["hand_tiles_exact_pct"] == 0.0
+    assert numbers["hand_tiles_one_fix_pct"] == after_fix

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -10,7 +13,7 @@ from xingzi.engine.tiles import Tile
 from xingzi.vision.grouping import group, is_legal_reading
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.pipeline import Context, analyse
-from xingzi.vision.usermarks import apply_claims, claim_meld, release_meld
+from xingzi.vision.usermarks import add_tiles, apply_claims, claim_meld, release_meld
 
 IMG = np.full((960, 1280, 3), 60, np.uint8)
 # A tray: the claimed pung of 8s lies against the row, no gap, no tile turned: it reads as standing.
@@ -88,3 +91,44 @@ def test_a_set_apart_winning_tile_is_never_claimed():
     assert reading.win_set_apart and reading.win_tile is Tile("8s")
     with pytest.raises(ValueError, match=r"2 8s stand in the hand \(a winning tile set apart not counted\)"):
         claim_meld(reading, faces(det, "8s")[0])
+
+
+def test_added_tiles_come_after_the_found_ones_read_surely_and_clipped_to_the_photo():
+    det = hand_layout("123m456m789p12s55p", "3s", probs=True).detections
+    det = replace(det, foreign=np.full(len(det), 0.1, np.float32))
+    out = add_tiles(det, [(Tile("5m").index, (-10.0, 5.0, 40.0, 70.0)), (30, [1200, 900, 1300, 990])], IMG.shape)
+    assert len(out) == len(det) + 2
+    assert np.array_equal(out.xyxy[:len(det)], det.xyxy) and np.array_equal(out.cls[:len(det)], det.cls)
+    assert out.xyxy[len(det):].tolist() == [[0, 5, 40, 70], [1200, 900, 1280, 960]]
+    assert out.cls[len(det):].tolist() == [Tile("5m").index, 30] and out.conf[len(det):].tolist() == [1, 1]
+    assert out.probs[len(det)].argmax() == Tile("5m").index and out.probs[len(det)].sum() == 1
+    assert out.foreign[len(det):].tolist() == [0, 0]
+    assert add_tiles(det, [], IMG.shape) is det
+
+
+@pytest.mark.parametrize("added,message", [
+    pytest.param([(31, (0, 0, 10, 10))], "class must be an integer 0..30", id="class-too-big"),
+    pytest.param([(-1, (0, 0, 10, 10))], "class must be an integer 0..30", id="class-negative"),
+    pytest.param([("5m", (0, 0, 10, 10))], "class must be an integer 0..30", id="class-a-name"),
+    pytest.param([(4, (0, 0, 10))], "expected a box [x0, y0, x1, y1] of 4 numbers", id="three-numbers"),
+    pytest.param([(4, (0, 0, "a", 10))], "expected a box [x0, y0, x1, y1] of 4 numbers", id="not-a-number"),
+    pytest.param([(4, (0, 0, float("nan"), 10))], "expected x0 < x1 and y0 < y1", id="nan"),
+    pytest.param([(4, (20, 0, 10, 10))], "expected x0 < x1 and y0 < y1", id="flipped"),
+    pytest.param([(4, (-50, -50, -10, -10))], "lies outside the 1280x960 photo", id="outside"),
+    pytest.param([(4, (0, 0, 10, 10))] * 21, "at most 20 tiles", id="too-many"),
+])
+def test_bad_added_tiles_are_refused_saying_what_was_expected(added, message):
+    det = hand_layout("123m456m789p12s55p", "3s").detections
+    with pytest.raises(ValueError, match=re.escape(message)):
+        add_tiles(det, added, IMG.shape)
+
+
+def test_a_missed_tile_added_where_it_lies_joins_its_row():
+    full = hand_layout("123m456m789p12s55p", "3s", probs=True).detections
+    gone = 4  # the 5m, in the middle of the row
+    det = full.subset(np.arange(len(full)) != gone)
+    as_read = analyse(IMG, det, Context(), as_read=True)
+    assert as_read.result is None or not as_read.result["valid"]
+    res = analyse(IMG, add_tiles(det, [(Tile("5m").index, full.xyxy[gone])], IMG.shape), Context(), as_read=True)
+    assert res.result["valid"] and res.result["own"] == 3
+    assert res.reading.roles[len(det)] == "concealed" and res.reading.notation == "123456m55789p12s 3s"

@@ -4,27 +4,39 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import struct
 import tempfile
+import zipfile
 import zlib
+from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 from web_helpers import (
+    HEIGHT,
+    WIDTH,
     FakeDetector,
     foreign_fa_detections,
     grid_detections,
     jpeg_bytes,
     kong_down_detections,
     layout_detections,
+    missed_tile_detections,
     stray_fa_detections,
     tray_detections,
 )
 
+from xingzi.datasets.check import check_dataset
+from xingzi.datasets.yolo import read_labels, yolo_to_xyxy
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
+from xingzi.vision.layouts import with_tiles
 from xingzi.web.app import create_app
+from xingzi.web.labels import safe_name
 
 
 def client_for(detections: Detections, **kwargs) -> tuple[TestClient, FakeDetector]:
@@ -74,6 +86,21 @@ def test_a_heic_photo_from_an_iphone_is_read_like_a_jpeg(photo):
     broken = client.post("/api/read", content=heic.getvalue()[:-300])
     assert broken.status_code == 400 and "cannot be decoded" in broken.json()["error"]
     assert fake.calls == 1
+
+
+def test_the_payers_tiles_are_eaten_from_the_query_or_the_rescore(photo):
+    client, _ = client_for(layout_detections())
+    payers = [{"dealer": True, "fa": 2, "melds": ["pung 中"]}]
+    read = client.post("/api/read", params={"payers": json.dumps(payers)}, content=photo).json()
+    assert read["payments"] == [{"payer": 0, "eaten": 3, "pao": 6, "amount": 12}]
+    again = client.post("/api/rescore", json={"token": read["token"], "payers": payers[:0]}).json()
+    assert again["payments"] == [{"payer": 0, "eaten": 0, "pao": 3, "amount": 3}]
+    three_fa = client.post("/api/rescore", json={"token": read["token"], "payers": [{"fa": 3}]}).json()
+    assert three_fa["payments"] == [{"payer": 0, "eaten": 3, "pao": 6, "amount": 6}]
+    bad = client.post("/api/read", params={"payers": "[{"}, content=photo)
+    assert bad.status_code == 400 and "payers in the query must be JSON" in bad.json()["error"]
+    clash = client.post("/api/rescore", json={"token": read["token"], "payers": [{"melds": ["kong 1m"]}]}).json()
+    assert clash["valid"] is False and "5 copies of 1m" in clash["error"]
 
 
 def test_context_from_the_query_changes_the_score(photo):
@@ -241,6 +268,106 @@ def test_claiming_and_releasing_a_meld_rescores(photo):
                          ({"released": [None]}, "released must be a list")):
         r = client.post("/api/rescore", json={"token": body["token"], **bad})
         assert r.status_code == 400 and message in r.json()["error"]
+
+
+def test_adding_a_tile_the_detector_missed_rescores_with_it(photo):
+    det, box = missed_tile_detections()
+    client, fake = client_for(det)
+    body = client.post("/api/read?as_read=1", content=photo).json()
+    assert body["valid"] is False and len(body["reading"]["tiles"]) == 13
+    added = [{"cls": Tile.M5.index, "xyxy": box.tolist()}]
+    again = client.post("/api/rescore", json={"token": body["token"], "as_read": True, "added": added}).json()
+    assert again["valid"] is True and again["own"] == 3 and again["reading"]["notation"] == "123456m55789p12s 3s"
+    new = again["reading"]["tiles"][13]  # after the 13 found, which keep their indices
+    assert new["name"] == "5m" and new["role"] == "concealed" and new["conf"] == 1.0
+    assert [t["name"] for t in again["reading"]["tiles"][:13]] == [t["name"] for t in body["reading"]["tiles"]]
+    assert fake.calls == 1  # no second detection
+    fixed = client.post("/api/rescore", json={"token": body["token"], "as_read": True, "added": added,
+                                              "corrections": {"13": Tile.M4.index}}).json()
+    assert fixed["valid"] is False and fixed["reading"]["tiles"][13]["name"] == "4m"  # the added tile corrected
+    for bad, message in (
+        ([{"cls": 31, "xyxy": box.tolist()}], "class must be an integer 0..30"),
+        ([{"cls": True, "xyxy": box.tolist()}], "class must be an integer 0..30"),
+        ([{"cls": 4, "xyxy": [10, 10, 5, 20]}], "expected x0 < x1 and y0 < y1"),
+        ([{"cls": 4, "xyxy": [10, 10, 20]}], "expected a box [x0, y0, x1, y1]"),
+        ([{"cls": 4, "xyxy": [5000, 10, 5050, 80]}], "lies outside the 1280x960 photo"),
+        ([{"cls": 4}], "added must be a list of {cls, xyxy} objects"),
+        ({"cls": 4, "xyxy": box.tolist()}, "added must be a list"),
+        ([{"cls": 4, "xyxy": box.tolist()}] * 21, "at most 20 tiles can be added"),
+    ):
+        r = client.post("/api/rescore", json={"token": body["token"], "added": bad})
+        assert r.status_code == 400 and message in r.json()["error"], (bad, r.json())
+    still = client.post("/api/rescore", json={"token": body["token"], "as_read": True, "added": added}).json()
+    assert still["own"] == 3  # bad requests lost nothing: the photo is still held
+
+
+def _unzipped(data: bytes, into: Path) -> Path:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        assert sorted(z.namelist()) == ["classes.txt", "data.yaml", "images/hand.jpg", "labels/hand.txt"]
+        z.extractall(into)
+    return into
+
+
+def test_saving_labels_gives_a_yolo_sample_of_the_tiles_as_corrected(photo, tmp_path):
+    det, box = missed_tile_detections()
+    stray = [[WIDTH / 2 - 200, HEIGHT / 2 + 120, WIDTH / 2 - 150, HEIGHT / 2 + 190]]
+    client, _ = client_for(with_tiles(det, stray, [Tile.FA.index]))  # 13 tiles of the hand, a 发 below (#13)
+    token = client.post("/api/read", content=photo).json()["token"]
+    marks = {"token": token, "corrections": {"9": Tile.S4.index}, "added": [{"cls": Tile.M5.index, "xyxy": box.tolist()}],
+             "name": "../IMG 0001.hand.HEIC"}
+    r = client.post("/api/labels", json={**marks, "name": "hand.jpg"})
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    assert r.headers["content-disposition"] == 'attachment; filename="hand.zip"'
+    root = _unzipped(r.content, tmp_path / "all")
+    rows = read_labels(root / "labels" / "hand.txt")
+    assert len(rows) == 15 and rows[9, 0] == Tile.S4.index and rows[14, 0] == Tile.M5.index  # corrected, added
+    assert np.allclose(yolo_to_xyxy(rows[14:, 1:], WIDTH, HEIGHT)[0], box, atol=0.1)
+    assert cv2.imdecode(np.frombuffer((root / "images" / "hand.jpg").read_bytes(), np.uint8), 1).shape == (HEIGHT, WIDTH, 3)
+    report = check_dataset(root)
+    assert report.ok and report.boxes == 15, report.format_text()
+    aside = client.post("/api/labels", json={**marks, "name": "hand", "ignored": [13]})  # a tile, not the hand's
+    assert len(read_labels(_unzipped(aside.content, tmp_path / "aside") / "labels" / "hand.txt")) == 15
+    gone = client.post("/api/labels", json={**marks, "name": "hand", "removed": [13]})  # no tile at all
+    assert len(read_labels(_unzipped(gone.content, tmp_path / "gone") / "labels" / "hand.txt")) == 14
+    scored = client.post("/api/rescore", json={**marks, "removed": [13]}).json()
+    assert scored["reading"]["tiles"][13]["role"] == "ignored" and scored["reading"]["fa"] == 0
+
+
+def test_a_tile_of_no_xingzi_face_gets_no_label_until_named(photo, tmp_path):
+    client, _ = client_for(foreign_fa_detections())
+    token = client.post("/api/read", content=photo).json()["token"]
+    plain = client.post("/api/labels", json={"token": token, "name": "hand"})
+    assert len(read_labels(_unzipped(plain.content, tmp_path / "a") / "labels" / "hand.txt")) == 14
+    named = client.post("/api/labels", json={"token": token, "name": "hand", "corrections": {"14": Tile.FA.index}})
+    assert len(read_labels(_unzipped(named.content, tmp_path / "b") / "labels" / "hand.txt")) == 15
+
+
+@pytest.mark.parametrize("payload,status,message", [
+    pytest.param({"token": "nope"}, 404, "upload it again", id="unknown-token"),
+    pytest.param({"removed": [99]}, 400, "removed tile #99: there are 14 tiles", id="removed-out-of-range"),
+    pytest.param({"removed": "3"}, 400, "removed must be a list", id="removed-not-a-list"),
+    pytest.param({"added": [{"cls": 40, "xyxy": [1, 1, 5, 5]}]}, 400, "class must be an integer", id="bad-added"),
+])
+def test_bad_labels_requests(photo, payload, status, message):
+    client, _ = client_for(layout_detections())
+    token = client.post("/api/read", content=photo).json()["token"]
+    r = client.post("/api/labels", json={"token": token, **payload})
+    assert r.status_code == status and message in r.json()["error"]
+    assert client.post("/api/labels", content=b"not json").status_code == 400
+
+
+@pytest.mark.parametrize("given,stem", [
+    pytest.param("IMG_0001.HEIC", "IMG_0001", id="extension-dropped"),
+    pytest.param("../../etc/passwd", "passwd", id="no-folders"),
+    pytest.param("C:\\photos\\hand 1.jpg", "hand_1", id="windows-path-and-space"),
+    pytest.param("麻将.jpg", "photo", id="nothing-left"),
+    pytest.param(".hidden", "hidden", id="dot-file"),
+    pytest.param("a" * 100 + ".png", "a" * 64, id="long"),
+    pytest.param(None, "photo", id="none"),
+    pytest.param(7, "photo", id="not-a-string"),
+])
+def test_sample_names_are_safe_file_stems(given, stem):
+    assert safe_name(given) == stem
 
 
 def test_rescore_needs_json():

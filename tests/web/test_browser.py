@@ -14,17 +14,22 @@ from pathlib import Path
 
 import pytest
 from web_helpers import (
+    HEIGHT,
+    WIDTH,
     FakeDetector,
     foreign_fa_detections,
     jpeg_bytes,
     kong_down_detections,
     layout_detections,
+    missed_tile_detections,
     stray_fa_detections,
     tray_detections,
 )
 
 from xingzi.engine.tiles import Tile
 from xingzi.web.loadtest import start_server
+
+MISSED, MISSED_BOX = missed_tile_detections()
 
 CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 
@@ -92,6 +97,16 @@ def server_tray():
     yield from _serve(tray_detections())
 
 
+@pytest.fixture(scope="module")
+def server_ok():
+    yield from _serve(layout_detections())
+
+
+@pytest.fixture(scope="module")
+def server_missed():
+    yield from _serve(MISSED)
+
+
 @contextmanager
 def uploaded(url: str):
     """A phone-sized page of ``url`` in headless Chromium with a photo uploaded; yields the page."""
@@ -141,6 +156,34 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
         page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
 
 
+def test_what_the_payers_show_is_eaten_and_one_player_is_the_dealer(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#payments li")).to_have_text(["放炮者付 the discarder pays 3"])
+        page.locator("#payers-box summary").click()
+        expect(page.locator("#payers .payer")).to_have_count(1)  # a discard win: the discarder alone pays
+        discarder = page.locator('#payers .payer[data-payer="0"]')
+        discarder.locator('select[data-key="fa"]').select_option("2")
+        discarder.locator('select[data-key="zhong"]').select_option("pung")
+        expect(page.locator("#payments li")).to_have_text(["放炮者付 the discarder pays 6 (含吃 3 炮 eaten)"])
+        discarder.locator('select[data-key="kongs"]').select_option("1")  # a suit kong: 1 more, whatever its suit
+        expect(page.locator("#payments li")).to_have_text(["放炮者付 the discarder pays 7 (含吃 4 炮 eaten)"])
+        discarder.locator(".payer-dealer").check()
+        expect(page.locator("#payments li")).to_have_text(
+            ["放炮者付 the discarder pays 14 (含吃 4 炮 eaten, 7 炮 ×2 庄家 dealer)"])
+        page.locator("#dealer").check()  # the winner is the dealer: the discarder no longer is
+        expect(discarder.locator(".payer-dealer")).not_to_be_checked()
+        page.locator("#self_draw").check()  # three payers; the first keeps what it shows
+        expect(page.locator("#payers .payer")).to_have_count(3)
+        expect(page.locator("#payments li")).to_have_text([
+            "第1家付 player 1 pays 16 (含吃 4 炮 eaten, 8 炮 ×2 庄家 dealer)",
+            "第2家付 player 2 pays 8 (4 炮 ×2 庄家 dealer)",
+            "第3家付 player 3 pays 8 (4 炮 ×2 庄家 dealer)"])
+        page.locator('#payers .payer[data-payer="1"] select[data-key="fa"]').select_option("3")  # 2 + 3 > 4 发
+        expect(page.locator("#verdict")).to_contain_text("more than four 发")
+
+
 def test_choosing_which_tile_won_from_the_offered_totals(server_win_in_row):
     from playwright.sync_api import expect
 
@@ -183,6 +226,32 @@ def test_setting_a_stray_tile_aside(server_stray_fa):
         expect(page.locator("#total")).to_have_text("4")
 
 
+def test_a_box_on_no_tile_removed_and_the_photo_saved_as_labels(server_stray_fa, tmp_path):
+    import zipfile
+
+    from playwright.sync_api import expect
+
+    with uploaded(server_stray_fa) as page:
+        expect(page.locator("#total")).to_have_text("4")  # the box below the row counted as a bonus 发
+        page.locator('.hit[data-index="14"]').click()
+        page.locator("#not-tile").click()  # say it is no tile at all: out of the hand, and of the labels
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator('.hit[data-index="3"]').click()
+        page.locator(f'#faces button[data-cls="{Tile.M5.index}"]').click()  # a correction the labels carry
+        expect(page.locator("#verdict")).to_contain_text("诈胡")
+        with page.expect_download() as info:
+            page.locator("#save-labels").click()
+        download = info.value
+        assert download.suggested_filename == "hand.zip"
+        path = tmp_path / "hand.zip"
+        download.save_as(path)
+        with zipfile.ZipFile(path) as z:
+            rows = z.read("labels/hand.txt").decode().split("\n")
+        rows = [r.split() for r in rows if r.strip()]
+        assert len(rows) == 14 and int(rows[3][0]) == Tile.M5.index
+        expect(page.locator("#status")).to_contain_text("hand.zip")
+
+
 def test_a_tile_of_no_xingzi_face_is_left_out_until_named(server_foreign):
     from playwright.sync_api import expect
 
@@ -212,6 +281,34 @@ def test_claiming_a_meld_the_photo_hides_and_standing_it_back(server_tray):
         expect(page.locator("#claim")).to_contain_text("Not a claimed meld")
         page.locator("#claim").click()
         expect(page.locator("#total")).to_have_text("17")
+
+
+def test_adding_a_tile_the_detector_missed_by_tapping_where_it_lies(server_missed):
+    from playwright.sync_api import expect
+
+    with uploaded(server_missed) as page:
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        expect(page.locator("#problems")).to_contain_text("add a missed 5m")  # scored so, but where is it?
+        page.locator("#as_read").check()  # as read: 13 tiles, no hand
+        expect(page.locator("#verdict")).to_contain_text("not scored")
+        expect(page.locator(".hit")).to_have_count(13)
+        layer = page.locator("#hits").bounding_box()
+        cx, cy = float(MISSED_BOX[0] + MISSED_BOX[2]) / 2, float(MISSED_BOX[1] + MISSED_BOX[3]) / 2
+        page.locator("#hits").click(position={"x": cx / WIDTH * layer["width"], "y": cy / HEIGHT * layer["height"]})
+        expect(page.locator("#picker")).to_be_visible()
+        expect(page.locator("#picker-title")).to_contain_text("Add a tile here")
+        expect(page.locator("#mark-win")).to_be_hidden()
+        page.locator(f'#faces button[data-cls="{Tile.M5.index}"]').click()
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator(".hit")).to_have_count(14)
+        expect(page.locator("#notation")).to_have_text("123456m55789p12s 3s")
+        page.locator('.hit[data-index="13"]').click()  # the added tile is a tile like the others: correct it
+        expect(page.locator("#picker-title")).to_contain_text("Change to")
+        expect(page.locator("#picker-current")).to_have_text("五万")
+        expect(page.locator("#mark-win")).to_be_visible()
+        page.locator(f'#faces button[data-cls="{Tile.M4.index}"]').click()
+        expect(page.locator("#verdict")).to_contain_text("诈胡")
 
 
 class ShapeRecorder(FakeDetector):

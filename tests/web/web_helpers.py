@@ -40,6 +40,15 @@ def layout_detections(misread_2s_as_3s: bool = False, win_apart: bool = True) ->
     return replace(det, cls=cls, probs=probs)
 
 
+def missed_tile_detections() -> tuple[Detections, np.ndarray]:
+    """``HAND`` with its 5m (#4) not found, and where that tile lies: 13 tiles, no hand as read; the 5m added
+    there by the user gives 3 炮 again."""
+    det = layout_detections()
+    assert int(det.cls[4]) == Tile.M5.index
+    keep = np.arange(len(det)) != 4
+    return det.subset(keep), det.xyxy[4].copy()
+
+
 def kong_down_detections() -> Detections:
     """A hand whose concealed 中 kong lies all face down: 4 炮 as guessed, 6 once named 中."""
     return hand_layout("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], kong_shown="DDDD", size=70,

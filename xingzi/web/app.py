@@ -9,6 +9,7 @@ multipart spooling to disk), decoded with a pixel-count guard, kept in memory fo
 from __future__ import annotations
 
 import base64
+import json
 import secrets
 import threading
 from collections import OrderedDict
@@ -20,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES
@@ -36,6 +37,9 @@ from xingzi.vision.pipeline import (
     detect_hand,
     make_detector,
 )
+from xingzi.vision.usermarks import add_tiles
+
+from .labels import labels_zip, safe_name
 
 STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
@@ -114,13 +118,8 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
                 sessions.popitem(last=False)
         return _respond(token, analyse(image, detections, context, as_read=as_read, reading=reading))
 
-    @app.post("/api/rescore")
-    async def rescore(request: Request) -> JSONResponse:
-        try:
-            body = await request.json()
-        except Exception:
-            raise BadRequest("expected a JSON body {token, corrections, ignored, claimed, released, win, self_draw, "
-                             "dealer, events}") from None
+    def _marked(body: Any) -> tuple[str, Session, Marks]:
+        """The held photo a rescore or labels request names, with the user's word on its tiles."""
         if not isinstance(body, dict):
             raise BadRequest("expected a JSON object")
         token = str(body.get("token", ""))
@@ -130,28 +129,30 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
                 sessions.move_to_end(token)
         if session is None:
             raise BadRequest("this photo is no longer held by the server: upload it again", 404)
-        corrections = body.get("corrections") or {}
-        if not isinstance(corrections, dict):
-            raise BadRequest("corrections must be an object {tile index: class id}")
-        try:
-            fixed = {int(k): int(v) for k, v in corrections.items()}
-            det = apply_corrections(session.detections, fixed)
-        except (TypeError, ValueError) as e:
-            raise BadRequest(f"bad correction: {e}") from None
-        context, as_read = _context(body), _flag(body.get("as_read", False))
-        win = body.get("win")
-        if win is not None and (isinstance(win, bool) or not isinstance(win, int)):
-            raise BadRequest(f"win must be a tile index or null, got {win!r}")
-        ignored, claimed, released = (_indices(body, key) for key in ("ignored", "claimed", "released"))
+        return token, session, _marks(body, session)
+
+    @app.post("/api/rescore")
+    async def rescore(request: Request) -> JSONResponse:
+        token, session, m = _marked(await _json(request))
 
         def work() -> JSONResponse:
             try:
-                return _respond(token, analyse(session.image, det, context, win_index=win, as_read=as_read,
-                                               fixed=fixed, ignored=ignored, claimed=claimed, released=released))
+                return _respond(token, analyse(session.image, m.detections, m.context, win_index=m.win,
+                                               as_read=m.as_read, fixed=m.fixed, ignored=m.ignored,
+                                               claimed=m.claimed, released=m.released))
             except ValueError as e:
                 raise BadRequest(str(e)) from None
 
         return await _in_thread(work)
+
+    @app.post("/api/labels")
+    async def labels(request: Request) -> Response:
+        body = await _json(request)
+        _, session, m = _marked(body)
+        name = safe_name(body.get("name"))
+        data = await _in_thread(lambda: labels_zip(session.image, m.detections, m.removed, m.ignored, name))
+        return Response(data, media_type="application/zip",
+                        headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
 
     return app
 
@@ -176,6 +177,64 @@ async def _body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+@dataclass(frozen=True)
+class Marks:
+    """What the user said about a held photo's tiles, checked: the detections with added tiles and corrected
+    faces, and the indices to keep, set aside, remove (no tile), take as claimed melds or stand back."""
+
+    detections: Detections
+    fixed: dict[int, int]
+    ignored: list[int]
+    removed: list[int]
+    claimed: list[int]
+    released: list[int]
+    win: int | None
+    context: Context
+    as_read: bool
+
+
+def _marks(body: dict, session: Session) -> Marks:
+    corrections = body.get("corrections") or {}
+    if not isinstance(corrections, dict):
+        raise BadRequest("corrections must be an object {tile index: class id}")
+    try:
+        det = add_tiles(session.detections, _added(body), session.image.shape)
+    except ValueError as e:
+        raise BadRequest(f"bad added tile: {e}") from None
+    try:
+        fixed = {int(k): int(v) for k, v in corrections.items()}
+        det = apply_corrections(det, fixed)
+    except (TypeError, ValueError) as e:
+        raise BadRequest(f"bad correction: {e}") from None
+    fixed.update({i: int(det.cls[i]) for i in range(len(session.detections), len(det))})  # the user's own
+    win = body.get("win")
+    if win is not None and (isinstance(win, bool) or not isinstance(win, int)):
+        raise BadRequest(f"win must be a tile index or null, got {win!r}")
+    ignored, removed, claimed, released = (_indices(body, k) for k in ("ignored", "removed", "claimed", "released"))
+    for i in removed:
+        if not 0 <= i < len(det):
+            raise BadRequest(f"removed tile #{i}: there are {len(det)} tiles (0..{len(det) - 1})")
+    # a box on no tile counts in no hand: set aside, as the user's "not part of this hand"
+    return Marks(det, fixed, sorted({*ignored, *removed}), removed, claimed, released, win, _context(body),
+                 _flag(body.get("as_read", False)))
+
+
+async def _json(request: Request) -> Any:
+    try:
+        return await request.json()
+    except Exception:
+        raise BadRequest("expected a JSON body {token, corrections, added, ignored, removed, claimed, released, win, "
+                         "self_draw, dealer, events}") from None
+
+
+def _added(body: dict) -> list[tuple[int, list]]:
+    """Tiles the user placed where the detector found none: [{cls, xyxy}] → [(cls, xyxy)]."""
+    value = body.get("added") or []
+    if not isinstance(value, list) or not all(isinstance(t, dict) and {"cls", "xyxy"} <= t.keys() for t in value):
+        raise BadRequest(f"added must be a list of {{cls, xyxy}} objects, got {value!r}"[:300])
+    return [(t["cls"], t["xyxy"]) for t in value]
+
+
 def _indices(body: dict, key: str) -> list[int]:
     """A list of tile indices from the request (ignored, claimed, released)."""
     value = body.get(key) or []
@@ -197,6 +256,11 @@ def _context(params: dict) -> Context:
     if not isinstance(events, list) or any(e not in EVENTS for e in events):
         raise BadRequest(f"events must be a list of: {', '.join(EVENTS)}; got {events!r}")
     payers = params.get("payers") or []
+    if isinstance(payers, str):  # in a query string: JSON
+        try:
+            payers = json.loads(payers)
+        except ValueError:
+            raise BadRequest(f"payers in the query must be JSON, got {payers[:80]!r}") from None
     if not isinstance(payers, list) or not all(isinstance(p, dict) for p in payers):
         raise BadRequest("payers must be a list of objects like {\"dealer\": true, \"fa\": 1, \"melds\": []}")
     return Context(self_draw=_flag(params.get("self_draw", False)), dealer=_flag(params.get("dealer", False)),

@@ -1,12 +1,101 @@
 // The phone page: upload → annotated photo + score; tap a tile → pick its face → rescore.
 "use strict";
 const $ = (id) => document.getElementById(id);
-const state = { token: null, corrections: {}, ignored: [], claimed: [], released: [], win: null, data: null,
-  faces: [], events: [], picking: null, maxSide: 0 };
+const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
+  win: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo" };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
-  return { self_draw: $("self_draw").checked, dealer: $("dealer").checked, as_read: $("as_read").checked, events };
+  return { self_draw: $("self_draw").checked, dealer: $("dealer").checked, as_read: $("as_read").checked, events,
+    payers: payers() };
+}
+
+// 吃炮: what each payer shows in front of them (the discarder on a discard win, the three others on 自摸). The
+// winner eats 炮 from their 发 and their kongs and 中/白 sets; which suit a kong is of does not change what is eaten,
+// so a suit kong is given a face none of the hand's tiles has (a set holds four of each).
+const SUIT_FACES = ["m", "p", "s"].flatMap((suit) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => n + suit));
+const DRAGON_SETS = [["", "—"], ["pung", "碰"], ["kong", "明杠"], ["concealed_kong", "暗杠"]];
+const SEATS = [["下家", "next player"], ["对家", "opposite"], ["上家", "previous player"]];
+const PAYER_FIELDS = [["fa", "发", 4], ["kongs", "明杠 m/p/s", 4], ["concealed_kongs", "暗杠 m/p/s", 4]];
+
+function buildPayers() {
+  const kept = payerRows();
+  const n = $("self_draw").checked ? 3 : 1;
+  const box = $("payers");
+  box.innerHTML = "";
+  for (let k = 0; k < n; k++) {
+    const row = document.createElement("div");
+    row.className = "payer";
+    row.dataset.payer = k;
+    const [zh, en] = n === 1 ? ["放炮者", "the discarder"] : SEATS[k];
+    const title = document.createElement("p");
+    title.append(zh + " ", smallText(en));
+    row.appendChild(title);
+    const dealer = document.createElement("input");
+    dealer.type = "checkbox";
+    dealer.className = "payer-dealer";
+    dealer.checked = Boolean(kept[k] && kept[k].dealer);
+    dealer.addEventListener("change", () => { if (dealer.checked) onlyDealer(dealer); rescore(); });
+    const label = document.createElement("label");
+    label.append(dealer, " 庄家 ", smallText("dealer"));
+    row.appendChild(label);
+    for (const [key, name, most] of PAYER_FIELDS) {
+      row.appendChild(choice(key, name, Array.from({ length: most + 1 }, (_, i) => [String(i), String(i)]),
+        kept[k] ? String(kept[k][key]) : "0"));
+    }
+    for (const [key, name] of [["zhong", "中"], ["bai", "白"]]) {
+      row.appendChild(choice(key, name, DRAGON_SETS, kept[k] ? kept[k][key] : ""));
+    }
+    box.appendChild(row);
+  }
+}
+
+function choice(key, name, options, value) {
+  const label = document.createElement("label");
+  const select = document.createElement("select");
+  select.dataset.key = key;
+  for (const [v, text] of options) {
+    const o = document.createElement("option");
+    o.value = v;
+    o.textContent = text;
+    select.appendChild(o);
+  }
+  select.value = value;
+  select.addEventListener("change", rescore);
+  label.append(name + " ", select);
+  return label;
+}
+
+function payerRows() {
+  return Array.from(document.querySelectorAll("#payers .payer")).map((row) => {
+    const get = (key) => row.querySelector(`[data-key="${key}"]`).value;
+    return { dealer: row.querySelector(".payer-dealer").checked, fa: Number(get("fa")), kongs: Number(get("kongs")),
+      concealed_kongs: Number(get("concealed_kongs")), zhong: get("zhong"), bai: get("bai") };
+  });
+}
+
+function payers() {
+  const rows = payerRows();
+  if (!rows.some((r) => r.dealer || r.fa || r.kongs || r.concealed_kongs || r.zhong || r.bai)) return [];
+  const out = ["loose", "ignored", "foreign"];
+  const held = new Set(((state.data && state.data.reading.tiles) || []).filter((t) => !out.includes(t.role))
+    .map((t) => t.name));
+  const free = SUIT_FACES.filter((f) => !held.has(f));
+  return rows.map((r) => {
+    const melds = [];
+    for (let i = 0; i < r.kongs; i++) melds.push("kong " + free.shift());
+    for (let i = 0; i < r.concealed_kongs; i++) melds.push("concealed_kong " + free.shift());
+    if (r.zhong) melds.push(r.zhong + " 中");
+    if (r.bai) melds.push(r.bai + " 白");
+    return { dealer: r.dealer, fa: r.fa, melds };
+  });
+}
+
+// One dealer at the table: ticking the winner or a payer as dealer unticks the others.
+function onlyDealer(ticked) {
+  for (const box of [$("dealer"), ...document.querySelectorAll(".payer-dealer")]) {
+    if (box !== ticked) box.checked = false;
+  }
 }
 
 function status(text, bad) {
@@ -54,21 +143,32 @@ async function upload(file) {
   status("读取中… Reading…");
   const c = context();
   const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, as_read: c.as_read,
-    events: c.events.join(",") });
+    events: c.events.join(",") });  // the payers' tiles need the hand's faces: sent with a rescore once read
   try {
     const body = await shrunk(file);
     const data = await call("/api/read?" + q, { method: "POST", body,
       headers: { "Content-Type": body.type || "application/octet-stream" } });
     state.token = data.token;
+    state.name = file.name || "photo";
     state.corrections = {};
+    state.added = [];
+    state.removed = [];
     state.ignored = [];
     state.claimed = [];
     state.released = [];
     state.win = null;
     show(data);
+    if (payers().length) await rescore();
   } catch (e) {
     status("出错 Error: " + e.message, true);
   }
+}
+
+// Everything the user said about the photo's tiles, and the context: the body of a rescore or labels request.
+function marks() {
+  return Object.assign({ token: state.token, corrections: state.corrections, added: state.added,
+    ignored: state.ignored, removed: state.removed, claimed: state.claimed, released: state.released,
+    win: state.win }, context());
 }
 
 async function rescore() {
@@ -76,13 +176,37 @@ async function rescore() {
   status("计算中… Scoring…");
   try {
     show(await call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(Object.assign({ token: state.token, corrections: state.corrections, ignored: state.ignored,
-        claimed: state.claimed, released: state.released, win: state.win },
-        context())) }));
+      body: JSON.stringify(marks()) }));
     return true;
   } catch (e) {
     status("出错 Error: " + e.message, true);
     return false;
+  }
+}
+
+// The photo and its tiles as corrected, as one YOLO training sample (a zip) for the detector's next training.
+async function saveLabels() {
+  if (!state.token) return;
+  try {
+    const response = await fetch("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(Object.assign(marks(), { name: state.name })) });
+    if (!response.ok) {
+      let body = {};
+      try { body = await response.json(); } catch (e) { /* not JSON */ }
+      throw new Error(body.error || ("HTTP " + response.status));
+    }
+    const blob = await response.blob();
+    const link = document.createElement("a");
+    const match = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+    link.download = match ? match[1] : "labels.zip";
+    link.href = URL.createObjectURL(blob);
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+    status("已保存标注 Labels saved: " + link.download);
+  } catch (e) {
+    status("出错 Error: " + e.message, true);
   }
 }
 
@@ -153,7 +277,10 @@ function show(data) {
   for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) said(p);
   const sug = $("suggestions"); sug.innerHTML = "";
   for (const s of data.reading.suggestions || []) {
-    if (s.changes.some((c) => c.index === null)) { li(probs, "也许 maybe: " + s.text); continue; }
+    if (s.changes.some((c) => c.index === null)) {  // a tile not found: only the user knows where it lies
+      bilingual(probs, "也许 maybe: " + s.text + "（点照片上它所在的地方添加）", "tap the photo where it lies to add it");
+      continue;
+    }
     const b = document.createElement("button");
     b.textContent = "也许 maybe: " + s.text;
     b.addEventListener("click", () => {
@@ -199,8 +326,46 @@ function showChoices(kind, choices, settle) {
 
 const CLAIMED = ["pung", "kong"];
 
+// A tile the detector did not find: a tap on the photo where it lies opens the picker; the face picked is added
+// there, in a box the size of the tiles found (so it joins its row or meld), and the hand is scored again.
+function addAt(ev) {
+  const layer = $("hits");  // lies over the photo, the tiles' buttons in it
+  if (ev.target !== layer || !state.data || !layer.clientWidth) return;  // a tile's own tap: pick()
+  const x = ev.offsetX * state.data.width / layer.clientWidth;
+  const y = ev.offsetY * state.data.height / layer.clientHeight;
+  const [w, h] = tileSize(state.data);
+  state.picking = null;
+  state.adding = [x - w / 2, y - h / 2, x + w / 2, y + h / 2].map((v) => Math.round(v * 10) / 10);
+  for (const id of ["mark-win", "set-aside", "not-tile", "claim"]) $(id).hidden = true;
+  $("picker-title").replaceChildren("添加 ", smallText("Add a tile here"));
+  $("picker-current").textContent = "";
+  $("picker").showModal();
+}
+
+function median(values) {
+  const v = values.slice().sort((a, b) => a - b);
+  return v.length ? v[Math.floor(v.length / 2)] : 0;
+}
+
+// The median width and height of the tiles standing in the hand (else of all found), else a tile's usual share.
+function tileSize(data) {
+  const standing = data.reading.tiles.filter((t) => t.role === "concealed" || t.role === "win");
+  const tiles = standing.length ? standing : data.reading.tiles;
+  if (!tiles.length) return [data.width * 0.05, data.width * 0.07];
+  return [median(tiles.map((t) => t.xyxy[2] - t.xyxy[0])), median(tiles.map((t) => t.xyxy[3] - t.xyxy[1]))];
+}
+
+function smallText(text) {
+  const s = document.createElement("small");
+  s.textContent = text;
+  return s;
+}
+
 function pick(tile) {
   state.picking = tile;
+  state.adding = null;
+  for (const id of ["mark-win", "set-aside", "not-tile"]) $(id).hidden = false;
+  $("picker-title").replaceChildren("改为 ", smallText("Change to"));
   const claim = $("claim");
   const guessedWin = tile.role === "win" && !state.data.reading.win_set_apart;
   claim.hidden = !(CLAIMED.includes(tile.role) || tile.role === "concealed" || guessedWin);
@@ -227,11 +392,17 @@ function buildPicker() {
     const s = document.createElement("small");
     s.textContent = face.name;
     b.appendChild(s);
-    b.addEventListener("click", () => {
+    b.addEventListener("click", async () => {
       $("picker").close();
-      if (state.picking) {
+      if (state.adding) {
+        state.added.push({ cls: face.cls, xyxy: state.adding });
+        state.adding = null;
+        if (!(await rescore())) state.added.pop();  // refused: not added
+      } else if (state.picking) {
         state.corrections[state.picking.index] = face.cls;
-        state.ignored = state.ignored.filter((i) => i !== state.picking.index);  // a face: part of the hand
+        const back = (i) => i !== state.picking.index;  // a face picked: a tile, part of the hand
+        state.ignored = state.ignored.filter(back);
+        state.removed = state.removed.filter(back);
         rescore();
       }
     });
@@ -257,6 +428,7 @@ async function init() {
     $("events").appendChild(label);
   }
   buildPicker();
+  buildPayers();
   $("mark-win").addEventListener("click", () => {
     $("picker").close();
     if (state.picking) {
@@ -272,6 +444,15 @@ async function init() {
       rescore();
     }
   });
+  $("not-tile").addEventListener("click", () => {  // a box on no tile: out of the hand and of the labels
+    $("picker").close();
+    if (state.picking && !state.removed.includes(state.picking.index)) {
+      state.removed.push(state.picking.index);
+      if (state.win === state.picking.index) state.win = null;
+      rescore();
+    }
+  });
+  $("save-labels").addEventListener("click", saveLabels);
   $("claim").addEventListener("click", async () => {
     $("picker").close();
     const t = state.picking;
@@ -287,9 +468,10 @@ async function init() {
     }
     if (!(await rescore())) [state.claimed, state.released] = saved;  // refused: as it was
   });
+  $("hits").addEventListener("click", addAt);
   $("photo").addEventListener("change", (ev) => { if (ev.target.files[0]) upload(ev.target.files[0]); });
-  $("self_draw").addEventListener("change", rescore);
-  $("dealer").addEventListener("change", rescore);
+  $("self_draw").addEventListener("change", () => { buildPayers(); rescore(); });
+  $("dealer").addEventListener("change", () => { if ($("dealer").checked) onlyDealer($("dealer")); rescore(); });
   $("as_read").addEventListener("change", rescore);
 }
 
