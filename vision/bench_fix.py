@@ -10,6 +10,7 @@ truth (the 炮 total of a synthetic photo, the labelled faces of a real one).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
@@ -18,7 +19,7 @@ from xingzi.engine.tiles import CLASS_NAMES
 
 from .grouping import SET_ASIDE
 from .metrics import box_iou
-from .pipeline import Context, PhotoResult, analyse
+from .pipeline import OFFERED_FACES, Context, PhotoResult, analyse
 from .usermarks import add_tiles, apply_corrections
 
 MATCH_IOU = 0.5  # a box on a true tile, read with some face
@@ -79,3 +80,15 @@ def one_fix_right(res: PhotoResult, fixes: list[dict], context: Context, right: 
         if right(again):
             return True
     return False
+
+
+def offered_faces(res: PhotoResult, fixes: list[dict]) -> Counter:
+    """Of the misread tiles among ``fixes``, how many the page offers their true face for at the top of the
+    picker (the likeliest faces after the one read): ``tiles`` (misread), ``first`` (offered first), ``offered``."""
+    out: Counter = Counter()
+    for fix in fixes:
+        if "fix" in fix:
+            i, k = fix["fix"]
+            alts = res.detections.alternatives(i, OFFERED_FACES)
+            out.update(tiles=1, first=int(alts[:1] == [k]), offered=int(k in alts))
+    return out

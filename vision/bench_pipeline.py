@@ -29,7 +29,7 @@ from xingzi.engine.notation import format_meld
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import bench_real
-from .bench_fix import corrections, one_fix_right, synth_truth
+from .bench_fix import corrections, offered_faces, one_fix_right, synth_truth
 from .detections import Detections
 from .edges import CUT_HAND, hint_cut_hand
 from .grouping import HandReading, group
@@ -213,8 +213,9 @@ def run(args: argparse.Namespace) -> int:
         right = total_right(res, meta)
         facts = compare(res.reading, meta) if detector is None else compare_counts(res.reading, meta)
         tap = right or one_tap_right(res, meta)
-        fix = tap or one_fix_right(res, corrections(res, *synth_truth(meta, image.shape[1])),
-                                   context_of(meta["situation"]), partial(total_right, meta=meta))
+        fixes = corrections(res, *synth_truth(meta, image.shape[1]))
+        fix = tap or one_fix_right(res, fixes, context_of(meta["situation"]), partial(total_right, meta=meta))
+        totals.update({f"misread_{k}": v for k, v in offered_faces(res, fixes).items()})
         totals.update(samples=1, pao_right=int(right), pao_right_tap=int(tap), pao_right_fix=int(fix),
                       **{k: int(v) for k, v in facts.items()})
         totals.update(repaired=int(res.repair is not None), repaired_right=int(res.repair is not None and right),
@@ -337,6 +338,9 @@ def summarise(t: Counter, latencies: list[float], boxes: str) -> dict:
         "melds_spurious": t["melds_read"] - t["melds_found"],
     }
     out["scored_as_likeliest_legal"] = f"{t['repaired']} ({t['repaired_right']} right)"
+    if t["misread_tiles"]:
+        out["misread_tiles_face_offered"] = (f"{t['misread_offered']}/{t['misread_tiles']} "
+                                             f"({t['misread_first']} first)")
     if boxes == "truth":
         out["melds_exact_pct"] = round(100 * t["melds_exact"] / max(t["melds_true"], 1), 1)
         out["tile_roles_right_pct"] = round(100 * t["roles_right"] / max(t["roles"], 1), 1)

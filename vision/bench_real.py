@@ -24,7 +24,7 @@ import numpy as np
 from xingzi.datasets.errata import errata_for, without_unusable
 from xingzi.engine.tiles import CLASS_NAMES
 
-from .bench_fix import corrections, one_fix_right
+from .bench_fix import corrections, offered_faces, one_fix_right
 from .detections import Detections
 from .evaluate import load_dataset, name_table, truths_for
 from .grouping import SET_ASIDE, group
@@ -77,6 +77,7 @@ def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, lim
         fix = counted == faces or one_fix_right(res, fixes, Context(), partial(_counts, faces), as_read=True)
         t.update(photos=1, hand_exact=int(counted == faces), hand_exact_fix=int(fix),
                  every_box_exact=int(every == faces))
+        t.update({f"misread_{k}": v for k, v in offered_faces(res, fixes).items()})
         t.update(_foreign_by_label(res.reading.roles, dets, true_xyxy, truth.cls))
         if counted != faces:
             causes = miss_causes(res.reading.roles, dets, true_xyxy, truth.cls)
@@ -96,6 +97,7 @@ def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, lim
         "foreign_on_labelled_face": t["foreign_face"],
         "foreign_on_nothing_labelled": t["foreign"] - t["foreign_other"] - t["foreign_face"],
         **{f"miss_tiles_{k}": t[k] for k in CAUSES},
+        "misread_face_offered": f"{t['misread_offered']}/{t['misread_tiles']} ({t['misread_first']} first)",
         "latency_median_ms": round(float(np.median(lat)), 1),
         "latency_p95_ms": round(float(np.percentile(lat, 95)), 1),
     }

@@ -51,6 +51,14 @@ class Detections:
         foreign = None if self.foreign is None else self.foreign[mask]
         return Detections(self.xyxy[mask], self.cls[mask], self.conf[mask], probs, foreign)
 
+    def alternatives(self, i: int, n: int, min_prob: float = 0.01) -> list[int]:
+        """Up to ``n`` classes other than the one read for box ``i``, likeliest first, each at least ``min_prob``
+        (none without ``probs``): what the box may show instead."""
+        if self.probs is None:
+            return []
+        order = np.argsort(-self.probs[i], kind="stable")
+        return [int(k) for k in order if int(k) != int(self.cls[i]) and self.probs[i, k] >= min_prob][:n]
+
     @property
     def centers(self) -> np.ndarray:
         return (self.xyxy[:, :2] + self.xyxy[:, 2:]) / 2

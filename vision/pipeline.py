@@ -33,6 +33,8 @@ from .repair import Diagnosis, Suggestion, diagnose, likeliest
 from .unseen import Choice, best_win_tile, faceless_kongs, guess_kong_face
 from .usermarks import apply_claims, apply_corrections  # noqa: F401 (apply_corrections: the API's)
 
+OFFERED_FACES = 3  # the likeliest other faces of each tile, offered first when the user taps it
+
 
 class TileDetector(Protocol):
     def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections: ...
@@ -101,7 +103,8 @@ def reading_json(reading: HandReading, diagnosis: Diagnosis | None = None) -> di
     tiles = [
         {"index": i, "cls": int(det.cls[i]), "name": CLASS_NAMES[int(det.cls[i])],
          "conf": round(float(det.conf[i]), 3), "xyxy": [round(float(v), 1) for v in det.xyxy[i]],
-         "role": reading.roles[i], "meld": reading.meld_of[i], "sideways": reading.sideways[i]}
+         "role": reading.roles[i], "meld": reading.meld_of[i], "sideways": reading.sideways[i],
+         "alts": det.alternatives(i, OFFERED_FACES)}
         for i in range(len(det))
     ]
     out = {

@@ -235,9 +235,7 @@ def _detector_singles(r: HandReading) -> list[tuple[float, int, int]]:
     for i in range(len(det)):
         if r.roles[i] in SET_ASIDE:  # set aside (by the user, or no Xingzi face): not read again
             continue
-        order = np.argsort(-det.probs[i])
-        alts = [int(k) for k in order if int(k) != int(det.cls[i]) and det.probs[i, k] >= MIN_PROB]
-        singles += [(_swap_cost(det, i, k), i, k) for k in alts[:TOP_ALTERNATIVES]]
+        singles += [(_swap_cost(det, i, k), i, k) for k in det.alternatives(i, TOP_ALTERNATIVES, MIN_PROB)]
     return sorted(singles)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from xingzi.engine.tiles import Tile
-from xingzi.vision.bench_fix import corrections, one_fix_right, synth_truth
+from xingzi.vision.bench_fix import corrections, offered_faces, one_fix_right, synth_truth
 from xingzi.vision.bench_pipeline import (
     melds_exact,
     needs_input,
@@ -197,6 +197,8 @@ def test_one_fix_tries_each_correction_the_truth_allows(change, expected, own, r
     else:
         assert found[0] == expected
     assert one_fix_right(res, found, Context(), lambda again: total_right(again, meta)) is right
+    misread = change == "misread"  # its true face is the likeliest after the one read: offered first
+    assert offered_faces(res, found) == (Counter(tiles=1, first=1, offered=1) if misread else Counter())
 
 
 def test_a_true_tile_outside_the_photo_is_no_correction_to_try():

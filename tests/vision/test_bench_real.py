@@ -169,13 +169,14 @@ def _read_with(change: str) -> Detections:
     return replace(det, cls=cls)
 
 
-@pytest.mark.parametrize("change,after_fix", [
-    pytest.param("wind-counted", 100.0, id="wind-set-aside"),
-    pytest.param("misread", 100.0, id="misread-given-its-face"),
-    pytest.param("missed", 100.0, id="missed-tile-added"),
-    pytest.param("two-misread", 0.0, id="two-tiles-wrong-need-two-fixes"),
+@pytest.mark.parametrize("change,after_fix,offered", [
+    pytest.param("wind-counted", 100.0, "0/0 (0 first)", id="wind-set-aside"),
+    pytest.param("misread", 100.0, "0/1 (0 first)", id="misread-given-its-face"),
+    pytest.param("missed", 100.0, "0/0 (0 first)", id="missed-tile-added"),
+    pytest.param("two-misread", 0.0, "0/2 (0 first)", id="two-tiles-wrong-need-two-fixes"),
 ])
-def test_one_correction_on_the_page_is_measured_on_real_photos(real_set, change, after_fix):
-    numbers, _ = run_real(real_set, Fixed(_read_with(change)))
+def test_one_correction_on_the_page_is_measured_on_real_photos(real_set, change, after_fix, offered):
+    numbers, _ = run_real(real_set, Fixed(_read_with(change)))  # no classifier odds: no face is offered
     assert numbers["hand_tiles_exact_pct"] == 0.0
     assert numbers["hand_tiles_one_fix_pct"] == after_fix
+    assert numbers["misread_face_offered"] == offered

@@ -12,7 +12,7 @@ from PIL import Image
 from xingzi.cli import main
 from xingzi.engine.melds import MeldKind
 from xingzi.engine.notation import parse_meld, parse_tiles
-from xingzi.engine.tiles import Tile
+from xingzi.engine.tiles import CLASS_NAMES, Tile
 from xingzi.vision import pipeline
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group
@@ -334,3 +334,20 @@ def test_four_face_down_strays_beside_a_complete_hand_are_not_a_kong():
     assert pipeline.faceless_kongs(reading) == 0 and len(reading.roles) == n + 4
     situation, result, _ = pipeline.score_reading(reading, Context())
     assert situation["melds"] == [] and result["valid"] and result["own"] == 3
+
+
+@pytest.mark.parametrize("probs,read,n,expected", [
+    pytest.param(None, 0, 3, [], id="no-odds-no-alternatives"),
+    pytest.param({0: 0.5, 5: 0.3, 7: 0.15, 9: 0.05}, 0, 3, [5, 7, 9], id="likeliest-first-the-read-one-left-out"),
+    pytest.param({0: 0.5, 5: 0.3, 7: 0.15, 9: 0.05}, 0, 2, [5, 7], id="at-most-n"),
+    pytest.param({0: 0.5, 5: 0.3, 7: 0.195, 9: 0.005}, 0, 3, [5, 7], id="under-one-percent-not-offered"),
+    pytest.param({0: 0.5, 5: 0.3, 7: 0.2}, 5, 3, [0, 7], id="the-read-face-need-not-be-the-likeliest"),
+])
+def test_a_tiles_alternatives_are_its_likeliest_other_faces(probs, read, n, expected):
+    table = None
+    if probs is not None:
+        table = np.zeros((1, len(CLASS_NAMES)), np.float32)
+        for k, v in probs.items():
+            table[0, k] = v
+    det = Detections(np.array([[0, 0, 10, 10]], np.float32), np.array([read]), np.ones(1, np.float32), table)
+    assert det.alternatives(0, n) == expected

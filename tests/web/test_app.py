@@ -113,6 +113,7 @@ def test_context_from_the_query_changes_the_score(photo):
 def test_correcting_a_tile_rescores_without_detecting_again(photo):
     client, fake = client_for(layout_detections(misread_2s_as_3s=True))
     first = client.post("/api/read", content=photo).json()
+    assert first["reading"]["tiles"][10]["alts"][0] == Tile.S2.index  # offered first on the page
     assert first["reading"]["legal"] is False
     change = {"index": 10, "old": "3s", "new": "2s", "drop": False}
     assert first["reading"]["suggestions"][0]["changes"] == [change]

@@ -338,6 +338,7 @@ function addAt(ev) {
   state.adding = [x - w / 2, y - h / 2, x + w / 2, y + h / 2].map((v) => Math.round(v * 10) / 10);
   for (const id of ["mark-win", "set-aside", "not-tile", "claim"]) $(id).hidden = true;
   $("picker-title").replaceChildren("添加 ", smallText("Add a tile here"));
+  showAlternatives(null);
   $("picker-current").textContent = "";
   $("picker").showModal();
 }
@@ -366,6 +367,7 @@ function pick(tile) {
   state.adding = null;
   for (const id of ["mark-win", "set-aside", "not-tile"]) $(id).hidden = false;
   $("picker-title").replaceChildren("改为 ", smallText("Change to"));
+  showAlternatives(tile);
   const claim = $("claim");
   const guessedWin = tile.role === "win" && !state.data.reading.win_set_apart;
   claim.hidden = !(CLAIMED.includes(tile.role) || tile.role === "concealed" || guessedWin);
@@ -381,32 +383,48 @@ function pick(tile) {
   $("picker").showModal();
 }
 
+function faceButton(face) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.dataset.cls = face.cls;
+  b.append(face.zh);
+  const s = document.createElement("small");
+  s.textContent = face.name;
+  b.appendChild(s);
+  b.addEventListener("click", () => chooseFace(face));
+  return b;
+}
+
 function buildPicker() {
   const grid = $("faces");
-  for (const face of state.faces) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.dataset.cls = face.cls;
-    b.innerHTML = "";
-    b.append(face.zh);
-    const s = document.createElement("small");
-    s.textContent = face.name;
-    b.appendChild(s);
-    b.addEventListener("click", async () => {
-      $("picker").close();
-      if (state.adding) {
-        state.added.push({ cls: face.cls, xyxy: state.adding });
-        state.adding = null;
-        if (!(await rescore())) state.added.pop();  // refused: not added
-      } else if (state.picking) {
-        state.corrections[state.picking.index] = face.cls;
-        const back = (i) => i !== state.picking.index;  // a face picked: a tile, part of the hand
-        state.ignored = state.ignored.filter(back);
-        state.removed = state.removed.filter(back);
-        rescore();
-      }
-    });
-    grid.appendChild(b);
+  for (const face of state.faces) grid.appendChild(faceButton(face));
+}
+
+// The faces the model found likeliest after the one it read, offered first: most misreads are one of them.
+function showAlternatives(tile) {
+  const box = $("alts");
+  box.replaceChildren();
+  const faces = (tile && tile.alts || []).map((k) => state.faces.find((f) => f.cls === k)).filter(Boolean);
+  box.hidden = !faces.length;
+  if (!faces.length) return;
+  const label = document.createElement("p");
+  label.append("也许是 ", smallText("likeliest instead"));
+  box.appendChild(label);
+  for (const face of faces) box.appendChild(faceButton(face));
+}
+
+async function chooseFace(face) {
+  $("picker").close();
+  if (state.adding) {
+    state.added.push({ cls: face.cls, xyxy: state.adding });
+    state.adding = null;
+    if (!(await rescore())) state.added.pop();  // refused: not added
+  } else if (state.picking) {
+    state.corrections[state.picking.index] = face.cls;
+    const back = (i) => i !== state.picking.index;  // a face picked: a tile, part of the hand
+    state.ignored = state.ignored.filter(back);
+    state.removed = state.removed.filter(back);
+    rescore();
   }
 }
 
