@@ -1,11 +1,12 @@
 """One correction on the page, simulated for the pipeline benches: whether the truth is one tile away.
 
 The page lets the user tap a tile and pick its face, tap where a tile was missed and pick the face it shows,
-or set a tile aside as not part of the hand. For a photo read wrong, each such correction the truth allows
-is tried (the detections matched to the true tiles by overlap): a misread tile given its true face (strays
-too: the page corrects any tile), a true tile of the hand with no box added where it lies, a box on no tile
-of the hand set aside (a stray lying apart too: without it the rows may group otherwise). The photo counts as one correction away when any of them gives the
-truth (the 炮 total of a synthetic photo, the labelled faces of a real one).
+or set a box aside (not part of the hand, or no tile at all). For a photo read wrong, each such correction
+the truth allows is tried (the detections matched to the true tiles by overlap): a misread tile given its
+true face (strays too: the page corrects any tile), a true tile of the hand with no box added where it lies,
+a box on no tile of the hand or a second box on a tile set aside (a stray lying apart too: without it the
+rows may group otherwise). The photo counts as one correction away when any of them gives the truth (the 炮
+total of a synthetic photo, the labelled faces of a real one).
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ def corrections(res: PhotoResult, xyxy: np.ndarray, cls: np.ndarray, in_hand: np
             out.append({"add": (int(cls[k]), xyxy[k])})
     for i, role in enumerate(res.reading.roles):
         j = int(best[i])
-        if role not in SET_ASIDE and (j < 0 or iou[i, j] < NONE_IOU or not in_hand[j]):
+        # a second box on a tile another box covers better: "not a tile" on the page
+        twin = j >= 0 and any(best[o] == j and iou[o, j] > iou[i, j] for o in range(len(det)) if o != i)
+        if role not in SET_ASIDE and (j < 0 or iou[i, j] < NONE_IOU or not in_hand[j] or twin):
             out.append({"aside": i})
     return out
 

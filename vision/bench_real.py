@@ -2,9 +2,9 @@
 
 Real photos come with boxes but no situation, and they are not Xingzi wins, so no 炮 total can be
 checked. What can: whether the tiles the pipeline counts in the hand (every tile but strays, the
-ones set aside and those of no Xingzi face) are the photo's labelled faces, as a multiset, as read and
-after one correction on the page (:mod:`bench_fix`). Photos
-with a hand's worth of labelled tiles (13 to 18, winds and flowers included) are used; their
+ones set aside and those of no Xingzi face) are the photo's labelled faces, as a multiset, as read
+and after one correction on the page (:mod:`bench_fix`). Photos with a hand's worth of labelled
+tiles (13 to 18, winds and flowers included) are used; their
 labelled winds/flowers (``other``) should be left out, and tiles on the table that nobody labelled
 should be strays. The same count over every box the detector found is printed beside it, which is
 what the reading would be without grouping. The tiles of the photos read wrong are counted by cause
@@ -32,8 +32,8 @@ from .metrics import IGNORE, UNREAD, box_iou, pair_boxes
 from .photo import load_image
 from .pipeline import Context, PhotoResult, TileDetector, analyse, detect_hand
 
-LEFT_OUT = ("loose", *SET_ASIDE)  # roles of tiles not counted in the hand
 HAND_TILES = (13, 18)  # labelled tiles in a photo of one hand (14 and up to four kongs; 13 before the win)
+LEFT_OUT = ("loose", *SET_ASIDE)  # roles of tiles not counted in the hand
 # Why a photo's hand was read wrong, per tile: a labelled face with no box, read as another face, or left out
 # of the hand; a labelled wind/flower counted in it; a box counted in it on nothing labelled.
 CAUSES = ("no_box", "misread", "left_out", "wind_counted", "extra_counted")

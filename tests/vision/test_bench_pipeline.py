@@ -174,6 +174,7 @@ def _truth_meta(det, own: int, loose: list | None = None) -> dict:
     pytest.param("missed", {"add": Tile.M5.index}, 3, True, id="missed-tile-added-where-it-lies"),
     pytest.param("stray", {"aside": 14}, 3, True, id="stray-set-aside"),
     pytest.param("stray", {"aside": 14}, 4, False, id="stray-was-counted-in-the-truth-total"),
+    pytest.param("twin", {"aside": 14}, 3, True, id="second-box-on-a-tile-set-aside"),
 ])
 def test_one_fix_tries_each_correction_the_truth_allows(change, expected, own, right):
     truth = hand_layout("123m456m789p12s55p", "3s", size=70, center=(640, 480), probs=True).detections
@@ -182,6 +183,9 @@ def test_one_fix_tries_each_correction_the_truth_allows(change, expected, own, r
         det = replace(truth, cls=np.where(np.arange(len(truth)) == 10, Tile.S3.index, truth.cls))
     elif change == "missed":
         det = truth.subset(np.arange(len(truth)) != 4)
+    elif change == "twin":  # a second, looser box on the last 5p, read as a 5p too
+        x0, y0, x1, y1 = (float(v) for v in truth.xyxy[12])
+        det = with_tiles(truth, [[x0 + 6, y0 - 4, x1 + 10, y1 + 2]], [Tile.P5.index])
     else:
         box = [440.0, 600.0, 490.0, 670.0]
         det, loose = with_tiles(truth, [box], [Tile.FA.index]), [(box, Tile.FA.index)]

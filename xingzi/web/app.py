@@ -180,7 +180,8 @@ async def _body(request: Request, limit: int) -> bytes:
 @dataclass(frozen=True)
 class Marks:
     """What the user said about a held photo's tiles, checked: the detections with added tiles and corrected
-    faces, and the indices to keep, set aside, remove (no tile), take as claimed melds or stand back."""
+    faces, the faces the user set (``fixed``: no likeliest legal reading changes them), and the tiles set aside
+    (``removed`` ones among them: no tile at all), taken as claimed melds or stood back in the hand."""
 
     detections: Detections
     fixed: dict[int, int]
@@ -236,7 +237,7 @@ def _added(body: dict) -> list[tuple[int, list]]:
 
 
 def _indices(body: dict, key: str) -> list[int]:
-    """A list of tile indices from the request (ignored, claimed, released)."""
+    """A list of tile indices from the request (ignored, removed, claimed, released)."""
     value = body.get(key) or []
     if not isinstance(value, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in value):
         raise BadRequest(f"{key} must be a list of tile indices, got {value!r}")

@@ -77,9 +77,10 @@ function payerRows() {
 function payers() {
   const rows = payerRows();
   if (!rows.some((r) => r.dealer || r.fa || r.kongs || r.concealed_kongs || r.zhong || r.bai)) return [];
-  const out = ["loose", "ignored", "foreign"];
-  const held = new Set(((state.data && state.data.reading.tiles) || []).filter((t) => !out.includes(t.role))
-    .map((t) => t.name));
+  const leftOut = ["loose", "ignored", "foreign"];
+  const data = state.data || { reading: { tiles: [] }, situation: null };
+  const held = new Set(data.reading.tiles.filter((t) => !leftOut.includes(t.role)).map((t) => t.name));
+  for (const meld of (data.situation && data.situation.melds) || []) held.add(meld.split(" ")[1]);  // guessed faces too
   const free = SUIT_FACES.filter((f) => !held.has(f));
   return rows.map((r) => {
     const melds = [];
