@@ -157,6 +157,27 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
         page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
 
 
+def test_a_photo_from_the_gallery_as_well_as_from_the_camera(server_recording):
+    from playwright.sync_api import expect, sync_playwright
+
+    url, detector = server_recording
+    executable = chromium_or_skip()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 412, "height": 915})
+            page.goto(url)
+            assert page.locator("#photo").get_attribute("capture") == "environment"  # the camera at once
+            assert page.locator("#photo-pick").get_attribute("capture") is None  # the phone offers its gallery
+            photo = {"name": "IMG_7.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}
+            before = len(detector.shapes)
+            page.set_input_files("#photo-pick", files=[photo])
+            expect(page.locator("#total")).to_have_text("3")
+            assert len(detector.shapes) == before + 1
+        finally:
+            browser.close()
+
+
 def test_what_the_payers_show_is_eaten_and_one_player_is_the_dealer(server_ok):
     from playwright.sync_api import expect
 

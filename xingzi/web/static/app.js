@@ -488,7 +488,12 @@ async function init() {
     if (!(await rescore())) [state.claimed, state.released] = saved;  // refused: as it was
   });
   $("hits").addEventListener("click", addAt);
-  $("photo").addEventListener("change", (ev) => { if (ev.target.files[0]) upload(ev.target.files[0]); });
+  for (const id of ["photo", "photo-pick"]) {
+    $(id).addEventListener("change", (ev) => {
+      if (ev.target.files[0]) upload(ev.target.files[0]);
+      ev.target.value = "";  // the same photo picked again reads again
+    });
+  }
   $("self_draw").addEventListener("change", () => { buildPayers(); rescore(); });
   $("dealer").addEventListener("change", () => { if ($("dealer").checked) onlyDealer($("dealer")); rescore(); });
   $("as_read").addEventListener("change", rescore);
