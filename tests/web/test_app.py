@@ -403,7 +403,7 @@ def test_nothing_is_written_to_disk(photo, tmp_path, monkeypatch):
 def test_page_and_faces_are_served():
     client, _ = client_for(layout_detections())
     page = client.get("/")
-    assert page.status_code == 200 and "拍照" in page.text and "Take or upload a photo" in page.text
+    assert page.status_code == 200 and "拍照" in page.text and "Take a photo" in page.text and "Choose a photo" in page.text
     meta = client.get("/api/faces").json()
     faces = meta["faces"]
     assert len(faces) == 31 and faces[27]["zh"] == "红中"
