@@ -108,8 +108,8 @@ def server_missed():
 
 
 @contextmanager
-def uploaded(url: str):
-    """A phone-sized page of ``url`` in headless Chromium with a photo uploaded; yields the page."""
+def opened(url: str):
+    """A phone-sized page of ``url`` in headless Chromium; yields the page."""
     executable = chromium_or_skip()
     from playwright.sync_api import expect, sync_playwright
 
@@ -119,11 +119,17 @@ def uploaded(url: str):
             page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1)
             page.goto(url)
             expect(page.locator("#faces button")).to_have_count(31)
-            page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
-                                                   "buffer": jpeg_bytes()}])
             yield page
         finally:
             browser.close()
+
+
+@contextmanager
+def uploaded(url: str):
+    """:func:`opened` with a photo uploaded."""
+    with opened(url) as page:
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        yield page
 
 
 def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
@@ -158,24 +164,17 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
 
 
 def test_a_photo_from_the_gallery_as_well_as_from_the_camera(server_recording):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     url, detector = server_recording
-    executable = chromium_or_skip()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": 412, "height": 915})
-            page.goto(url)
-            assert page.locator("#photo").get_attribute("capture") == "environment"  # the camera at once
-            assert page.locator("#photo-pick").get_attribute("capture") is None  # the phone offers its gallery
-            photo = {"name": "IMG_7.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}
-            before = len(detector.shapes)
-            page.set_input_files("#photo-pick", files=[photo])
-            expect(page.locator("#total")).to_have_text("3")
-            assert len(detector.shapes) == before + 1
-        finally:
-            browser.close()
+    with opened(url) as page:
+        assert page.locator("#photo").get_attribute("capture") == "environment"  # the camera at once
+        assert page.locator("#photo-pick").get_attribute("capture") is None  # the phone offers its gallery
+        before = len(detector.shapes)
+        page.set_input_files("#photo-pick", files=[{"name": "IMG_7.jpg", "mimeType": "image/jpeg",
+                                                    "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("3")
+        assert len(detector.shapes) == before + 1
 
 
 def test_what_the_payers_show_is_eaten_and_one_player_is_the_dealer(server_ok):
@@ -400,22 +399,14 @@ def _heic() -> bytes:
                  id="heic-sent-as-it-is"),  # Chromium cannot decode HEIC: the server does
 ])
 def test_the_page_shrinks_large_photos_before_uploading_them(server_recording, name, mime, make, seen, sent_as):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     url, detector = server_recording
     data = make()
-    executable = chromium_or_skip()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": 412, "height": 915})
-            page.goto(url)
-            expect(page.locator("#faces button")).to_have_count(31)
-            types = []
-            page.on("request", lambda r: types.append(r.headers.get("content-type")) if "/api/read" in r.url else None)
-            page.set_input_files("#photo", files=[{"name": name, "mimeType": mime, "buffer": data}])
-            expect(page.locator("#verdict")).to_contain_text("valid win", timeout=30_000)
-        finally:
-            browser.close()
+    types = []
+    with opened(url) as page:
+        page.on("request", lambda r: types.append(r.headers.get("content-type")) if "/api/read" in r.url else None)
+        page.set_input_files("#photo", files=[{"name": name, "mimeType": mime, "buffer": data}])
+        expect(page.locator("#verdict")).to_contain_text("valid win", timeout=30_000)
     assert detector.shapes[-1] == seen
     assert types == [sent_as]
