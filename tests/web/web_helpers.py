@@ -6,14 +6,22 @@ import io
 from dataclasses import replace
 
 import numpy as np
+from fastapi.testclient import TestClient
 from PIL import Image
 
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.layouts import hand_layout
+from xingzi.web.app import create_app
 
 WIDTH, HEIGHT = 1280, 960
 HAND = ("123m456m789p12s55p", "3s")  # on a discard: 平胡 1 + 门前清 1 + 胡单张 1 = 3 炮
+
+
+def client_for(detections: Detections, **kwargs) -> tuple[TestClient, FakeDetector]:
+    """A test client of the app with a fake detector returning ``detections``, and that detector."""
+    fake = FakeDetector(detections)
+    return TestClient(create_app(fake, **kwargs), raise_server_exceptions=False), fake
 
 
 class FakeDetector:

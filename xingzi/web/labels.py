@@ -39,9 +39,9 @@ def safe_name(value: object, default: str = "photo") -> str:
 def labelled(det: Detections, removed: Iterable[int], ignored: Iterable[int]) -> Detections:
     """The boxes that are tiles of the game: not removed by the user, not read as a tile of no Xingzi face
     (a face the user picked makes it one). Tiles set aside as not part of the hand are still tiles."""
-    out = set(int(i) for i in removed)
+    gone = set(int(i) for i in removed)
     roles = group(det, tuple(int(i) for i in ignored)).roles
-    keep = np.array([i not in out and roles[i] != "foreign" for i in range(len(det))], bool)
+    keep = np.array([i not in gone and roles[i] != "foreign" for i in range(len(det))], bool)
     return det.subset(keep)
 
 

@@ -1,0 +1,94 @@
+"""The page's "save labels": one photo as corrected, as a YOLO sample in a zip; safe sample names."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from web_helpers import (
+    HEIGHT,
+    WIDTH,
+    client_for,
+    foreign_fa_detections,
+    layout_detections,
+    missed_tile_detections,
+)
+
+from xingzi.datasets.check import check_dataset
+from xingzi.datasets.yolo import read_labels, yolo_to_xyxy
+from xingzi.engine.tiles import Tile
+from xingzi.vision.layouts import with_tiles
+from xingzi.web.labels import safe_name
+
+
+def _unzipped(data: bytes, into: Path) -> Path:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        assert sorted(z.namelist()) == ["classes.txt", "data.yaml", "images/hand.jpg", "labels/hand.txt"]
+        z.extractall(into)
+    return into
+
+
+def test_saving_labels_gives_a_yolo_sample_of_the_tiles_as_corrected(photo, tmp_path):
+    det, box = missed_tile_detections()
+    stray = [[WIDTH / 2 - 200, HEIGHT / 2 + 120, WIDTH / 2 - 150, HEIGHT / 2 + 190]]
+    client, _ = client_for(with_tiles(det, stray, [Tile.FA.index]))  # 13 tiles of the hand, a 发 below (#13)
+    token = client.post("/api/read", content=photo).json()["token"]
+    marks = {"token": token, "corrections": {"9": Tile.S4.index}, "added": [{"cls": Tile.M5.index, "xyxy": box.tolist()}],
+             "name": "../IMG 0001.hand.HEIC"}
+    r = client.post("/api/labels", json={**marks, "name": "hand.jpg"})
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    assert r.headers["content-disposition"] == 'attachment; filename="hand.zip"'
+    root = _unzipped(r.content, tmp_path / "all")
+    rows = read_labels(root / "labels" / "hand.txt")
+    assert len(rows) == 15 and rows[9, 0] == Tile.S4.index and rows[14, 0] == Tile.M5.index  # corrected, added
+    assert np.allclose(yolo_to_xyxy(rows[14:, 1:], WIDTH, HEIGHT)[0], box, atol=0.1)
+    assert cv2.imdecode(np.frombuffer((root / "images" / "hand.jpg").read_bytes(), np.uint8), 1).shape == (HEIGHT, WIDTH, 3)
+    report = check_dataset(root)
+    assert report.ok and report.boxes == 15, report.format_text()
+    aside = client.post("/api/labels", json={**marks, "name": "hand", "ignored": [13]})  # a tile, not the hand's
+    assert len(read_labels(_unzipped(aside.content, tmp_path / "aside") / "labels" / "hand.txt")) == 15
+    gone = client.post("/api/labels", json={**marks, "name": "hand", "removed": [13]})  # no tile at all
+    assert len(read_labels(_unzipped(gone.content, tmp_path / "gone") / "labels" / "hand.txt")) == 14
+    scored = client.post("/api/rescore", json={**marks, "removed": [13]}).json()
+    assert scored["reading"]["tiles"][13]["role"] == "ignored" and scored["reading"]["fa"] == 0
+
+
+def test_a_tile_of_no_xingzi_face_gets_no_label_until_named(photo, tmp_path):
+    client, _ = client_for(foreign_fa_detections())
+    token = client.post("/api/read", content=photo).json()["token"]
+    plain = client.post("/api/labels", json={"token": token, "name": "hand"})
+    assert len(read_labels(_unzipped(plain.content, tmp_path / "a") / "labels" / "hand.txt")) == 14
+    named = client.post("/api/labels", json={"token": token, "name": "hand", "corrections": {"14": Tile.FA.index}})
+    assert len(read_labels(_unzipped(named.content, tmp_path / "b") / "labels" / "hand.txt")) == 15
+
+
+@pytest.mark.parametrize("payload,status,message", [
+    pytest.param({"token": "nope"}, 404, "upload it again", id="unknown-token"),
+    pytest.param({"removed": [99]}, 400, "removed tile #99: there are 14 tiles", id="removed-out-of-range"),
+    pytest.param({"removed": "3"}, 400, "removed must be a list", id="removed-not-a-list"),
+    pytest.param({"added": [{"cls": 40, "xyxy": [1, 1, 5, 5]}]}, 400, "class must be an integer", id="bad-added"),
+])
+def test_bad_labels_requests(photo, payload, status, message):
+    client, _ = client_for(layout_detections())
+    token = client.post("/api/read", content=photo).json()["token"]
+    r = client.post("/api/labels", json={"token": token, **payload})
+    assert r.status_code == status and message in r.json()["error"]
+    assert client.post("/api/labels", content=b"not json").status_code == 400
+
+
+@pytest.mark.parametrize("given,stem", [
+    pytest.param("IMG_0001.HEIC", "IMG_0001", id="extension-dropped"),
+    pytest.param("../../etc/passwd", "passwd", id="no-folders"),
+    pytest.param("C:\\photos\\hand 1.jpg", "hand_1", id="windows-path-and-space"),
+    pytest.param("麻将.jpg", "photo", id="nothing-left"),
+    pytest.param(".hidden", "hidden", id="dot-file"),
+    pytest.param("a" * 100 + ".png", "a" * 64, id="long"),
+    pytest.param(None, "photo", id="none"),
+    pytest.param(7, "photo", id="not-a-string"),
+])
+def test_sample_names_are_safe_file_stems(given, stem):
+    assert safe_name(given) == stem

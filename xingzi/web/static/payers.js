@@ -1,0 +1,91 @@
+// The page's 吃炮 rows (loaded before app.js, whose state, $, smallText and rescore it uses when called).
+"use strict";
+
+// 吃炮: what each payer shows in front of them (the discarder on a discard win, the three others on 自摸). The
+// winner eats 炮 from their 发 and their kongs and 中/白 sets; which suit a kong is of does not change what is eaten,
+// so a suit kong is given a face none of the hand's tiles has (a set holds four of each).
+const SUIT_FACES = ["m", "p", "s"].flatMap((suit) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => n + suit));
+const DRAGON_SETS = [["", "—"], ["pung", "碰"], ["kong", "明杠"], ["concealed_kong", "暗杠"]];
+const SEATS = [["下家", "next player"], ["对家", "opposite"], ["上家", "previous player"]];
+const PAYER_FIELDS = [["fa", "发", 4], ["kongs", "明杠 m/p/s", 4], ["concealed_kongs", "暗杠 m/p/s", 4]];
+
+function buildPayers() {
+  const kept = payerRows();
+  const n = $("self_draw").checked ? 3 : 1;
+  const box = $("payers");
+  box.innerHTML = "";
+  for (let k = 0; k < n; k++) {
+    const row = document.createElement("div");
+    row.className = "payer";
+    row.dataset.payer = k;
+    const [zh, en] = n === 1 ? ["放炮者", "the discarder"] : SEATS[k];
+    const title = document.createElement("p");
+    title.append(zh + " ", smallText(en));
+    row.appendChild(title);
+    const dealer = document.createElement("input");
+    dealer.type = "checkbox";
+    dealer.className = "payer-dealer";
+    dealer.checked = Boolean(kept[k] && kept[k].dealer);
+    dealer.addEventListener("change", () => { if (dealer.checked) onlyDealer(dealer); rescore(); });
+    const label = document.createElement("label");
+    label.append(dealer, " 庄家 ", smallText("dealer"));
+    row.appendChild(label);
+    for (const [key, name, most] of PAYER_FIELDS) {
+      row.appendChild(choice(key, name, Array.from({ length: most + 1 }, (_, i) => [String(i), String(i)]),
+        kept[k] ? String(kept[k][key]) : "0"));
+    }
+    for (const [key, name] of [["zhong", "中"], ["bai", "白"]]) {
+      row.appendChild(choice(key, name, DRAGON_SETS, kept[k] ? kept[k][key] : ""));
+    }
+    box.appendChild(row);
+  }
+}
+
+function choice(key, name, options, value) {
+  const label = document.createElement("label");
+  const select = document.createElement("select");
+  select.dataset.key = key;
+  for (const [v, text] of options) {
+    const o = document.createElement("option");
+    o.value = v;
+    o.textContent = text;
+    select.appendChild(o);
+  }
+  select.value = value;
+  select.addEventListener("change", rescore);
+  label.append(name + " ", select);
+  return label;
+}
+
+function payerRows() {
+  return Array.from(document.querySelectorAll("#payers .payer")).map((row) => {
+    const get = (key) => row.querySelector(`[data-key="${key}"]`).value;
+    return { dealer: row.querySelector(".payer-dealer").checked, fa: Number(get("fa")), kongs: Number(get("kongs")),
+      concealed_kongs: Number(get("concealed_kongs")), zhong: get("zhong"), bai: get("bai") };
+  });
+}
+
+function payers() {
+  const rows = payerRows();
+  if (!rows.some((r) => r.dealer || r.fa || r.kongs || r.concealed_kongs || r.zhong || r.bai)) return [];
+  const leftOut = ["loose", "ignored", "foreign"];
+  const data = state.data || { reading: { tiles: [] }, situation: null };
+  const held = new Set(data.reading.tiles.filter((t) => !leftOut.includes(t.role)).map((t) => t.name));
+  for (const meld of (data.situation && data.situation.melds) || []) held.add(meld.split(" ")[1]);  // guessed faces too
+  const free = SUIT_FACES.filter((f) => !held.has(f));
+  return rows.map((r) => {
+    const melds = [];
+    for (let i = 0; i < r.kongs; i++) melds.push("kong " + free.shift());
+    for (let i = 0; i < r.concealed_kongs; i++) melds.push("concealed_kong " + free.shift());
+    if (r.zhong) melds.push(r.zhong + " 中");
+    if (r.bai) melds.push(r.bai + " 白");
+    return { dealer: r.dealer, fa: r.fa, melds };
+  });
+}
+
+// One dealer at the table: ticking the winner or a payer as dealer unticks the others.
+function onlyDealer(ticked) {
+  for (const box of [$("dealer"), ...document.querySelectorAll(".payer-dealer")]) {
+    if (box !== ticked) box.checked = false;
+  }
+}
