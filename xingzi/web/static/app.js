@@ -15,12 +15,17 @@ function status(text, bad) {
   $("status").className = bad ? "bad" : "";
 }
 
-async function call(url, options) {
+// The response of a request that went well; else an Error with the server's message.
+async function fetched(url, options) {
   const response = await fetch(url, options);
-  let body;
-  try { body = await response.json(); } catch (e) { body = { error: "HTTP " + response.status }; }
-  if (!response.ok) throw new Error(body.error || ("HTTP " + response.status));
-  return body;
+  if (response.ok) return response;
+  let body = {};
+  try { body = await response.json(); } catch (e) { /* not JSON */ }
+  throw new Error(body.error || ("HTTP " + response.status));
+}
+
+async function call(url, options) {
+  return (await fetched(url, options)).json();
 }
 
 // A phone photo (12-50 MP, 3-20 MB) shrunk in the browser to the size the server reads anyway: a shorter upload,
@@ -100,13 +105,8 @@ async function rescore() {
 async function saveLabels() {
   if (!state.token) return;
   try {
-    const response = await fetch("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
+    const response = await fetched("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(Object.assign(marks(), { name: state.name })) });
-    if (!response.ok) {
-      let body = {};
-      try { body = await response.json(); } catch (e) { /* not JSON */ }
-      throw new Error(body.error || ("HTTP " + response.status));
-    }
     const blob = await response.blob();
     const link = document.createElement("a");
     const match = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
@@ -299,10 +299,7 @@ function faceButton(face) {
   const b = document.createElement("button");
   b.type = "button";
   b.dataset.cls = face.cls;
-  b.append(face.zh);
-  const s = document.createElement("small");
-  s.textContent = face.name;
-  b.appendChild(s);
+  b.append(face.zh, smallText(face.name));
   b.addEventListener("click", () => chooseFace(face));
   return b;
 }
@@ -340,6 +337,17 @@ async function chooseFace(face) {
   }
 }
 
+// The tapped tile left out of the hand: "not part of this hand" (state.ignored) or "not a tile" (state.removed).
+function leaveOut(list) {
+  $("picker").close();
+  const t = state.picking;
+  if (t && !list.includes(t.index)) {
+    list.push(t.index);
+    if (state.win === t.index) state.win = null;
+    rescore();
+  }
+}
+
 async function init() {
   const meta = await call("/api/faces");
   state.faces = meta.faces;
@@ -366,22 +374,8 @@ async function init() {
       rescore();
     }
   });
-  $("set-aside").addEventListener("click", () => {
-    $("picker").close();
-    if (state.picking && !state.ignored.includes(state.picking.index)) {
-      state.ignored.push(state.picking.index);
-      if (state.win === state.picking.index) state.win = null;
-      rescore();
-    }
-  });
-  $("not-tile").addEventListener("click", () => {  // a box on no tile: out of the hand and of the labels
-    $("picker").close();
-    if (state.picking && !state.removed.includes(state.picking.index)) {
-      state.removed.push(state.picking.index);
-      if (state.win === state.picking.index) state.win = null;
-      rescore();
-    }
-  });
+  $("set-aside").addEventListener("click", () => leaveOut(state.ignored));
+  $("not-tile").addEventListener("click", () => leaveOut(state.removed));  // no tile: out of the labels too
   $("save-labels").addEventListener("click", saveLabels);
   $("claim").addEventListener("click", async () => {
     $("picker").close();
