@@ -20,6 +20,7 @@ import numpy as np
 
 from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names
 from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels
+from xingzi.datasets.zipped import dataset_folder, is_zip
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 
 # Marks a version of a photo rather than a photo: ``__aug<N>`` copies (Roboflow's ``.rf.`` is split off first).
@@ -105,44 +106,55 @@ def _prefixes(sources: list[Path]) -> list[str]:
     names: list[str] = []
     seen: dict[str, int] = defaultdict(int)
     for s in sources:
-        base = s.resolve().name or "data"
+        base = (s.stem if is_zip(s) else s.resolve().name) or "data"
         seen[base] += 1
         names.append(base if seen[base] == 1 else f"{base}{seen[base]}")
     return names
 
 
 def merge_datasets(sources: list[str | Path], out: str | Path, link: bool = False) -> MergeReport:
-    """Copy every labelled image of ``sources`` into ``out/images`` + ``out/labels`` with our class
-    ids (mapped by name when a source declares its own list). File names get the source folder's
-    name as prefix so that two sources cannot collide. Images without a label file are skipped."""
+    """Copy every labelled image of ``sources`` (folders, or zips such as the page's saved labels) into
+    ``out/images`` + ``out/labels`` with our class ids (mapped by name when a source declares its own
+    list). File names get the source's name as prefix so that two sources cannot collide. Images
+    without a label file are skipped."""
     srcs = [Path(s) for s in sources]
-    if len(srcs) < 2:
-        raise ValueError(f"merge needs at least two datasets, got {len(srcs)}")
+    if not srcs:
+        raise ValueError("merge needs at least one dataset folder or zip, got none")
     out_dir = Path(out)
     for s in srcs:
         if s.resolve() == out_dir.resolve():
             raise ValueError(f"output {out_dir} is also an input; choose a new folder")
+        if not (s.is_dir() or (is_zip(s) and s.is_file())):
+            raise FileNotFoundError(f"dataset folder or zip not found: {s}")
     total = dropped = unlabelled = 0
     per_source, unmapped = [], set()
-    for src, prefix in zip(srcs, _prefixes(srcs), strict=True):
-        names = read_class_names(src)
-        cmap = class_map_for(names)
-        unmapped |= {names[i] for i, v in cmap.items() if v is None} if names else set()
-        n = 0
-        for image, label in dataset_pairs(src):
-            if not label.exists():
-                unlabelled += 1
-                continue
-            text, d = remap_label_text(label.read_text(), cmap, str(label))
-            name = f"{prefix}__{image.stem}"
-            place_file(image, out_dir / "images" / (name + image.suffix.lower()), link)
-            atomic_write_text(out_dir / "labels" / (name + ".txt"), text)
-            dropped += d
-            n += 1
-        per_source.append((str(src), n))
-        total += n
+    for given, prefix in zip(srcs, _prefixes(srcs), strict=True):
+        with dataset_folder(given) as src:
+            n, d, u, gone = _merge_one(src, prefix, out_dir, link)
+        per_source.append((str(given), n))
+        total, dropped, unlabelled = total + n, dropped + d, unlabelled + u
+        unmapped |= gone
     atomic_write_text(out_dir / "data.yaml", data_yaml_text(out_dir.resolve()))
     return MergeReport(str(out_dir), total, dropped, unlabelled, tuple(per_source), tuple(sorted(unmapped)))
+
+
+def _merge_one(src: Path, prefix: str, out_dir: Path, link: bool) -> tuple[int, int, int, set[str]]:
+    """One source into ``out_dir``: (images, boxes dropped, images without labels, class names not ours)."""
+    names = read_class_names(src)
+    cmap = class_map_for(names)
+    unmapped = {names[i] for i, v in cmap.items() if v is None} if names else set()
+    n = dropped = unlabelled = 0
+    for image, label in dataset_pairs(src):
+        if not label.exists():
+            unlabelled += 1
+            continue
+        text, d = remap_label_text(label.read_text(), cmap, str(label))
+        name = f"{prefix}__{image.stem}"
+        place_file(image, out_dir / "images" / (name + image.suffix.lower()), link)
+        atomic_write_text(out_dir / "labels" / (name + ".txt"), text)
+        dropped += d
+        n += 1
+    return n, dropped, unlabelled, unmapped
 
 
 @dataclass(frozen=True)

@@ -57,12 +57,17 @@ def format_labels(rows: np.ndarray) -> str:
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write via a temp file and rename, so a crash never leaves a half-written file."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """:func:`atomic_write_text` for bytes (an image)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

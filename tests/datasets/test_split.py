@@ -140,13 +140,18 @@ def test_merge_same_folder_names_get_distinct_prefixes(tmp_path):
     assert sorted(p.name for p in (tmp_path / "m" / "labels").iterdir()) == ["data2__a.txt", "data__a.txt"]
 
 
-@pytest.mark.parametrize("bad", ["one-source", "out-is-input"])
+@pytest.mark.parametrize("bad", ["no-source", "out-is-input", "missing-source"])
 def test_merge_rejects(tmp_path, bad):
     a = make_dataset(tmp_path / "a", {"a": f"0{BOX}"})
     b = make_dataset(tmp_path / "b", {"a": f"0{BOX}"})
-    sources, out, msg = ([a], tmp_path / "m", "at least two") if bad == "one-source" else ([a, b], a, "also an input")
-    with pytest.raises(ValueError, match=msg):
+    sources, out, error, msg = {
+        "no-source": ([], tmp_path / "m", ValueError, "at least one"),
+        "out-is-input": ([a, b], a, ValueError, "also an input"),
+        "missing-source": ([a, tmp_path / "gone.zip"], tmp_path / "m", FileNotFoundError, "gone.zip"),
+    }[bad]
+    with pytest.raises(error, match=msg):
         merge_datasets(sources, out)
+    assert not (tmp_path / "m").exists()  # refused before anything was written
 
 
 def test_cli_merge_then_split(tmp_path, capsys):

@@ -56,8 +56,8 @@ def chromium_or_skip() -> str:
     return path
 
 
-def _serve_with(detector):
-    url, srv, thread = start_server(detector)
+def _serve_with(detector, **options):
+    url, srv, thread = start_server(detector, **options)
     yield url
     srv.should_exit = True
     thread.join(timeout=10)
@@ -105,6 +105,13 @@ def server_ok():
 @pytest.fixture(scope="module")
 def server_missed():
     yield from _serve(MISSED)
+
+
+@pytest.fixture(scope="module")
+def server_collecting(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("collected")
+    for url in _serve_with(FakeDetector(layout_detections()), collect=folder):
+        yield url, folder
 
 
 @contextmanager
@@ -271,6 +278,22 @@ def test_a_box_on_no_tile_removed_and_the_photo_saved_as_labels(server_stray_fa,
         rows = [r.split() for r in rows if r.strip()]
         assert len(rows) == 14 and int(rows[3][0]) == Tile.M5.index
         expect(page.locator("#status")).to_contain_text("hand.zip")
+
+
+def test_saved_labels_go_to_the_servers_training_set(server_collecting):
+    from playwright.sync_api import expect
+
+    url, folder = server_collecting
+    with uploaded(url) as page:
+        expect(page.locator("#save-labels")).to_contain_text("Save to the training set (0 photos)")
+        page.locator('.hit[data-index="3"]').click()
+        page.locator(f'#faces button[data-cls="{Tile.M5.index}"]').click()
+        expect(page.locator("#verdict")).to_contain_text("诈胡")
+        page.locator("#save-labels").click()  # no download: the server keeps it
+        expect(page.locator("#status")).to_contain_text("Saved to the training set as hand (1 photo)")
+        expect(page.locator("#save-labels")).to_contain_text("(1 photo)")
+    rows = [line.split() for line in (folder / "labels" / "hand.txt").read_text().splitlines()]
+    assert len(rows) == 14 and int(rows[3][0]) == Tile.M5.index and (folder / "images" / "hand.jpg").exists()
 
 
 def test_a_tile_of_no_xingzi_face_is_left_out_until_named(server_foreign):

@@ -92,3 +92,38 @@ def test_bad_labels_requests(photo, payload, status, message):
 ])
 def test_sample_names_are_safe_file_stems(given, stem):
     assert safe_name(given) == stem
+
+
+def test_a_server_with_a_dataset_folder_keeps_each_saved_photo_once(photo, tmp_path):
+    folder = tmp_path / "collected"
+    client, _ = client_for(layout_detections(), collect=folder)
+    assert client.get("/api/faces").json()["collect"] == 0
+    token = client.post("/api/read", content=photo).json()["token"]
+    first = client.post("/api/labels", json={"token": token, "name": "IMG 7.jpg", "store": True})
+    assert first.json() == {"saved": "IMG_7", "photos": 1}
+    again = client.post("/api/labels", json={"token": token, "name": "IMG 7.jpg", "store": True,
+                                             "corrections": {"0": Tile.ZHONG.index}})
+    assert again.json() == {"saved": "IMG_7", "photos": 1}  # the same photo corrected further: replaced
+    assert read_labels(folder / "labels" / "IMG_7.txt")[0, 0] == Tile.ZHONG.index
+    other = client.post("/api/read", content=photo).json()["token"]
+    assert client.post("/api/labels", json={"token": other, "name": "IMG 7.jpg", "store": True}).json() == {
+        "saved": "IMG_7_2", "photos": 2}
+    report = check_dataset(folder)
+    assert report.ok and report.images == 2 and report.boxes == 28, report.format_text()
+    assert "nc: 31" in (folder / "data.yaml").read_text() and (folder / "classes.txt").exists()
+    restarted, _ = client_for(layout_detections(), collect=folder)  # a later run: earlier photos kept
+    assert restarted.get("/api/faces").json()["collect"] == 2
+    token = restarted.post("/api/read", content=photo).json()["token"]
+    assert restarted.post("/api/labels", json={"token": token, "name": "IMG_7", "store": True}).json()["saved"] == "IMG_7_3"
+    assert read_labels(folder / "labels" / "IMG_7.txt")[0, 0] == Tile.ZHONG.index
+
+
+def test_storing_labels_needs_a_dataset_folder(photo, tmp_path):
+    client, _ = client_for(layout_detections())
+    assert client.get("/api/faces").json()["collect"] is None
+    token = client.post("/api/read", content=photo).json()["token"]
+    r = client.post("/api/labels", json={"token": token, "store": True})
+    assert r.status_code == 400 and "--collect" in r.json()["error"]
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="expects a folder"):
+        client_for(layout_detections(), collect=tmp_path / "file")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     check = sub.add_parser("check", help="find label errors (exit 1 when there are errors)")
-    check.add_argument("dir", help="YOLO dataset folder (images/, labels/, data.yaml)")
+    check.add_argument("dir", help="YOLO dataset folder (images/, labels/, data.yaml) or a zip of one")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--max-per-kind", type=int, default=20, help="issues shown per kind in the text report")
     check.add_argument("--model", help="also read every image with a model ('auto': the shipped detector and "
@@ -19,7 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="read the labels of the photos a label-errata file fixes as corrected ('auto': "
                             "datasets/errata/<folder>.toml; default 'none'): what is left is what is not fixed yet")
     merge = sub.add_parser("merge", help="combine YOLO datasets into one (classes mapped by name)")
-    merge.add_argument("sources", nargs="+", help="two or more dataset folders")
+    merge.add_argument("sources", nargs="+", help="dataset folders or zips (e.g. the page's saved labels: "
+                       "`xingzi dataset merge old_set *.zip --out new_set`)")
     merge.add_argument("--out", required=True, help="new dataset folder")
     merge.add_argument("--link", action="store_true", help="hard-link images instead of copying")
     split = sub.add_parser("split", help="split into train/val by source photo")
@@ -32,26 +34,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "check":
-        from pathlib import Path
+        from xingzi.datasets.zipped import dataset_folder
 
-        from xingzi.datasets.check import check_dataset, dataset_pairs
-        from xingzi.datasets.errata import errata_for
-
-        errata = errata_for(args.errata, Path(args.dir), [image for image, _ in dataset_pairs(args.dir)])
-        report = check_dataset(args.dir, errata)
-        if args.model:
-            from dataclasses import replace
-
-            from xingzi.datasets.audit import audit_dataset
-            from xingzi.vision.pipeline import make_detector
-
-            detector = make_detector(None if args.model == "auto" else args.model, None)
-            warnings = audit_dataset(args.dir, detector, args.sure, errata)
-            report = replace(report, issues=report.issues + tuple(warnings))
-        if errata and not args.json:
-            print(f"read as corrected: {errata.summary()}")
-        print(report.to_json() if args.json else report.format_text(args.max_per_kind))
-        return 0 if report.ok else 1
+        with dataset_folder(args.dir) as folder:
+            ok, text = _check(args, folder)
+        # a zip was read unpacked in a temporary folder: name its files as inside the zip
+        if folder != Path(args.dir):
+            text = text.replace(f"{folder}/", f"{args.dir}!/").replace(str(folder), args.dir)
+        print(text)
+        return 0 if ok else 1
     if args.action == "merge":
         from xingzi.datasets.split import merge_datasets
 
@@ -70,3 +61,25 @@ def run(args: argparse.Namespace) -> int:
     print(f"{s.root}: train {len(s.train)} images ({s.groups_train} source photos), "
           f"val {len(s.val)} images ({s.groups_val} source photos)")
     return 0
+
+
+def _check(args: argparse.Namespace, folder: Path) -> tuple[bool, str]:
+    """(no errors, the report as text or JSON) for the dataset unpacked or found at ``folder``."""
+    from xingzi.datasets.check import check_dataset, dataset_pairs
+    from xingzi.datasets.errata import errata_for
+
+    errata = errata_for(args.errata, Path(args.dir), [image for image, _ in dataset_pairs(folder)])
+    report = check_dataset(folder, errata)
+    if args.model:
+        from dataclasses import replace
+
+        from xingzi.datasets.audit import audit_dataset
+        from xingzi.vision.pipeline import make_detector
+
+        detector = make_detector(None if args.model == "auto" else args.model, None)
+        warnings = audit_dataset(folder, detector, args.sure, errata)
+        report = replace(report, issues=report.issues + tuple(warnings))
+    if args.json:
+        return report.ok, report.to_json()
+    head = f"read as corrected: {errata.summary()}\n" if errata else ""
+    return report.ok, head + report.format_text(args.max_per_kind)

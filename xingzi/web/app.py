@@ -39,7 +39,7 @@ from xingzi.vision.pipeline import (
 )
 from xingzi.vision.usermarks import add_tiles
 
-from .labels import labels_zip, safe_name
+from .labels import SampleStore, labels_zip, safe_name, sample_files
 
 STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
@@ -59,7 +59,10 @@ class BadRequest(ValueError):
 
 
 def create_app(detector: TileDetector | None = None, *, model: str | None = None, conf: float | None = None,
-               max_upload: int = MAX_UPLOAD, max_pixels: int = MAX_PIXELS) -> FastAPI:
+               max_upload: int = MAX_UPLOAD, max_pixels: int = MAX_PIXELS, collect: str | Path | None = None) -> FastAPI:
+    """The page and its API. ``collect``: a dataset folder where "save labels" keeps the photos (else the page
+    gets each as a zip)."""
+    store = None if collect is None else SampleStore(collect)
     app = FastAPI(title="xingzi", docs_url=None, redoc_url=None, openapi_url=None)
     sessions: OrderedDict[str, Session] = OrderedDict()
     lock = threading.Lock()  # one detector call at a time; sessions shared between threads
@@ -95,6 +98,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
                       for i, t in enumerate(TILES)] + [{"cls": 30, "name": "back", "symbol": "?", "zh": "背面"}],
             "events": [{"key": k, "zh": ITEM_NAMES[k][0], "en": ITEM_NAMES[k][1]} for k in EVENTS],
             "max_side": MAX_SIDE,  # the page shrinks larger photos to this before uploading them
+            "collect": None if store is None else store.count(),  # photos in the server's dataset folder
         }
 
     @app.post("/api/read")
@@ -148,8 +152,15 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     @app.post("/api/labels")
     async def labels(request: Request) -> Response:
         body = await _json(request)
-        _, session, m = _marked(body)
+        token, session, m = _marked(body)
         name = safe_name(body.get("name"))
+        if _flag(body.get("store", False)):
+            if store is None:
+                raise BadRequest("this server keeps no dataset: start it with `xingzi serve --collect DIR`, "
+                                 "or save the labels as a zip")
+            stored, count = await _in_thread(lambda: store.save(
+                token, name, lambda n: sample_files(session.image, m.detections, m.removed, m.ignored, n)))
+            return JSONResponse({"saved": stored, "photos": count})
         data = await _in_thread(lambda: labels_zip(session.image, m.detections, m.removed, m.ignored, name))
         return Response(data, media_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})

@@ -53,7 +53,8 @@ def loopback_only(url: str) -> str:
     return url.rstrip("/")
 
 
-def start_server(detector) -> tuple[str, Any, threading.Thread]:
+def start_server(detector, **options: Any) -> tuple[str, Any, threading.Thread]:
+    """The app with ``detector`` (and ``create_app`` ``options``) served on a free loopback port, in a thread."""
     import uvicorn
 
     from .app import create_app
@@ -61,7 +62,7 @@ def start_server(detector) -> tuple[str, Any, threading.Thread]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(detector), host="127.0.0.1", port=port, log_level="error"))
+    server = uvicorn.Server(uvicorn.Config(create_app(detector, **options), host="127.0.0.1", port=port, log_level="error"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -2,7 +2,8 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
-  win: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo" };
+  win: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
+  collect: null };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -101,10 +102,18 @@ async function rescore() {
   }
 }
 
-// The photo and its tiles as corrected, as one YOLO training sample (a zip) for the detector's next training.
+// The photo and its tiles as corrected, as one YOLO training sample for the detector's next training: kept by
+// the server in its dataset folder when it was started with --collect, else handed to the phone as a zip.
 async function saveLabels() {
   if (!state.token) return;
   try {
+    if (state.collect !== null) {
+      const saved = await call("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(Object.assign(marks(), { name: state.name, store: true })) });
+      showCollected(saved.photos);
+      status("已存入训练集 Saved to the training set as " + saved.saved + " (" + photoCount(saved.photos) + ")");
+      return;
+    }
     const response = await fetched("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(Object.assign(marks(), { name: state.name })) });
     const blob = await response.blob();
@@ -120,6 +129,14 @@ async function saveLabels() {
   } catch (e) {
     status("出错 Error: " + e.message, true);
   }
+}
+
+const photoCount = (n) => n + (n === 1 ? " photo" : " photos");
+
+// The server keeps a training set (xingzi serve --collect): "save labels" adds to it, and says how big it is.
+function showCollected(photos) {
+  state.collect = photos;
+  $("save-labels").replaceChildren("保存到训练集 ", smallText("Save to the training set (" + photoCount(photos) + ")"));
 }
 
 // One payment in words: a discard win has one payer (the discarder), a self-draw three; amounts after the
@@ -353,6 +370,7 @@ async function init() {
   state.faces = meta.faces;
   state.events = meta.events;
   state.maxSide = meta.max_side;
+  if (meta.collect !== null) showCollected(meta.collect);
   for (const e of meta.events) {
     const label = document.createElement("label");
     const box = document.createElement("input");
