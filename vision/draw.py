@@ -7,7 +7,7 @@ melds outlined, the winning tile marked, and the score as a caption.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -36,6 +36,7 @@ COLORS = {
     "foreign": (90, 90, 90),
 }
 MARK_COLOR = (230, 0, 180)  # a tile scored as another face than read (magenta: no role uses it)
+USER_MARK = "改"  # under a face the user set: changed by hand, not read with a confidence
 
 
 @lru_cache(maxsize=32)
@@ -45,20 +46,21 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 
 def draw(image, what: HandReading | Detections, result: dict | None = None,
-         marks: Mapping[int, int | None] | None = None):
+         marks: Mapping[int, int | None] | None = None, user: Collection[int] = ()):
     """Annotate ``image`` with a reading (roles, melds, winning tile) or bare detections.
 
     ``marks``: detections scored as another face (index → class) or left out (index → None); their
-    labels show the face as read and the one scored, in their own colour. ``result["note"]`` is
-    written above the score.
+    labels show the face as read and the one scored, in their own colour. ``user``: detections whose
+    face the user set (corrected or added): ``USER_MARK`` in place of a confidence the model never
+    gave that face. ``result["note"]`` is written above the score.
     """
     if isinstance(image, Image.Image):
-        return _annotate(image.convert("RGB"), what, result, marks or {})
+        return _annotate(image.convert("RGB"), what, result, marks or {}, frozenset(user))
     if not isinstance(image, np.ndarray) or image.ndim not in (2, 3):
         raise ValueError(f"draw expects a PIL image or an HxW(x3) numpy array, got {type(image).__name__}")
     image = image.astype(np.uint8, copy=False)
     rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB if image.ndim == 3 else cv2.COLOR_GRAY2RGB)
-    out = _annotate(Image.fromarray(rgb), what, result, marks or {})
+    out = _annotate(Image.fromarray(rgb), what, result, marks or {}, frozenset(user))
     return cv2.cvtColor(np.asarray(out), cv2.COLOR_RGB2BGR)
 
 
@@ -79,7 +81,7 @@ def caption_lines(result: dict | None) -> list[str]:
 
 
 def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | None,
-              marks: Mapping[int, int | None]) -> Image.Image:
+              marks: Mapping[int, int | None], user: frozenset[int]) -> Image.Image:
     det = what.detections if isinstance(what, HandReading) else what
     roles = what.roles if isinstance(what, HandReading) else ("concealed",) * len(det)
     canvas = ImageDraw.Draw(img)
@@ -98,18 +100,12 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
         color = COLORS.get(role, COLORS["loose"])
         width = line * 2 if role == "win" else line
         canvas.rectangle((x0, y0, x1, y1), outline=color, width=width)
-        name = CLASS_NAMES_CN[int(det.cls[i])]
-        text = f"{name}\n{float(det.conf[i]):.2f}"
-        if role == "win":
-            text = "胡" + text
-        elif role in SET_ASIDE:  # set aside by the user, or no Xingzi tile: crossed out
+        text = tag_text(int(det.cls[i]), float(det.conf[i]), role, marks.get(i, -1), i in user)
+        if role in SET_ASIDE:  # set aside by the user, or no Xingzi tile: crossed out
             canvas.line((x0, y0, x1, y1), fill=color, width=line)
             canvas.line((x0, y1, x1, y0), fill=color, width=line)
-            text = f"{name}\n×" if role == "ignored" else f"{FOREIGN_LABEL}\n×"
         if i in marks:  # scored as another face, or left out
-            new = marks[i]
             color = MARK_COLOR
-            text = f"{name}→{'×' if new is None else CLASS_NAMES_CN[new]}"
             canvas.rectangle((x0, y0, x1, y1), outline=color, width=width * 2)
         tags.append((role != "win" and i not in marks, x0, (x0, y0, x1, y1), text, color))
     # the winning tile and corrected tiles first (their tags stay next to their tiles), then left to right
@@ -121,6 +117,19 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
     if lines:
         _caption(img, canvas, lines, font(int(np.clip(28 * scale, 14, 72))))
     return img
+
+
+def tag_text(cls: int, conf: float, role: str, scored_as: int | None = -1, by_user: bool = False) -> str:
+    """A tile's label: its Chinese name over its confidence (``USER_MARK`` for a face the user set), 胡 before
+    the winning tile's, × under a tile set aside; ``scored_as`` (-1: as read) the face it was scored as
+    (None: left out) after an arrow."""
+    name = CLASS_NAMES_CN[cls]
+    if scored_as != -1:
+        return f"{name}→{'×' if scored_as is None else CLASS_NAMES_CN[scored_as]}"
+    if role in SET_ASIDE:
+        return f"{name}\n×" if role == "ignored" else f"{FOREIGN_LABEL}\n×"
+    text = f"{name}\n{USER_MARK if by_user else format(conf, '.2f')}"
+    return "胡" + text if role == "win" else text
 
 
 def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int, taken: list[Rect]) -> None:

@@ -7,9 +7,7 @@ and the web page can inject a fake one.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -28,7 +26,7 @@ from .edges import hint_cut_hand
 from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
 from .memo import remembering
 from .messages import chinese_of
-from .photo import load_image, write_image
+from .photo import load_image
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
 from .unseen import Choice, best_win_tile, faceless_kongs, guess_kong_face
 from .usermarks import apply_claims, apply_corrections  # noqa: F401 (apply_corrections: the API's)
@@ -166,6 +164,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     timings = dict(timings or {})
     t = time.perf_counter()
     ignored = tuple(int(i) for i in ignored)
+    fixed = tuple(int(i) for i in fixed)
     reading = group(detections, ignored) if reading is None else reading
     shown_apart = reading.win_set_apart
     claimed, released = tuple(claimed), tuple(released)
@@ -191,7 +190,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
         shown["note"] = repair_note(repair)
         marks = {c.detection: None if c.drop else (c.new.index if c.new else BACK_CLASS) for c in repair.changes
                  if c.detection is not None}
-    annotated = draw(image, reading, shown, marks=marks)
+    annotated = draw(image, reading, shown, marks=marks, user=fixed)
     timings["draw"] = time.perf_counter() - t
     return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair, choices,
                        kongs)
@@ -247,17 +246,6 @@ def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector, 
                    claimed=[unseen.standing_index(reading, t, "claimed meld", "concealed") for t in claims])
 
 
-def context_from_args(args: argparse.Namespace) -> Context:
-    """The score command's flags, through its own parser of them (payers, events, overrides)."""
-    from xingzi.commands.score import situation_from_args
-
-    flags = argparse.Namespace(**vars(args))
-    flags.hand = flags.hand or "photo"  # tiles come from the photo; only the context is read here
-    s = situation_from_args(flags)
-    return Context(self_draw=bool(s["self_draw"]), dealer=bool(s["dealer"]), events=tuple(s["events"]),
-                   payers=tuple(s["payers"]), rules=s.get("rules", {}), ruleset=s.get("ruleset"))
-
-
 class BoxesDetector:
     """Boxes read from a JSON file instead of a model: a ``xingzi synth`` meta file (``tiles`` with
     ``cls`` and ``xyxy``) such as ``examples/demo.json``. Shows grouping, scoring and drawing on
@@ -289,57 +277,3 @@ def make_detector(model: str | None, conf: float | None) -> TileDetector:
     from .zoom import ZoomDetector
 
     return ZoomDetector(Detector(weights=model, conf=0.25 if conf is None else conf))
-
-
-def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = None, out=None) -> int:
-    """``xingzi score photo.jpg``: print the read hand, melds, 炮 items, total, payments; write --out."""
-    out = out or sys.stdout
-    context = context_from_args(args)
-    image = load_image(args.photo)
-    detector = detector or make_detector(getattr(args, "model", None), getattr(args, "conf", None))
-    win = Tile.parse(args.win) if getattr(args, "win", None) else None
-    claims = [Tile.parse(t) for t in getattr(args, "claim", None) or []]
-    res = read_photo(image, detector, context, as_read=bool(getattr(args, "as_read", False)), win=win, claims=claims)
-    if getattr(args, "out", None):
-        write_image(args.out, res.annotated)
-    if getattr(args, "json", None) is not None:
-        out.write(json.dumps(res.to_json(), ensure_ascii=False) + "\n")
-        return 0 if res.result is not None else 1
-    r = res.reading
-    h, w = res.image.shape[:2]
-    ms = sum(res.timings.values()) * 1000
-    out.write(f"photo     {args.photo} ({w}x{h}), {len(r.detections)} tiles seen in {ms:.0f} ms\n")
-    out.write(f"read      {r.notation or '-'}\n")
-    for p in r.problems:
-        out.write(f"problem   {p}\n")
-    if not res.diagnosis.legal:
-        for reason in res.diagnosis.reasons:
-            out.write(f"not legal {reason}\n")
-        for s in res.diagnosis.suggestions:
-            out.write(f"maybe     {s.text}  (cost {s.cost:.2f})\n")
-    if res.repair is not None:  # the hand it gives is printed next, by print_result
-        out.write(f"scored as the likeliest legal reading: {res.repair.text} (--as-read scores the tiles as read)\n")
-    if unseen.choices_differ(res.win_choices):
-        out.write(f"which won {unseen.choices_text(res.win_choices)} (--win TILE says which)\n")
-    if unseen.choices_differ(res.kong_choices):
-        out.write(f"face-down kong {unseen.choices_text(res.kong_choices, '')} (name one of its tiles on the page)\n")
-    if res.result is None:
-        out.write(f"no score  {res.error}\n")
-    else:
-        from xingzi.commands.score import print_result
-
-        shown = dict(res.result, self_draw=context.self_draw)
-        shown["hand_before"] = _hand_before(res.situation) if res.situation else ""
-        print_result(shown, out)
-    if getattr(args, "out", None):
-        out.write(f"wrote     {args.out}\n")
-    return 0 if res.result is not None else 1
-
-
-def _hand_before(situation: dict) -> str:
-    """The situation's standing tiles without the winning tile."""
-    from xingzi.engine.notation import format_tiles, parse_tiles
-
-    standing = parse_tiles(situation["hand"])
-    standing.remove(Tile.parse(situation["win_tile"]))
-    return format_tiles(standing)

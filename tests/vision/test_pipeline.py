@@ -12,7 +12,7 @@ from PIL import Image
 from xingzi.cli import main
 from xingzi.engine.melds import MeldKind
 from xingzi.engine.notation import parse_meld, parse_tiles
-from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 from xingzi.vision import pipeline
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group
@@ -230,8 +230,12 @@ def test_score_command_offers_the_faces_of_a_face_down_kong(photo_path, monkeypa
     assert main(["score", str(photo_path)]) == 0
     text = capsys.readouterr().out
     assert "face-down kong 4 炮 if 4m 5m 6m 7m 8m 9m 1p 2p 3p 4p 6p 7p 8p 1s 2s 3s 7s 8s 9s · 6 炮 if 中 白 " \
-           "(scored: 4m) (name one of its tiles on the page)" in text
+           "(scored: 4m) (--fix one of its tiles: --tiles lists them)" in text
     assert "which won" not in text  # the winning tile was set apart
+    back = int(np.flatnonzero(down.cls == BACK_CLASS)[0])
+    assert main(["score", str(photo_path), "--fix", f"{back}=中"]) == 0  # one of its tiles named: the kong's face
+    text = capsys.readouterr().out
+    assert "face-down kong" not in text and "concealed_kong 中" in text and "own       6 炮" in text
 
 
 def test_score_command_claims_a_meld_the_photo_hides(photo_path, monkeypatch, capsys):

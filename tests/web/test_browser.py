@@ -433,3 +433,59 @@ def test_the_page_shrinks_large_photos_before_uploading_them(server_recording, n
         expect(page.locator("#verdict")).to_contain_text("valid win", timeout=30_000)
     assert detector.shapes[-1] == seen
     assert types == [sent_as]
+
+
+def _totals(page) -> list[str]:
+    return [t.strip() for t in page.locator("#seats .seat-total").all_text_contents()]
+
+
+def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()  # open: the dealer ticks follow the table (东 deals, 南 wins)
+        expect(page.locator("#payments li")).to_have_text(["放炮者付 the discarder pays 6 (3 炮 ×2 庄家 dealer)"])
+        expect(page.locator("#add-hand")).to_contain_text("南 +6")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        expect(page.locator("#hands li")).to_have_text(["1. 南 胡 东 放炮 3 炮: 东 -6, 南 +6, 西 0, 北 0"])
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # the winner deals next
+        expect(page.locator("#add-hand")).to_be_disabled()  # added once: a second tap adds nothing
+        page.locator("#self_draw").check()  # 南, now the dealer, draws the winning tile: each of three pays 4 ×2
+        expect(page.locator("#dealer")).to_be_checked()
+        expect(page.locator("#discarder-box")).to_be_hidden()
+        expect(page.locator("#add-hand")).to_contain_text("南 +24")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-14", "+30", "-8", "-8"])
+        page.locator("#undo-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        page.locator('.seat[data-seat="2"] .seat-name').fill("Ann")
+        page.locator('.seat[data-seat="2"] .seat-name').press("Enter")
+        expect(page.locator("#winner option")).to_have_text(["东", "南", "Ann", "北"])
+        page.reload()  # kept in this browser
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.locator("#table-box summary").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        expect(page.locator('.seat[data-seat="2"] .seat-name')).to_have_value("Ann")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.locator("#new-game").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["0", "0", "0", "0"])
+        expect(page.locator("#hands li")).to_have_count(0)
+        expect(page.locator("#undo-hand")).to_be_disabled()
+
+
+def test_a_false_win_in_the_tally_pays_the_three_others(server):
+    from playwright.sync_api import expect
+
+    with uploaded(server) as page:
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        page.locator("#as_read").check()  # the misread as read: no hand, 诈胡
+        expect(page.locator("#verdict")).to_contain_text("诈胡")
+        page.locator("#table-box summary").click()
+        page.locator("#winner").select_option("2")  # 西 claims; 东 deals: 20 to each, doubled with the dealer
+        page.locator("#discarder").select_option("1")
+        expect(page.locator("#add-hand")).to_contain_text("西 -80")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["+40", "+20", "-80", "+20"])
+        expect(page.locator('.seat[data-seat="0"] .seat-dealer')).to_be_checked()  # a false win keeps the deal

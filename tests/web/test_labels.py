@@ -19,10 +19,10 @@ from web_helpers import (
 )
 
 from xingzi.datasets.check import check_dataset
+from xingzi.datasets.samples import safe_name
 from xingzi.datasets.yolo import read_labels, yolo_to_xyxy
 from xingzi.engine.tiles import Tile
 from xingzi.vision.layouts import with_tiles
-from xingzi.web.labels import safe_name
 
 
 def _unzipped(data: bytes, into: Path) -> Path:
@@ -100,21 +100,24 @@ def test_a_server_with_a_dataset_folder_keeps_each_saved_photo_once(photo, tmp_p
     assert client.get("/api/faces").json()["collect"] == 0
     token = client.post("/api/read", content=photo).json()["token"]
     first = client.post("/api/labels", json={"token": token, "name": "IMG 7.jpg", "store": True})
-    assert first.json() == {"saved": "IMG_7", "photos": 1}
+    assert first.json() == {"saved": "IMG_7", "photos": 1, "replaced": False}
     again = client.post("/api/labels", json={"token": token, "name": "IMG 7.jpg", "store": True,
                                              "corrections": {"0": Tile.ZHONG.index}})
-    assert again.json() == {"saved": "IMG_7", "photos": 1}  # the same photo corrected further: replaced
+    assert again.json() == {"saved": "IMG_7", "photos": 1, "replaced": True}  # corrected further: not doubled
     assert read_labels(folder / "labels" / "IMG_7.txt")[0, 0] == Tile.ZHONG.index
-    other = client.post("/api/read", content=photo).json()["token"]
+    ok, other_photo = cv2.imencode(".png", np.full((HEIGHT, WIDTH, 3), 30, np.uint8))
+    other = client.post("/api/read", content=other_photo.tobytes()).json()["token"]
     assert client.post("/api/labels", json={"token": other, "name": "IMG 7.jpg", "store": True}).json() == {
-        "saved": "IMG_7_2", "photos": 2}
+        "saved": "IMG_7_2", "photos": 2, "replaced": False}  # another photo of that name
     report = check_dataset(folder)
     assert report.ok and report.images == 2 and report.boxes == 28, report.format_text()
     assert "nc: 31" in (folder / "data.yaml").read_text() and (folder / "classes.txt").exists()
     restarted, _ = client_for(layout_detections(), collect=folder)  # a later run: earlier photos kept
     assert restarted.get("/api/faces").json()["collect"] == 2
-    token = restarted.post("/api/read", content=photo).json()["token"]
-    assert restarted.post("/api/labels", json={"token": token, "name": "IMG_7", "store": True}).json()["saved"] == "IMG_7_3"
+    token = restarted.post("/api/read", content=other_photo.tobytes()).json()["token"]
+    saved = restarted.post("/api/labels", json={"token": token, "name": "IMG_7", "store": True, "removed": [0]})
+    assert saved.json() == {"saved": "IMG_7_2", "photos": 2, "replaced": True}  # known by its pixels
+    assert len(read_labels(folder / "labels" / "IMG_7_2.txt")) == 13
     assert read_labels(folder / "labels" / "IMG_7.txt")[0, 0] == Tile.ZHONG.index
 
 
@@ -125,5 +128,5 @@ def test_storing_labels_needs_a_dataset_folder(photo, tmp_path):
     r = client.post("/api/labels", json={"token": token, "store": True})
     assert r.status_code == 400 and "--collect" in r.json()["error"]
     (tmp_path / "file").write_text("")
-    with pytest.raises(ValueError, match="expects a folder"):
+    with pytest.raises(ValueError, match="expected a dataset folder"):
         client_for(layout_detections(), collect=tmp_path / "file")

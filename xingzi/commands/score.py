@@ -49,6 +49,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--as-read", dest="as_read", action="store_true",
                    help="photo mode: score the tiles exactly as read, even when they are no legal hand "
                         "(default: score the likeliest legal reading and say what it changed)")
+    p.add_argument("--tiles", action="store_true",
+                   help="photo mode: list every tile found, along the row, with the number the flags below take")
+    p.add_argument("--fix", metavar="WHICH=FACE", action="append", default=[],
+                   help="photo mode: a tile's true face; WHICH is its number (--tiles) or the face it was read as "
+                        "when one tile alone was: '3s=2s', '10=2s'; a face-down tile of a concealed kong named "
+                        "names the kong; repeatable")
+    p.add_argument("--add", metavar="FACE@X0,Y0,X1,Y1", action="append", default=[],
+                   help="photo mode: a tile the detector missed, its box in pixels of the photo as read (its size "
+                        "is printed); it joins its row or meld by where it lies; repeatable")
+    p.add_argument("--aside", metavar="N", type=int, action="append", default=[],
+                   help="photo mode: tile N is not part of this hand (another player's tile); repeatable")
+    p.add_argument("--not-tile", dest="not_tile", metavar="N", type=int, action="append", default=[],
+                   help="photo mode: box N is on no tile (left out of the hand and of --labels); repeatable")
+    p.add_argument("--labels", metavar="DIR",
+                   help="photo mode: keep the photo with its tiles as corrected as a training sample in the "
+                        "dataset folder DIR (made if missing); run again with more fixes, it replaces its labels")
 
 
 def _value(text: str) -> Any:
@@ -177,7 +193,7 @@ def _score_stream(text: str, ruleset, out=None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.photo:
-        from xingzi.vision.pipeline import run_photo_command
+        from xingzi.vision.photo_command import run_photo_command
         return run_photo_command(args)
     ruleset = load_ruleset(args.rules) if args.rules else None
     if args.json and not args.hand:

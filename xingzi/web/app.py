@@ -24,6 +24,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
+from xingzi.engine.ruleset import load_ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES
 from xingzi.vision.detections import Detections
 from xingzi.vision.names import EVENTS, ITEM_NAMES
@@ -39,11 +41,12 @@ from xingzi.vision.pipeline import (
 )
 from xingzi.vision.usermarks import add_tiles
 
-from .labels import SampleStore, labels_zip, safe_name, sample_files
+from .labels import labels_zip
 
 STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
 MAX_SESSIONS = 16
+DEALER_FACTOR = int(load_ruleset().settlement["dealer_factor"])  # the rules the page scores by
 
 
 @dataclass
@@ -99,6 +102,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             "events": [{"key": k, "zh": ITEM_NAMES[k][0], "en": ITEM_NAMES[k][1]} for k in EVENTS],
             "max_side": MAX_SIDE,  # the page shrinks larger photos to this before uploading them
             "collect": None if store is None else store.count(),  # photos in the server's dataset folder
+            "dealer_factor": DEALER_FACTOR,  # the tally doubles a false win's penalty with a dealer the page can't name
         }
 
     @app.post("/api/read")
@@ -152,15 +156,16 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     @app.post("/api/labels")
     async def labels(request: Request) -> Response:
         body = await _json(request)
-        token, session, m = _marked(body)
+        _, session, m = _marked(body)
         name = safe_name(body.get("name"))
         if _flag(body.get("store", False)):
             if store is None:
                 raise BadRequest("this server keeps no dataset: start it with `xingzi serve --collect DIR`, "
                                  "or save the labels as a zip")
-            stored, count = await _in_thread(lambda: store.save(
-                token, name, lambda n: sample_files(session.image, m.detections, m.removed, m.ignored, n)))
-            return JSONResponse({"saved": stored, "photos": count})
+            keep = store
+            saved = await _in_thread(lambda: keep.save(name, *encode_sample(session.image, m.detections, m.removed,
+                                                                            m.ignored)))
+            return JSONResponse({"saved": saved.name, "photos": saved.photos, "replaced": saved.replaced})
         data = await _in_thread(lambda: labels_zip(session.image, m.detections, m.removed, m.ignored, name))
         return Response(data, media_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})

@@ -3,7 +3,7 @@
 const $ = (id) => document.getElementById(id);
 const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
   win: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
-  collect: null };
+  collect: null, dealerFactor: 2, pending: 0 };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -62,6 +62,8 @@ async function upload(file) {
   const c = context();
   const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, as_read: c.as_read,
     events: c.events.join(",") });  // the payers' tiles need the hand's faces: sent with a rescore once read
+  state.pending += 1;
+  showTable();
   try {
     const body = await shrunk(file);
     const data = await call("/api/read?" + q, { method: "POST", body,
@@ -79,6 +81,9 @@ async function upload(file) {
     if (payers().length) await rescore();
   } catch (e) {
     status("出错 Error: " + e.message, true);
+  } finally {
+    state.pending -= 1;
+    showTable();
   }
 }
 
@@ -92,6 +97,8 @@ function marks() {
 async function rescore() {
   if (!state.token) return false;
   status("计算中… Scoring…");
+  state.pending += 1;  // the score shown is out of date until the answer comes: nothing adds it to the tally
+  showTable();
   try {
     show(await call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(marks()) }));
@@ -99,6 +106,9 @@ async function rescore() {
   } catch (e) {
     status("出错 Error: " + e.message, true);
     return false;
+  } finally {
+    state.pending -= 1;
+    showTable();
   }
 }
 
@@ -111,7 +121,8 @@ async function saveLabels() {
       const saved = await call("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
         body: JSON.stringify(Object.assign(marks(), { name: state.name, store: true })) });
       showCollected(saved.photos);
-      status("已存入训练集 Saved to the training set as " + saved.saved + " (" + photoCount(saved.photos) + ")");
+      status((saved.replaced ? "已更新 Updated in the training set: " : "已存入训练集 Saved to the training set as ")
+        + saved.saved + " (" + photoCount(saved.photos) + ")");
       return;
     }
     const response = await fetched("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
@@ -221,6 +232,7 @@ function show(data) {
     });
     sug.appendChild(b);
   }
+  showTable();  // what "add this hand" would add
   status("");
 }
 
@@ -370,6 +382,7 @@ async function init() {
   state.faces = meta.faces;
   state.events = meta.events;
   state.maxSide = meta.max_side;
+  state.dealerFactor = meta.dealer_factor;
   if (meta.collect !== null) showCollected(meta.collect);
   for (const e of meta.events) {
     const label = document.createElement("label");
@@ -385,6 +398,7 @@ async function init() {
   }
   buildPicker();
   buildPayers();
+  buildTable();
   $("mark-win").addEventListener("click", () => {
     $("picker").close();
     if (state.picking) {
@@ -417,7 +431,7 @@ async function init() {
       ev.target.value = "";  // the same photo picked again reads again
     });
   }
-  $("self_draw").addEventListener("change", () => { buildPayers(); rescore(); });
+  $("self_draw").addEventListener("change", () => { buildPayers(); showTable(); if (!syncDealer()) rescore(); });
   $("dealer").addEventListener("change", () => { if ($("dealer").checked) onlyDealer($("dealer")); rescore(); });
   $("as_read").addEventListener("change", rescore);
 }

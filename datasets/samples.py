@@ -1,0 +1,106 @@
+"""One corrected photo as a YOLO training sample, and a dataset folder that gathers such samples.
+
+A sample is the photo as read (JPEG) and its label file: every tile box with its face as corrected, the
+tiles the user added, none of the boxes the user said are no tile, none of the tiles of no Xingzi face.
+The page hands it over as a zip (``xingzi/web/labels.py``); ``xingzi serve --collect DIR`` and
+``xingzi score PHOTO --labels DIR`` keep it in a dataset folder (:class:`SampleStore`).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from xingzi.datasets.label import detections_to_label_text
+from xingzi.datasets.yolo import atomic_write_bytes, atomic_write_text, data_yaml_text
+from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.vision.detections import Detections
+from xingzi.vision.grouping import group
+
+NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
+JPEG_QUALITY = 95
+
+
+def safe_name(value: object, default: str = "photo") -> str:
+    """A file stem for the sample from the photo's file name: its extension dropped, only letters, digits,
+    ``_ . -`` kept (others become ``_``), at most 64 characters."""
+    if not isinstance(value, str):
+        return default
+    stem = value.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+    stem = stem.rsplit(".", 1)[0] if "." in stem.strip(".") else stem
+    stem = NAME_CHARS.sub("_", stem).strip("._")[:64]
+    return stem or default
+
+
+def labelled(det: Detections, removed: Iterable[int], ignored: Iterable[int]) -> Detections:
+    """The boxes that are tiles of the game: not removed by the user, not read as a tile of no Xingzi face
+    (a face the user picked makes it one). Tiles set aside as not part of the hand are still tiles."""
+    gone = set(int(i) for i in removed)
+    roles = group(det, tuple(int(i) for i in ignored)).roles
+    keep = np.array([i not in gone and roles[i] != "foreign" for i in range(len(det))], bool)
+    return det.subset(keep)
+
+
+def encode_sample(image: np.ndarray, det: Detections, removed: Iterable[int] = (),
+                  ignored: Iterable[int] = ()) -> tuple[bytes, str]:
+    """(JPEG of ``image``, YOLO label text) of one sample; ``image`` BGR, ``det`` in its pixels."""
+    h, w = image.shape[:2]
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:
+        raise ValueError("the photo could not be encoded as JPEG")
+    return jpeg.tobytes(), detections_to_label_text(labelled(det, removed, ignored), w, h)
+
+
+@dataclass(frozen=True)
+class Saved:
+    name: str  # the sample's file stem in the folder
+    photos: int  # samples the folder holds now
+    replaced: bool  # the same photo was there already: its labels were replaced
+
+
+class SampleStore:
+    """A dataset folder (``images/``, ``labels/``, ``data.yaml``, ``classes.txt``) that samples are added to.
+
+    A photo already in the folder (the same JPEG under the name asked for, or that name with ``_2``,
+    ``_3``…) gets its labels replaced: saved again after more corrections, it is not doubled. Another photo
+    of a name already taken gets the first free ``_N``. Files are written whole or not at all."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        if self.root.exists() and not self.root.is_dir():
+            raise ValueError(f"expected a dataset folder, got the file {self.root}")
+        self._lock = threading.Lock()
+
+    def save(self, name: str, jpeg: bytes, label_text: str) -> Saved:
+        with self._lock:
+            stored, replaced = self._place(name, jpeg)
+            if not replaced:
+                atomic_write_bytes(self.root / "images" / f"{stored}.jpg", jpeg)
+            atomic_write_text(self.root / "labels" / f"{stored}.txt", label_text)
+            if not (self.root / "data.yaml").exists():
+                atomic_write_text(self.root / "data.yaml", data_yaml_text(self.root.resolve()))
+            if not (self.root / "classes.txt").exists():
+                atomic_write_text(self.root / "classes.txt", "\n".join(CLASS_NAMES) + "\n")
+            return Saved(stored, self.count(), replaced)
+
+    def count(self) -> int:
+        labels = self.root / "labels"
+        return sum(1 for _ in labels.glob("*.txt")) if labels.is_dir() else 0
+
+    def _place(self, name: str, jpeg: bytes) -> tuple[str, bool]:
+        """(the name for the photo, whether it is there already)."""
+        n = 1
+        while True:
+            candidate = name if n == 1 else f"{name}_{n}"
+            taken = [p for p in (self.root / "images").glob(f"{candidate}.*") if p.stem == candidate]
+            if not taken:
+                return candidate, False
+            if any(p.suffix == ".jpg" and p.read_bytes() == jpeg for p in taken):
+                return candidate, True
+            n += 1

@@ -1,0 +1,137 @@
+"""`xingzi score photo.jpg` told what the photo could not: --fix, --add, --aside, --not-tile, --tiles, --labels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from xingzi.cli import main
+from xingzi.datasets.yolo import read_labels
+from xingzi.engine.tiles import CLASS_NAMES_CN, Tile
+from xingzi.vision import pipeline
+from xingzi.vision.detections import Detections
+from xingzi.vision.draw import USER_MARK, draw, tag_text
+from xingzi.vision.grouping import group
+from xingzi.vision.layouts import hand_layout, with_tiles
+
+W, H = 1280, 960
+HAND = hand_layout("123m456m789p12s55p", "3s", size=70, center=(W / 2, H / 2)).detections  # 3 炮 on a discard
+FIVE_P = int(np.flatnonzero(HAND.cls == Tile.P5.index)[0])
+FOUR_M = int(np.flatnonzero(HAND.cls == Tile.M4.index)[0])
+STRAY = [[W / 2 - 300, H / 2 + 200, W / 2 - 250, H / 2 + 270]]  # a 发 lying below the row: a bonus tile
+SCORED = "own       3 炮"
+
+
+class Fake:
+    def __init__(self, detections: Detections) -> None:
+        self.detections = detections
+
+    def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
+        return self.detections
+
+
+def misread(det: Detections, index: int, tile: Tile) -> Detections:
+    cls = det.cls.copy()
+    cls[index] = tile.index
+    return Detections(det.xyxy, cls, det.conf)
+
+
+@pytest.fixture
+def photo(tmp_path):
+    path = tmp_path / "IMG 0001.jpg"
+    Image.new("RGB", (W, H), (50, 120, 40)).save(path)
+    return path
+
+
+def run(photo, det: Detections, monkeypatch, capsys, *flags: str) -> tuple[int, str]:
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(det))
+    code = main(["score", str(photo), *flags])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def box(i: int) -> str:
+    return ",".join(f"{v:.1f}" for v in HAND.xyxy[i])
+
+
+@pytest.mark.parametrize(("detections", "flags", "fa"), [
+    pytest.param(misread(HAND, FIVE_P, Tile.P6), [f"--fix={FIVE_P}=5p"], 0, id="fix-by-number"),
+    pytest.param(misread(HAND, FIVE_P, Tile.P6), ["--fix", f"#{FIVE_P}=5p"], 0, id="fix-by-hash-number"),
+    pytest.param(misread(HAND, FIVE_P, Tile.P6), ["--fix", "6p=5p"], 0, id="fix-by-the-face-read"),
+    pytest.param(HAND.subset(np.arange(len(HAND)) != FOUR_M), ["--add", f"4m@{box(FOUR_M)}"], 0, id="add-missed"),
+    pytest.param(with_tiles(HAND, STRAY, [Tile.FA.index]), ["--aside", str(len(HAND))], 0, id="aside"),
+    pytest.param(with_tiles(HAND, STRAY, [Tile.FA.index]), ["--not-tile", str(len(HAND))], 0, id="not-a-tile"),
+    pytest.param(with_tiles(HAND, STRAY, [Tile.FA.index]), [], 1, id="no-flag-the-stray-is-a-bonus-fa"),
+])
+def test_what_the_user_says_is_scored(photo, monkeypatch, capsys, detections, flags, fa):
+    code, text = run(photo, detections, monkeypatch, capsys, *flags)
+    assert code == 0, text
+    assert "likeliest legal" not in text  # the user's word, not a guess, made the hand
+    assert f"read      123456m55789p12s 3s{f' | fa {fa}' if fa else ''}" in text
+    assert (f"own       {3 + fa} 炮") in text
+
+
+def test_the_tiles_are_listed_along_the_row_with_their_numbers(photo, monkeypatch, capsys):
+    det = misread(HAND, FIVE_P, Tile.P6)
+    code, text = run(photo, det, monkeypatch, capsys, "--tiles", "--as-read")
+    lines = [line for line in text.splitlines() if line.startswith("tile ")]
+    assert len(lines) == len(det)
+    numbers = [int(line.split()[1].lstrip("#")) for line in lines]
+    assert sorted(numbers) == list(range(len(det)))
+    assert numbers == list(np.argsort((det.xyxy[:, 0] + det.xyxy[:, 2]) / 2))  # left to right: a row at 0°
+    mine = next(line for line in lines if line.split()[1] == f"#{FIVE_P}")
+    assert f"6p    {CLASS_NAMES_CN[Tile.P6.index]}" in mine and "concealed" in mine
+    assert "win" in lines[-1] and code == 0 and "诈胡" in text  # as read: no hand
+
+
+def test_labels_keep_the_photo_as_corrected_and_a_second_run_replaces_them(photo, tmp_path, monkeypatch, capsys):
+    det = with_tiles(misread(HAND, FIVE_P, Tile.P6), STRAY, [Tile.FA.index])
+    folder = tmp_path / "set"
+    code, text = run(photo, det, monkeypatch, capsys, "--fix", "6p=5p", "--not-tile", str(len(HAND)),
+                     "--labels", str(folder))
+    assert code == 0 and f"labels    {folder}: IMG_0001 added (1 photo in the set)" in text
+    rows = read_labels(folder / "labels" / "IMG_0001.txt")
+    assert len(rows) == len(HAND) and rows[FIVE_P, 0] == Tile.P5.index  # the box on no tile left out
+    code, text = run(photo, det, monkeypatch, capsys, "--fix", "6p=5p", "--aside", str(len(HAND)),
+                     "--labels", str(folder))
+    assert code == 0 and "IMG_0001 replaced (1 photo in the set)" in text
+    assert len(read_labels(folder / "labels" / "IMG_0001.txt")) == len(HAND) + 1  # set aside: still a tile
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    pytest.param(["--fix", "5p=6p"], "tiles #", id="fix-face-read-twice"),
+    pytest.param(["--fix", "7s=6p"], "no tile read as 7s", id="fix-face-not-read"),
+    pytest.param(["--fix", "99=6p"], "there are 14 tiles (0..13)", id="fix-number-out-of-range"),
+    pytest.param(["--fix", "3=x9"], "x9", id="fix-bad-face"),
+    pytest.param(["--fix", "3"], "WHICH=FACE", id="fix-no-equals"),
+    pytest.param(["--add", "4m@1,2,3"], "FACE@X0,Y0,X1,Y1 in pixels of the 1280x960 photo", id="add-three-numbers"),
+    pytest.param(["--add", "4m"], "FACE@X0,Y0,X1,Y1", id="add-no-box"),
+    pytest.param(["--add", "4m@1500,10,1560,80"], "outside", id="add-outside-the-photo"),
+    pytest.param(["--aside", "14"], "--aside 14: there are 14 tiles", id="aside-out-of-range"),
+    pytest.param(["--not-tile", "-1"], "--not-tile -1: there are 14 tiles", id="not-tile-negative"),
+])
+def test_bad_flags_say_what_was_expected_and_write_nothing(photo, tmp_path, monkeypatch, capsys, flags, message):
+    out, folder = tmp_path / "annotated.jpg", tmp_path / "set"
+    code, text = run(photo, HAND, monkeypatch, capsys, *flags, "--out", str(out), "--labels", str(folder))
+    assert code == 2 and message in text, text
+    assert not out.exists() and not folder.exists()
+
+
+@pytest.mark.parametrize(("role", "scored_as", "by_user", "text"), [
+    pytest.param("concealed", -1, False, "五筒\n0.87", id="read"),
+    pytest.param("concealed", -1, True, f"五筒\n{USER_MARK}", id="set-by-the-user"),
+    pytest.param("win", -1, True, f"胡五筒\n{USER_MARK}", id="winning-tile-set-by-the-user"),
+    pytest.param("ignored", -1, True, "五筒\n×", id="set-aside"),
+    pytest.param("concealed", Tile.P6.index, False, "五筒→六筒", id="scored-as-another"),
+    pytest.param("concealed", None, False, "五筒→×", id="left-out-by-the-repair"),
+])
+def test_tile_tags(role, scored_as, by_user, text):
+    assert tag_text(Tile.P5.index, 0.87, role, scored_as, by_user) == text
+
+
+def test_a_face_the_user_set_is_drawn_without_a_confidence():
+    image = np.full((H, W, 3), 60, np.uint8)
+    reading = group(HAND)
+    plain, again, marked = draw(image, reading), draw(image, reading), draw(image, reading, user=[FIVE_P])
+    assert np.array_equal(plain, again) and not np.array_equal(plain, marked)

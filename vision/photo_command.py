@@ -1,0 +1,209 @@
+"""``xingzi score photo.jpg``: the reading, the score and the annotated photo on the command line.
+
+What the page does with taps the command does with flags: ``--fix`` a misread face, ``--add`` a tile the
+detector missed where it lies, ``--aside`` a tile that is not part of the hand, ``--not-tile`` a box on no
+tile; ``--tiles`` lists every box with the number these flags name it by, and ``--labels DIR`` keeps the
+photo with its tiles as corrected as a training sample in a dataset folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, CLASS_NAMES_CN, Tile
+
+from . import pipeline, unseen
+from .detections import Detections
+from .grouping import HandReading, group
+from .photo import load_image, write_image
+from .pipeline import OFFERED_FACES, Context, PhotoResult, TileDetector, analyse, detect_hand
+from .usermarks import add_tiles, apply_corrections
+
+
+def face_class(text: str) -> int:
+    """A class id from a face as the notation writes it (``5p``, ``中``, ``zhong``) or ``back``."""
+    if text.strip().lower() in ("back", "背面"):
+        return BACK_CLASS
+    return Tile.parse(text.strip()).index
+
+
+def resolve_fix(spec: str, det: Detections) -> tuple[int, int]:
+    """``WHICH=FACE`` → (tile index, class id). WHICH is a tile's number (``10`` or ``#10``, as ``--tiles``
+    lists them) or the face it was read as, when one tile alone was read so (``3s=2s``)."""
+    which, sep, face = spec.partition("=")
+    if not sep or not which.strip() or not face.strip():
+        raise ValueError(f"--fix expects WHICH=FACE, e.g. '3s=2s' or '10=2s', got {spec!r}")
+    which = which.strip().lstrip("#")
+    if which.isdigit():
+        index = int(which)
+        if not 0 <= index < len(det):
+            raise ValueError(f"--fix {spec}: there are {len(det)} tiles (0..{len(det) - 1})")
+    else:
+        read_as = face_class(which)
+        found = [i for i in range(len(det)) if int(det.cls[i]) == read_as]
+        if len(found) != 1:
+            where = f"tiles {', '.join(f'#{i}' for i in found)}" if found else "no tile"
+            raise ValueError(f"--fix {spec}: {where} read as {CLASS_NAMES[read_as]}; name the tile by its number "
+                             "(--tiles lists them)")
+        index = found[0]
+    return index, face_class(face)
+
+
+def parse_add(spec: str, shape: tuple[int, ...]) -> tuple[int, list[float]]:
+    """``FACE@X0,Y0,X1,Y1`` → (class id, box) in pixels of the photo as read (its size is on the first line
+    printed); ``add_tiles`` checks the box lies in the photo."""
+    face, sep, box = spec.partition("@")
+    try:
+        values = [float(v) for v in box.split(",")] if sep else []
+    except ValueError:
+        values = []
+    if len(values) != 4:
+        h, w = shape[:2]
+        raise ValueError(f"--add expects FACE@X0,Y0,X1,Y1 in pixels of the {w}x{h} photo as read, got {spec!r}")
+    return face_class(face), values
+
+
+def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) -> tuple[
+        Detections, dict[int, int], list[int], list[int]]:
+    """The detections as the flags correct them, the faces the user set, the tiles set aside (the
+    ``--not-tile`` boxes among them) and those boxes alone."""
+    added = [parse_add(spec, shape) for spec in getattr(args, "add", None) or []]
+    det = add_tiles(det, added, shape)
+    fixed = dict(resolve_fix(spec, det) for spec in getattr(args, "fix", None) or [])
+    det = apply_corrections(det, fixed)
+    fixed.update({i: int(det.cls[i]) for i in range(len(det) - len(added), len(det))})
+    aside, removed = (list(getattr(args, key, None) or []) for key in ("aside", "not_tile"))
+    for flag, indices in (("--aside", aside), ("--not-tile", removed)):
+        for i in indices:
+            if not 0 <= i < len(det):
+                raise ValueError(f"{flag} {i}: there are {len(det)} tiles (0..{len(det) - 1})")
+    return det, fixed, sorted({*aside, *removed}), sorted(set(removed))
+
+
+def tiles_table(reading: HandReading) -> list[str]:
+    """One line per box, along the row: its number, face, confidence, role and likeliest other faces."""
+    det = reading.detections
+    dx, dy = reading.direction
+    along = det.centers @ np.array([dx, dy]) if len(det) else np.zeros(0)
+    lines = []
+    for i in (int(k) for k in np.argsort(along, kind="stable")):
+        k = int(det.cls[i])
+        role = reading.roles[i]
+        if reading.meld_of[i] >= 0:
+            role = f"{role} (meld {reading.meld_of[i] + 1})"
+        alts = " ".join(CLASS_NAMES[a] for a in det.alternatives(i, OFFERED_FACES))
+        box = ",".join(f"{v:.0f}" for v in det.xyxy[i])
+        lines.append(f"#{i:<3} {CLASS_NAMES[k]:<5} {CLASS_NAMES_CN[k]:<3} {float(det.conf[i]):.2f}  {role:<16} "
+                     f"{box:<19} {('or ' + alts) if alts else ''}".rstrip())
+    return lines
+
+
+def read_marked(args: argparse.Namespace, image: np.ndarray, detector: TileDetector, context: Context,
+                timings: dict[str, float]) -> tuple[PhotoResult, Detections, list[int], list[int]]:
+    """Detect, apply the flags' corrections, score: (result, detections as corrected, set aside, not tiles)."""
+    t = time.perf_counter()
+    det, reading = detect_hand(detector, image)
+    timings["detect"] = time.perf_counter() - t
+    det, fixed, ignored, removed = marked(args, det, image.shape)
+    if fixed or ignored:
+        reading = group(det, tuple(ignored))
+    win = Tile.parse(args.win) if getattr(args, "win", None) else None
+    claims = [Tile.parse(t) for t in getattr(args, "claim", None) or []]
+    res = analyse(image, det, context, timings, as_read=bool(getattr(args, "as_read", False)), reading=reading,
+                  win_index=None if win is None else unseen.standing_index(reading, win), fixed=fixed, ignored=ignored,
+                  claimed=[unseen.standing_index(reading, t, "claimed meld", "concealed") for t in claims])
+    return res, det, ignored, removed
+
+
+def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = None, out=None) -> int:
+    """Print the read hand, melds, 炮 items, total, payments; write --out; keep --labels."""
+    out = out or sys.stdout
+    context = context_from_args(args)
+    t = time.perf_counter()
+    image = load_image(args.photo)
+    timings = {"decode": time.perf_counter() - t}
+    detector = detector or pipeline.make_detector(  # looked up here: tests stand one in
+        getattr(args, "model", None), getattr(args, "conf", None))
+    res, det, ignored, removed = read_marked(args, image, detector, context, timings)
+    if getattr(args, "out", None):
+        write_image(args.out, res.annotated)
+    saved = _keep_labels(args, image, det, removed, ignored)
+    if getattr(args, "json", None) is not None:
+        out.write(json.dumps(res.to_json(), ensure_ascii=False) + "\n")
+        return 0 if res.result is not None else 1
+    _print_reading(args, res, context, out)
+    if getattr(args, "out", None):
+        out.write(f"wrote     {args.out}\n")
+    if saved:
+        out.write(f"labels    {saved}\n")
+    return 0 if res.result is not None else 1
+
+
+def _keep_labels(args: argparse.Namespace, image: np.ndarray, det: Detections, removed: list[int],
+                 ignored: list[int]) -> str:
+    folder = getattr(args, "labels", None)
+    if not folder:
+        return ""
+    from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
+
+    saved = SampleStore(folder).save(safe_name(str(args.photo)), *encode_sample(image, det, removed, ignored))
+    return (f"{folder}: {saved.name} {'replaced' if saved.replaced else 'added'} "
+            f"({saved.photos} photo{'s' if saved.photos != 1 else ''} in the set)")
+
+
+def _print_reading(args: argparse.Namespace, res: PhotoResult, context: Context, out) -> None:
+    r = res.reading
+    h, w = res.image.shape[:2]
+    ms = sum(res.timings.values()) * 1000
+    out.write(f"photo     {args.photo} ({w}x{h}), {len(r.detections)} tiles seen in {ms:.0f} ms\n")
+    if getattr(args, "tiles", False):
+        for line in tiles_table(r):
+            out.write(f"tile      {line}\n")
+    out.write(f"read      {r.notation or '-'}\n")
+    for p in r.problems:
+        out.write(f"problem   {p}\n")
+    if not res.diagnosis.legal:
+        for reason in res.diagnosis.reasons:
+            out.write(f"not legal {reason}\n")
+        for s in res.diagnosis.suggestions:
+            out.write(f"maybe     {s.text}  (cost {s.cost:.2f})\n")
+    if res.repair is not None:  # the hand it gives is printed next, by print_result
+        out.write(f"scored as the likeliest legal reading: {res.repair.text} (--as-read scores the tiles as read)\n")
+    if unseen.choices_differ(res.win_choices):
+        out.write(f"which won {unseen.choices_text(res.win_choices)} (--win TILE says which)\n")
+    if unseen.choices_differ(res.kong_choices):
+        out.write(f"face-down kong {unseen.choices_text(res.kong_choices, '')} (--fix one of its tiles: --tiles "
+                  "lists them)\n")
+    if res.result is None:
+        out.write(f"no score  {res.error}\n")
+        return
+    from xingzi.commands.score import print_result
+
+    shown = dict(res.result, self_draw=context.self_draw)
+    shown["hand_before"] = _hand_before(res.situation) if res.situation else ""
+    print_result(shown, out)
+
+
+def context_from_args(args: argparse.Namespace) -> Context:
+    """The score command's flags, through its own parser of them (payers, events, overrides)."""
+    from xingzi.commands.score import situation_from_args
+
+    flags = argparse.Namespace(**vars(args))
+    flags.hand = flags.hand or "photo"  # tiles come from the photo; only the context is read here
+    s = situation_from_args(flags)
+    return Context(self_draw=bool(s["self_draw"]), dealer=bool(s["dealer"]), events=tuple(s["events"]),
+                   payers=tuple(s["payers"]), rules=s.get("rules", {}), ruleset=s.get("ruleset"))
+
+
+def _hand_before(situation: dict) -> str:
+    """The situation's standing tiles without the winning tile."""
+    from xingzi.engine.notation import format_tiles, parse_tiles
+
+    standing = parse_tiles(situation["hand"])
+    standing.remove(Tile.parse(situation["win_tile"]))
+    return format_tiles(standing)

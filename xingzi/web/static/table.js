@@ -1,0 +1,177 @@
+// The table's running tally (loaded before app.js, whose state, $, smallText, status and rescore it uses when
+// called): four players' totals over the hands scored, kept in this browser. Seats are in the order of play
+// (counter-clockwise), as the engine numbers them: the payers of a 自摸 are the winner's 下家, 对家, 上家.
+"use strict";
+
+const TABLE_KEY = "xingzi.table.v1";
+const SEAT_NAMES = ["东", "南", "西", "北"];
+const table = loadTable();
+let tallied = null;  // the result last added: a second tap does not add it again (undo allows it)
+
+function freshTable(names) {
+  return { names: names || SEAT_NAMES.slice(), totals: [0, 0, 0, 0], dealer: 0, winner: 1, discarder: 0, hands: [] };
+}
+
+function loadTable() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(TABLE_KEY) || "null");
+    const seat = (v) => Number.isInteger(v) && v >= 0 && v < 4;
+    if (saved && Array.isArray(saved.names) && saved.names.length === 4 && Array.isArray(saved.totals)
+        && saved.totals.length === 4 && saved.totals.every(Number.isFinite) && seat(saved.dealer)
+        && seat(saved.winner) && seat(saved.discarder) && Array.isArray(saved.hands)) return saved;
+  } catch (e) { /* no storage, or not ours: a fresh table */ }
+  return freshTable();
+}
+
+function saveTable() {
+  try { localStorage.setItem(TABLE_KEY, JSON.stringify(table)); } catch (e) { /* private mode: this visit only */ }
+}
+
+// The seat of each payer of a win, in the order of the result's payments: the discarder alone, or on 自摸 the
+// three others from the winner's 下家 on. A false win's payees are all three others, the discarder first.
+function payerSeats(winner, discarder, selfDraw, allOthers) {
+  const others = [1, 2, 3].map((k) => (winner + k) % 4);
+  if (selfDraw) return others;
+  return allOthers ? [discarder, ...others.filter((s) => s !== discarder)] : [discarder];
+}
+
+// What each seat wins (+) or pays (−) with this result.
+function handDeltas(data, winner, discarder, selfDraw) {
+  const deltas = [0, 0, 0, 0];
+  for (const p of data.payments || []) {
+    if (p.payer === "claimant") {  // 诈胡: the claimant pays each other player, doubled with the dealer, whom
+      const seat = payerSeats(winner, discarder, selfDraw, true)[p.payee];  // only the table knows on a discard
+      const amount = p.pao * ([winner, seat].includes(table.dealer) ? state.dealerFactor : 1);
+      deltas[winner] -= amount;
+      deltas[seat] += amount;
+    } else {
+      const seat = payerSeats(winner, discarder, selfDraw, false)[p.payer];
+      deltas[seat] -= p.amount;
+      deltas[winner] += p.amount;
+    }
+  }
+  return deltas;
+}
+
+const signed = (n) => (n > 0 ? "+" : "") + n;
+
+function buildTable() {
+  const seats = $("seats");
+  seats.replaceChildren();
+  for (let s = 0; s < 4; s++) {
+    const row = document.createElement("div");
+    row.className = "seat";
+    row.dataset.seat = s;
+    const dealer = document.createElement("input");
+    dealer.type = "radio";
+    dealer.name = "table-dealer";
+    dealer.className = "seat-dealer";
+    dealer.setAttribute("aria-label", "dealer 庄家");
+    dealer.addEventListener("change", () => { table.dealer = s; saveTable(); showTable(); syncDealer(); });
+    const name = document.createElement("input");
+    name.className = "seat-name";
+    name.maxLength = 12;
+    name.addEventListener("change", () => { table.names[s] = name.value.trim() || SEAT_NAMES[s]; saveTable(); showTable(); });
+    const total = document.createElement("span");
+    total.className = "seat-total";
+    row.append(dealer, name, total);
+    seats.appendChild(row);
+  }
+  $("winner").addEventListener("change", () => { table.winner = Number($("winner").value); seatsChanged(); });
+  $("discarder").addEventListener("change", () => { table.discarder = Number($("discarder").value); seatsChanged(); });
+  $("add-hand").addEventListener("click", addHand);
+  $("undo-hand").addEventListener("click", undoHand);
+  $("new-game").addEventListener("click", () => {
+    if (window.confirm("新一局：所有分数归零？ New game: all totals back to 0?")) {
+      Object.assign(table, freshTable(table.names));
+      saveTable();
+      showTable();
+    }
+  });
+  $("table-box").addEventListener("toggle", () => { if ($("table-box").open) syncDealer(); });
+  showTable();
+}
+
+function seatsChanged() {
+  if (table.discarder === table.winner) table.discarder = (table.winner + 3) % 4;  // the winner's 上家
+  saveTable();
+  showTable();
+  syncDealer();
+}
+
+function fillSeats(select, seats, value) {
+  select.replaceChildren(...seats.map((s) => {
+    const o = document.createElement("option");
+    o.value = s;
+    o.textContent = table.names[s];
+    return o;
+  }));
+  select.value = String(value);
+}
+
+function showTable() {
+  for (const row of document.querySelectorAll("#seats .seat")) {
+    const s = Number(row.dataset.seat);
+    row.querySelector(".seat-dealer").checked = s === table.dealer;
+    row.querySelector(".seat-name").value = table.names[s];
+    row.querySelector(".seat-total").textContent = signed(table.totals[s]);
+    row.classList.toggle("is-dealer", s === table.dealer);
+  }
+  fillSeats($("winner"), [0, 1, 2, 3], table.winner);
+  fillSeats($("discarder"), [0, 1, 2, 3].filter((s) => s !== table.winner), table.discarder);
+  $("discarder-box").hidden = $("self_draw").checked;
+  const list = $("hands");
+  list.replaceChildren(...table.hands.map((h) => {
+    const item = document.createElement("li");
+    item.textContent = h.text;
+    return item;
+  }));
+  $("undo-hand").disabled = !table.hands.length;
+  const data = state.data;
+  const ready = Boolean(data && (data.payments || []).length) && !state.pending && data !== tallied;
+  $("add-hand").disabled = !ready;
+  const gain = ready ? handDeltas(data, table.winner, table.discarder, $("self_draw").checked)[table.winner] : 0;
+  $("add-hand").replaceChildren("记入这一手 ", smallText("Add this hand" + (ready ? ": " + table.names[table.winner]
+    + " " + signed(gain) : "")));
+}
+
+// With the tally open, the dealer ticks of the score follow the table: the winner's, or the payer's who deals.
+// Rescores and says true when it did; closed, the page's ticks are the user's alone.
+function syncDealer() {
+  if (!$("table-box").open) return false;
+  const selfDraw = $("self_draw").checked;
+  $("dealer").checked = table.winner === table.dealer;
+  const seats = payerSeats(table.winner, table.discarder, selfDraw, false);
+  document.querySelectorAll("#payers .payer-dealer").forEach((box, k) => { box.checked = seats[k] === table.dealer; });
+  showTable();
+  rescore();
+  return true;
+}
+
+function addHand() {
+  const data = state.data;
+  if (!data || !(data.payments || []).length || state.pending || data === tallied) return;
+  const selfDraw = $("self_draw").checked;
+  const deltas = handDeltas(data, table.winner, table.discarder, selfDraw);
+  const how = data.valid ? (selfDraw ? "自摸" : "胡 " + table.names[table.discarder] + " 放炮") : "诈胡";
+  const text = `${table.hands.length + 1}. ${table.names[table.winner]} ${how}${data.valid ? " " + data.own + " 炮" : ""}: `
+    + deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
+  table.hands.push({ deltas, dealer: table.dealer, text });
+  tallied = data;
+  table.totals = table.totals.map((t, s) => t + deltas[s]);
+  if (data.valid) table.dealer = table.winner;  // §8: the winner deals next
+  saveTable();
+  showTable();
+  status("已记入 Added to the tally: " + text);
+}
+
+function undoHand() {
+  const last = table.hands.pop();
+  if (!last) return;
+  table.totals = table.totals.map((t, s) => t - last.deltas[s]);
+  table.dealer = last.dealer;
+  tallied = null;
+  saveTable();
+  showTable();
+  status("已撤销 Undone: " + last.text);
+}
