@@ -324,4 +324,7 @@ def test_page_and_faces_are_served():
     faces = meta["faces"]
     assert len(faces) == 31 and faces[27]["zh"] == "红中"
     assert meta["max_side"] == 1600  # the page shrinks photos to the size the server reads
-    assert client.get("/static/app.js").status_code == 200
+    # the tally's numbers from the ruleset (§8): dealer doubling, 跟庄 1 炮 (2 on 中/白) doubled as the dealer pays
+    assert meta["dealer_factor"] == 2 and meta["follow_dealer"] == {"plain": 2, "dragon": 4}
+    for script in ("app.js", "payers.js", "table.js"):
+        assert client.get(f"/static/{script}").status_code == 200

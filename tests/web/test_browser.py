@@ -460,6 +460,10 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         expect(page.locator("#seats .seat-total")).to_have_text(["-14", "+30", "-8", "-8"])
         page.locator("#undo-hand").click()
         expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        page.locator("#follow-plain").click()  # 跟庄: 南, the dealer, pays each of the others 1 ×2
+        expect(page.locator("#seats .seat-total")).to_have_text(["-4", "0", "+2", "+2"])
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # play goes on: the deal stays
+        page.locator("#undo-hand").click()
         page.locator('.seat[data-seat="2"] .seat-name').fill("Ann")
         page.locator('.seat[data-seat="2"] .seat-name').press("Enter")
         expect(page.locator("#winner option")).to_have_text(["东", "南", "Ann", "北"])

@@ -25,8 +25,9 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
+from xingzi.engine import follow_dealer
 from xingzi.engine.ruleset import load_ruleset
-from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES
+from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES, Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.names import EVENTS, ITEM_NAMES
 from xingzi.vision.photo import MAX_PIXELS, MAX_SIDE, decode_image
@@ -46,7 +47,11 @@ from .labels import labels_zip
 STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
 MAX_SESSIONS = 16
-DEALER_FACTOR = int(load_ruleset().settlement["dealer_factor"])  # the rules the page scores by
+RULES = load_ruleset()  # the rules the page scores by
+DEALER_FACTOR = int(RULES.settlement["dealer_factor"])
+# 跟庄 (§8): what the dealer pays each other player, for a plain tile followed and for 中/白
+FOLLOW_DEALER = {kind: int(follow_dealer(tile, RULES)[0].amount) for kind, tile in (("plain", Tile.M1),
+                                                                                    ("dragon", Tile.ZHONG))}
 
 
 @dataclass
@@ -103,6 +108,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             "max_side": MAX_SIDE,  # the page shrinks larger photos to this before uploading them
             "collect": None if store is None else store.count(),  # photos in the server's dataset folder
             "dealer_factor": DEALER_FACTOR,  # the tally doubles a false win's penalty with a dealer the page can't name
+            "follow_dealer": FOLLOW_DEALER,
         }
 
     @app.post("/api/read")

@@ -3,7 +3,7 @@
 const $ = (id) => document.getElementById(id);
 const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
   win: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
-  collect: null, dealerFactor: 2, pending: 0 };
+  collect: null, dealerFactor: 2, followDealer: { plain: 2, dragon: 4 }, pending: 0 };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -383,6 +383,7 @@ async function init() {
   state.events = meta.events;
   state.maxSide = meta.max_side;
   state.dealerFactor = meta.dealer_factor;
+  state.followDealer = meta.follow_dealer;
   if (meta.collect !== null) showCollected(meta.collect);
   for (const e of meta.events) {
     const label = document.createElement("label");

@@ -88,6 +88,8 @@ function buildTable() {
       showTable();
     }
   });
+  $("follow-plain").addEventListener("click", () => followDealer("plain"));
+  $("follow-dragon").addEventListener("click", () => followDealer("dragon"));
   $("table-box").addEventListener("toggle", () => { if ($("table-box").open) syncDealer(); });
   showTable();
 }
@@ -133,6 +135,9 @@ function showTable() {
   const gain = ready ? handDeltas(data, table.winner, table.discarder, $("self_draw").checked)[table.winner] : 0;
   $("add-hand").replaceChildren("记入这一手 ", smallText("Add this hand" + (ready ? ": " + table.names[table.winner]
     + " " + signed(gain) : "")));
+  $("follow-plain").replaceChildren("跟庄 ", smallText(table.names[table.dealer] + " pays each "
+    + state.followDealer.plain));
+  $("follow-dragon").replaceChildren("跟庄 中/白 ", smallText("pays each " + state.followDealer.dragon));
 }
 
 // With the tally open, the dealer ticks of the score follow the table: the winner's, or the payer's who deals.
@@ -160,6 +165,19 @@ function addHand() {
   tallied = data;
   table.totals = table.totals.map((t, s) => t + deltas[s]);
   if (data.valid) table.dealer = table.winner;  // §8: the winner deals next
+  saveTable();
+  showTable();
+  status("已记入 Added to the tally: " + text);
+}
+
+// §8 跟庄: the three others discarded the dealer's first discard; the dealer pays each of them, play goes on.
+function followDealer(kind) {
+  const amount = state.followDealer[kind];
+  const deltas = [0, 1, 2, 3].map((s) => (s === table.dealer ? -3 * amount : amount));
+  const text = `${table.hands.length + 1}. 跟庄${kind === "dragon" ? " 中/白" : ""} ${table.names[table.dealer]}: `
+    + deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
+  table.hands.push({ deltas, dealer: table.dealer, text });
+  table.totals = table.totals.map((t, s) => t + deltas[s]);
   saveTable();
   showTable();
   status("已记入 Added to the tally: " + text);
