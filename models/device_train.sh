@@ -3,7 +3,9 @@
 # Run from the repository root there, with `.devdata/real.tar.gz` (python -m xingzi.models.pack_real
 # --out /tmp/pack --tar, then move the tarball into .devdata/), `.devdata/art.tar.gz` (python -m
 # xingzi.models.pack_art; without it only the vendored face styles exist there) and `.whl`
-# (the ultralytics wheels) carried. The machine has torch but no ultralytics and no network.
+# (the ultralytics wheels) carried, and `.devdata/table.tar.gz` when there are photos labelled at the table
+# (`tar -czf .devdata/table.tar.gz -C DIR images labels`, DIR from `xingzi serve --collect DIR` or `xingzi score
+# --labels DIR`): they join the training photos. The machine has torch but no ultralytics and no network.
 # Outputs (at most 8 files) go to $OUT: best.pt, last.pt (stripped), results.csv, args.yaml,
 # xingzi_train.json, train.log. A watchdog keeps a stripped best.pt in $OUT while training runs,
 # so a call cut at its limit still returns weights.
@@ -66,6 +68,12 @@ if [ "$WEAK_N" -gt 0 ]; then
   else
     tail -5 /tmp/weak.log; log "weak-style synth failed: left out"
   fi
+fi
+if [ -f .devdata/table.tar.gz ]; then  # photos labelled at the table (xingzi serve --collect, score --labels)
+  TABLE=/tmp/xingzi_table
+  mkdir -p "$TABLE" && tar -xzf .devdata/table.tar.gz -C "$TABLE" images labels || exit 1
+  log "table photos: $(find "$TABLE/images" -type f | wc -l)"
+  EXTRA="$EXTRA${EXTRA:+,}$TABLE/images"
 fi
 DATA=/tmp/xingzi_data.yaml
 python3 - "$DATA" "$REAL" "$EXTRA" <<'EOF' || exit 1
