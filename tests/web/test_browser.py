@@ -486,6 +486,9 @@ def test_a_false_win_in_the_tally_pays_the_three_others(server):
         expect(page.locator("#verdict")).to_contain_text("valid win")
         page.locator("#as_read").check()  # the misread as read: no hand, 诈胡
         expect(page.locator("#verdict")).to_contain_text("诈胡")
+        expect(page.locator("#payments li")).to_have_text(["诈胡付 false win: pays 放炮者 the discarder 20",
+                                                           "诈胡付 false win: pays 另一家 another player 20",
+                                                           "诈胡付 false win: pays 另一家 another player 20"])
         page.locator("#table-box summary").click()
         page.locator("#winner").select_option("2")  # 西 claims; 东 deals: 20 to each, doubled with the dealer
         page.locator("#discarder").select_option("1")

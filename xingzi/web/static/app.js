@@ -115,7 +115,11 @@ async function rescore() {
 // One payment in words: a discard win has one payer (the discarder), a self-draw three; amounts after the
 // dealer's doubling, with the 炮 eaten from that payer named when there are any.
 function paymentText(p, payers) {
-  if (p.payer === "claimant") return "诈胡 false win: pays player " + p.payee + ": " + p.amount;
+  if (p.payer === "claimant") {  // the claimant pays each other player: on a discard the discarder first
+    const to = $("self_draw").checked ? "第" + (p.payee + 1) + "家 player " + (p.payee + 1)
+      : (p.payee === 0 ? "放炮者 the discarder" : "另一家 another player");
+    return "诈胡付 false win: pays " + to + " " + p.amount;
+  }
   const who = payers === 1 ? "放炮者付 the discarder pays " : "第" + (p.payer + 1) + "家付 player " + (p.payer + 1) + " pays ";
   const parts = [];
   if (p.eaten) parts.push("含吃 " + p.eaten + " 炮 eaten");
