@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, CLASS_NAMES_CN, Tile
 
 from . import pipeline, unseen
@@ -127,12 +128,13 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     t = time.perf_counter()
     image = load_image(args.photo)
     timings = {"decode": time.perf_counter() - t}
+    store = _sample_store(args)  # a bad --labels is said before any work
     detector = detector or pipeline.make_detector(  # looked up here: tests stand one in
         getattr(args, "model", None), getattr(args, "conf", None))
     res, det, ignored, removed = read_marked(args, image, detector, context, timings)
     if getattr(args, "out", None):
         write_image(args.out, res.annotated)
-    saved = _keep_labels(args, image, det, removed, ignored)
+    saved = _keep_labels(store, args, image, det, removed, ignored)
     if getattr(args, "json", None) is not None:
         out.write(json.dumps(res.to_json(), ensure_ascii=False) + "\n")
         return 0 if res.result is not None else 1
@@ -144,15 +146,17 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     return 0 if res.result is not None else 1
 
 
-def _keep_labels(args: argparse.Namespace, image: np.ndarray, det: Detections, removed: list[int],
-                 ignored: list[int]) -> str:
+def _sample_store(args: argparse.Namespace) -> SampleStore | None:
     folder = getattr(args, "labels", None)
-    if not folder:
-        return ""
-    from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
+    return SampleStore(folder) if folder else None
 
-    saved = SampleStore(folder).save(safe_name(str(args.photo)), *encode_sample(image, det, removed, ignored))
-    return (f"{folder}: {saved.name} {'replaced' if saved.replaced else 'added'} "
+
+def _keep_labels(store: SampleStore | None, args: argparse.Namespace, image: np.ndarray, det: Detections,
+                 removed: list[int], ignored: list[int]) -> str:
+    if store is None:
+        return ""
+    saved = store.save(safe_name(str(args.photo)), *encode_sample(image, det, removed, ignored))
+    return (f"{store.root}: {saved.name} {'replaced' if saved.replaced else 'added'} "
             f"({saved.photos} photo{'s' if saved.photos != 1 else ''} in the set)")
 
 

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:  # bad input: a clear message, no traceback
         print(f"xingzi {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except FileNotFoundError as e:
+    except OSError as e:  # a file not found, not readable or not writable
         print(f"xingzi {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -118,6 +118,14 @@ def test_bad_flags_say_what_was_expected_and_write_nothing(photo, tmp_path, monk
     assert not out.exists() and not folder.exists()
 
 
+def test_labels_into_a_file_is_refused_before_any_work(photo, tmp_path, monkeypatch, capsys):
+    out, taken = tmp_path / "annotated.jpg", tmp_path / "notes.txt"
+    taken.write_text("mine")
+    code, text = run(photo, HAND, monkeypatch, capsys, "--out", str(out), "--labels", str(taken))
+    assert code == 2 and "expected a dataset folder, got the file" in text
+    assert not out.exists() and taken.read_text() == "mine"
+
+
 @pytest.mark.parametrize(("role", "scored_as", "by_user", "text"), [
     pytest.param("concealed", -1, False, "五筒\n0.87", id="read"),
     pytest.param("concealed", -1, True, f"五筒\n{USER_MARK}", id="set-by-the-user"),
