@@ -496,3 +496,30 @@ def test_a_false_win_in_the_tally_pays_the_three_others(server):
         page.locator("#add-hand").click()
         expect(page.locator("#seats .seat-total")).to_have_text(["+40", "+20", "-80", "+20"])
         expect(page.locator('.seat[data-seat="0"] .seat-dealer')).to_be_checked()  # a false win keeps the deal
+
+
+def test_two_winners_on_one_discard_pass_the_deal_to_the_first_after_the_discarder(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        expect(page.locator("#same-box")).to_be_hidden()  # nothing added yet
+        page.locator("#winner").select_option("3")  # 北 wins on 南's discard; 东 deals
+        page.locator("#discarder").select_option("1")
+        expect(page.locator("#add-hand")).to_contain_text("北 +3")
+        page.locator("#add-hand").click()
+        expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
+        page.locator("#winner").select_option("0")  # 东, who dealt this hand, won the same discard too
+        page.locator("#same-discard").check()
+        expect(page.locator("#dealer")).to_be_checked()  # the hand's dealer, not the deal's next holder
+        expect(page.locator("#add-hand")).to_contain_text("东 +6")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["+6", "-9", "0", "+3"])
+        expect(page.locator("#hands li").last).to_contain_text("(一炮多响)")
+        # the first winner after the discarder 南 in play order: 西 no, 北 yes
+        expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
+        expect(page.locator("#same-discard")).not_to_be_checked()
+        page.locator("#undo-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["0", "-3", "0", "+3"])
+        expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()

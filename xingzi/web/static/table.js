@@ -35,13 +35,13 @@ function payerSeats(winner, discarder, selfDraw, allOthers) {
   return allOthers ? [discarder, ...others.filter((s) => s !== discarder)] : [discarder];
 }
 
-// What each seat wins (+) or pays (−) with this result.
-function handDeltas(data, winner, discarder, selfDraw) {
+// What each seat wins (+) or pays (−) with this result; ``dealer``: who dealt the hand.
+function handDeltas(data, winner, discarder, selfDraw, dealer) {
   const deltas = [0, 0, 0, 0];
   for (const p of data.payments || []) {
     if (p.payer === "claimant") {  // 诈胡: the claimant pays each other player, doubled with the dealer, whom
       const seat = payerSeats(winner, discarder, selfDraw, true)[p.payee];  // only the table knows on a discard
-      const amount = p.pao * ([winner, seat].includes(table.dealer) ? state.dealerFactor : 1);
+      const amount = p.pao * ([winner, seat].includes(dealer) ? state.dealerFactor : 1);
       deltas[winner] -= amount;
       deltas[seat] += amount;
     } else {
@@ -88,6 +88,7 @@ function buildTable() {
       showTable();
     }
   });
+  $("same-discard").addEventListener("change", syncDealer);
   $("follow-plain").addEventListener("click", () => followDealer("plain"));
   $("follow-dragon").addEventListener("click", () => followDealer("dragon"));
   $("table-box").addEventListener("toggle", () => { if ($("table-box").open) syncDealer(); });
@@ -132,7 +133,9 @@ function showTable() {
   const data = state.data;
   const ready = Boolean(data && (data.payments || []).length) && !state.pending && data !== tallied;
   $("add-hand").disabled = !ready;
-  const gain = ready ? handDeltas(data, table.winner, table.discarder, $("self_draw").checked)[table.winner] : 0;
+  const gain = ready ? handDeltas(data, table.winner, table.discarder, $("self_draw").checked,
+    roundDealer())[table.winner] : 0;
+  $("same-box").hidden = $("self_draw").checked || !table.hands.length;
   $("add-hand").replaceChildren("记入这一手 ", smallText("Add this hand" + (ready ? ": " + table.names[table.winner]
     + " " + signed(gain) : "")));
   $("follow-plain").replaceChildren("跟庄 ", smallText(table.names[table.dealer] + " pays each "
@@ -145,26 +148,57 @@ function showTable() {
 function syncDealer() {
   if (!$("table-box").open) return false;
   const selfDraw = $("self_draw").checked;
-  $("dealer").checked = table.winner === table.dealer;
+  const dealer = roundDealer();
+  $("dealer").checked = table.winner === dealer;
   const seats = payerSeats(table.winner, table.discarder, selfDraw, false);
-  document.querySelectorAll("#payers .payer-dealer").forEach((box, k) => { box.checked = seats[k] === table.dealer; });
+  document.querySelectorAll("#payers .payer-dealer").forEach((box, k) => { box.checked = seats[k] === dealer; });
   showTable();
   rescore();
   return true;
+}
+
+// 一炮多响: the hand last added was won on the same discard as this one, by another player.
+function sameDiscard() {
+  const last = table.hands[table.hands.length - 1];
+  return Boolean($("same-discard").checked && !$("self_draw").checked && last && last.valid
+    && last.discarder === table.discarder && last.winner !== table.winner);
+}
+
+// Who dealt this hand: on a second win on one discard, the dealer before the first was added.
+function roundDealer() {
+  return sameDiscard() ? table.hands[table.hands.length - 1].round : table.dealer;
+}
+
+// §8: the winner deals next; with several winners on one discard, the first of them in play order after the
+// discarder; a false win keeps the deal.
+function nextDealer(entry) {
+  if (!entry.valid) return table.dealer;
+  if (!entry.same) return entry.winner;
+  const winners = [entry.winner];
+  for (let i = table.hands.length - 2; i >= 0; i--) {  // the hands won on this discard, back to the first
+    winners.push(table.hands[i].winner);
+    if (!table.hands[i].same) break;
+  }
+  return [1, 2, 3].map((k) => (entry.discarder + k) % 4).find((seat) => winners.includes(seat));
 }
 
 function addHand() {
   const data = state.data;
   if (!data || !(data.payments || []).length || state.pending || data === tallied) return;
   const selfDraw = $("self_draw").checked;
-  const deltas = handDeltas(data, table.winner, table.discarder, selfDraw);
+  const round = roundDealer();
+  const same = sameDiscard();
+  const deltas = handDeltas(data, table.winner, table.discarder, selfDraw, round);
   const how = data.valid ? (selfDraw ? "自摸" : "胡 " + table.names[table.discarder] + " 放炮") : "诈胡";
-  const text = `${table.hands.length + 1}. ${table.names[table.winner]} ${how}${data.valid ? " " + data.own + " 炮" : ""}: `
-    + deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
-  table.hands.push({ deltas, dealer: table.dealer, text });
+  const text = `${table.hands.length + 1}. ${table.names[table.winner]} ${how}${data.valid ? " " + data.own + " 炮" : ""}`
+    + `${same ? " (一炮多响)" : ""}: ` + deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
+  const entry = { deltas, dealer: table.dealer, round, text, winner: table.winner,
+    discarder: selfDraw ? null : table.discarder, valid: Boolean(data.valid), same };
+  table.hands.push(entry);
   tallied = data;
   table.totals = table.totals.map((t, s) => t + deltas[s]);
-  if (data.valid) table.dealer = table.winner;  // §8: the winner deals next
+  table.dealer = nextDealer(entry);
+  $("same-discard").checked = false;
   saveTable();
   showTable();
   status("已记入 Added to the tally: " + text);
@@ -176,7 +210,7 @@ function followDealer(kind) {
   const deltas = [0, 1, 2, 3].map((s) => (s === table.dealer ? -3 * amount : amount));
   const text = `${table.hands.length + 1}. 跟庄${kind === "dragon" ? " 中/白" : ""} ${table.names[table.dealer]}: `
     + deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
-  table.hands.push({ deltas, dealer: table.dealer, text });
+  table.hands.push({ deltas, dealer: table.dealer, text, valid: false, same: false });
   table.totals = table.totals.map((t, s) => t + deltas[s]);
   saveTable();
   showTable();
