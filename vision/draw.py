@@ -46,21 +46,22 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 
 def draw(image, what: HandReading | Detections, result: dict | None = None,
-         marks: Mapping[int, int | None] | None = None, user: Collection[int] = ()):
+         marks: Mapping[int, int | None] | None = None, user: Collection[int] = (), numbered: bool = False):
     """Annotate ``image`` with a reading (roles, melds, winning tile) or bare detections.
 
     ``marks``: detections scored as another face (index → class) or left out (index → None); their
     labels show the face as read and the one scored, in their own colour. ``user``: detections whose
     face the user set (corrected or added): ``USER_MARK`` in place of a confidence the model never
-    gave that face. ``result["note"]`` is written above the score.
+    gave that face. ``numbered``: each label ends with the tile's number (its index, as ``xingzi score --tiles``
+    lists it and ``--fix`` takes it). ``result["note"]`` is written above the score.
     """
     if isinstance(image, Image.Image):
-        return _annotate(image.convert("RGB"), what, result, marks or {}, frozenset(user))
+        return _annotate(image.convert("RGB"), what, result, marks or {}, frozenset(user), numbered)
     if not isinstance(image, np.ndarray) or image.ndim not in (2, 3):
         raise ValueError(f"draw expects a PIL image or an HxW(x3) numpy array, got {type(image).__name__}")
     image = image.astype(np.uint8, copy=False)
     rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB if image.ndim == 3 else cv2.COLOR_GRAY2RGB)
-    out = _annotate(Image.fromarray(rgb), what, result, marks or {}, frozenset(user))
+    out = _annotate(Image.fromarray(rgb), what, result, marks or {}, frozenset(user), numbered)
     return cv2.cvtColor(np.asarray(out), cv2.COLOR_RGB2BGR)
 
 
@@ -81,7 +82,7 @@ def caption_lines(result: dict | None) -> list[str]:
 
 
 def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | None,
-              marks: Mapping[int, int | None], user: frozenset[int]) -> Image.Image:
+              marks: Mapping[int, int | None], user: frozenset[int], numbered: bool = False) -> Image.Image:
     det = what.detections if isinstance(what, HandReading) else what
     roles = what.roles if isinstance(what, HandReading) else ("concealed",) * len(det)
     canvas = ImageDraw.Draw(img)
@@ -101,6 +102,8 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
         width = line * 2 if role == "win" else line
         canvas.rectangle((x0, y0, x1, y1), outline=color, width=width)
         text = tag_text(int(det.cls[i]), float(det.conf[i]), role, marks.get(i, -1), i in user)
+        if numbered:
+            text += f" #{i}"
         if role in SET_ASIDE:  # set aside by the user, or no Xingzi tile: crossed out
             canvas.line((x0, y0, x1, y1), fill=color, width=line)
             canvas.line((x0, y1, x1, y0), fill=color, width=line)

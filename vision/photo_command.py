@@ -117,7 +117,8 @@ def read_marked(args: argparse.Namespace, image: np.ndarray, detector: TileDetec
     claims = [Tile.parse(t) for t in getattr(args, "claim", None) or []]
     res = analyse(image, det, context, timings, as_read=bool(getattr(args, "as_read", False)), reading=reading,
                   win_index=None if win is None else unseen.standing_index(reading, win), fixed=fixed, ignored=ignored,
-                  claimed=[unseen.standing_index(reading, t, "claimed meld", "concealed") for t in claims])
+                  claimed=[unseen.standing_index(reading, t, "claimed meld", "concealed") for t in claims],
+                  numbered=bool(getattr(args, "tiles", False)))
     return res, det, ignored, removed
 
 

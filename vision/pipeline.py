@@ -148,8 +148,9 @@ def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, 
 def analyse(image: np.ndarray, detections: Detections, context: Context = Context(),
             timings: dict[str, float] | None = None, win_index: int | None = None,
             as_read: bool = False, fixed: Iterable[int] = (), reading: HandReading | None = None,
-            ignored: Iterable[int] = (), claimed: Iterable[int] = (), released: Iterable[int] = ()) -> PhotoResult:
-    """Everything after detection: grouping, diagnosis, scoring, drawing.
+            ignored: Iterable[int] = (), claimed: Iterable[int] = (), released: Iterable[int] = (),
+            numbered: bool = False) -> PhotoResult:
+    """Everything after detection: grouping, diagnosis, scoring, drawing (``numbered``: each tile's number on it).
 
     ``reading``: the grouping of ``detections`` when the caller already made it (:func:`detect_hand`).
 
@@ -190,7 +191,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
         shown["note"] = repair_note(repair)
         marks = {c.detection: None if c.drop else (c.new.index if c.new else BACK_CLASS) for c in repair.changes
                  if c.detection is not None}
-    annotated = draw(image, reading, shown, marks=marks, user=fixed)
+    annotated = draw(image, reading, shown, marks=marks, user=fixed, numbered=numbered)
     timings["draw"] = time.perf_counter() - t
     return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair, choices,
                        kongs)

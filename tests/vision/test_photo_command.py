@@ -138,8 +138,17 @@ def test_tile_tags(role, scored_as, by_user, text):
     assert tag_text(Tile.P5.index, 0.87, role, scored_as, by_user) == text
 
 
-def test_a_face_the_user_set_is_drawn_without_a_confidence():
+def test_a_face_the_user_set_is_drawn_without_a_confidence_and_numbers_on_request():
     image = np.full((H, W, 3), 60, np.uint8)
     reading = group(HAND)
     plain, again, marked = draw(image, reading), draw(image, reading), draw(image, reading, user=[FIVE_P])
-    assert np.array_equal(plain, again) and not np.array_equal(plain, marked)
+    numbered = draw(image, reading, numbered=True)
+    assert np.array_equal(plain, again) and not np.array_equal(plain, marked) and not np.array_equal(plain, numbered)
+
+
+def test_tiles_flag_numbers_the_tiles_in_the_picture_too(photo, tmp_path, monkeypatch, capsys):
+    plain, numbered = tmp_path / "plain.png", tmp_path / "numbered.png"
+    assert run(photo, HAND, monkeypatch, capsys, "--out", str(plain))[0] == 0
+    assert run(photo, HAND, monkeypatch, capsys, "--tiles", "--out", str(numbered))[0] == 0
+    a, b = (np.asarray(Image.open(p)) for p in (plain, numbered))
+    assert a.shape == b.shape and not np.array_equal(a, b)

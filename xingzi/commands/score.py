@@ -50,7 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="photo mode: score the tiles exactly as read, even when they are no legal hand "
                         "(default: score the likeliest legal reading and say what it changed)")
     p.add_argument("--tiles", action="store_true",
-                   help="photo mode: list every tile found, along the row, with the number the flags below take")
+                   help="photo mode: list every tile found, along the row, with the number the flags below take "
+                        "(also written on each tile in --out)")
     p.add_argument("--fix", metavar="WHICH=FACE", action="append", default=[],
                    help="photo mode: a tile's true face; WHICH is its number (--tiles) or the face it was read as "
                         "when one tile alone was: '3s=2s', '10=2s'; a face-down tile of a concealed kong named "
