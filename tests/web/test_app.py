@@ -326,5 +326,5 @@ def test_page_and_faces_are_served():
     assert meta["max_side"] == 1600  # the page shrinks photos to the size the server reads
     # the tally's numbers from the ruleset (§8): dealer doubling, 跟庄 1 炮 (2 on 中/白) doubled as the dealer pays
     assert meta["dealer_factor"] == 2 and meta["follow_dealer"] == {"plain": 2, "dragon": 4}
-    for script in ("app.js", "payers.js", "table.js", "labels.js"):
+    for script in ("app.js", "shrink.js", "payers.js", "table.js", "labels.js"):
         assert client.get(f"/static/{script}").status_code == 200

@@ -296,6 +296,30 @@ def test_saved_labels_go_to_the_servers_training_set(server_collecting):
     assert len(rows) == 14 and int(rows[3][0]) == Tile.M5.index and (folder / "images" / "hand.jpg").exists()
 
 
+def test_photos_chosen_together_are_read_one_after_another(server_collecting):
+    from playwright.sync_api import expect
+
+    url, folder = server_collecting
+    files = [{"name": f"table_{k}.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes(WIDTH - 40 * k, HEIGHT)}
+             for k in range(3)]
+    with opened(url) as page:
+        expect(page.locator("#next-photo")).to_be_hidden()
+        page.set_input_files("#photo-pick", files=files)
+        expect(page.locator("#next-photo")).to_contain_text("Next photo (2 left)")
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#save-labels").click()
+        expect(page.locator("#status")).to_contain_text("as table_0")
+        page.locator("#next-photo").click()
+        expect(page.locator("#next-photo")).to_contain_text("(1 left)")
+        page.locator("#save-labels").click()
+        expect(page.locator("#status")).to_contain_text("as table_1")
+        page.locator("#next-photo").click()
+        expect(page.locator("#next-photo")).to_be_hidden()  # the last one
+        page.locator("#save-labels").click()
+        expect(page.locator("#status")).to_contain_text("as table_2")
+    assert {p.name for p in (folder / "labels").glob("table_*.txt")} == {f"table_{k}.txt" for k in range(3)}
+
+
 def test_a_tile_of_no_xingzi_face_is_left_out_until_named(server_foreign):
     from playwright.sync_api import expect
 

@@ -3,7 +3,7 @@
 const $ = (id) => document.getElementById(id);
 const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
   win: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
-  collect: null, dealerFactor: 2, followDealer: { plain: 2, dragon: 4 }, pending: 0 };
+  collect: null, dealerFactor: 2, followDealer: { plain: 2, dragon: 4 }, pending: 0, queue: [] };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -27,34 +27,6 @@ async function fetched(url, options) {
 
 async function call(url, options) {
   return (await fetched(url, options)).json();
-}
-
-// A phone photo (12-50 MP, 3-20 MB) shrunk in the browser to the size the server reads anyway: a shorter upload,
-// and no photo refused for its size. The turn its EXIF asks for is applied here, as the server would. A photo this
-// browser cannot decode (HEIC in most browsers) or one already small goes as it is.
-async function shrunk(file) {
-  const side = state.maxSide;
-  if (!side || !window.createImageBitmap) return file;
-  let bitmap;
-  try {
-    bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
-  } catch (e) {
-    return file;
-  }
-  try {
-    const k = side / Math.max(bitmap.width, bitmap.height);
-    if (k >= 1) return file;
-    const canvas = document.createElement("canvas");
-    canvas.width = Math.max(1, Math.round(bitmap.width * k));
-    canvas.height = Math.max(1, Math.round(bitmap.height * k));
-    const ctx = canvas.getContext("2d");
-    ctx.imageSmoothingQuality = "high";
-    ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-    const blob = await new Promise((done) => canvas.toBlob(done, "image/jpeg", 0.92));
-    return blob || file;
-  } finally {
-    bitmap.close();
-  }
 }
 
 async function upload(file) {
@@ -84,7 +56,14 @@ async function upload(file) {
   } finally {
     state.pending -= 1;
     showTable();
+    showQueue();
   }
+}
+
+// Photos chosen together wait their turn behind a "next photo" button.
+function showQueue() {
+  $("next-photo").hidden = !state.queue.length;
+  $("next-photo").replaceChildren("下一张 ", smallText("Next photo (" + state.queue.length + " left)"));
 }
 
 // Everything the user said about the photo's tiles, and the context: the body of a rescore or labels request.
@@ -394,10 +373,14 @@ async function init() {
   $("hits").addEventListener("click", addAt);
   for (const id of ["photo", "photo-pick"]) {
     $(id).addEventListener("change", (ev) => {
-      if (ev.target.files[0]) upload(ev.target.files[0]);
+      const files = Array.from(ev.target.files);
       ev.target.value = "";  // the same photo picked again reads again
+      if (!files.length) return;
+      state.queue = files.slice(1);  // several chosen (labelling a folder): one after another
+      upload(files[0]);
     });
   }
+  $("next-photo").addEventListener("click", () => { if (state.queue.length) upload(state.queue.shift()); });
   $("self_draw").addEventListener("change", () => { buildPayers(); showTable(); if (!syncDealer()) rescore(); });
   $("dealer").addEventListener("change", () => { if ($("dealer").checked) onlyDealer($("dealer")); rescore(); });
   $("as_read").addEventListener("change", rescore);
