@@ -547,3 +547,19 @@ def test_two_winners_on_one_discard_pass_the_deal_to_the_first_after_the_discard
         page.locator("#undo-hand").click()
         expect(page.locator("#seats .seat-total")).to_have_text(["0", "-3", "0", "+3"])
         expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
+
+
+def test_a_damaged_tally_in_the_browser_starts_afresh(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.evaluate("""localStorage.setItem("xingzi.table.v1", JSON.stringify({names: ["a", "b", "c", "d"],
+            totals: [1, 2, 3, -6], dealer: 0, winner: 1, discarder: 0, hands: [{deltas: "oops", dealer: 0}]}))""")
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.locator("#table-box summary").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["0", "0", "0", "0"])
+        expect(page.locator("#winner option")).to_have_text(["东", "南", "西", "北"])
+        page.evaluate('localStorage.setItem("xingzi.table.v1", "{not json")')
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)  # the page still starts

@@ -16,9 +16,10 @@ function loadTable() {
   try {
     const saved = JSON.parse(localStorage.getItem(TABLE_KEY) || "null");
     const seat = (v) => Number.isInteger(v) && v >= 0 && v < 4;
-    if (saved && Array.isArray(saved.names) && saved.names.length === 4 && Array.isArray(saved.totals)
-        && saved.totals.length === 4 && saved.totals.every(Number.isFinite) && seat(saved.dealer)
-        && seat(saved.winner) && seat(saved.discarder) && Array.isArray(saved.hands)) return saved;
+    const four = (a, ok) => Array.isArray(a) && a.length === 4 && a.every(ok);
+    if (saved && four(saved.names, (n) => typeof n === "string") && four(saved.totals, Number.isFinite)
+        && seat(saved.dealer) && seat(saved.winner) && seat(saved.discarder) && Array.isArray(saved.hands)
+        && saved.hands.every((h) => h && four(h.deltas, Number.isFinite) && seat(h.dealer))) return saved;
   } catch (e) { /* no storage, or not ours: a fresh table */ }
   return freshTable();
 }
