@@ -105,8 +105,8 @@ def tiles_table(reading: HandReading) -> list[str]:
 
 
 def read_marked(args: argparse.Namespace, image: np.ndarray, detector: TileDetector, context: Context,
-                timings: dict[str, float]) -> tuple[PhotoResult, Detections, list[int], list[int]]:
-    """Detect, apply the flags' corrections, score: (result, detections as corrected, set aside, not tiles)."""
+                timings: dict[str, float]) -> tuple[PhotoResult, list[int], list[int]]:
+    """Detect, apply the flags' corrections, score: (result, tiles set aside, boxes on no tile)."""
     t = time.perf_counter()
     det, reading = detect_hand(detector, image)
     timings["detect"] = time.perf_counter() - t
@@ -119,7 +119,7 @@ def read_marked(args: argparse.Namespace, image: np.ndarray, detector: TileDetec
                   win_index=None if win is None else unseen.standing_index(reading, win), fixed=fixed, ignored=ignored,
                   claimed=[unseen.standing_index(reading, t, "claimed meld", "concealed") for t in claims],
                   numbered=bool(getattr(args, "tiles", False)))
-    return res, det, ignored, removed
+    return res, ignored, removed
 
 
 def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = None, out=None) -> int:
@@ -132,10 +132,10 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     store = _sample_store(args)  # a bad --labels is said before any work
     detector = detector or pipeline.make_detector(  # looked up here: tests stand one in
         getattr(args, "model", None), getattr(args, "conf", None))
-    res, det, ignored, removed = read_marked(args, image, detector, context, timings)
+    res, ignored, removed = read_marked(args, image, detector, context, timings)
     if getattr(args, "out", None):
         write_image(args.out, res.annotated)
-    saved = _keep_labels(store, args, image, det, removed, ignored)
+    saved = _keep_labels(store, args, image, pipeline.faces_as_scored(res), removed, ignored)
     if getattr(args, "json", None) is not None:
         out.write(json.dumps(res.to_json(), ensure_ascii=False) + "\n")
         return 0 if res.result is not None else 1

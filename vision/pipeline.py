@@ -29,7 +29,7 @@ from .messages import chinese_of
 from .photo import load_image
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
 from .unseen import Choice, best_win_tile, faceless_kongs, guess_kong_face
-from .usermarks import apply_claims, apply_corrections  # noqa: F401 (apply_corrections: the API's)
+from .usermarks import apply_claims, apply_corrections
 
 OFFERED_FACES = 3  # the likeliest other faces of each tile, offered first when the user taps it
 
@@ -195,6 +195,17 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     timings["draw"] = time.perf_counter() - t
     return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair, choices,
                        kongs)
+
+
+def faces_as_scored(res: PhotoResult) -> Detections:
+    """The photo's detections with the faces its score used: where a likeliest legal reading was scored, the
+    faces it changed (drawn 三条→二条) are taken, as the user saw them; boxes it dropped and tiles it added are
+    not (no box is known to be no tile, none is known where to add)."""
+    if res.repair is None:
+        return res.detections
+    faces = {c.detection: (c.new.index if c.new is not None else BACK_CLASS) for c in res.repair.changes
+             if c.detection is not None and not c.drop}
+    return apply_corrections(res.detections, faces)
 
 
 def repair_note(repair: Suggestion) -> str:

@@ -99,6 +99,20 @@ def test_labels_keep_the_photo_as_corrected_and_a_second_run_replaces_them(photo
     assert len(read_labels(folder / "labels" / "IMG_0001.txt")) == len(HAND) + 1  # set aside: still a tile
 
 
+def test_labels_take_the_face_the_score_used(photo, tmp_path, monkeypatch, capsys):
+    det = hand_layout("123m456m789p12s55p", "3s", size=70, center=(W / 2, H / 2), probs=True).detections
+    cls, probs = det.cls.copy(), det.probs.copy()
+    cls[FIVE_P], probs[FIVE_P, Tile.P6.index], probs[FIVE_P, Tile.P5.index] = Tile.P6.index, 0.6, 0.3
+    misread6p = Detections(det.xyxy, cls, det.conf, probs)
+    folder = tmp_path / "set"
+    code, text = run(photo, misread6p, monkeypatch, capsys, "--labels", str(folder))
+    assert code == 0 and "scored as the likeliest legal reading" in text and SCORED in text
+    assert read_labels(folder / "labels" / "IMG_0001.txt")[FIVE_P, 0] == Tile.P5.index  # as scored and drawn
+    code, text = run(photo, misread6p, monkeypatch, capsys, "--as-read", "--labels", str(folder))
+    assert "IMG_0001 replaced" in text
+    assert read_labels(folder / "labels" / "IMG_0001.txt")[FIVE_P, 0] == Tile.P6.index  # as read, as asked
+
+
 @pytest.mark.parametrize(("flags", "message"), [
     pytest.param(["--fix", "5p=6p"], "tiles #", id="fix-face-read-twice"),
     pytest.param(["--fix", "7s=6p"], "no tile read as 7s", id="fix-face-not-read"),

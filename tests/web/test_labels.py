@@ -130,3 +130,16 @@ def test_storing_labels_needs_a_dataset_folder(photo, tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(ValueError, match="expected a dataset folder"):
         client_for(layout_detections(), collect=tmp_path / "file")
+
+
+@pytest.mark.parametrize(("as_read", "face"), [
+    pytest.param(False, Tile.S2, id="the-likeliest-legal-reading-scored"),
+    pytest.param(True, Tile.S3, id="as-read"),
+])
+def test_labels_carry_the_faces_the_page_showed(photo, tmp_path, as_read, face):
+    client, _ = client_for(layout_detections(misread_2s_as_3s=True))  # tile #10: a 2s read as 3s, 2s its 2nd choice
+    token = client.post("/api/read", content=photo).json()["token"]
+    shown = client.post("/api/rescore", json={"token": token, "as_read": as_read}).json()
+    assert ("repaired" in shown["reading"]) is not as_read  # scored as 2s (drawn 三条→二条), or as read
+    r = client.post("/api/labels", json={"token": token, "name": "hand", "as_read": as_read})
+    assert read_labels(_unzipped(r.content, tmp_path) / "labels" / "hand.txt")[10, 0] == face.index

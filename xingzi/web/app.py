@@ -38,6 +38,7 @@ from xingzi.vision.pipeline import (
     analyse,
     apply_corrections,
     detect_hand,
+    faces_as_scored,
     make_detector,
 )
 from xingzi.vision.usermarks import add_tiles
@@ -148,35 +149,37 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     @app.post("/api/rescore")
     async def rescore(request: Request) -> JSONResponse:
         token, session, m = _marked(await _json(request))
-
-        def work() -> JSONResponse:
-            try:
-                return _respond(token, analyse(session.image, m.detections, m.context, win_index=m.win,
-                                               as_read=m.as_read, fixed=m.fixed, ignored=m.ignored,
-                                               claimed=m.claimed, released=m.released))
-            except ValueError as e:
-                raise BadRequest(str(e)) from None
-
-        return await _in_thread(work)
+        return await _in_thread(lambda: _respond(token, _scored(session, m)))
 
     @app.post("/api/labels")
     async def labels(request: Request) -> Response:
         body = await _json(request)
         _, session, m = _marked(body)
         name = safe_name(body.get("name"))
-        if _flag(body.get("store", False)):
-            if store is None:
-                raise BadRequest("this server keeps no dataset: start it with `xingzi serve --collect DIR`, "
-                                 "or save the labels as a zip")
-            keep = store
-            saved = await _in_thread(lambda: keep.save(name, *encode_sample(session.image, m.detections, m.removed,
-                                                                            m.ignored)))
-            return JSONResponse({"saved": saved.name, "photos": saved.photos, "replaced": saved.replaced})
-        data = await _in_thread(lambda: labels_zip(session.image, m.detections, m.removed, m.ignored, name))
-        return Response(data, media_type="application/zip",
-                        headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
+        if _flag(body.get("store", False)) and store is None:
+            raise BadRequest("this server keeps no dataset: start it with `xingzi serve --collect DIR`, "
+                             "or save the labels as a zip")
 
+        def work() -> Response:
+            det = faces_as_scored(_scored(session, m))  # the faces the page showed, a likely misread put right
+            if store is not None and _flag(body.get("store", False)):
+                saved = store.save(name, *encode_sample(session.image, det, m.removed, m.ignored))
+                return JSONResponse({"saved": saved.name, "photos": saved.photos, "replaced": saved.replaced})
+            data = labels_zip(session.image, det, m.removed, m.ignored, name)
+            return Response(data, media_type="application/zip",
+                            headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
+
+        return await _in_thread(work)
     return app
+
+
+def _scored(session: Session, m: Marks) -> PhotoResult:
+    """The held photo analysed with the user's word on it (what a rescore shows)."""
+    try:
+        return analyse(session.image, m.detections, m.context, win_index=m.win, as_read=m.as_read, fixed=m.fixed,
+                       ignored=m.ignored, claimed=m.claimed, released=m.released)
+    except ValueError as e:
+        raise BadRequest(str(e)) from None
 
 
 async def _in_thread(fn: Callable[[], Any]) -> Any:
