@@ -2,12 +2,14 @@
 
 A sample is the photo as read (JPEG) and its label file: every tile box with its face as corrected, the
 tiles the user added, none of the boxes the user said are no tile, none of the tiles of no Xingzi face.
-The page hands it over as a zip (``xingzi/web/labels.py``); ``xingzi serve --collect DIR`` and
-``xingzi score PHOTO --labels DIR`` keep it in a dataset folder (:class:`SampleStore`).
+With it may go its truth as a pipeline sample (``meta/NAME.json``, ``vision/sample_meta.py``). The page hands it
+over as a zip (``xingzi/web/labels.py``); ``xingzi serve --collect DIR`` and ``xingzi score PHOTO --labels DIR`` keep
+it in a dataset folder (:class:`SampleStore`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Iterable
@@ -57,6 +59,10 @@ def encode_sample(image: np.ndarray, det: Detections, removed: Iterable[int] = (
     return jpeg.tobytes(), detections_to_label_text(labelled(det, removed, ignored), w, h)
 
 
+def meta_text(meta: dict) -> str:
+    return json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
+
+
 @dataclass(frozen=True)
 class Saved:
     name: str  # the sample's file stem in the folder
@@ -77,12 +83,19 @@ class SampleStore:
             raise ValueError(f"expected a dataset folder, got the file {self.root}")
         self._lock = threading.Lock()
 
-    def save(self, name: str, jpeg: bytes, label_text: str) -> Saved:
+    def save(self, name: str, jpeg: bytes, label_text: str, meta: dict | None = None) -> Saved:
+        """Add (or replace) a sample; ``meta``: its truth as a pipeline sample (``meta/NAME.json``; an older one
+        of the same photo is removed when there is none now)."""
         with self._lock:
             stored, replaced = self._place(name, jpeg)
             if not replaced:
                 atomic_write_bytes(self.root / "images" / f"{stored}.jpg", jpeg)
             atomic_write_text(self.root / "labels" / f"{stored}.txt", label_text)
+            meta_path = self.root / "meta" / f"{stored}.json"
+            if meta is not None:
+                atomic_write_text(meta_path, meta_text(meta))
+            else:
+                meta_path.unlink(missing_ok=True)
             if not (self.root / "data.yaml").exists():
                 atomic_write_text(self.root / "data.yaml", data_yaml_text(self.root.resolve()))
             if not (self.root / "classes.txt").exists():

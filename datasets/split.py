@@ -152,6 +152,9 @@ def _merge_one(src: Path, prefix: str, out_dir: Path, link: bool) -> tuple[int, 
         name = f"{prefix}__{image.stem}"
         place_file(image, out_dir / "images" / (name + image.suffix.lower()), link)
         atomic_write_text(out_dir / "labels" / (name + ".txt"), text)
+        meta = src / "meta" / f"{image.stem}.json"  # a pipeline sample's truth (synth, or a photo saved with its score)
+        if meta.is_file():
+            place_file(meta, out_dir / "meta" / (name + ".json"), link)
         dropped += d
         n += 1
     return n, dropped, unlabelled, unmapped

@@ -1,6 +1,6 @@
 """A dataset given as a zip (the page's "save labels", a CVAT or Roboflow export) read like a folder.
 
-Only what a YOLO dataset holds is unpacked (images, label ``.txt`` files, ``.yaml`` / ``.names``), into a
+Only what a YOLO dataset holds is unpacked (images, label ``.txt`` files, ``.yaml`` / ``.names``, ``meta/*.json``), into a
 temporary folder removed afterwards; a member that would land outside it, or a zip that unpacks past
 ``MAX_UNPACKED`` bytes, is refused before anything is written.
 """
@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from .yolo import IMAGE_SUFFIXES
 
 MAX_UNPACKED = 4 * 1024**3  # bytes: a zip bomb stops here
-KEPT_SUFFIXES = (*IMAGE_SUFFIXES, ".txt", ".yaml", ".yml", ".names")
+KEPT_SUFFIXES = (*IMAGE_SUFFIXES, ".txt", ".yaml", ".yml", ".names", ".json")  # .json: a sample's truth (meta/)
 
 
 def is_zip(path: str | Path) -> bool:

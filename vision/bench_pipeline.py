@@ -40,7 +40,8 @@ from .pipeline import Context, PhotoResult, analyse, detect_hand, make_detector
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", metavar="DIR", help="a `xingzi synth` output folder (images/, meta/), or real labelled "
+    p.add_argument("--data", metavar="DIR", help="a `xingzi synth` output folder (images/, meta/), photos saved with "
+                   "their score (`xingzi serve --collect DIR`, `xingzi score --labels DIR`: meta/ too), or real labelled "
                    "photos (images/, labels/, classes.txt): the hand's tiles against the labels (vision/bench_real.py)")
     p.add_argument("--layouts", action="store_true",
                    help="instead: grouping on hand-built layouts over rotations, perspectives, gaps")
@@ -90,7 +91,10 @@ def needs_input(meta: dict) -> tuple[str, ...]:
     tiles = meta["tiles"]
     out = []
     row = [t["role"] for t in tiles if t["group"] == 0]
-    if "win" in row and "concealed" in row[row.index("win") + 1:]:
+    if "win_shown" in meta:  # a photo saved with its score (vision/sample_meta.py): said outright
+        if not meta["win_shown"]:
+            out.append("win_in_row")
+    elif "win" in row and "concealed" in row[row.index("win") + 1:]:
         out.append("win_in_row")
     down = Counter(t["group"] for t in tiles if t["role"] == "concealed_kong" and t["face_down"])
     if any(n == 4 for n in down.values()):

@@ -12,6 +12,8 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -23,6 +25,7 @@ from .detections import Detections
 from .grouping import HandReading, group
 from .photo import load_image, write_image
 from .pipeline import OFFERED_FACES, Context, PhotoResult, TileDetector, analyse, detect_hand
+from .sample_meta import sample_truth
 from .usermarks import add_tiles, apply_corrections
 
 
@@ -105,8 +108,9 @@ def tiles_table(reading: HandReading) -> list[str]:
 
 
 def read_marked(args: argparse.Namespace, image: np.ndarray, detector: TileDetector, context: Context,
-                timings: dict[str, float]) -> tuple[PhotoResult, list[int], list[int]]:
-    """Detect, apply the flags' corrections, score: (result, tiles set aside, boxes on no tile)."""
+                timings: dict[str, float]) -> tuple[PhotoResult, list[int], Callable[[Detections], PhotoResult]]:
+    """Detect, apply the flags' corrections, score: (result, boxes on no tile, the same analysis of other
+    faces scored exactly as they stand)."""
     t = time.perf_counter()
     det, reading = detect_hand(detector, image)
     timings["detect"] = time.perf_counter() - t
@@ -115,11 +119,12 @@ def read_marked(args: argparse.Namespace, image: np.ndarray, detector: TileDetec
         reading = group(det, tuple(ignored))
     win = Tile.parse(args.win) if getattr(args, "win", None) else None
     claims = [Tile.parse(t) for t in getattr(args, "claim", None) or []]
-    res = analyse(image, det, context, timings, as_read=bool(getattr(args, "as_read", False)), reading=reading,
-                  win_index=None if win is None else unseen.standing_index(reading, win), fixed=fixed, ignored=ignored,
-                  claimed=[unseen.standing_index(reading, t, "claimed meld", "concealed") for t in claims],
-                  numbered=bool(getattr(args, "tiles", False)))
-    return res, ignored, removed
+    score = partial(analyse, image, context=context, fixed=fixed, ignored=ignored,
+                    win_index=None if win is None else unseen.standing_index(reading, win),
+                    claimed=[unseen.standing_index(reading, t, "claimed meld", "concealed") for t in claims])
+    res = score(det, timings=timings, as_read=bool(getattr(args, "as_read", False)), reading=reading,
+                numbered=bool(getattr(args, "tiles", False)))
+    return res, removed, partial(score, as_read=True)
 
 
 def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = None, out=None) -> int:
@@ -132,10 +137,10 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     store = _sample_store(args)  # a bad --labels is said before any work
     detector = detector or pipeline.make_detector(  # looked up here: tests stand one in
         getattr(args, "model", None), getattr(args, "conf", None))
-    res, ignored, removed = read_marked(args, image, detector, context, timings)
+    res, removed, as_read = read_marked(args, image, detector, context, timings)
     if getattr(args, "out", None):
         write_image(args.out, res.annotated)
-    saved = _keep_labels(store, args, image, pipeline.faces_as_scored(res), removed, ignored)
+    saved = _keep_labels(store, args, res, removed, as_read)
     if getattr(args, "json", None) is not None:
         out.write(json.dumps(res.to_json(), ensure_ascii=False) + "\n")
         return 0 if res.result is not None else 1
@@ -152,11 +157,14 @@ def _sample_store(args: argparse.Namespace) -> SampleStore | None:
     return SampleStore(folder) if folder else None
 
 
-def _keep_labels(store: SampleStore | None, args: argparse.Namespace, image: np.ndarray, det: Detections,
-                 removed: list[int], ignored: list[int]) -> str:
+def _keep_labels(store: SampleStore | None, args: argparse.Namespace, res: PhotoResult, removed: list[int],
+                 as_read: Callable[[Detections], PhotoResult]) -> str:
+    """The photo as scored added to the --labels folder, with the score as its truth; what the line says."""
     if store is None:
         return ""
-    saved = store.save(safe_name(str(args.photo)), *encode_sample(image, det, removed, ignored))
+    det, meta = sample_truth(res, removed, "cli", as_read)
+    ignored = [i for i, role in enumerate(res.reading.roles) if role == "ignored"]
+    saved = store.save(safe_name(str(args.photo)), *encode_sample(res.image, det, removed, ignored), meta)
     return (f"{store.root}: {saved.name} {'replaced' if saved.replaced else 'added'} "
             f"({saved.photos} photo{'s' if saved.photos != 1 else ''} in the set)")
 

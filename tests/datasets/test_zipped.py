@@ -61,6 +61,14 @@ def test_page_zips_merge_with_a_folder_into_one_dataset(tmp_path, monkeypatch):
     assert not list(unpacked.iterdir())  # the zips' unpacked copies are gone
 
 
+def test_a_samples_truth_comes_along_into_the_merged_set(tmp_path):
+    page_zip(tmp_path / "hand.zip", [0, 1])
+    with zipfile.ZipFile(tmp_path / "hand.zip", "a") as z:
+        z.writestr("meta/hand.json", '{"situation": {}, "expect": null}')
+    merge_datasets([tmp_path / "hand.zip"], tmp_path / "m")
+    assert (tmp_path / "m" / "meta" / "hand__hand.json").read_text() == '{"situation": {}, "expect": null}'
+
+
 def test_cli_checks_and_merges_zips(tmp_path, capsys):
     good = page_zip(tmp_path / "good.zip", [3, 4])
     bad = raw_zip(tmp_path / "bad.zip", {"images/p.jpg": jpeg(), "labels/p.txt": b"0 0.5 0.5 2 0.1\n"})
@@ -91,10 +99,11 @@ def test_a_harmful_zip_is_refused_before_anything_is_unpacked(tmp_path, monkeypa
 
 def test_only_dataset_files_are_unpacked(tmp_path):
     path = raw_zip(tmp_path / "z.zip", {"images/a.jpg": jpeg(), "labels/a.txt": f"1{BOX}".encode(),
-                                        "run.sh": b"rm -rf /", "labels/.hidden.txt": b"", "data.yaml": b"names: []\n"})
+                                        "run.sh": b"rm -rf /", "labels/.hidden.txt": b"", "data.yaml": b"names: []\n",
+                                        "meta/a.json": b"{}", "lib/x.so": b"ELF"})
     with dataset_folder(path) as folder:
         files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    assert files == ["data.yaml", "images/a.jpg", "labels/a.txt"]
+    assert files == ["data.yaml", "images/a.jpg", "labels/a.txt", "meta/a.json"]
     assert not folder.exists()
 
 

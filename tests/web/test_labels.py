@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path
 
@@ -27,7 +28,9 @@ from xingzi.vision.layouts import with_tiles
 
 def _unzipped(data: bytes, into: Path) -> Path:
     with zipfile.ZipFile(io.BytesIO(data)) as z:
-        assert sorted(z.namelist()) == ["classes.txt", "data.yaml", "images/hand.jpg", "labels/hand.txt"]
+        names = set(z.namelist())
+        required = {"classes.txt", "data.yaml", "images/hand.jpg", "labels/hand.txt"}
+        assert required <= names <= required | {"meta/hand.json"}  # the score as truth, when there is one
         z.extractall(into)
     return into
 
@@ -142,4 +145,8 @@ def test_labels_carry_the_faces_the_page_showed(photo, tmp_path, as_read, face):
     shown = client.post("/api/rescore", json={"token": token, "as_read": as_read}).json()
     assert ("repaired" in shown["reading"]) is not as_read  # scored as 2s (drawn 三条→二条), or as read
     r = client.post("/api/labels", json={"token": token, "name": "hand", "as_read": as_read})
-    assert read_labels(_unzipped(r.content, tmp_path) / "labels" / "hand.txt")[10, 0] == face.index
+    root = _unzipped(r.content, tmp_path)
+    assert read_labels(root / "labels" / "hand.txt")[10, 0] == face.index
+    meta = json.loads((root / "meta" / "hand.json").read_text(encoding="utf-8"))  # the score, as the truth
+    assert meta["tiles"][10]["cls"] == face.index and meta["source"] == "page"
+    assert meta["expect"]["valid"] is not as_read  # 3 炮, or the 诈胡 of the tiles as read

@@ -14,7 +14,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +38,9 @@ from xingzi.vision.pipeline import (
     analyse,
     apply_corrections,
     detect_hand,
-    faces_as_scored,
     make_detector,
 )
+from xingzi.vision.sample_meta import sample_truth
 from xingzi.vision.usermarks import add_tiles
 
 from .labels import labels_zip
@@ -161,11 +161,13 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
                              "or save the labels as a zip")
 
         def work() -> Response:
-            det = faces_as_scored(_scored(session, m))  # the faces the page showed, a likely misread put right
+            # the faces the page showed (a likely misread put right), the score as the sample's truth
+            det, meta = sample_truth(_scored(session, m), m.removed, "page",
+                                     lambda faces: _scored(session, replace(m, detections=faces, as_read=True)))
             if store is not None and _flag(body.get("store", False)):
-                saved = store.save(name, *encode_sample(session.image, det, m.removed, m.ignored))
+                saved = store.save(name, *encode_sample(session.image, det, m.removed, m.ignored), meta)
                 return JSONResponse({"saved": saved.name, "photos": saved.photos, "replaced": saved.replaced})
-            data = labels_zip(session.image, det, m.removed, m.ignored, name)
+            data = labels_zip(session.image, det, m.removed, m.ignored, name, meta)
             return Response(data, media_type="application/zip",
                             headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
 
