@@ -166,7 +166,8 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
                                      lambda faces: _scored(session, replace(m, detections=faces, as_read=True)))
             if store is not None and _flag(body.get("store", False)):
                 saved = store.save(name, *encode_sample(session.image, det, m.removed, m.ignored), meta)
-                return JSONResponse({"saved": saved.name, "photos": saved.photos, "replaced": saved.replaced})
+                return JSONResponse({"saved": saved.name, "photos": saved.photos, "replaced": saved.replaced,
+                                     "truth": meta is not None})
             data = labels_zip(session.image, det, m.removed, m.ignored, name, meta)
             return Response(data, media_type="application/zip",
                             headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})

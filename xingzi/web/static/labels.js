@@ -12,7 +12,8 @@ async function saveLabels() {
         body: JSON.stringify(Object.assign(marks(), { name: state.name, store: true })) });
       showCollected(saved.photos);
       status((saved.replaced ? "已更新 Updated in the training set: " : "已存入训练集 Saved to the training set as ")
-        + saved.saved + " (" + photoCount(saved.photos) + ")");
+        + saved.saved + " (" + photoCount(saved.photos) + ")"
+        + (saved.truth ? "" : " — 无计分 labels only: no score to keep as its truth"));
       return;
     }
     const response = await fetched("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
