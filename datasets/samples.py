@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,12 +40,18 @@ def safe_name(value: object, default: str = "photo") -> str:
     return stem or default
 
 
+def labelled_indices(roles: Sequence[str], removed: Iterable[int]) -> list[int]:
+    """The boxes a sample's label file holds, in its order, given each box's role in the reading: the tiles of the
+    game — not those the user said are no tile, nor those read as a tile of no Xingzi face (a face the user picked
+    makes it one). Tiles set aside as not part of the hand are still tiles."""
+    gone = {int(i) for i in removed}
+    return [i for i, role in enumerate(roles) if i not in gone and role != "foreign"]
+
+
 def labelled(det: Detections, removed: Iterable[int], ignored: Iterable[int]) -> Detections:
-    """The boxes that are tiles of the game: not removed by the user, not read as a tile of no Xingzi face
-    (a face the user picked makes it one). Tiles set aside as not part of the hand are still tiles."""
-    gone = set(int(i) for i in removed)
-    roles = group(det, tuple(int(i) for i in ignored)).roles
-    keep = np.array([i not in gone and roles[i] != "foreign" for i in range(len(det))], bool)
+    """:func:`labelled_indices` of the detections as grouped."""
+    keep = np.zeros(len(det), bool)
+    keep[labelled_indices(group(det, tuple(int(i) for i in ignored)).roles, removed)] = True
     return det.subset(keep)
 
 

@@ -64,6 +64,13 @@ class Detections:
         return (self.xyxy[:, :2] + self.xyxy[:, 2:]) / 2
 
 
+def check_tile_index(index: int, n: int, what: str) -> None:
+    """A tile index the user gave (a correction, a tile set aside, the winning tile…) must name one of the
+    ``n`` tiles found: ``ValueError`` saying which and how many there are otherwise."""
+    if not 0 <= int(index) < n:
+        raise ValueError(f"{what} #{index}: there are {n} tiles (0..{n - 1})")
+
+
 def class_name(cls_id: int, chinese: bool = False) -> str:
     names = CLASS_NAMES_CN if chinese else CLASS_NAMES
     if not 0 <= cls_id < len(names):

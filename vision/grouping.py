@@ -22,7 +22,7 @@ from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import rowgeom
 from .bonusfa import bonus_fa
-from .detections import Detections
+from .detections import Detections, check_tile_index
 from .handcheck import count_problems, count_word, is_legal
 from .meldfind import FACELESS_KONG, KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds, row_kongs  # noqa: F401
 
@@ -143,8 +143,7 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
     """
     mask = np.zeros(len(detections), bool)
     for i in ignored:
-        if not 0 <= int(i) < len(detections):
-            raise ValueError(f"ignored tile #{i}: there are {len(detections)} tiles (0..{len(detections) - 1})")
+        check_tile_index(i, len(detections), "ignored tile")
         mask[int(i)] = True
     foreign = np.zeros(len(detections), bool) if detections.foreign is None else detections.foreign > FOREIGN_P
     # Runs of tiles on other rows join the hand while it is short of tiles; only when that reads no
@@ -314,8 +313,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
 
 def mark_win(reading: HandReading, index: int, set_apart: bool = True, note: str | None = None) -> HandReading:
     """The same reading with detection ``index`` (a tile standing in the hand) as the winning tile."""
-    if not 0 <= index < len(reading.roles):
-        raise ValueError(f"winning tile #{index}: there are {len(reading.roles)} tiles (0..{len(reading.roles) - 1})")
+    check_tile_index(index, len(reading.roles), "winning tile")
     if reading.roles[index] not in ("concealed", "win"):
         raise ValueError(f"tile #{index} is read as {reading.roles[index]}: only a tile standing in the hand "
                          "can be the winning tile")

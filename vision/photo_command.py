@@ -21,7 +21,7 @@ from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, CLASS_NAMES_CN, Tile
 
 from . import pipeline, unseen
-from .detections import Detections
+from .detections import Detections, check_tile_index
 from .grouping import HandReading, group
 from .photo import load_image, write_image
 from .pipeline import OFFERED_FACES, Context, PhotoResult, TileDetector, analyse, detect_hand
@@ -45,8 +45,7 @@ def resolve_fix(spec: str, det: Detections) -> tuple[int, int]:
     which = which.strip().lstrip("#")
     if which.isdigit():
         index = int(which)
-        if not 0 <= index < len(det):
-            raise ValueError(f"--fix {spec}: there are {len(det)} tiles (0..{len(det) - 1})")
+        check_tile_index(index, len(det), f"--fix {spec}: tile")
     else:
         read_as = face_class(which)
         found = [i for i in range(len(det)) if int(det.cls[i]) == read_as]
@@ -84,8 +83,7 @@ def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) ->
     aside, removed = (list(getattr(args, key, None) or []) for key in ("aside", "not_tile"))
     for flag, indices in (("--aside", aside), ("--not-tile", removed)):
         for i in indices:
-            if not 0 <= i < len(det):
-                raise ValueError(f"{flag} {i}: there are {len(det)} tiles (0..{len(det) - 1})")
+            check_tile_index(i, len(det), f"{flag}: tile")
     return det, fixed, sorted({*aside, *removed}), sorted(set(removed))
 
 

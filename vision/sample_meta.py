@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from xingzi.datasets.samples import labelled_indices
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 
 from .detections import Detections
@@ -18,13 +19,6 @@ from .pipeline import PhotoResult, faces_as_scored
 
 STANDING = ("concealed", "win")
 NOT_IN_HAND = ("ignored", "loose")  # set aside by the user, or lying away from the hand
-
-
-def labelled_indices(res: PhotoResult, removed: Iterable[int]) -> list[int]:
-    """The boxes a sample's label file holds, in its order: all but the user's "not a tile" and the tiles of
-    no Xingzi face (``datasets.samples.labelled`` keeps the same)."""
-    gone = {int(i) for i in removed}
-    return [i for i, role in enumerate(res.reading.roles) if i not in gone and role != "foreign"]
 
 
 def truth_meta(res: PhotoResult, removed: Iterable[int], source: str) -> dict | None:
@@ -36,7 +30,7 @@ def truth_meta(res: PhotoResult, removed: Iterable[int], source: str) -> dict | 
     det = reading.detections
     fa_group = len(reading.melds) + 1
     tiles = []
-    for i in labelled_indices(res, removed):
+    for i in labelled_indices(reading.roles, removed):  # one truth per label row, in its order
         role, meld = reading.roles[i], reading.meld_of[i]
         group = 0 if role in STANDING else meld + 1 if meld >= 0 else fa_group if role == "fa" else -1
         cls = int(det.cls[i])

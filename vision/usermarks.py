@@ -18,7 +18,7 @@ import numpy as np
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.tiles import CLASS_NAMES, Tile
 
-from .detections import Detections
+from .detections import Detections, check_tile_index
 from .grouping import HandReading, mark_win
 from .handcheck import count_problems
 
@@ -36,8 +36,7 @@ def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) ->
     cls = det.cls.copy()
     foreign = None if det.foreign is None else det.foreign.copy()
     for i, k in corrections.items():
-        if not 0 <= int(i) < len(det):
-            raise ValueError(f"correction for tile #{i}: there are {len(det)} tiles (0..{len(det) - 1})")
+        check_tile_index(i, len(det), "correction for tile")
         if not 0 <= int(k) < len(CLASS_NAMES):
             raise ValueError(f"correction for tile #{i}: class must be 0..{len(CLASS_NAMES) - 1}, got {k}")
         cls[int(i)] = int(k)
@@ -89,7 +88,7 @@ def claim_meld(reading: HandReading, index: int) -> HandReading:
     when four stand and the hand holds a tile too many for its kongs, else a pung. A winning tile
     seen set apart stays standing (a claimed meld is made before the win); a guessed one may be
     taken, and the standing tile nearest it is guessed instead."""
-    _check_index(reading, index, "claimed meld")
+    check_tile_index(index, len(reading.roles), "claimed meld")
     if reading.roles[index] not in STANDING:
         raise ValueError(f"tile #{index} is read as {reading.roles[index]}: only tiles standing in the hand "
                          "can be taken as a claimed meld")
@@ -123,7 +122,7 @@ def claim_meld(reading: HandReading, index: int) -> HandReading:
 
 def release_meld(reading: HandReading, index: int) -> HandReading:
     """The claimed meld holding tile ``index`` stood back in the hand, its tiles concealed."""
-    _check_index(reading, index, "meld to release")
+    check_tile_index(index, len(reading.roles), "meld to release")
     if reading.roles[index] not in CLAIMED:
         raise ValueError(f"tile #{index} is read as {reading.roles[index]}: only a claimed pung or kong "
                          "can be stood back in the hand")
@@ -143,20 +142,14 @@ def apply_claims(reading: HandReading, claimed: Iterable[int] = (), released: It
     """The user's word on claimed melds: ``released`` tiles' melds stood back first, then each
     ``claimed`` tile's meld taken out (a tile already in a claimed meld is left as it is)."""
     for i in released:
-        _check_index(reading, int(i), "meld to release")
+        check_tile_index(int(i), len(reading.roles), "meld to release")
         if reading.roles[int(i)] in CLAIMED:
             reading = release_meld(reading, int(i))
     for i in claimed:
-        _check_index(reading, int(i), "claimed meld")
+        check_tile_index(int(i), len(reading.roles), "claimed meld")
         if reading.roles[int(i)] not in CLAIMED:
             reading = claim_meld(reading, int(i))
     return reading
-
-
-def _check_index(reading: HandReading, index: int, what: str) -> None:
-    n = len(reading.roles)
-    if not 0 <= index < n:
-        raise ValueError(f"{what} #{index}: there are {n} tiles (0..{n - 1})")
 
 
 def _recount(reading: HandReading, tiles, melds, roles, meld_of) -> HandReading:

@@ -122,8 +122,8 @@ def test_labels_take_the_face_the_score_used(photo, tmp_path, monkeypatch, capsy
     pytest.param(["--add", "4m@1,2,3"], "FACE@X0,Y0,X1,Y1 in pixels of the 1280x960 photo", id="add-three-numbers"),
     pytest.param(["--add", "4m"], "FACE@X0,Y0,X1,Y1", id="add-no-box"),
     pytest.param(["--add", "4m@1500,10,1560,80"], "outside", id="add-outside-the-photo"),
-    pytest.param(["--aside", "14"], "--aside 14: there are 14 tiles", id="aside-out-of-range"),
-    pytest.param(["--not-tile", "-1"], "--not-tile -1: there are 14 tiles", id="not-tile-negative"),
+    pytest.param(["--aside", "14"], "--aside: tile #14: there are 14 tiles", id="aside-out-of-range"),
+    pytest.param(["--not-tile", "-1"], "--not-tile: tile #-1: there are 14 tiles", id="not-tile-negative"),
 ])
 def test_bad_flags_say_what_was_expected_and_write_nothing(photo, tmp_path, monkeypatch, capsys, flags, message):
     out, folder = tmp_path / "annotated.jpg", tmp_path / "set"

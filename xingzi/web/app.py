@@ -28,7 +28,7 @@ from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
 from xingzi.engine import follow_dealer
 from xingzi.engine.ruleset import load_ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES, Tile
-from xingzi.vision.detections import Detections
+from xingzi.vision.detections import Detections, check_tile_index
 from xingzi.vision.names import EVENTS, ITEM_NAMES
 from xingzi.vision.photo import MAX_PIXELS, MAX_SIDE, decode_image
 from xingzi.vision.pipeline import (
@@ -240,9 +240,11 @@ def _marks(body: dict, session: Session) -> Marks:
     if win is not None and (isinstance(win, bool) or not isinstance(win, int)):
         raise BadRequest(f"win must be a tile index or null, got {win!r}")
     ignored, removed, claimed, released = (_indices(body, k) for k in ("ignored", "removed", "claimed", "released"))
-    for i in removed:
-        if not 0 <= i < len(det):
-            raise BadRequest(f"removed tile #{i}: there are {len(det)} tiles (0..{len(det) - 1})")
+    try:
+        for i in removed:
+            check_tile_index(i, len(det), "removed tile")
+    except ValueError as e:
+        raise BadRequest(str(e)) from None
     # a box on no tile counts in no hand: set aside, as the user's "not part of this hand"
     return Marks(det, fixed, sorted({*ignored, *removed}), removed, claimed, released, win, _context(body),
                  _flag(body.get("as_read", False)))
