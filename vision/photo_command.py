@@ -18,7 +18,8 @@ from functools import partial
 import numpy as np
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
-from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, CLASS_NAMES_CN, Tile
+from xingzi.datasets.split import class_id_for_name
+from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, Tile
 
 from . import pipeline, unseen
 from .detections import Detections, check_tile_index
@@ -31,9 +32,10 @@ from .usermarks import add_tiles, apply_corrections
 
 def face_class(text: str) -> int:
     """A class id from a face as the notation writes it (``5p``, ``中``, ``zhong``) or ``back``."""
-    if text.strip().lower() in ("back", "背面"):
-        return BACK_CLASS
-    return Tile.parse(text.strip()).index
+    cls = class_id_for_name(text)
+    if cls is None:
+        raise ValueError(f"expected a tile face such as 5p, 中, zhong, or back; got {text!r}")
+    return cls
 
 
 def resolve_fix(spec: str, det: Detections) -> tuple[int, int]:
