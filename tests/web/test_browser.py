@@ -561,3 +561,17 @@ def test_a_damaged_tally_in_the_browser_starts_afresh(server_ok):
         page.evaluate('localStorage.setItem("xingzi.table.v1", "{not json")')
         page.reload()
         expect(page.locator("#faces button")).to_have_count(31)  # the page still starts
+
+
+def test_a_name_being_typed_is_not_overwritten_by_a_score_coming_back(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        name = page.locator('.seat[data-seat="3"] .seat-name')
+        name.fill("Bo")  # typed, not yet committed (no change event)
+        page.evaluate("rescore()")  # a score comes back meanwhile and the table is shown again
+        expect(name).to_have_value("Bo")
+        name.press("Enter")
+        expect(page.locator("#winner option").last).to_have_text("Bo")

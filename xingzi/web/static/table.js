@@ -117,7 +117,8 @@ function showTable() {
   for (const row of document.querySelectorAll("#seats .seat")) {
     const s = Number(row.dataset.seat);
     row.querySelector(".seat-dealer").checked = s === table.dealer;
-    row.querySelector(".seat-name").value = table.names[s];
+    const name = row.querySelector(".seat-name");
+    if (document.activeElement !== name) name.value = table.names[s];  // not under the user's typing
     row.querySelector(".seat-total").textContent = signed(table.totals[s]);
     row.classList.toggle("is-dealer", s === table.dealer);
   }
