@@ -20,10 +20,8 @@ import cv2
 import numpy as np
 
 from xingzi.datasets.label import detections_to_label_text
-from xingzi.datasets.yolo import atomic_write_bytes, atomic_write_text, data_yaml_text
-from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.datasets.yolo import atomic_write_bytes, atomic_write_text, classes_text, data_yaml_text
 from xingzi.vision.detections import Detections
-from xingzi.vision.grouping import group
 
 NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 JPEG_QUALITY = 95
@@ -48,21 +46,16 @@ def labelled_indices(roles: Sequence[str], removed: Iterable[int]) -> list[int]:
     return [i for i, role in enumerate(roles) if i not in gone and role != "foreign"]
 
 
-def labelled(det: Detections, removed: Iterable[int], ignored: Iterable[int]) -> Detections:
-    """:func:`labelled_indices` of the detections as grouped."""
-    keep = np.zeros(len(det), bool)
-    keep[labelled_indices(group(det, tuple(int(i) for i in ignored)).roles, removed)] = True
-    return det.subset(keep)
-
-
-def encode_sample(image: np.ndarray, det: Detections, removed: Iterable[int] = (),
-                  ignored: Iterable[int] = ()) -> tuple[bytes, str]:
-    """(JPEG of ``image``, YOLO label text) of one sample; ``image`` BGR, ``det`` in its pixels."""
+def encode_sample(image: np.ndarray, det: Detections, keep: Sequence[int]) -> tuple[bytes, str]:
+    """(JPEG of ``image``, YOLO label text of the boxes ``keep`` names, :func:`labelled_indices`) of one sample;
+    ``image`` BGR, ``det`` in its pixels."""
     h, w = image.shape[:2]
     ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     if not ok:
         raise ValueError("the photo could not be encoded as JPEG")
-    return jpeg.tobytes(), detections_to_label_text(labelled(det, removed, ignored), w, h)
+    mask = np.zeros(len(det), bool)
+    mask[list(keep)] = True
+    return jpeg.tobytes(), detections_to_label_text(det.subset(mask), w, h)
 
 
 def meta_text(meta: dict) -> str:
@@ -105,7 +98,7 @@ class SampleStore:
             if not (self.root / "data.yaml").exists():
                 atomic_write_text(self.root / "data.yaml", data_yaml_text(self.root.resolve()))
             if not (self.root / "classes.txt").exists():
-                atomic_write_text(self.root / "classes.txt", "\n".join(CLASS_NAMES) + "\n")
+                atomic_write_text(self.root / "classes.txt", classes_text())
             return Saved(stored, self.count(), replaced)
 
     def count(self) -> int:

@@ -21,6 +21,11 @@ def data_yaml_text(root: str | Path = ".", train: str = "images", val: str = "im
     return "\n".join(lines) + "\n"
 
 
+def classes_text() -> str:
+    """``classes.txt``: the 31 class names, one per line, in class order."""
+    return "\n".join(CLASS_NAMES) + "\n"
+
+
 def read_labels(path: str | Path) -> np.ndarray:
     """(N, 5) float array ``cls cx cy w h`` (normalised). Missing file → empty array.
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.yolo import atomic_write_text, format_labels, xyxy_to_yolo
+from xingzi.datasets.yolo import atomic_write_text, classes_text, format_labels, xyxy_to_yolo
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN
 from xingzi.vision.metrics import ImageBoxes, Scores, error_boxes
 
@@ -101,7 +101,7 @@ def write_preds(images: Sequence[Path], sizes: Sequence[tuple[int, int]], preds:
         raise ValueError(f"need a size and predictions per image: {len(images)} images, {len(sizes)} sizes, "
                          f"{len(preds)} predictions")
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "classes.txt", "\n".join(CLASS_NAMES) + "\n")
+    atomic_write_text(out / "classes.txt", classes_text())
     for path, (w, h), boxes in zip(images, sizes, preds, strict=True):
         rows = np.column_stack([boxes.cls, xyxy_to_yolo(boxes.xyxy, w, h), boxes.conf])
         atomic_write_text(out / f"{Path(path).stem}.txt", format_labels(rows))

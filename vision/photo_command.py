@@ -162,9 +162,8 @@ def _keep_labels(store: SampleStore | None, args: argparse.Namespace, res: Photo
     """The photo as scored added to the --labels folder, with the score as its truth; what the line says."""
     if store is None:
         return ""
-    det, meta = sample_truth(res, removed, "cli", as_read)
-    ignored = [i for i, role in enumerate(res.reading.roles) if role == "ignored"]
-    saved = store.save(safe_name(str(args.photo)), *encode_sample(res.image, det, removed, ignored), meta)
+    det, keep, meta = sample_truth(res, removed, "cli", as_read)
+    saved = store.save(safe_name(str(args.photo)), *encode_sample(res.image, det, keep), meta)
     return (f"{store.root}: {saved.name} {'replaced' if saved.replaced else 'added'} "
             f"({saved.photos} photo{'s' if saved.photos != 1 else ''} in the set)")
 

@@ -10,6 +10,7 @@ synthetic ones: the 炮 total end to end, after one tap, after one correction.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from xingzi.datasets.samples import labelled_indices
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
@@ -42,16 +43,23 @@ def truth_meta(res: PhotoResult, removed: Iterable[int], source: str) -> dict | 
             "layout": "photo", "win_shown": not res.win_choices, "source": source}
 
 
+class Sample(NamedTuple):
+    detections: Detections  # with the faces the score used
+    keep: list[int]  # the boxes the label file holds (datasets.samples.labelled_indices)
+    meta: dict | None  # the truth, or None
+
+
 def sample_truth(res: PhotoResult, removed: Iterable[int], source: str,
-                 as_read: Callable[[Detections], PhotoResult]) -> tuple[Detections, dict | None]:
-    """(the boxes to label, with the faces the score used; the truth meta, or None). Where a likeliest legal
+                 as_read: Callable[[Detections], PhotoResult]) -> Sample:
+    """The photo as a sample: its boxes with the faces the score used, those to label, the truth. Where a likeliest legal
     reading was scored, ``as_read`` (the same analysis of other faces, scored exactly as they stand) groups
     its faces afresh; a truth is kept only when that gives the same situation and result (a reading that
     dropped or added a tile does not)."""
-    det = faces_as_scored(res)
+    det, removed = faces_as_scored(res), list(removed)
+    keep = labelled_indices(res.reading.roles, removed)  # faces changed, roles not: a tile of no Xingzi face stays one
     final = res
     if res.repair is not None:
         final = as_read(det)
         if (final.situation, final.result) != (res.situation, res.result):
-            return det, None
-    return det, truth_meta(final, removed, source)
+            return Sample(det, keep, None)
+    return Sample(det, keep, truth_meta(final, removed, source))

@@ -24,7 +24,7 @@ def page_zip(path: Path, classes: list[int], name: str = "hand") -> Path:
     """A zip as the page's "save labels" makes it, of a grey photo with one box per class."""
     xyxy = np.array([[10 + 40 * i, 10, 40 + 40 * i, 50] for i in range(len(classes))], float).reshape(-1, 4)
     det = Detections(xyxy, np.array(classes, int), np.full(len(classes), 0.9))
-    path.write_bytes(labels_zip(np.full((120, 400, 3), 90, np.uint8), det, [], [], name))
+    path.write_bytes(labels_zip(np.full((120, 400, 3), 90, np.uint8), det, range(len(det)), name))
     return path
 
 

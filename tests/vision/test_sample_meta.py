@@ -97,11 +97,11 @@ def test_no_truth_where_the_scored_reading_cannot_be_regrouped_as_scored():
     assert truth_meta(res, [], "test") is not None
     other = analyse(image, det, Context(self_draw=True))  # another score of the same faces
     pretend = replace(res, repair=SimpleNamespace(changes=()))  # as if a likeliest legal reading was scored
-    faces, meta = sample_truth(pretend, [], "test", lambda faces: other)  # type: ignore[arg-type]
+    faces, _, meta = sample_truth(pretend, [], "test", lambda faces: other)  # type: ignore[arg-type]
     assert meta is None and np.array_equal(faces.cls, det.cls)
     short = analyse(image, det.subset(np.arange(len(det)) != 0), Context())  # 13 tiles: a missed 1m added
     assert short.repair is not None and short.result is not None and short.result["valid"]
-    _, meta = sample_truth(short, [], "test", lambda faces: analyse(image, faces, Context(), as_read=True))
+    _, _, meta = sample_truth(short, [], "test", lambda faces: analyse(image, faces, Context(), as_read=True))
     assert meta is None  # the tile the score added has no box: no truth
     cls = det.cls.copy()
     cls[int(np.flatnonzero(cls == Tile.P5.index)[0])] = Tile.P6.index

@@ -162,13 +162,13 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
 
         def work() -> Response:
             # the faces the page showed (a likely misread put right), the score as the sample's truth
-            det, meta = sample_truth(_scored(session, m), m.removed, "page",
-                                     lambda faces: _scored(session, replace(m, detections=faces, as_read=True)))
+            det, keep, meta = sample_truth(_scored(session, m), m.removed, "page",
+                                           lambda faces: _scored(session, replace(m, detections=faces, as_read=True)))
             if store is not None and _flag(body.get("store", False)):
-                saved = store.save(name, *encode_sample(session.image, det, m.removed, m.ignored), meta)
+                saved = store.save(name, *encode_sample(session.image, det, keep), meta)
                 return JSONResponse({"saved": saved.name, "photos": saved.photos, "replaced": saved.replaced,
                                      "truth": meta is not None})
-            data = labels_zip(session.image, det, m.removed, m.ignored, name, meta)
+            data = labels_zip(session.image, det, keep, name, meta)
             return Response(data, media_type="application/zip",
                             headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
 

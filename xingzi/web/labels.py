@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 import numpy as np
 
 from xingzi.datasets.samples import encode_sample, meta_text
-from xingzi.datasets.yolo import data_yaml_text
-from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.datasets.yolo import classes_text, data_yaml_text
 from xingzi.vision.detections import Detections
 
 
-def labels_zip(image: np.ndarray, det: Detections, removed: Iterable[int], ignored: Iterable[int], name: str,
-               meta: dict | None = None) -> bytes:
-    """The zip of one sample (see the module): ``image`` BGR, ``det`` in its pixels; ``meta`` its truth as a
-    pipeline sample (``meta/NAME.json``)."""
-    jpeg, text = encode_sample(image, det, removed, ignored)
+def labels_zip(image: np.ndarray, det: Detections, keep: Sequence[int], name: str, meta: dict | None = None) -> bytes:
+    """The zip of one sample (see the module): ``image`` BGR, ``det`` in its pixels, ``keep`` the boxes labelled;
+    ``meta`` its truth as a pipeline sample (``meta/NAME.json``)."""
+    jpeg, text = encode_sample(image, det, keep)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr(f"images/{name}.jpg", jpeg)
@@ -31,5 +29,5 @@ def labels_zip(image: np.ndarray, det: Detections, removed: Iterable[int], ignor
         if meta is not None:
             z.writestr(f"meta/{name}.json", meta_text(meta))
         z.writestr("data.yaml", data_yaml_text("."))
-        z.writestr("classes.txt", "\n".join(CLASS_NAMES) + "\n")
+        z.writestr("classes.txt", classes_text())
     return buf.getvalue()
