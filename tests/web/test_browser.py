@@ -7,6 +7,7 @@ with apt-get, the test installs it; it skips, saying why, only where no browser 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from contextlib import contextmanager
@@ -575,3 +576,31 @@ def test_a_name_being_typed_is_not_overwritten_by_a_score_coming_back(server_ok)
         expect(name).to_have_value("Bo")
         name.press("Enter")
         expect(page.locator("#winner option").last).to_have_text("Bo")
+
+
+def test_a_drawn_hand_is_written_down_and_the_tally_copied_as_text(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        page.locator("#add-hand").click()  # 南 wins on 东's discard (东 deals): 南 deals next
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        page.locator("#drawn-hand").click()  # 黄庄: nothing moves, 南 deals again
+        expect(page.locator("#hands li").last).to_have_text("2. 黄庄 南 连庄 keeps the deal")
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()
+        expect(page.locator("#tally-text")).to_be_hidden()
+        page.locator("#copy-tally").click()
+        box = page.locator("#tally-text")
+        expect(box).to_be_visible()
+        text = box.input_value()
+        lines = text.split("\n")
+        assert lines[0].startswith("星子麻将记分 Xingzi tally, ") and lines[0].endswith(", 2 hand(s)")
+        assert lines[1:] == ["东 -6 · 南 +6 (庄 dealer) · 西 0 · 北 0",
+                             "1. 南 胡 东 放炮 3 炮: 东 -6, 南 +6, 西 0, 北 0", "2. 黄庄 南 连庄 keeps the deal"]
+        expect(page.locator("#status")).to_contain_text(re.compile("已复制|请选中复制"))  # clipboard or not, the user is told
+        page.locator("#undo-hand").click()  # the copy shown follows the tally
+        expect(box).not_to_contain_text("黄庄")
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()

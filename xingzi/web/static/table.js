@@ -92,6 +92,8 @@ function buildTable() {
   $("same-discard").addEventListener("change", syncDealer);
   $("follow-plain").addEventListener("click", () => followDealer("plain"));
   $("follow-dragon").addEventListener("click", () => followDealer("dragon"));
+  $("drawn-hand").addEventListener("click", drawnHand);
+  $("copy-tally").addEventListener("click", copyTally);
   $("table-box").addEventListener("toggle", () => { if ($("table-box").open) syncDealer(); });
   showTable();
 }
@@ -132,6 +134,7 @@ function showTable() {
     return item;
   }));
   $("undo-hand").disabled = !table.hands.length;
+  if (!$("tally-text").hidden) $("tally-text").value = tallyText();  // a copy shown stays the tally's
   const data = state.data;
   const ready = Boolean(data && (data.payments || []).length) && !state.pending && data !== tallied;
   $("add-hand").disabled = !ready;
@@ -217,6 +220,39 @@ function followDealer(kind) {
   saveTable();
   showTable();
   status("已记入 Added to the tally: " + text);
+}
+
+// §8: a drawn hand (黄庄) moves no points and the dealer deals again; it is written down all the same.
+function drawnHand() {
+  const text = `${table.hands.length + 1}. 黄庄 ${table.names[table.dealer]} 连庄 keeps the deal`;
+  table.hands.push({ deltas: [0, 0, 0, 0], dealer: table.dealer, text, valid: false, same: false });
+  $("same-discard").checked = false;
+  saveTable();
+  showTable();
+  status("已记入 Added to the tally: " + text);
+}
+
+// The tally as plain text for the table's chat: the totals, the dealer, every hand in order.
+function tallyText() {
+  const seats = [0, 1, 2, 3].map((s) => table.names[s] + " " + signed(table.totals[s])
+    + (s === table.dealer ? " (庄 dealer)" : ""));
+  return [`星子麻将记分 Xingzi tally, ${new Date().toISOString().slice(0, 10)}, ${table.hands.length} hand(s)`,
+    seats.join(" · "), ...table.hands.map((h) => h.text)].join("\n");
+}
+
+// Shown in a box ready to select (a phone on plain http has no clipboard for pages) and copied where allowed.
+async function copyTally() {
+  const box = $("tally-text");
+  box.value = tallyText();
+  box.hidden = false;
+  box.focus();
+  box.select();
+  try {
+    await navigator.clipboard.writeText(box.value);
+    status("已复制 The tally is copied");
+  } catch (e) {
+    status("请选中复制 Select the text and copy it");
+  }
 }
 
 function undoHand() {
