@@ -210,9 +210,38 @@ def draw_tags(canvas: ImageDraw.ImageDraw, tags: list[tuple[Rect, str, tuple[int
     return rects
 
 
+def wrap_caption(lines: list[str], fits, max_lines: int) -> list[str]:
+    """Each caption line broken where it would run off the picture: at a space where one fits, else between two
+    characters (Chinese needs no space); ``fits(text)`` says whether a piece fits the width. Past ``max_lines``
+    the last kept line ends in '…' (a caption must not hide the tiles)."""
+    out: list[str] = []
+    for text in lines:
+        rest = text
+        while rest and not fits(rest):
+            cut = 1
+            while cut < len(rest) and fits(rest[:cut + 1]):
+                cut += 1
+            space = rest.rfind(" ", 0, cut + 1)
+            if space > 0 and rest[space - 1] != " ":
+                cut = space
+            out.append(rest[:cut].rstrip())
+            rest = rest[cut:].lstrip()
+        if rest or not text:
+            out.append(rest)
+    if len(out) > max_lines:
+        last = out[max_lines - 1]
+        while last and not fits(last + "…"):
+            last = last[:-1]
+        out = [*out[:max_lines - 1], last.rstrip() + "…"]
+    return out
+
+
 def _caption(img: Image.Image, canvas: ImageDraw.ImageDraw, lines: list[str], fnt) -> None:
-    heights = [canvas.textbbox((0, 0), t, font=fnt) for t in lines]
     pad = 8
+    line_height = canvas.textbbox((0, 0), "胡Ag", font=fnt)[3] + pad
+    lines = wrap_caption(lines, lambda t: canvas.textlength(t, font=fnt) <= img.size[0] - 2 * pad,
+                         max(2, int(img.size[1] * 0.3 // line_height)))
+    heights = [canvas.textbbox((0, 0), t, font=fnt) for t in lines]
     total = sum(b[3] - b[1] + pad for b in heights) + pad
     box = (0, 0, img.size[0], min(int(total), img.size[1]))
     band = img.crop(box)

@@ -8,7 +8,8 @@ from fontTools.ttLib import TTFont
 from PIL import Image, ImageDraw
 
 from xingzi.engine.tiles import CLASS_NAMES_CN, Tile
-from xingzi.vision.draw import COLORS, FONT_PATH, caption_lines, draw, draw_tags, font
+from xingzi.vision.detections import Detections
+from xingzi.vision.draw import COLORS, FONT_PATH, caption_lines, draw, draw_tags, font, wrap_caption
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.names import ITEM_NAMES, font_text
@@ -88,6 +89,41 @@ def test_caption_changes_the_picture_top(reading):
 )
 def test_caption_lines(result, expected):
     assert caption_lines(result) == expected
+
+
+def _fits(n):
+    return lambda text: len(text) <= n
+
+
+@pytest.mark.parametrize(
+    "lines,width,max_lines,expected",
+    [
+        pytest.param(["共 3 炮"], 20, 4, ["共 3 炮"], id="fits"),
+        pytest.param(["诈胡 invalid: 12 tiles (a winning hand has 14)"], 20, 9,
+                     ["诈胡 invalid: 12 tiles", "(a winning hand has", "14)"], id="at_spaces"),
+        pytest.param(["改读按最可能的合法手牌计分"], 5, 9, ["改读按最可", "能的合法手", "牌计分"],
+                     id="chinese_between_characters"),
+        pytest.param(["aaaa bbbb cccc dddd", "付 16"], 9, 2, ["aaaa bbbb", "cccc ddd…"], id="cut_to_max_lines"),
+        pytest.param(["", "x"], 5, 4, ["", "x"], id="empty_line_kept"),
+    ],
+)
+def test_caption_lines_wrap_to_the_picture(lines, width, max_lines, expected):
+    assert wrap_caption(lines, _fits(width), max_lines) == expected
+
+
+def test_a_long_caption_stays_inside_a_narrow_photo():
+    """The reason a claim is false ran off a 640-px photo; now every word of it is drawn inside."""
+    reason = "a winning hand with 0 meld(s) has 14 tiles standing in the hand (winning tile included), got 26"
+    img = Image.new("RGB", (640, 640), BG)
+    canvas = ImageDraw.Draw(img)
+    fnt = font(18)
+    wrapped = wrap_caption([f"诈胡 invalid: {reason}"], lambda t: canvas.textlength(t, font=fnt) <= 624, 6)
+    assert len(wrapped) > 1 and " ".join(wrapped) == f"诈胡 invalid: {reason}"
+    out = np.asarray(draw(img, Detections.empty(), {"valid": False, "reason": reason}))  # no tags: caption only
+    band = (out[:, :, 0] > 200) & (out[:, :, 1] > 200) & (out[:, :, 2] > 200) & (out != BG).any(axis=2)
+    rows = np.flatnonzero(band[:, 8:-8].any(axis=1))
+    assert rows.size and rows.max() < 0.3 * 640 + 30  # white text only in the caption band at the top
+    assert band[:rows.max() + 1, -6:].sum() == 0  # and none of it in the right margin: nothing ran off
 
 
 def test_vendored_font_has_every_character_we_print():
