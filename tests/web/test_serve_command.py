@@ -38,3 +38,62 @@ def test_bad_serve_options_say_so(served, tmp_path, capsys, argv, message):
     assert main(["serve", *argv]) == 2
     assert message in capsys.readouterr().err and not served
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+QR_BLOCKS = {"█": (255, 255), "▀": (255, 0), "▄": (0, 255), " ": (0, 0)}  # (top, bottom) module: light on a dark screen
+
+
+def _qr_from_text(text: str):
+    """The picture a phone's camera sees of the QR code printed in ``text`` (lines of block characters)."""
+    import numpy as np
+
+    lines = [line for line in text.splitlines() if line and set(line) <= set(QR_BLOCKS)]
+    rows = []
+    for line in lines:
+        rows += [[QR_BLOCKS[c][0] for c in line], [QR_BLOCKS[c][1] for c in line]]
+    modules = np.array(rows, np.uint8)
+    return np.kron(modules, np.ones((8, 8), np.uint8))
+
+
+def test_on_all_interfaces_the_phone_address_is_printed_with_a_qr_code_that_reads(served, monkeypatch, capsys):
+    import cv2
+
+    monkeypatch.setattr("xingzi.web.lan.lan_addresses", lambda: ["192.168.1.23"])
+    assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 0
+    out = capsys.readouterr().out
+    assert "xingzi serve: http://127.0.0.1:8123/" in out
+    assert "from a phone on the same network: http://192.168.1.23:8123/" in out
+    assert cv2.QRCodeDetector().detectAndDecode(_qr_from_text(out))[0] == "http://192.168.1.23:8123/"
+    assert main(["serve", "--host", "0.0.0.0", "--port", "8123", "--no-qr"]) == 0
+    assert "█" not in capsys.readouterr().out
+
+
+def test_on_this_machine_alone_the_user_is_told_how_a_phone_gets_in(served, capsys):
+    assert main(["serve"]) == 0
+    out = capsys.readouterr().out
+    assert "http://127.0.0.1:8000/" in out and "--host 0.0.0.0" in out and "█" not in out
+
+
+@pytest.mark.parametrize(("host", "lan", "local", "remote"), [
+    pytest.param("0.0.0.0", ["10.0.0.5", "192.168.1.2"], ["http://127.0.0.1:80/"],
+                 ["http://10.0.0.5:80/", "http://192.168.1.2:80/"], id="all-interfaces"),
+    pytest.param("0.0.0.0", [], ["http://127.0.0.1:80/"], [], id="no-network"),
+    pytest.param("localhost", [], ["http://localhost:80/"], [], id="localhost"),
+    pytest.param("::1", [], ["http://[::1]:80/"], [], id="ipv6-loopback"),
+    pytest.param("192.168.1.9", [], [], ["http://192.168.1.9:80/"], id="one-address"),
+    pytest.param("fd00::7", [], [], ["http://[fd00::7]:80/"], id="ipv6"),
+])
+def test_serve_urls(host, lan, local, remote):
+    from xingzi.web.lan import serve_urls
+
+    assert serve_urls(host, 80, lan) == (local, remote)
+
+
+def test_lan_addresses_are_this_machines_and_never_loopback():
+    import ipaddress
+
+    from xingzi.web.lan import lan_addresses
+
+    for address in lan_addresses():  # none on a machine with no network: that is an answer too
+        ip = ipaddress.ip_address(address)
+        assert ip.version == 4 and not ip.is_loopback and not ip.is_unspecified

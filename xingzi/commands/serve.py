@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from xingzi.web.lan import qr_lines, serve_urls
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1",
@@ -15,6 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a dataset folder (YOLO: images/, labels/, data.yaml; made if missing) where the page's "
                         "\"save labels\" keeps each photo as corrected, instead of handing the phone a zip")
     p.add_argument("--max-upload-mb", type=float, default=12.0, metavar="MB", help="largest accepted upload")
+    p.add_argument("--no-qr", action="store_true",
+                   help="with --host 0.0.0.0: print the addresses for a phone without a QR code of them")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,8 +32,25 @@ def run(args: argparse.Namespace) -> int:
 
     app = create_app(model=args.model, conf=args.conf, max_upload=int(args.max_upload_mb * 1024 * 1024),
                      collect=args.collect)
-    print(f"xingzi serve: http://{args.host}:{args.port}/  (Ctrl-C to stop)")
+    print(startup_text(args.host, args.port, qr=not args.no_qr), end="")
     if args.collect:
         print(f"saved labels go to {args.collect} (check them with `xingzi dataset check {args.collect}`)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
+
+
+def startup_text(host: str, port: int, qr: bool = True, lan: list[str] | None = None) -> str:
+    """Where to open the page: on this machine, from a phone on the same network (with a QR code for its camera),
+    or how to let a phone reach it when the server listens on this machine alone."""
+    local, remote = serve_urls(host, port, lan)
+    lines = [f"xingzi serve: {local[0] if local else remote[0]}  (Ctrl-C to stop)"]
+    if remote and local:
+        lines.append("from a phone on the same network: " + "  ".join(remote))
+    if remote and qr:
+        lines.append(f"scan with the phone's camera to open {remote[0]}")
+        lines.append(qr_lines(remote[0]).rstrip("\n"))
+    if not remote and host in ("127.0.0.1", "localhost"):
+        lines.append("a phone cannot reach this address: start with --host 0.0.0.0 to use the page at the table")
+    if host in ("0.0.0.0", "::", "") and not remote:
+        lines.append("no network address found: a phone can reach this machine only once it is on a network")
+    return "\n".join(lines) + "\n"
