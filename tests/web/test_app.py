@@ -328,3 +328,50 @@ def test_page_and_faces_are_served():
     assert meta["dealer_factor"] == 2 and meta["follow_dealer"] == {"plain": 2, "dragon": 4}
     for script in ("app.js", "shrink.js", "payers.js", "table.js", "labels.js"):
         assert client.get(f"/static/{script}").status_code == 200
+
+
+def test_the_tables_rules_are_listed_and_the_page_may_change_its_options(photo):
+    client, _ = client_for(layout_detections())
+    rules = client.get("/api/faces").json()["rules"]
+    assert rules["name"] == "default (003 text)"
+    four_fa = next(o for o in rules["options"] if o["key"] == "four_fa")
+    assert four_fa["value"] == "in_all" and [c["value"] for c in four_fa["choices"]] == ["in_all", "on_top"]
+    assert {i["key"]: i["on"] for i in rules["optional"]}["hai_di_pao"] is False
+    # 海底放炮 is an optional addition: not counted until the table says so, from the query or a rescore
+    plain = client.post("/api/read", params={"events": "hai_di_pao"}, content=photo).json()
+    assert plain["own"] == 3
+    counted = client.post("/api/read", params={"events": "hai_di_pao", "rules": '{"optional": ["hai_di_pao"]}'},
+                          content=photo).json()
+    assert counted["own"] == 8 and "hai_di_pao" in [i["key"] for i in counted["items"]]
+    again = client.post("/api/rescore", json={"token": plain["token"], "events": ["hai_di_pao"],
+                                              "rules": {"optional": ["hai_di_pao"], "hai_di_pao": "start_at_10"}})
+    assert again.json()["own"] == 12
+
+
+@pytest.mark.parametrize(("rules", "message"), [
+    pytest.param({"optional": ["nope"]}, "'optional' must list items among", id="unknown-optional"),
+    pytest.param({"four_fa": "twice"}, "'four_fa' must be one of ['in_all', 'on_top']", id="bad-value"),
+    pytest.param({"qing_yi_se": 99}, "the page may set only flower_additions", id="a-number-of-pao"),
+    pytest.param(["four_fa"], "rules must be an object of options", id="not-an-object"),
+])
+def test_bad_rules_from_the_page_are_refused_and_the_photo_kept(photo, rules, message):
+    client, _ = client_for(layout_detections())
+    read = client.post("/api/read", content=photo).json()
+    bad = client.post("/api/rescore", json={"token": read["token"], "rules": rules})
+    assert bad.status_code == 400 and message in bad.json()["error"]
+    assert client.post("/api/rescore", json={"token": read["token"]}).json()["own"] == 3  # still held
+    query = client.post("/api/read", params={"rules": "{oops"}, content=photo)
+    assert query.status_code == 400 and "rules in the query must be JSON" in query.json()["error"]
+
+
+def test_a_server_started_with_other_rules_scores_by_them(photo):
+    from xingzi.web.rules import TableRules
+
+    client, _ = client_for(layout_detections(), rules=TableRules("text000", {"optional": ["hai_di_pao"]}))
+    meta = client.get("/api/faces").json()["rules"]
+    assert meta["name"].startswith("text000") and {i["key"]: i["on"] for i in meta["optional"]}["hai_di_pao"]
+    body = client.post("/api/read", params={"events": "hai_di_pao"}, content=photo).json()
+    assert body["own"] == 12 and body["ruleset"].startswith("text000")  # the 000 text counts such a hand from 10
+    # the page's own change goes on top of the server's: 海底放炮 left out again
+    off = client.post("/api/rescore", json={"token": body["token"], "events": ["hai_di_pao"], "rules": {"optional": []}})
+    assert off.json()["own"] == 3

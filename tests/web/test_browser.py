@@ -604,3 +604,34 @@ def test_a_drawn_hand_is_written_down_and_the_tally_copied_as_text(server_ok):
         expect(box).not_to_contain_text("黄庄")
         expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
         expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()
+
+
+def test_the_tables_rules_changed_on_the_page_and_kept(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#rules-name")).to_have_text("default (003 text)")
+        page.locator("#events").locator("xpath=..").locator("summary").click()
+        page.locator("#ev-hai_di_pao").check()  # an optional addition: these rules do not count it, and say so
+        expect(page.locator("#total")).to_have_text("3")
+        assert page.evaluate("getComputedStyle(document.getElementById('ev-hai_di_pao').parentElement, '::after')"
+                             ".content").find("not counted") >= 0
+        page.locator("#rules-box summary").click()
+        page.locator("#rule-opt-hai_di_pao").check()  # this table counts it
+        expect(page.locator("#total")).to_have_text("8")
+        expect(page.locator("#rules-name")).to_contain_text("1 changed on this page")
+        assert page.locator("#ev-hai_di_pao").evaluate("e => e.parentElement.hasAttribute('data-off')") is False
+        page.locator("#rule-hai_di_pao").select_option(label="从10起 counts from 10")
+        expect(page.locator("#total")).to_have_text("12")
+        page.reload()  # kept in this browser: a new photo is scored by them from the start
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.locator("#events").locator("xpath=..").locator("summary").click()
+        page.locator("#ev-hai_di_pao").check()
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("12")
+        page.locator("#rules-box summary").click()
+        page.locator("#rules-reset").click()  # back to the server's rules
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#rules-name")).to_have_text("default (003 text)")
+        expect(page.locator("#rules-reset")).to_be_disabled()

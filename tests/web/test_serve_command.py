@@ -97,3 +97,23 @@ def test_lan_addresses_are_this_machines_and_never_loopback():
     for address in lan_addresses():  # none on a machine with no network: that is an answer too
         ip = ipaddress.ip_address(address)
         assert ip.version == 4 and not ip.is_loopback and not ip.is_unspecified
+
+
+def test_serve_with_the_tables_rules(served, capsys):
+    assert main(["serve", "--rules", "text000", "--set", "four_fa=on_top", "--set", 'optional=["tong_ku"]']) == 0
+    assert "rules: text000" in capsys.readouterr().out
+    rules = TestClient(served["app"]).get("/api/faces").json()["rules"]
+    assert rules["name"].startswith("text000")
+    assert next(o for o in rules["options"] if o["key"] == "four_fa")["value"] == "on_top"
+    assert [i["key"] for i in rules["optional"] if i["on"]] == ["tong_ku"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    pytest.param(["--set", "four_fa=twice"], "'four_fa' must be one of", id="bad-value"),
+    pytest.param(["--set", "four_fa"], "--set expects KEY=VALUE", id="no-value"),
+    pytest.param(["--set", "nonsense=1"], "is not an option, a 炮 name or a table", id="unknown-key"),
+    pytest.param(["--rules", "no_such_preset"], "no_such_preset", id="unknown-ruleset"),
+])
+def test_bad_rules_stop_the_server_before_it_starts(served, capsys, argv, message):
+    assert main(["serve", *argv]) == 2
+    assert message in capsys.readouterr().err and not served

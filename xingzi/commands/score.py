@@ -75,6 +75,17 @@ def _value(text: str) -> Any:
         return text
 
 
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` flags as §10 ``rules`` overrides (values JSON where they parse: true, 20, ["tong_ku"])."""
+    overrides: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
+        overrides[key.strip()] = _value(text.strip())
+    return overrides
+
+
 def parse_payer(spec: str) -> dict[str, Any]:
     """``'dealer; fa=2; pung 中'`` → ``{"dealer": true, "fa": 2, "melds": ["pung 中"]}``."""
     payer: dict[str, Any] = {"dealer": False, "fa": 0, "melds": []}
@@ -117,12 +128,7 @@ def situation_from_args(args: argparse.Namespace) -> dict[str, Any]:
         situation["win_tile"] = args.win
     if getattr(args, "rules", None):
         situation["ruleset"] = args.rules
-    overrides: dict[str, Any] = {}
-    for item in getattr(args, "overrides", []) or []:
-        key, sep, text = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
-        overrides[key.strip()] = _value(text.strip())
+    overrides = parse_overrides(getattr(args, "overrides", []) or [])
     if overrides:
         situation["rules"] = overrides
     return situation

@@ -17,6 +17,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a dataset folder (YOLO: images/, labels/, data.yaml; made if missing) where the page's "
                         "\"save labels\" keeps each photo as corrected, instead of handing the phone a zip")
     p.add_argument("--max-upload-mb", type=float, default=12.0, metavar="MB", help="largest accepted upload")
+    p.add_argument("--rules", metavar="FILE", help="the table's ruleset: a TOML file or preset name (default, text000)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                   help="override one ruleset option or 炮 number for every score, e.g. --set four_fa=on_top")
     p.add_argument("--no-qr", action="store_true",
                    help="with --host 0.0.0.0: print the addresses for a phone without a QR code of them")
 
@@ -28,11 +31,15 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--max-upload-mb must be positive, got {args.max_upload_mb}")
     import uvicorn
 
+    from xingzi.commands.score import parse_overrides
     from xingzi.web.app import create_app
+    from xingzi.web.rules import TableRules
 
+    rules = TableRules(args.rules, parse_overrides(args.overrides))  # a bad file or value: refused here
     app = create_app(model=args.model, conf=args.conf, max_upload=int(args.max_upload_mb * 1024 * 1024),
-                     collect=args.collect)
+                     collect=args.collect, rules=rules)
     print(startup_text(args.host, args.port, qr=not args.no_qr), end="")
+    print(f"rules: {rules.ruleset.name}" + (f", with {', '.join(args.overrides)}" if args.overrides else ""))
     if args.collect:
         print(f"saved labels go to {args.collect} (check them with `xingzi dataset check {args.collect}`)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -26,7 +26,6 @@ from fastapi.staticfiles import StaticFiles
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
 from xingzi.engine import follow_dealer
-from xingzi.engine.ruleset import load_ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES, Tile
 from xingzi.vision.detections import Detections, check_tile_index
 from xingzi.vision.names import EVENTS, ITEM_NAMES
@@ -44,15 +43,11 @@ from xingzi.vision.sample_meta import sample_truth
 from xingzi.vision.usermarks import add_tiles
 
 from .labels import labels_zip
+from .rules import TableRules
 
 STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
 MAX_SESSIONS = 16
-RULES = load_ruleset()  # the rules the page scores by
-DEALER_FACTOR = int(RULES.settlement["dealer_factor"])
-# 跟庄 (§8): what the dealer pays each other player, for a plain tile followed and for 中/白
-FOLLOW_DEALER = {kind: int(follow_dealer(tile, RULES)[0].amount) for kind, tile in (("plain", Tile.M1),
-                                                                                    ("dragon", Tile.ZHONG))}
 
 
 @dataclass
@@ -68,10 +63,16 @@ class BadRequest(ValueError):
 
 
 def create_app(detector: TileDetector | None = None, *, model: str | None = None, conf: float | None = None,
-               max_upload: int = MAX_UPLOAD, max_pixels: int = MAX_PIXELS, collect: str | Path | None = None) -> FastAPI:
+               max_upload: int = MAX_UPLOAD, max_pixels: int = MAX_PIXELS, collect: str | Path | None = None,
+               rules: TableRules | None = None) -> FastAPI:
     """The page and its API. ``collect``: a dataset folder where "save labels" keeps the photos (else the page
-    gets each as a zip)."""
+    gets each as a zip); ``rules``: the table's ruleset (the page may change its §9 options for its own scores)."""
     store = None if collect is None else SampleStore(collect)
+    rules = rules or TableRules()
+    ruleset = rules.ruleset
+    # 跟庄 (§8): what the dealer pays each other player, for a plain tile followed and for 中/白
+    follow = {kind: int(follow_dealer(tile, ruleset)[0].amount) for kind, tile in (("plain", Tile.M1),
+                                                                                   ("dragon", Tile.ZHONG))}
     app = FastAPI(title="xingzi", docs_url=None, redoc_url=None, openapi_url=None)
     sessions: OrderedDict[str, Session] = OrderedDict()
     lock = threading.Lock()  # one detector call at a time; sessions shared between threads
@@ -108,15 +109,17 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             "events": [{"key": k, "zh": ITEM_NAMES[k][0], "en": ITEM_NAMES[k][1]} for k in EVENTS],
             "max_side": MAX_SIDE,  # the page shrinks larger photos to this before uploading them
             "collect": None if store is None else store.count(),  # photos in the server's dataset folder
-            "dealer_factor": DEALER_FACTOR,  # the tally doubles a false win's penalty with a dealer the page can't name
-            "follow_dealer": FOLLOW_DEALER,
+            # the tally doubles a false win's penalty with a dealer the page can't name
+            "dealer_factor": int(ruleset.settlement["dealer_factor"]),
+            "follow_dealer": follow,
+            "rules": rules.info(),
         }
 
     @app.post("/api/read")
     async def read(request: Request) -> JSONResponse:
         data = await _body(request, max_upload)
         params = dict(request.query_params)
-        context, as_read = _context(params), _flag(params.get("as_read", False))
+        context, as_read = _context(params, rules), _flag(params.get("as_read", False))
         return await _in_thread(lambda: _read(data, context, as_read))
 
     def _read(data: bytes, context: Context, as_read: bool = False) -> JSONResponse:
@@ -144,7 +147,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
                 sessions.move_to_end(token)
         if session is None:
             raise BadRequest("this photo is no longer held by the server: upload it again", 404)
-        return token, session, _marks(body, session)
+        return token, session, _marks(body, session, rules)
 
     @app.post("/api/rescore")
     async def rescore(request: Request) -> JSONResponse:
@@ -222,7 +225,7 @@ class Marks:
     as_read: bool
 
 
-def _marks(body: dict, session: Session) -> Marks:
+def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
     corrections = body.get("corrections") or {}
     if not isinstance(corrections, dict):
         raise BadRequest("corrections must be an object {tile index: class id}")
@@ -246,7 +249,7 @@ def _marks(body: dict, session: Session) -> Marks:
     except ValueError as e:
         raise BadRequest(str(e)) from None
     # a box on no tile counts in no hand: set aside, as the user's "not part of this hand"
-    return Marks(det, fixed, sorted({*ignored, *removed}), removed, claimed, released, win, _context(body),
+    return Marks(det, fixed, sorted({*ignored, *removed}), removed, claimed, released, win, _context(body, rules),
                  _flag(body.get("as_read", False)))
 
 
@@ -280,7 +283,7 @@ def _flag(value: Any) -> bool:
     return bool(value)
 
 
-def _context(params: dict) -> Context:
+def _context(params: dict, rules: TableRules) -> Context:
     events = params.get("events") or []
     if isinstance(events, str):
         events = [e for e in events.split(",") if e]
@@ -294,8 +297,12 @@ def _context(params: dict) -> Context:
             raise BadRequest(f"payers in the query must be JSON, got {payers[:80]!r}") from None
     if not isinstance(payers, list) or not all(isinstance(p, dict) for p in payers):
         raise BadRequest("payers must be a list of objects like {\"dealer\": true, \"fa\": 1, \"melds\": []}")
+    try:
+        overrides = rules.for_page(params.get("rules"))
+    except ValueError as e:
+        raise BadRequest(str(e)) from None
     return Context(self_draw=_flag(params.get("self_draw", False)), dealer=_flag(params.get("dealer", False)),
-                   events=tuple(events), payers=tuple(payers))
+                   events=tuple(events), payers=tuple(payers), rules=overrides, ruleset=rules.spec)
 
 
 def _respond(token: str, res: PhotoResult) -> JSONResponse:

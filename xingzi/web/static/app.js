@@ -8,7 +8,7 @@ const state = { token: null, corrections: {}, added: [], ignored: [], removed: [
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
   return { self_draw: $("self_draw").checked, dealer: $("dealer").checked, as_read: $("as_read").checked, events,
-    payers: payers() };
+    payers: payers(), rules: rulesOverrides() };
 }
 
 function status(text, bad) {
@@ -32,8 +32,9 @@ async function call(url, options) {
 async function upload(file) {
   status("读取中… Reading…");
   const c = context();
+  // the payers' tiles need the hand's faces: sent with a rescore once read
   const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, as_read: c.as_read,
-    events: c.events.join(",") });  // the payers' tiles need the hand's faces: sent with a rescore once read
+    events: c.events.join(","), rules: JSON.stringify(c.rules) });
   state.pending += 1;
   showTable();
   try {
@@ -342,6 +343,7 @@ async function init() {
     label.appendChild(s);
     $("events").appendChild(label);
   }
+  buildRules(meta.rules);  // after the events: it marks those these rules do not count
   buildPicker();
   buildPayers();
   buildTable();

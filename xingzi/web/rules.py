@@ -1,0 +1,76 @@
+"""The rules a table plays by, on the page: the server's ruleset (`xingzi serve --rules FILE --set KEY=VALUE`) and
+the points of RULES.md §9 on which tables differ, which the page may change for its own scores."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from xingzi.engine.ruleset import CHOICES, OPTIONAL_ITEMS, Ruleset, load_ruleset
+from xingzi.vision.names import ITEM_NAMES
+
+YES_NO = {True: "是 yes", False: "否 no"}
+# §9 options as the page names them: (Chinese, English, {value: what it means})
+OPTION_TEXT: dict[str, tuple[str, str, Mapping[Any, str]]] = {
+    "flower_additions": ("花炮手的加炮", "additions on a 花炮 hand",
+                         {"003": "003: 自摸 +5, 门清 +1, 单张 +1", "000": "000: 混一色 each +1, 碰碰胡 门清/自摸 +5"}),
+    "specials_lift_threshold": ("杠上流泪/抢杠/海底放炮可起胡", "those lift a 1炮 hand to a win", YES_NO),
+    "hong_qi_seven_pairs": ("七对的红旗飘飘", "红旗飘飘 in 七对",
+                            {"pairs": "中一对白一对 a pair of each", "fours": "四中四白 four of each"}),
+    "eaten_hong_qi": ("吃明的红旗飘飘", "eaten exposed 红旗飘飘",
+                      {"in_all": "共10 10 in all", "on_top": "各组另加10 its sets and 10 more"}),
+    "four_fa": ("四个发", "four 发 of one's own", {"in_all": "共10 10 in all", "on_top": "4+10 = 14"}),
+    "self_draw_eating": ("自摸吃炮", "炮 eaten on 自摸",
+                         {"each": "各付各的 each payer their own part", "pool": "三家合计 all three pooled"}),
+    "hai_di_pao": ("海底放炮", "won on the last discard", {"addition": "加5 +5", "start_at_10": "从10起 counts from 10"}),
+    "won_triplet_concealed": ("点炮成刻算暗刻", "a triplet the winning discard completes is concealed", YES_NO),
+}
+PAGE_KEYS = (*CHOICES, "optional")  # what the page may change; numbers of 炮 stay the server's
+
+
+@dataclass(frozen=True)
+class TableRules:
+    """The server's ruleset: ``spec`` (a preset name or TOML file; None: the default) with ``overrides``."""
+
+    spec: str | None = None
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.ruleset  # noqa: B018 - a bad file or override is refused when the server starts, not per photo
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return load_ruleset(self.spec).with_overrides(dict(self.overrides))
+
+    def info(self) -> dict:
+        """What the page shows: the ruleset's name, each §9 option with its choices and the server's value."""
+        rules = self.ruleset
+        options = []
+        for key, allowed in CHOICES.items():
+            zh, en, text = OPTION_TEXT[key]
+            options.append({"key": key, "zh": zh, "en": en, "value": rules.option(key),
+                            "choices": [{"value": v, "text": text[v]} for v in allowed]})
+        optional = [{"key": k, "zh": ITEM_NAMES[k][0], "en": ITEM_NAMES[k][1], "on": k in rules.optional}
+                    for k in OPTIONAL_ITEMS]
+        return {"name": rules.name, "options": options, "optional": optional}
+
+    def for_page(self, page: Any) -> dict[str, Any]:
+        """The overrides a score uses: the server's, then the page's own choices (§9 options only). A query
+        string gives them as JSON text. Bad ones raise ValueError saying what was expected."""
+        if isinstance(page, str):
+            try:
+                page = json.loads(page) if page.strip() else {}
+            except ValueError:
+                raise ValueError(f"rules in the query must be JSON, got {page[:80]!r}") from None
+        if page is None:
+            page = {}
+        if not isinstance(page, Mapping):
+            raise ValueError(f"rules must be an object of options, e.g. {{\"four_fa\": \"on_top\"}}, got {page!r}")
+        unknown = [k for k in page if k not in PAGE_KEYS]
+        if unknown:
+            raise ValueError(f"rules: the page may set only {', '.join(PAGE_KEYS)}; got {', '.join(map(str, unknown))}")
+        merged = {**self.overrides, **page}
+        load_ruleset(self.spec).with_overrides(merged)  # says which value is wrong
+        return merged

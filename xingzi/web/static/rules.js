@@ -1,0 +1,96 @@
+// The table's rules on the page (loaded before app.js, whose $, smallText and rescore it uses when called): the
+// server's ruleset by name, and the points of RULES.md §9 on which tables play differently, changed here for this
+// browser's scores and kept in it. Only what differs from the server's rules is sent with a score.
+"use strict";
+
+const RULES_KEY = "xingzi.rules.v1";
+let serverRules = null;  // "rules" of /api/faces: {name, options: [{key, zh, en, value, choices}], optional: [...]}
+let pageRules = loadRules();
+
+function loadRules() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(RULES_KEY) || "{}");
+    if (saved && typeof saved === "object" && !Array.isArray(saved)) return saved;
+  } catch (e) { /* no storage, or not ours: the server's rules */ }
+  return {};
+}
+
+function saveRules() {
+  try { localStorage.setItem(RULES_KEY, JSON.stringify(pageRules)); } catch (e) { /* private mode: this visit only */ }
+}
+
+const serverOptional = () => serverRules.optional.filter((i) => i.on).map((i) => i.key);
+const sameSet = (a, b) => a.slice().sort().join() === b.slice().sort().join();
+
+// The page's changes as overrides of the server's rules: options it offers, values among their choices.
+function rulesOverrides() {
+  if (!serverRules) return {};
+  const out = {};
+  for (const o of serverRules.options) {
+    const v = pageRules[o.key];
+    if (v !== undefined && v !== o.value && o.choices.some((c) => c.value === v)) out[o.key] = v;
+  }
+  if (Array.isArray(pageRules.optional)) {
+    const on = serverRules.optional.map((i) => i.key).filter((k) => pageRules.optional.includes(k));
+    if (!sameSet(on, serverOptional())) out.optional = on;
+  }
+  return out;
+}
+
+function changeRules(change) {
+  change();
+  saveRules();
+  showRules();
+  rescore();
+}
+
+function buildRules(rules) {
+  serverRules = rules;
+  $("rule-options").replaceChildren(...rules.options.map((o) => {
+    const label = document.createElement("label");
+    label.className = "rule";
+    const select = document.createElement("select");
+    select.id = "rule-" + o.key;
+    select.append(...o.choices.map((c, k) => {
+      const option = document.createElement("option");
+      option.value = String(k);
+      option.textContent = c.text;
+      return option;
+    }));
+    select.addEventListener("change", () => changeRules(() => {
+      pageRules[o.key] = o.choices[Number(select.value)].value;
+    }));
+    label.append(o.zh + " ", smallText(o.en), select);
+    return label;
+  }));
+  $("rule-optional").replaceChildren(...rules.optional.map((item) => {
+    const label = document.createElement("label");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.id = "rule-opt-" + item.key;
+    box.addEventListener("change", () => changeRules(() => {
+      pageRules.optional = rules.optional.map((i) => i.key).filter((k) => $("rule-opt-" + k).checked);
+    }));
+    label.append(box, " " + item.zh + " ", smallText(item.en));
+    return label;
+  }));
+  $("rules-reset").addEventListener("click", () => changeRules(() => { pageRules = {}; }));
+  showRules();
+}
+
+function showRules() {
+  const changes = rulesOverrides();
+  for (const o of serverRules.options) {
+    const v = o.key in changes ? changes[o.key] : o.value;
+    $("rule-" + o.key).value = String(o.choices.findIndex((c) => c.value === v));
+  }
+  const on = changes.optional || serverOptional();
+  for (const item of serverRules.optional) {
+    $("rule-opt-" + item.key).checked = on.includes(item.key);
+    const event = $("ev-" + item.key);  // an optional addition these rules leave out: its event says so
+    if (event) event.parentElement.toggleAttribute("data-off", !on.includes(item.key));
+  }
+  const n = Object.keys(changes).length;
+  $("rules-name").textContent = serverRules.name + (n ? ` · 本页改了 ${n} 项 ${n} changed on this page` : "");
+  $("rules-reset").disabled = !n;
+}
