@@ -82,6 +82,8 @@ class PhotoResult:
     def to_json(self) -> dict:
         """The §10 result (when there is one) plus the reading, for ``--json`` and the web page."""
         out: dict[str, Any] = dict(self.result or {"valid": False})
+        if "reading" in out:  # the engine's sets (123m 456p … 55s): "reading" is the photo's reading here
+            out["sets"] = out.pop("reading")
         out["reading"] = reading_json(self.reading, self.diagnosis)
         if self.repair is not None:
             out["reading"]["repaired"] = {**suggestion_json(self.repair), "note": repair_note(self.repair)}

@@ -55,6 +55,7 @@ def test_good_photo_is_read_scored_and_annotated(photo):
     assert [i["key"] for i in body["items"]] == ["ping_hu", "concealed", "single_wait"]
     assert body["items"][0]["zh"] == "平胡"
     assert body["reading"]["notation"] == "123456m55789p12s 3s"
+    assert sorted(body["sets"]) == ["123m", "123s", "456m", "55p", "789p"] and body["waits"] == ["3s"]  # why 单张
     assert (body["width"], body["height"]) == (1280, 960)
     annotated = Image.open(io.BytesIO(base64.b64decode(body["image"].split(",", 1)[1])))
     assert annotated.size == (1280, 960)

@@ -159,6 +159,7 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
         expect(page.locator("#total")).to_have_text("3")
         expect(page.locator("#items")).to_contain_text("门前清")
         expect(page.locator("#payments li")).to_have_text(["放炮者付 the discarder pays 3"])
+        expect(page.locator("#sets")).to_have_text(re.compile(r"牌型 sets: .*55p.* · 听 waited on: 3s$"))
         page.locator("#dealer").check()  # the dealer wins: each payment doubled, and the page says why
         expect(page.locator("#payments li")).to_have_text(["放炮者付 the discarder pays 6 (3 炮 ×2 庄家 dealer)"])
         page.locator("#dealer").uncheck()

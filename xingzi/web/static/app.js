@@ -146,6 +146,8 @@ function show(data) {
     (data.reason ? "诈胡 false win: " + reason.trim() : "未能计分 not scored: " + (data.error || ""));
   $("verdict").className = scored ? "" : "bad";
   $("notation").textContent = data.reading.notation || "";
+  const waits = (data.waits || []).length ? " · 听 waited on: " + data.waits.join(" ") : "";  // why 单张, 边卡…
+  $("sets").textContent = (data.sets || []).length ? "牌型 sets: " + data.sets.join(" ") + waits : "";
   const items = $("items"); items.innerHTML = "";
   for (const it of data.items || []) li(items, it.zh + " " + it.en + ": " + it.pao + " 炮");
   const pays = $("payments"); pays.innerHTML = "";
