@@ -636,3 +636,21 @@ def test_the_tables_rules_changed_on_the_page_and_kept(server_ok):
         expect(page.locator("#total")).to_have_text("3")
         expect(page.locator("#rules-name")).to_have_text("default (003 text)")
         expect(page.locator("#rules-reset")).to_be_disabled()
+
+
+def test_damaged_saved_rules_leave_the_servers_rules(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.evaluate("""localStorage.setItem("xingzi.rules.v1", JSON.stringify({four_fa: 5, optional: "all",
+            qing_yi_se: 99, hai_di_pao: "start_at_10"}))""")
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)
+        # only the one change the page offers survives; the rest are not sent
+        expect(page.locator("#rules-name")).to_have_text("default (003 text) · 本页改了 1 项 1 changed on this page")
+        assert page.evaluate("JSON.stringify(rulesOverrides())") == '{"hai_di_pao":"start_at_10"}'
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("3")
+        page.evaluate('localStorage.setItem("xingzi.rules.v1", "[1, 2")')
+        page.reload()
+        expect(page.locator("#rules-name")).to_have_text("default (003 text)")
