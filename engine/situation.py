@@ -146,7 +146,9 @@ def score_situation(situation: dict, ruleset: Ruleset | None = None) -> dict:
 
 def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> dict:
     """A whole hand of play: ``{"dealer": seat, "discarder": seat|null, "wins": [situation +
-    {"seat": n}], "follow_dealer": tile|null}`` → results per winner, 跟庄 payments, next dealer.
+    {"seat": n}], "follow_dealer": tile|null}`` → results per winner (each payment with the ``seat`` paying or
+    paid, and the win's ``deltas`` per seat), 跟庄 payments, the next dealer, and the round's ``deltas``: what
+    each of the four seats wins or pays.
 
     Several ``wins`` on one discard are 一炮多响: each is scored on its own. A win without
     ``payers`` is paid by plain players, the dealer among them marked from the seats.
@@ -174,13 +176,61 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
         if s["dealer"] != (seat == dealer):
             raise ValueError(f"seat {seat}: dealer flag disagrees with the round's dealer seat {dealer}")
         result = score_situation(s, ruleset)
+        result.update(seat_settlement(result, seat, discarder, dealer, ruleset))
         results.append({"seat": seat, **result})
         if result["valid"]:
             seats.append(seat)
     if discarder is None and len(wins) > 1:
         raise ValueError("several winners need a discarder (一炮多响 is on one discard)")
     out: dict[str, Any] = {"results": results, "next_dealer": next_dealer(dealer, seats, discarder)}
+    deltas = [0, 0, 0, 0]
+    for r in results:
+        deltas = [a + b for a, b in zip(deltas, r["deltas"], strict=True)]
     if round_.get("follow_dealer") is not None:
         tile = _tile(round_["follow_dealer"], "follow_dealer")
         out["follow_dealer"] = [payment_json(p) for p in follow_dealer(tile, ruleset or load_ruleset())]
+        for k, p in enumerate(out["follow_dealer"]):  # the dealer pays the others, from 下家 on
+            p["seat"] = (dealer + 1 + k) % 4
+            deltas[dealer] -= p["amount"]
+            deltas[p["seat"]] += p["amount"]
+    out["deltas"] = deltas  # what each seat wins (+) or pays (−) over the round
     return out
+
+
+def seat_settlement(result: Mapping[str, Any], seat: int, discarder: int | None, dealer: int,
+                    rules: Ruleset | None = None) -> dict[str, Any]:
+    """A §10 result between the four seats: its ``payments``, each with the ``seat`` on the other side, and
+    ``deltas``, what each seat wins (+) or pays (−). ``seat`` won (or claimed), ``discarder`` discarded (None:
+    自摸), ``dealer`` deals this hand.
+
+    A win is paid by the discarder, or on 自摸 by the three others from the winner's 下家 on; a false claim pays
+    every other seat, the discarder first. A false claim's situation names one payer on a discard, so its
+    penalty to the two others could not be doubled for a dealer among them: the seats are known here, and each
+    penalty is doubled with the dealer on either side (§7, §8).
+    """
+    for who in (seat, dealer, *(() if discarder is None else (discarder,))):
+        if isinstance(who, bool) or who not in range(4):
+            raise ValueError(f"seats are 0..3 in order of play, got {who!r}")
+    if discarder == seat:
+        raise ValueError(f"the discarder (seat {discarder}) cannot win on their own discard")
+    others = [(seat + k) % 4 for k in (1, 2, 3)]
+    if result["valid"]:
+        counterparts = [discarder] if discarder is not None else others
+    else:
+        counterparts = others if discarder is None else [discarder] + [o for o in others if o != discarder]
+    if len(result["payments"]) != len(counterparts):
+        raise ValueError(f"a {'self-drawn' if discarder is None else 'discard'} {'win' if result['valid'] else 'claim'} "
+                         f"has {len(counterparts)} payment(s), the result has {len(result['payments'])}")
+    factor = int((rules or load_ruleset()).settlement["dealer_factor"])
+    payments, deltas = [], [0, 0, 0, 0]
+    for p, other in zip(result["payments"], counterparts, strict=True):
+        p = {**p, "seat": other}
+        if p["payer"] == "claimant":
+            p["amount"] = p["pao"] * (factor if dealer in (seat, other) else 1)
+            deltas[seat] -= p["amount"]
+            deltas[other] += p["amount"]
+        else:
+            deltas[other] -= p["amount"]
+            deltas[seat] += p["amount"]
+        payments.append(p)
+    return {"payments": payments, "deltas": deltas}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xingzi.engine import Payer, Tile, follow_dealer, load_ruleset, next_dealer, parse_meld, score_round
 from xingzi.engine.settlement import eaten_from
@@ -93,3 +95,43 @@ def test_round_marks_the_dealer_among_plain_payers() -> None:
     assert [p["amount"] for p in drawn["results"][0]["payments"]] == [4, 8, 4]
     with pytest.raises(ValueError, match="self_draw must be"):
         score_round({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, "self_draw": True, **win}]})
+
+
+@pytest.mark.parametrize(("round_", "seats", "deltas"), [
+    pytest.param({"dealer": 2, "discarder": 1, "wins": [{"seat": 3, "hand": "123m456m234s55s", "win_tile": "5s",
+                                                         "melds": ["pung 9p"]}]},
+                 [1, 0, 2], [20, 20, 40, -80], id="false_claim_pays_the_dealer_double_though_not_the_discarder"),
+    pytest.param({"dealer": 0, "discarder": None, "wins": [{"seat": 2, "hand": "12m456m789p22345s3m",
+                                                            "win_tile": "3m"}]},
+                 [3, 0, 1], [-8, -4, 16, -4], id="self_draw_paid_by_the_three_from_the_winners_next"),
+    pytest.param({"dealer": 0, "discarder": 1, "follow_dealer": "中", "wins": [
+                     {"seat": 3, "hand": "12m456m789p22345s3m", "win_tile": "3m", "payers": [{"fa": 1}]},
+                     {"seat": 0, "hand": "111333555777s33m", "win_tile": "3m", "payers": [{"fa": 1}]}]},
+                 [1], [22, -34, 4, 8], id="two_winners_and_the_dealer_followed"),
+])
+def test_a_round_is_settled_seat_by_seat(round_, seats, deltas) -> None:
+    out = score_round(round_)
+    assert [p["seat"] for p in out["results"][0]["payments"]] == seats
+    assert out["deltas"] == deltas and sum(out["deltas"]) == 0
+    assert [sum(r["deltas"]) for r in out["results"]] == [0] * len(out["results"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(dealer=st.integers(0, 3), winner=st.integers(0, 3), discarder=st.one_of(st.none(), st.integers(0, 3)),
+       valid=st.booleans())
+def test_every_round_settles_to_zero_and_the_winner_gains_what_others_pay(dealer, winner, discarder, valid) -> None:
+    if discarder == winner:
+        discarder = None
+    hand = {"hand": "12m456m789p22345s3m", "win_tile": "3m"} if valid else \
+        {"hand": "123m456m234s55s", "win_tile": "5s", "melds": ["pung 9p"]}
+    if not valid and discarder is None:
+        hand = {"hand": "123m456m234s5s9s", "win_tile": "9s", "melds": ["pung 9p"]}  # no hand at all
+    out = score_round({"dealer": dealer, "discarder": discarder, "wins": [{"seat": winner, **hand}]})
+    result = out["results"][0]
+    assert sum(out["deltas"]) == 0 and result["valid"] is valid
+    assert (out["deltas"][winner] > 0) is valid
+    paying = [s for s in range(4) if out["deltas"][s] < 0]
+    if valid:
+        assert paying == ([discarder] if discarder is not None else [s for s in range(4) if s != winner])
+    for p in result["payments"]:  # the dealer's double on either side of each payment
+        assert p["amount"] == p["pao"] * (2 if dealer in (winner, p["seat"]) else 1)

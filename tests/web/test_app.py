@@ -326,7 +326,7 @@ def test_page_and_faces_are_served():
     assert len(faces) == 31 and faces[27]["zh"] == "红中"
     assert meta["max_side"] == 1600  # the page shrinks photos to the size the server reads
     # the tally's numbers from the ruleset (§8): dealer doubling, 跟庄 1 炮 (2 on 中/白) doubled as the dealer pays
-    assert meta["dealer_factor"] == 2 and meta["follow_dealer"] == {"plain": 2, "dragon": 4}
+    assert meta["follow_dealer"] == {"plain": 2, "dragon": 4}
     for script in ("app.js", "shrink.js", "payers.js", "table.js", "labels.js"):
         assert client.get(f"/static/{script}").status_code == 200
 
@@ -376,3 +376,35 @@ def test_a_server_started_with_other_rules_scores_by_them(photo):
     # the page's own change goes on top of the server's: 海底放炮 left out again
     off = client.post("/api/rescore", json={"token": body["token"], "events": ["hai_di_pao"], "rules": {"optional": []}})
     assert off.json()["own"] == 3
+
+
+def test_the_tallys_seats_get_the_score_settled_between_them(photo):
+    client, _ = client_for(layout_detections(misread_2s_as_3s=True))
+    table = {"winner": 3, "discarder": 1, "dealer": 2}
+    body = client.post("/api/read", params={"table": json.dumps(table)}, content=photo).json()
+    assert body["own"] == 3 and body["table"]["deltas"] == [0, -3, 0, 3] and body["table"]["dealer"] == 2
+    assert [p["seat"] for p in body["table"]["payments"]] == [1]
+    # read exactly as read it is no hand: a false claim pays each other seat, the dealer (not the discarder) double
+    false = client.post("/api/rescore", json={"token": body["token"], "as_read": True, "table": table}).json()
+    assert false["valid"] is False and false["table"]["deltas"] == [20, 20, 40, -80]
+    drawn = client.post("/api/rescore", json={"token": body["token"], "self_draw": True,
+                                              "table": {**table, "discarder": None}}).json()
+    assert drawn["table"]["discarder"] is None and sum(drawn["table"]["deltas"]) == 0
+    assert [p["seat"] for p in drawn["table"]["payments"]] == [0, 1, 2]  # from the winner's 下家 on
+    assert "table" not in client.post("/api/rescore", json={"token": body["token"]}).json()  # tally closed
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    pytest.param({"winner": 4, "discarder": 1, "dealer": 0}, "table must be", id="no-such-seat"),
+    pytest.param({"winner": 1, "discarder": 1, "dealer": 0}, "a discarder other than the winner", id="own-discard"),
+    pytest.param({"winner": 1, "discarder": None, "dealer": 0}, "a discarder other than the winner", id="no-discarder"),
+    pytest.param({"winner": True, "discarder": 2, "dealer": 0}, "table must be", id="not-a-number"),
+    pytest.param([1, 2, 0], "table must be", id="not-an-object"),
+])
+def test_bad_tally_seats_are_refused(photo, table, message):
+    client, _ = client_for(layout_detections())
+    read = client.post("/api/read", content=photo).json()
+    bad = client.post("/api/rescore", json={"token": read["token"], "table": table})
+    assert bad.status_code == 400 and message in bad.json()["error"]
+    query = client.post("/api/read", params={"table": "{nope"}, content=photo)
+    assert query.status_code == 400 and "table in the query must be JSON" in query.json()["error"]

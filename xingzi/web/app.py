@@ -25,7 +25,8 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
-from xingzi.engine import follow_dealer
+from xingzi.engine import follow_dealer, seat_settlement
+from xingzi.engine.ruleset import Ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES, Tile
 from xingzi.vision.detections import Detections, check_tile_index
 from xingzi.vision.names import EVENTS, ITEM_NAMES
@@ -109,8 +110,6 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             "events": [{"key": k, "zh": ITEM_NAMES[k][0], "en": ITEM_NAMES[k][1]} for k in EVENTS],
             "max_side": MAX_SIDE,  # the page shrinks larger photos to this before uploading them
             "collect": None if store is None else store.count(),  # photos in the server's dataset folder
-            # the tally doubles a false win's penalty with a dealer the page can't name
-            "dealer_factor": int(ruleset.settlement["dealer_factor"]),
             "follow_dealer": follow,
             "rules": rules.info(),
         }
@@ -120,9 +119,10 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         data = await _body(request, max_upload)
         params = dict(request.query_params)
         context, as_read = _context(params, rules), _flag(params.get("as_read", False))
-        return await _in_thread(lambda: _read(data, context, as_read))
+        seats = _seats(params.get("table"), context)
+        return await _in_thread(lambda: _read(data, context, as_read, seats))
 
-    def _read(data: bytes, context: Context, as_read: bool = False) -> JSONResponse:
+    def _read(data: bytes, context: Context, as_read: bool = False, seats: Seats | None = None) -> JSONResponse:
         try:
             image = decode_image(data, max_pixels=max_pixels)
         except ValueError as e:
@@ -134,7 +134,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             sessions[token] = Session(image, detections)
             while len(sessions) > MAX_SESSIONS:
                 sessions.popitem(last=False)
-        return _respond(token, analyse(image, detections, context, as_read=as_read, reading=reading))
+        return _respond(token, analyse(image, detections, context, as_read=as_read, reading=reading), seats, ruleset)
 
     def _marked(body: Any) -> tuple[str, Session, Marks]:
         """The held photo a rescore or labels request names, with the user's word on its tiles."""
@@ -151,8 +151,10 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
 
     @app.post("/api/rescore")
     async def rescore(request: Request) -> JSONResponse:
-        token, session, m = _marked(await _json(request))
-        return await _in_thread(lambda: _respond(token, _scored(session, m)))
+        body = await _json(request)
+        token, session, m = _marked(body)
+        seats = _seats(body.get("table"), m.context)
+        return await _in_thread(lambda: _respond(token, _scored(session, m), seats, ruleset))
 
     @app.post("/api/labels")
     async def labels(request: Request) -> Response:
@@ -305,8 +307,43 @@ def _context(params: dict, rules: TableRules) -> Context:
                    events=tuple(events), payers=tuple(payers), rules=overrides, ruleset=rules.spec)
 
 
-def _respond(token: str, res: PhotoResult) -> JSONResponse:
+@dataclass(frozen=True)
+class Seats:
+    """Who won, who discarded (None: 自摸) and who deals, at a table of four (the page's tally)."""
+
+    winner: int
+    discarder: int | None
+    dealer: int
+
+
+def _seats(value: Any, context: Context) -> Seats | None:
+    """The tally's seats sent with a score (JSON text in a query), checked; None when none were sent."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise BadRequest(f"table in the query must be JSON, got {value[:80]!r}") from None
+    expected = "table must be {\"winner\": 0-3, \"discarder\": 0-3 or null, \"dealer\": 0-3}"
+    if not isinstance(value, dict):
+        raise BadRequest(f"{expected}, got {value!r}"[:300])
+    seats = [value.get(k) for k in ("winner", "discarder", "dealer")]
+    if any(v is not None and (isinstance(v, bool) or v not in range(4)) for v in seats) or None in seats[::2]:
+        raise BadRequest(f"{expected}, got {value!r}"[:300])
+    winner, discarder, dealer = seats
+    if winner is None or dealer is None:  # checked above; said again for the type checker
+        raise BadRequest(f"{expected}, got {value!r}"[:300])
+    if not context.self_draw and (discarder is None or discarder == winner):
+        raise BadRequest(f"a discard win needs a discarder other than the winner, got {value!r}"[:300])
+    return Seats(winner, None if context.self_draw else discarder, dealer)
+
+
+def _respond(token: str, res: PhotoResult, seats: Seats | None = None, ruleset: Ruleset | None = None) -> JSONResponse:
     body = res.to_json()
+    if seats is not None and res.result is not None:  # the tally's view: who pays whom, seat by seat
+        body["table"] = {"winner": seats.winner, "discarder": seats.discarder, "dealer": seats.dealer,
+                         **seat_settlement(res.result, seats.winner, seats.discarder, seats.dealer, ruleset)}
     for item in body.get("items", []):
         zh, en = ITEM_NAMES.get(item.get("key", ""), (item.get("key", ""), item.get("key", "")))
         item["zh"], item["en"] = zh, en

@@ -3,12 +3,12 @@
 const $ = (id) => document.getElementById(id);
 const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
   win: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
-  collect: null, dealerFactor: 2, followDealer: { plain: 2, dragon: 4 }, pending: 0, queue: [] };
+  collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, queue: [] };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
   return { self_draw: $("self_draw").checked, dealer: $("dealer").checked, as_read: $("as_read").checked, events,
-    payers: payers(), rules: rulesOverrides() };
+    payers: payers(), rules: rulesOverrides(), table: tableSeats() };
 }
 
 function status(text, bad) {
@@ -34,7 +34,7 @@ async function upload(file) {
   const c = context();
   // the payers' tiles need the hand's faces: sent with a rescore once read
   const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, as_read: c.as_read,
-    events: c.events.join(","), rules: JSON.stringify(c.rules) });
+    events: c.events.join(","), rules: JSON.stringify(c.rules), table: c.table ? JSON.stringify(c.table) : "" });
   state.pending += 1;
   showTable();
   try {
@@ -330,7 +330,6 @@ async function init() {
   state.faces = meta.faces;
   state.events = meta.events;
   state.maxSide = meta.max_side;
-  state.dealerFactor = meta.dealer_factor;
   state.followDealer = meta.follow_dealer;
   if (meta.collect !== null) showCollected(meta.collect);
   for (const e of meta.events) {

@@ -28,30 +28,25 @@ function saveTable() {
   try { localStorage.setItem(TABLE_KEY, JSON.stringify(table)); } catch (e) { /* private mode: this visit only */ }
 }
 
-// The seat of each payer of a win, in the order of the result's payments: the discarder alone, or on 自摸 the
-// three others from the winner's 下家 on. A false win's payees are all three others, the discarder first.
-function payerSeats(winner, discarder, selfDraw, allOthers) {
-  const others = [1, 2, 3].map((k) => (winner + k) % 4);
-  if (selfDraw) return others;
-  return allOthers ? [discarder, ...others.filter((s) => s !== discarder)] : [discarder];
+// The seat of each payer row of the page: the discarder, or on 自摸 the three others from the winner's 下家 on.
+function payerSeats(winner, discarder, selfDraw) {
+  return selfDraw ? [1, 2, 3].map((k) => (winner + k) % 4) : [discarder];
 }
 
-// What each seat wins (+) or pays (−) with this result; ``dealer``: who dealt the hand.
-function handDeltas(data, winner, discarder, selfDraw, dealer) {
-  const deltas = [0, 0, 0, 0];
-  for (const p of data.payments || []) {
-    if (p.payer === "claimant") {  // 诈胡: the claimant pays each other player, doubled with the dealer, whom
-      const seat = payerSeats(winner, discarder, selfDraw, true)[p.payee];  // only the table knows on a discard
-      const amount = p.pao * ([winner, seat].includes(dealer) ? state.dealerFactor : 1);
-      deltas[winner] -= amount;
-      deltas[seat] += amount;
-    } else {
-      const seat = payerSeats(winner, discarder, selfDraw, false)[p.payer];
-      deltas[seat] -= p.amount;
-      deltas[winner] += p.amount;
-    }
-  }
-  return deltas;
+// The seats sent with a score while the tally is open: the server settles the result between them (the engine's
+// seat_settlement: who pays whom, a false claim's penalty doubled with whichever seat deals) as data.table.
+function tableSeats() {
+  if (!$("table-box").open) return null;
+  return { winner: table.winner, discarder: $("self_draw").checked ? null : table.discarder, dealer: roundDealer() };
+}
+
+// What each seat wins (+) or pays (−) with the score shown, as the server settled it for these seats; null when
+// it was settled for other seats (a rescore with these is on its way) or not at all.
+function handDeltas(data) {
+  const seats = tableSeats();
+  const settled = data && data.table;
+  if (!seats || !settled || ["winner", "discarder", "dealer"].some((k) => settled[k] !== seats[k])) return null;
+  return settled.deltas;
 }
 
 const signed = (n) => (n > 0 ? "+" : "") + n;
@@ -136,10 +131,11 @@ function showTable() {
   $("undo-hand").disabled = !table.hands.length;
   if (!$("tally-text").hidden) $("tally-text").value = tallyText();  // a copy shown stays the tally's
   const data = state.data;
-  const ready = Boolean(data && (data.payments || []).length) && !state.pending && data !== tallied;
+  const deltas = (data || {}).payments && data.payments.length && !state.pending && data !== tallied
+    ? handDeltas(data) : null;
+  const ready = Boolean(deltas);
   $("add-hand").disabled = !ready;
-  const gain = ready ? handDeltas(data, table.winner, table.discarder, $("self_draw").checked,
-    roundDealer())[table.winner] : 0;
+  const gain = ready ? deltas[table.winner] : 0;
   $("same-box").hidden = $("self_draw").checked || !table.hands.length;
   $("add-hand").replaceChildren("记入这一手 ", smallText("Add this hand" + (ready ? ": " + table.names[table.winner]
     + " " + signed(gain) : "")));
@@ -155,7 +151,7 @@ function syncDealer() {
   const selfDraw = $("self_draw").checked;
   const dealer = roundDealer();
   $("dealer").checked = table.winner === dealer;
-  const seats = payerSeats(table.winner, table.discarder, selfDraw, false);
+  const seats = payerSeats(table.winner, table.discarder, selfDraw);
   document.querySelectorAll("#payers .payer-dealer").forEach((box, k) => { box.checked = seats[k] === dealer; });
   showTable();
   rescore();
@@ -189,11 +185,11 @@ function nextDealer(entry) {
 
 function addHand() {
   const data = state.data;
-  if (!data || !(data.payments || []).length || state.pending || data === tallied) return;
+  const deltas = handDeltas(data);
+  if (!deltas || !(data.payments || []).length || state.pending || data === tallied) return;
   const selfDraw = $("self_draw").checked;
   const round = roundDealer();
   const same = sameDiscard();
-  const deltas = handDeltas(data, table.winner, table.discarder, selfDraw, round);
   const how = data.valid ? (selfDraw ? "自摸" : "胡 " + table.names[table.discarder] + " 放炮") : "诈胡";
   const text = `${table.hands.length + 1}. ${table.names[table.winner]} ${how}${data.valid ? " " + data.own + " 炮" : ""}`
     + `${same ? " (一炮多响)" : ""}: ` + deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
