@@ -469,7 +469,7 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
     with uploaded(server_ok) as page:
         expect(page.locator("#total")).to_have_text("3")
         page.locator("#table-box summary").click()  # open: the dealer ticks follow the table (东 deals, 南 wins)
-        expect(page.locator("#payments li")).to_have_text(["放炮者付 the discarder pays 6 (3 炮 ×2 庄家 dealer)"])
+        expect(page.locator("#payments li")).to_have_text(["东付 pays 6 (3 炮 ×2 庄家 dealer)"])  # seats named
         expect(page.locator("#add-hand")).to_contain_text("南 +6")
         page.locator("#add-hand").click()
         expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
@@ -517,6 +517,8 @@ def test_a_false_win_in_the_tally_pays_the_three_others(server):
         page.locator("#winner").select_option("2")  # 西 claims; 东 deals: 20 to each, doubled with the dealer
         page.locator("#discarder").select_option("1")
         expect(page.locator("#add-hand")).to_contain_text("西 -80")
+        expect(page.locator("#payments li")).to_have_text(["诈胡付 false win: pays 南 20", "诈胡付 false win: pays 北 20",
+                                                           "诈胡付 false win: pays 东 40"])  # the dealer, though no discarder
         page.locator("#add-hand").click()
         expect(page.locator("#seats .seat-total")).to_have_text(["+40", "+20", "-80", "+20"])
         expect(page.locator('.seat[data-seat="0"] .seat-dealer')).to_be_checked()  # a false win keeps the deal

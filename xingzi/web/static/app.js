@@ -94,13 +94,15 @@ async function rescore() {
 
 // One payment in words: a discard win has one payer (the discarder), a self-draw three; amounts after the
 // dealer's doubling, with the 炮 eaten from that payer named when there are any.
-function paymentText(p, payers) {
+// ``seat``: the tally's name for the player on the other side, when the score was settled between its seats.
+function paymentText(p, payers, seat) {
   if (p.payer === "claimant") {  // the claimant pays each other player: on a discard the discarder first
-    const to = $("self_draw").checked ? "第" + (p.payee + 1) + "家 player " + (p.payee + 1)
-      : (p.payee === 0 ? "放炮者 the discarder" : "另一家 another player");
+    const to = seat || ($("self_draw").checked ? "第" + (p.payee + 1) + "家 player " + (p.payee + 1)
+      : (p.payee === 0 ? "放炮者 the discarder" : "另一家 another player"));
     return "诈胡付 false win: pays " + to + " " + p.amount;
   }
-  const who = payers === 1 ? "放炮者付 the discarder pays " : "第" + (p.payer + 1) + "家付 player " + (p.payer + 1) + " pays ";
+  const who = seat ? seat + "付 pays " : payers === 1 ? "放炮者付 the discarder pays "
+    : "第" + (p.payer + 1) + "家付 player " + (p.payer + 1) + " pays ";
   const parts = [];
   if (p.eaten) parts.push("含吃 " + p.eaten + " 炮 eaten");
   if (p.pao !== undefined && p.amount !== p.pao) parts.push(p.pao + " 炮 ×2 庄家 dealer");
@@ -151,7 +153,10 @@ function show(data) {
   const items = $("items"); items.innerHTML = "";
   for (const it of data.items || []) li(items, it.zh + " " + it.en + ": " + it.pao + " 炮");
   const pays = $("payments"); pays.innerHTML = "";
-  for (const p of data.payments || []) li(pays, paymentText(p, (data.payments || []).length));
+  const settled = handDeltas(data) && data.table.payments;  // the tally's seats by name, amounts as settled
+  for (const p of settled || data.payments || []) {
+    li(pays, paymentText(p, (data.payments || []).length, settled ? table.names[p.seat] : null));
+  }
   showChoices("win", data.reading.win_choices || [], (c) => { state.win = c.index; });
   showChoices("kong", data.reading.kong_choices || [], (c) => {
     const face = state.faces.find((f) => f.symbol === c.tile);
