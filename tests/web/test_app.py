@@ -408,3 +408,14 @@ def test_bad_tally_seats_are_refused(photo, table, message):
     assert bad.status_code == 400 and message in bad.json()["error"]
     query = client.post("/api/read", params={"table": "{nope"}, content=photo)
     assert query.status_code == 400 and "table in the query must be JSON" in query.json()["error"]
+
+
+def test_the_pao_table_under_the_pages_rules():
+    client, _ = client_for(layout_detections())
+    plain = {r["key"]: r for r in client.get("/api/rules").json()["items"]}
+    assert plain["qing_yi_se"]["pao"] == "15" and plain["qing_yi_se"]["flower"] and plain["tong_ku"]["on"] is False
+    changed = client.get("/api/rules", params={"rules": '{"four_fa": "on_top", "optional": ["tong_ku"]}'}).json()
+    rows = {r["key"]: r for r in changed["items"]}
+    assert rows["fa"]["pao"] == "1 each, four = 4+10" and rows["tong_ku"]["on"] is True
+    bad = client.get("/api/rules", params={"rules": '{"pao": {"fa": 3}}'})
+    assert bad.status_code == 400 and "the page may set only" in bad.json()["error"]

@@ -620,7 +620,7 @@ def test_the_tables_rules_changed_on_the_page_and_kept(server_ok):
         expect(page.locator("#total")).to_have_text("3")
         assert page.evaluate("getComputedStyle(document.getElementById('ev-hai_di_pao').parentElement, '::after')"
                              ".content").find("not counted") >= 0
-        page.locator("#rules-box summary").click()
+        page.locator("#rules-box > summary").click()
         page.locator("#rule-opt-hai_di_pao").check()  # this table counts it
         expect(page.locator("#total")).to_have_text("8")
         expect(page.locator("#rules-name")).to_contain_text("1 changed on this page")
@@ -633,7 +633,7 @@ def test_the_tables_rules_changed_on_the_page_and_kept(server_ok):
         page.locator("#ev-hai_di_pao").check()
         page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
         expect(page.locator("#total")).to_have_text("12")
-        page.locator("#rules-box summary").click()
+        page.locator("#rules-box > summary").click()
         page.locator("#rules-reset").click()  # back to the server's rules
         expect(page.locator("#total")).to_have_text("3")
         expect(page.locator("#rules-name")).to_have_text("default (003 text)")
@@ -656,3 +656,20 @@ def test_damaged_saved_rules_leave_the_servers_rules(server_ok):
         page.evaluate('localStorage.setItem("xingzi.rules.v1", "[1, 2")')
         page.reload()
         expect(page.locator("#rules-name")).to_have_text("default (003 text)")
+
+
+def test_the_pao_table_follows_the_rules_chosen_on_the_page(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.locator("#rules-box > summary").click()
+        page.locator("#pao-box summary").click()
+        expect(page.locator("#pao-table tr")).to_have_count(34)
+        expect(page.locator('#pao-table tr[data-key="qing_yi_se"] td').last).to_have_text("15")
+        expect(page.locator('#pao-table tr[data-key="fa"] td').last).to_have_text("1 each, four = 10")
+        expect(page.locator('#pao-table tr[data-key="tong_ku"]')).to_have_class("off")
+        page.locator("#rule-four_fa").select_option(label="4+10 = 14")
+        expect(page.locator('#pao-table tr[data-key="fa"] td').last).to_have_text("1 each, four = 4+10")
+        page.locator("#rule-opt-tong_ku").check()
+        expect(page.locator('#pao-table tr[data-key="tong_ku"]')).not_to_have_class("off")
+        expect(page.locator('#pao-table tr[data-key="tong_ku"] td').last).to_have_text("5")

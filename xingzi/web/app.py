@@ -114,6 +114,13 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             "rules": rules.info(),
         }
 
+    @app.get("/api/rules")
+    def rule_items(request: Request) -> dict:
+        try:
+            return rules.items(request.query_params.get("rules"))
+        except ValueError as e:
+            raise BadRequest(str(e)) from None
+
     @app.post("/api/read")
     async def read(request: Request) -> JSONResponse:
         data = await _body(request, max_upload)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xingzi.engine.ruleset import CHOICES, OPTIONAL_ITEMS, Ruleset, load_ruleset
+from xingzi.ruletable import item_rows
 from xingzi.vision.names import ITEM_NAMES
 
 YES_NO = {True: "是 yes", False: "否 no"}
@@ -74,3 +75,9 @@ class TableRules:
         merged = {**self.overrides, **page}
         load_ruleset(self.spec).with_overrides(merged)  # says which value is wrong
         return merged
+
+    def items(self, page: Any) -> dict:
+        """Each scoring item with its 炮 under the server's rules and the page's changes (the page's 炮 table)."""
+        rules = load_ruleset(self.spec).with_overrides(self.for_page(page))
+        rows = [{**row, "en": ITEM_NAMES.get(row["key"], ("", row["key"]))[1]} for row in item_rows(rules)]
+        return {"name": rules.name, "items": rows}

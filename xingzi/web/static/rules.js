@@ -42,6 +42,28 @@ function changeRules(change) {
   saveRules();
   showRules();
   rescore();
+  showPaoTable();
+}
+
+// Each scoring item with its 炮 under these rules (the server's with this page's changes), while the table is open.
+async function showPaoTable() {
+  if (!$("pao-box").open) return;
+  try {
+    const data = await call("/api/rules?" + new URLSearchParams({ rules: JSON.stringify(rulesOverrides()) }));
+    $("pao-table").replaceChildren(...data.items.map((item) => {
+      const row = document.createElement("tr");
+      row.dataset.key = item.key;
+      row.classList.toggle("off", !item.on);
+      const name = document.createElement("td");
+      name.append(item.zh + (item.flower ? " (花炮)" : "") + " ", smallText(item.en));
+      const pao = document.createElement("td");
+      pao.textContent = item.on ? item.pao : item.pao + " · 不算 not counted";
+      row.append(name, pao);
+      return row;
+    }));
+  } catch (e) {
+    status("出错 Error: " + e.message, true);
+  }
 }
 
 function buildRules(rules) {
@@ -75,6 +97,7 @@ function buildRules(rules) {
     return label;
   }));
   $("rules-reset").addEventListener("click", () => changeRules(() => { pageRules = {}; }));
+  $("pao-box").addEventListener("toggle", showPaoTable);
   showRules();
 }
 
