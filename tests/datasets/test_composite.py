@@ -1,0 +1,97 @@
+"""Hands laid out from real tile pictures (datasets/composite.py): pictures chosen, truths right, bad input said."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from yolo_folder import label_text
+
+from xingzi.cli import main
+from xingzi.datasets.composite import CompositeConfig, build, square_on, tile_bank
+from xingzi.datasets.yolo import read_labels, xyxy_to_yolo
+from xingzi.engine import parse_meld, parse_tiles, score_situation
+from xingzi.engine.tiles import CLASS_NAMES
+
+IVORY = (225, 235, 238)  # BGR of a tile's face
+
+
+def _face(cls: int, w: int = 40, h: int = 56) -> np.ndarray:
+    tile = np.full((h, w, 3), IVORY, np.uint8)
+    cv2.putText(tile, str(cls), (4, h // 2 + 6), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 160), 2)
+    return tile
+
+
+def _real_folder(root: Path, missing: int | None = None) -> Path:
+    """One photo per face: the face upright, a second copy lying flat (too wide), a third at a slant (table in
+    its corners), and an `other` tile (a wind) — only the first is a picture to use."""
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "classes.txt").write_text("\n".join([*CLASS_NAMES[:30], "other"]) + "\n")
+    for c in range(30):
+        if c == missing:
+            continue
+        photo = np.full((120, 240, 3), (60, 110, 60), np.uint8)
+        photo[10:66, 10:50] = _face(c)
+        photo[10:50, 70:126] = cv2.rotate(_face(c), cv2.ROTATE_90_CLOCKWISE)
+        slant = _face(c)
+        cv2.fillPoly(slant, [np.array([[0, 0], [12, 0], [0, 14]])], (60, 110, 60))
+        photo[60:116, 140:180] = slant
+        photo[10:66, 190:230] = _face(31)
+        boxes = np.array([[10, 10, 50, 66], [70, 10, 126, 50], [140, 60, 180, 116], [190, 10, 230, 66]], float)
+        rows = np.column_stack([[c, c, c, 30], xyxy_to_yolo(boxes, 240, 120)])
+        cv2.imwrite(str(root / "images" / f"face{c:02d}.png"), photo)
+        (root / "labels" / f"face{c:02d}.txt").write_text(label_text(rows))
+    return root
+
+
+def test_only_upright_pictures_square_on_of_the_30_faces_are_kept(tmp_path):
+    bank = tile_bank(_real_folder(tmp_path / "real"))
+    assert sorted(bank) == list(range(30)) and all(len(v) == 1 for v in bank.values())
+    assert all(p.shape == (56, 40, 3) for v in bank.values() for p in v)
+    assert square_on(_face(3)) and not square_on(np.full((56, 40, 3), (60, 110, 60), np.uint8))
+
+
+def test_a_face_with_no_picture_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="no upright picture of 7m"):
+        tile_bank(_real_folder(tmp_path / "real", missing=6))
+
+
+def test_hands_laid_out_carry_their_truth(tmp_path):
+    out = tmp_path / "composite"
+    summary = build(CompositeConfig(str(_real_folder(tmp_path / "real")), str(out), n=6, seed=3))
+    assert summary["pictures_per_face"]["5p"] == 1
+    images = sorted((out / "images").glob("*.jpg"))
+    assert len(images) == 6 and (out / "data.yaml").is_file()
+    for image in images:
+        meta = json.loads((out / "meta" / f"{image.stem}.json").read_text())
+        assert meta["expect"] == score_situation(meta["situation"]) and meta["win_shown"]
+        rows = read_labels(out / "labels" / f"{image.stem}.txt")
+        assert [int(r) for r in rows[:, 0]] == [t["cls"] for t in meta["tiles"]]
+        roles = [t["role"] for t in meta["tiles"]]
+        standing = sorted(t["cls"] for t in meta["tiles"] if t["role"] in ("concealed", "win"))
+        assert standing == sorted(t.index for t in parse_tiles(meta["situation"]["hand"]))
+        in_melds = sum(1 for r in roles if r in ("pung", "kong", "concealed_kong"))
+        assert in_melds == sum(parse_meld(m).kind.size for m in meta["situation"]["melds"])
+        assert roles.count("fa") == meta["situation"]["fa"] and roles.count("win") == 1
+        assert cv2.imread(str(image)).shape[:2] == (960, 1280)
+    again = tmp_path / "again"
+    build(CompositeConfig(str(tmp_path / "real"), str(again), n=6, seed=3))
+    assert [p.read_bytes() for p in images] == [p.read_bytes() for p in sorted((again / "images").glob("*.jpg"))]
+
+
+def test_the_pipeline_scores_the_laid_out_hands_from_their_true_boxes(tmp_path):
+    out = tmp_path / "composite"
+    build(CompositeConfig(str(_real_folder(tmp_path / "real")), str(out), n=8, seed=5))
+    numbers = tmp_path / "bench.json"
+    assert main(["bench", "pipeline", "--data", str(out), "--boxes", "truth", "--json-out", str(numbers)]) == 0
+    got = json.loads(numbers.read_text())
+    assert got["samples"] == 8 and got["pao_total_exact_pct"] == 100.0
+
+
+def test_no_hands_asked_for_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="--n must be at least 1"):
+        build(CompositeConfig(str(tmp_path), str(tmp_path / "out"), n=0))
