@@ -98,6 +98,7 @@ class _Table:
             sideways: bool = False) -> float:
         """Paste one tile with its top-left at (x, y); return the x where the next one goes."""
         w, h = (self.h, self.w) if sideways else (self.w, self.h)
+        tile: np.ndarray
         if picture is None:  # face down: the back's colour with a lighter rim
             tile = np.full((h, w, 3), self.back, np.uint8)
             cv2.rectangle(tile, (0, 0), (w - 1, h - 1), (230, 230, 225), max(2, w // 12))
@@ -159,7 +160,7 @@ def as_photographed(t: _Table, rng: np.random.Generator) -> np.ndarray:
     """The table as a phone sees it: turned, at a slant (a random homography of the whole picture, each tile's box
     the bounding box of its warped corners), a little out of focus."""
     h, w = t.image.shape[:2]
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     angle = np.deg2rad(rng.uniform(-20, 20))
     rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
     centre = np.array([w / 2, h / 2])
@@ -170,7 +171,7 @@ def as_photographed(t: _Table, rng: np.random.Generator) -> np.ndarray:
     image = cv2.warpPerspective(t.image, m, (w, h), flags=cv2.INTER_AREA, borderValue=cloth)
     for tile in t.tiles:
         x0, y0, x1, y1 = tile["xyxy"]
-        corners = cv2.perspectiveTransform(np.float32([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]]), m)[0]
+        corners = cv2.perspectiveTransform(np.array([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]], np.float32), m)[0]
         lo, hi = np.clip(corners.min(0), 0, [w, h]), np.clip(corners.max(0), 0, [w, h])
         tile["xyxy"] = [round(float(v), 2) for v in (*lo, *hi)]
     sigma = rng.uniform(0.0, 1.2)
