@@ -27,8 +27,8 @@ from xingzi.datasets.errata import shipped_fixer, training_images
 from xingzi.datasets.synth.dataset import write_sample
 from xingzi.datasets.synth.generate import Sample
 from xingzi.datasets.synth.hands import Deal, sample_deal
-from xingzi.datasets.tile_crops import class_table, names_of
-from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, label_path_for, read_labels, yolo_to_xyxy
+from xingzi.datasets.tile_crops import class_table, labelled_photo, names_of
+from xingzi.datasets.yolo import atomic_write_text, data_yaml_text
 from xingzi.engine import format_meld, score_situation
 from xingzi.engine.melds import MeldKind
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
@@ -53,15 +53,12 @@ def tile_bank(folder: Path) -> dict[int, list[np.ndarray]]:
     table, fix = class_table(names_of(folder)), shipped_fixer(folder)
     bank: dict[int, list[np.ndarray]] = {}
     for path in training_images(folder):
-        rows = fix(path.name, read_labels(label_path_for(path)))
-        if not len(rows):
+        photo = labelled_photo(path, table, fix)
+        if photo is None:
             continue
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise ValueError(f"cannot read image {path}")
+        image, boxes, classes = photo
         h, w = image.shape[:2]
-        for (x0, y0, x1, y1), c in zip(yolo_to_xyxy(rows[:, 1:5], w, h).round().astype(int),
-                                       table[rows[:, 0].astype(np.int64)], strict=True):
+        for (x0, y0, x1, y1), c in zip(boxes.round().astype(int), classes, strict=True):
             x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
             bw, bh = x1 - x0, y1 - y0
             # a face stands taller than wide; a tile seen turned or from its side is no picture of an upright face

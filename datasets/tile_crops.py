@@ -84,21 +84,30 @@ def photo_group(path: Path) -> str:
     return path.name.split(".rf.")[0]
 
 
+def labelled_photo(image_path: Path, table: np.ndarray, fix: Callable[[str, np.ndarray], np.ndarray] | None = None,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A labelled photo as (BGR image, pixel xyxy boxes, class ids through ``table``), its label errata applied
+    (``fix``); None when it labels no tile."""
+    rows = read_labels(label_path_for(image_path))
+    rows = fix(image_path.name, rows) if fix else rows
+    if not len(rows):
+        return None
+    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"cannot read image {image_path}")
+    h, w = image.shape[:2]
+    return image, yolo_to_xyxy(rows[:, 1:5], w, h), table[rows[:, 0].astype(np.int64)]
+
+
 def crops_of(image_path: Path, table: np.ndarray, copies: int, rng: np.random.Generator, jit: Jitter,
              size: int = CROP_SIZE, context: float = CONTEXT,
              fix: Callable[[str, np.ndarray], np.ndarray] | None = None) -> Iterator[tuple[np.ndarray, int]]:
     """(crop, class) pairs of one labelled photo; the first copy of each box is cut without jitter.
     ``fix``: label errata for the photo's dataset (:func:`xingzi.datasets.errata.shipped_fixer`)."""
-    rows = read_labels(label_path_for(image_path))
-    rows = fix(image_path.name, rows) if fix else rows
-    if not len(rows):
+    photo = labelled_photo(image_path, table, fix)
+    if photo is None:
         return
-    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-    if image is None:
-        raise ValueError(f"cannot read image {image_path}")
-    h, w = image.shape[:2]
-    boxes = yolo_to_xyxy(rows[:, 1:5], w, h)
-    cls = table[rows[:, 0].astype(np.int64)]
+    image, boxes, cls = photo
     for k in range(copies):
         b = boxes if k == 0 else jitter_boxes(boxes, rng, jit)
         for crop, c in zip(crop_tiles(image, b, size, context), cls, strict=True):
