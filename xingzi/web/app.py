@@ -117,7 +117,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     @app.get("/api/rules")
     def rule_items(request: Request) -> dict:
         try:
-            return rules.items(request.query_params.get("rules"))
+            return rules.items(_param_json(request.query_params.get("rules"), "rules"))
         except ValueError as e:
             raise BadRequest(str(e)) from None
 
@@ -298,16 +298,11 @@ def _context(params: dict, rules: TableRules) -> Context:
         events = [e for e in events.split(",") if e]
     if not isinstance(events, list) or any(e not in EVENTS for e in events):
         raise BadRequest(f"events must be a list of: {', '.join(EVENTS)}; got {events!r}")
-    payers = params.get("payers") or []
-    if isinstance(payers, str):  # in a query string: JSON
-        try:
-            payers = json.loads(payers)
-        except ValueError:
-            raise BadRequest(f"payers in the query must be JSON, got {payers[:80]!r}") from None
+    payers = _param_json(params.get("payers"), "payers") or []
     if not isinstance(payers, list) or not all(isinstance(p, dict) for p in payers):
         raise BadRequest("payers must be a list of objects like {\"dealer\": true, \"fa\": 1, \"melds\": []}")
     try:
-        overrides = rules.for_page(params.get("rules"))
+        overrides = rules.for_page(_param_json(params.get("rules"), "rules"))
     except ValueError as e:
         raise BadRequest(str(e)) from None
     return Context(self_draw=_flag(params.get("self_draw", False)), dealer=_flag(params.get("dealer", False)),
@@ -323,15 +318,22 @@ class Seats:
     dealer: int
 
 
+def _param_json(value: Any, name: str) -> Any:
+    """A parameter as the page sends it: JSON text in a query string, the value itself in a JSON body; None for
+    none (or an empty text)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value) if value.strip() else None
+    except ValueError:
+        raise BadRequest(f"{name} in the query must be JSON, got {value[:80]!r}") from None
+
+
 def _seats(value: Any, context: Context) -> Seats | None:
-    """The tally's seats sent with a score (JSON text in a query), checked; None when none were sent."""
-    if value is None or value == "":
+    """The tally's seats sent with a score, checked; None when none were sent."""
+    value = _param_json(value, "table")
+    if value is None:
         return None
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            raise BadRequest(f"table in the query must be JSON, got {value[:80]!r}") from None
     expected = "table must be {\"winner\": 0-3, \"discarder\": 0-3 or null, \"dealer\": 0-3}"
     if not isinstance(value, dict):
         raise BadRequest(f"{expected}, got {value!r}"[:300])

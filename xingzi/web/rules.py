@@ -3,7 +3,6 @@ the points of RULES.md §9 on which tables differ, which the page may change for
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,13 +57,8 @@ class TableRules:
         return {"name": rules.name, "options": options, "optional": optional}
 
     def for_page(self, page: Any) -> dict[str, Any]:
-        """The overrides a score uses: the server's, then the page's own choices (§9 options only). A query
-        string gives them as JSON text. Bad ones raise ValueError saying what was expected."""
-        if isinstance(page, str):
-            try:
-                page = json.loads(page) if page.strip() else {}
-            except ValueError:
-                raise ValueError(f"rules in the query must be JSON, got {page[:80]!r}") from None
+        """The overrides a score uses: the server's, then the page's own choices (§9 options only). Bad ones
+        raise ValueError saying what was expected."""
         if page is None:
             page = {}
         if not isinstance(page, Mapping):
