@@ -673,3 +673,30 @@ def test_the_pao_table_follows_the_rules_chosen_on_the_page(server_ok):
         page.locator("#rule-opt-tong_ku").check()
         expect(page.locator('#pao-table tr[data-key="tong_ku"]')).not_to_have_class("off")
         expect(page.locator('#pao-table tr[data-key="tong_ku"] td').last).to_have_text("5")
+
+
+def test_an_answer_overtaken_by_a_later_one_is_not_shown(server_ok):
+    """Two rescores in flight whose answers come back out of order: the page shows the later request's score."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        held = []
+
+        def hold_the_first(route):
+            if held:
+                route.continue_()
+            else:  # the first rescore waits here until the second has been answered and shown
+                held.append(route)
+
+        page.route("**/api/rescore", hold_the_first)
+        page.locator("#self_draw").check()  # 自摸: 4 炮, asked first
+        expect(page.locator("#status")).to_contain_text("Scoring")
+        page.locator("#self_draw").uncheck()  # back to a discard: 3 炮, asked last, answered first
+        expect(page.locator("#status")).to_have_text("")
+        assert len(held) == 1
+        with page.expect_response("**/api/rescore"):
+            held[0].continue_()  # the 自摸 answer comes last
+        page.wait_for_timeout(300)
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#payments li")).to_have_count(1)

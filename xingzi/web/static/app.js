@@ -3,7 +3,7 @@
 const $ = (id) => document.getElementById(id);
 const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
   win: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
-  collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, queue: [] };
+  collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, asked: 0, queue: [] };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -41,6 +41,7 @@ async function upload(file) {
     const body = await shrunk(file);
     const data = await call("/api/read?" + q, { method: "POST", body,
       headers: { "Content-Type": body.type || "application/octet-stream" } });
+    state.asked += 1;  // a rescore of the photo before, still on its way, is not shown over this one
     state.token = data.token;
     state.name = file.name || "photo";
     state.corrections = {};
@@ -79,9 +80,11 @@ async function rescore() {
   status("计算中… Scoring…");
   state.pending += 1;  // the score shown is out of date until the answer comes: nothing adds it to the tally
   showTable();
+  const ask = ++state.asked;
   try {
-    show(await call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(marks()) }));
+    const data = await call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(marks()) });
+    if (ask === state.asked) show(data);  // answers can come back out of order: only the latest request's shows
     return true;
   } catch (e) {
     status("出错 Error: " + e.message, true);

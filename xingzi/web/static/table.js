@@ -130,9 +130,7 @@ function showTable() {
   }));
   $("undo-hand").disabled = !table.hands.length;
   if (!$("tally-text").hidden) $("tally-text").value = tallyText();  // a copy shown stays the tally's
-  const data = state.data;
-  const deltas = (data || {}).payments && data.payments.length && !state.pending && data !== tallied
-    ? handDeltas(data) : null;
+  const deltas = addable();
   const ready = Boolean(deltas);
   $("add-hand").disabled = !ready;
   const gain = ready ? deltas[table.winner] : 0;
@@ -183,10 +181,17 @@ function nextDealer(entry) {
   return [1, 2, 3].map((k) => (entry.discarder + k) % 4).find((seat) => winners.includes(seat));
 }
 
+// The deltas of the score shown when it may be added: some payment, no rescore on its way, not added already.
+function addable() {
+  const data = state.data;
+  if (!data || !(data.payments || []).length || state.pending || data === tallied) return null;
+  return handDeltas(data);
+}
+
 function addHand() {
   const data = state.data;
-  const deltas = handDeltas(data);
-  if (!deltas || !(data.payments || []).length || state.pending || data === tallied) return;
+  const deltas = addable();
+  if (!deltas) return;
   const selfDraw = $("self_draw").checked;
   const round = roundDealer();
   const same = sameDiscard();
