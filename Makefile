@@ -43,6 +43,9 @@ eval: $(STAMP)
 	$(BIN)/python -m xingzi.models.mahjong_detector_baseline $(REAL_VAL)/images runs/eval/preds_mahjong_detector
 	$(BIN)/xingzi eval --data $(REAL_VAL) --model models/xingzi_yolo11n.onnx \
 	    --preds runs/eval/preds_mahjong_detector --out runs/eval/real_cn_val --markdown
+	# the whole pipeline on real tile pictures laid out as hands (datasets/composite.py)
+	$(BIN)/python -m xingzi.datasets.composite --real $(REAL_VAL) --n 150 --seed 7 --out runs/eval/composite_s7
+	$(BIN)/xingzi bench pipeline --data runs/eval/composite_s7 --boxes model
 
 # Copy the best training checkpoint into models/ (optimizer stripped) and export ONNX.
 ship: $(STAMP)

@@ -29,7 +29,7 @@ from xingzi.datasets.synth.generate import Sample
 from xingzi.datasets.synth.hands import Deal, sample_deal
 from xingzi.datasets.tile_crops import class_table, labelled_photo, names_of
 from xingzi.datasets.yolo import atomic_write_text, data_yaml_text
-from xingzi.engine import format_meld, score_situation
+from xingzi.engine import score_situation
 from xingzi.engine.melds import MeldKind
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 
@@ -188,8 +188,7 @@ def render(deal: Deal, bank: dict[int, list[np.ndarray]], cfg: CompositeConfig, 
     meta = {"situation": situation, "expect": score_situation(situation), "tiles": t.tiles,
             "size": [cfg.width, cfg.height], "complete": True, "layout": "rows", "win_shown": True,
             "standing": False, "style": "real crops", "pattern": deal.pattern, "seed": cfg.seed, "index": index,
-            "source": f"composite:{Path(cfg.real).name}",
-            "melds_text": [format_meld(m) for m in deal.melds]}
+            "source": f"composite:{Path(cfg.real).name}"}
     boxes = np.array([tile["xyxy"] for tile in t.tiles], np.float64).reshape(-1, 4)
     classes = np.array([tile["cls"] for tile in t.tiles], np.int64)
     return Sample(jpeg.tobytes(), cfg.width, cfg.height, boxes, classes, meta)
