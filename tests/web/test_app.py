@@ -383,14 +383,23 @@ def test_the_tallys_seats_get_the_score_settled_between_them(photo):
     table = {"winner": 3, "discarder": 1, "dealer": 2}
     body = client.post("/api/read", params={"table": json.dumps(table)}, content=photo).json()
     assert body["own"] == 3 and body["table"]["deltas"] == [0, -3, 0, 3] and body["table"]["dealer"] == 2
-    assert [p["seat"] for p in body["table"]["payments"]] == [1]
+    assert [p["seat"] for p in body["table"]["payments"]] == [1] and body["table"]["next_dealer"] == 3
+    # 一炮多响: seat 0 won on the same discard before; the first winner after the discarder (seat 1) deals next
+    second = client.post("/api/rescore", json={"token": body["token"], "table": {**table, "winner": 3, "before": [0]}})
+    assert second.json()["table"]["next_dealer"] == 3 and second.json()["table"]["before"] == [0]
+    other = client.post("/api/rescore", json={"token": body["token"], "table": {**table, "winner": 0, "before": [3]}})
+    assert other.json()["table"]["next_dealer"] == 3
     # read exactly as read it is no hand: a false claim pays each other seat, the dealer (not the discarder) double
     false = client.post("/api/rescore", json={"token": body["token"], "as_read": True, "table": table}).json()
     assert false["valid"] is False and false["table"]["deltas"] == [20, 20, 40, -80]
+    assert false["table"]["next_dealer"] == 2  # a false claim keeps the deal
     drawn = client.post("/api/rescore", json={"token": body["token"], "self_draw": True,
                                               "table": {**table, "discarder": None}}).json()
     assert drawn["table"]["discarder"] is None and sum(drawn["table"]["deltas"]) == 0
     assert [p["seat"] for p in drawn["table"]["payments"]] == [0, 1, 2]  # from the winner's 下家 on
+    two = client.post("/api/rescore", json={"token": body["token"], "self_draw": True,
+                                            "table": {**table, "discarder": None, "before": [0]}})
+    assert two.status_code == 400 and "a self-drawn win has one winner" in two.json()["error"]
     assert "table" not in client.post("/api/rescore", json={"token": body["token"]}).json()  # tally closed
 
 
@@ -400,6 +409,10 @@ def test_the_tallys_seats_get_the_score_settled_between_them(photo):
     pytest.param({"winner": 1, "discarder": None, "dealer": 0}, "a discarder other than the winner", id="no-discarder"),
     pytest.param({"winner": True, "discarder": 2, "dealer": 0}, "table must be", id="not-a-number"),
     pytest.param([1, 2, 0], "table must be", id="not-an-object"),
+    pytest.param({"winner": 3, "discarder": 1, "dealer": 0, "before": [1]}, "other seats than the discarder",
+                 id="discarder-won-before"),
+    pytest.param({"winner": 3, "discarder": 1, "dealer": 0, "before": [2, 2]}, "each once", id="twice-before"),
+    pytest.param({"winner": 3, "discarder": 1, "dealer": 0, "before": "0"}, "table must be", id="before-not-a-list"),
 ])
 def test_bad_tally_seats_are_refused(photo, table, message):
     client, _ = client_for(layout_detections())

@@ -25,7 +25,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
-from xingzi.engine import follow_dealer, seat_settlement
+from xingzi.engine import follow_dealer
 from xingzi.engine.ruleset import Ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES, Tile
 from xingzi.vision.detections import Detections, check_tile_index
@@ -45,6 +45,7 @@ from xingzi.vision.usermarks import add_tiles
 
 from .labels import labels_zip
 from .rules import TableRules
+from .seats import Seats, parse_seats, table_view
 
 STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
@@ -309,15 +310,6 @@ def _context(params: dict, rules: TableRules) -> Context:
                    events=tuple(events), payers=tuple(payers), rules=overrides, ruleset=rules.spec)
 
 
-@dataclass(frozen=True)
-class Seats:
-    """Who won, who discarded (None: 自摸) and who deals, at a table of four (the page's tally)."""
-
-    winner: int
-    discarder: int | None
-    dealer: int
-
-
 def _param_json(value: Any, name: str) -> Any:
     """A parameter as the page sends it: JSON text in a query string, the value itself in a JSON body; None for
     none (or an empty text)."""
@@ -330,29 +322,16 @@ def _param_json(value: Any, name: str) -> Any:
 
 
 def _seats(value: Any, context: Context) -> Seats | None:
-    """The tally's seats sent with a score, checked; None when none were sent."""
-    value = _param_json(value, "table")
-    if value is None:
-        return None
-    expected = "table must be {\"winner\": 0-3, \"discarder\": 0-3 or null, \"dealer\": 0-3}"
-    if not isinstance(value, dict):
-        raise BadRequest(f"{expected}, got {value!r}"[:300])
-    seats = [value.get(k) for k in ("winner", "discarder", "dealer")]
-    if any(v is not None and (isinstance(v, bool) or v not in range(4)) for v in seats) or None in seats[::2]:
-        raise BadRequest(f"{expected}, got {value!r}"[:300])
-    winner, discarder, dealer = seats
-    if winner is None or dealer is None:  # checked above; said again for the type checker
-        raise BadRequest(f"{expected}, got {value!r}"[:300])
-    if not context.self_draw and (discarder is None or discarder == winner):
-        raise BadRequest(f"a discard win needs a discarder other than the winner, got {value!r}"[:300])
-    return Seats(winner, None if context.self_draw else discarder, dealer)
+    try:
+        return parse_seats(_param_json(value, "table"), context.self_draw)
+    except ValueError as e:
+        raise BadRequest(str(e)) from None
 
 
 def _respond(token: str, res: PhotoResult, seats: Seats | None = None, ruleset: Ruleset | None = None) -> JSONResponse:
     body = res.to_json()
-    if seats is not None and res.result is not None:  # the tally's view: who pays whom, seat by seat
-        body["table"] = {"winner": seats.winner, "discarder": seats.discarder, "dealer": seats.dealer,
-                         **seat_settlement(res.result, seats.winner, seats.discarder, seats.dealer, ruleset)}
+    if seats is not None and res.result is not None:  # the tally's view: who pays whom, who deals next
+        body["table"] = table_view(res.result, seats, ruleset)
     for item in body.get("items", []):
         zh, en = ITEM_NAMES.get(item.get("key", ""), (item.get("key", ""), item.get("key", "")))
         item["zh"], item["en"] = zh, en

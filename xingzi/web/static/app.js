@@ -156,7 +156,7 @@ function show(data) {
   const items = $("items"); items.innerHTML = "";
   for (const it of data.items || []) li(items, it.zh + " " + it.en + ": " + it.pao + " 炮");
   const pays = $("payments"); pays.innerHTML = "";
-  const settled = handDeltas(data) && data.table.payments;  // the tally's seats by name, amounts as settled
+  const settled = (settledHere(data) || {}).payments;  // the tally's seats by name, amounts as settled
   for (const p of settled || data.payments || []) {
     li(pays, paymentText(p, (data.payments || []).length, settled ? table.names[p.seat] : null));
   }

@@ -33,20 +33,33 @@ function payerSeats(winner, discarder, selfDraw) {
   return selfDraw ? [1, 2, 3].map((k) => (winner + k) % 4) : [discarder];
 }
 
-// The seats sent with a score while the tally is open: the server settles the result between them (the engine's
-// seat_settlement: who pays whom, a false claim's penalty doubled with whichever seat deals) as data.table.
+// The seats sent with a score while the tally is open: the server settles the result between them as data.table
+// (the engine: who pays whom, a false claim's penalty doubled with whichever seat deals, who deals next).
 function tableSeats() {
   if (!$("table-box").open) return null;
-  return { winner: table.winner, discarder: $("self_draw").checked ? null : table.discarder, dealer: roundDealer() };
+  return { winner: table.winner, discarder: $("self_draw").checked ? null : table.discarder, dealer: roundDealer(),
+    before: earlierWinners() };
 }
 
-// What each seat wins (+) or pays (−) with the score shown, as the server settled it for these seats; null when
-// it was settled for other seats (a rescore with these is on its way) or not at all.
-function handDeltas(data) {
+// 一炮多响: the winners already added on this hand's discard, the first of them first.
+function earlierWinners() {
+  const out = [];
+  for (let i = table.hands.length - 1; sameDiscard() && i >= 0; i--) {
+    out.unshift(table.hands[i].winner);
+    if (!table.hands[i].same) break;
+  }
+  return out;
+}
+
+// The score shown as the server settled it for these seats: {deltas, next_dealer, payments}; null when it was
+// settled for other seats (a rescore with these is on its way) or not at all.
+function settledHere(data) {
   const seats = tableSeats();
   const settled = data && data.table;
-  if (!seats || !settled || ["winner", "discarder", "dealer"].some((k) => settled[k] !== seats[k])) return null;
-  return settled.deltas;
+  if (!seats || !settled || Object.keys(seats).some((k) => JSON.stringify(settled[k]) !== JSON.stringify(seats[k]))) {
+    return null;
+  }
+  return settled;
 }
 
 const signed = (n) => (n > 0 ? "+" : "") + n;
@@ -130,10 +143,10 @@ function showTable() {
   }));
   $("undo-hand").disabled = !table.hands.length;
   if (!$("tally-text").hidden) $("tally-text").value = tallyText();  // a copy shown stays the tally's
-  const deltas = addable();
-  const ready = Boolean(deltas);
+  const settled = addable();
+  const ready = Boolean(settled);
   $("add-hand").disabled = !ready;
-  const gain = ready ? deltas[table.winner] : 0;
+  const gain = ready ? settled.deltas[table.winner] : 0;
   $("same-box").hidden = $("self_draw").checked || !table.hands.length;
   $("add-hand").replaceChildren("记入这一手 ", smallText("Add this hand" + (ready ? ": " + table.names[table.winner]
     + " " + signed(gain) : "")));
@@ -168,30 +181,19 @@ function roundDealer() {
   return sameDiscard() ? table.hands[table.hands.length - 1].round : table.dealer;
 }
 
-// §8: the winner deals next; with several winners on one discard, the first of them in play order after the
-// discarder; a false win keeps the deal.
-function nextDealer(entry) {
-  if (!entry.valid) return table.dealer;
-  if (!entry.same) return entry.winner;
-  const winners = [entry.winner];
-  for (let i = table.hands.length - 2; i >= 0; i--) {  // the hands won on this discard, back to the first
-    winners.push(table.hands[i].winner);
-    if (!table.hands[i].same) break;
-  }
-  return [1, 2, 3].map((k) => (entry.discarder + k) % 4).find((seat) => winners.includes(seat));
-}
-
-// The deltas of the score shown when it may be added: some payment, no rescore on its way, not added already.
+// The score shown, settled for these seats, when it may be added: some payment, no rescore on its way, not added
+// already.
 function addable() {
   const data = state.data;
   if (!data || !(data.payments || []).length || state.pending || data === tallied) return null;
-  return handDeltas(data);
+  return settledHere(data);
 }
 
 function addHand() {
   const data = state.data;
-  const deltas = addable();
-  if (!deltas) return;
+  const settled = addable();
+  if (!settled) return;
+  const deltas = settled.deltas;
   const selfDraw = $("self_draw").checked;
   const round = roundDealer();
   const same = sameDiscard();
@@ -203,7 +205,7 @@ function addHand() {
   table.hands.push(entry);
   tallied = data;
   table.totals = table.totals.map((t, s) => t + deltas[s]);
-  table.dealer = nextDealer(entry);
+  table.dealer = settled.next_dealer;
   $("same-discard").checked = false;
   saveTable();
   showTable();
