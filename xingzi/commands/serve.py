@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from xingzi.web.lan import qr_lines, serve_urls
+from xingzi.web.lan import ALL_INTERFACES, qr_lines, serve_urls
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -56,8 +56,8 @@ def startup_text(host: str, port: int, qr: bool = True, lan: list[str] | None = 
     if remote and qr:
         lines.append(f"scan with the phone's camera to open {remote[0]}")
         lines.append(qr_lines(remote[0]).rstrip("\n"))
-    if not remote and host in ("127.0.0.1", "localhost"):
-        lines.append("a phone cannot reach this address: start with --host 0.0.0.0 to use the page at the table")
-    if host in ("0.0.0.0", "::", "") and not remote:
+    if not remote and host in ALL_INTERFACES:
         lines.append("no network address found: a phone can reach this machine only once it is on a network")
+    elif not remote:
+        lines.append("a phone cannot reach this address: start with --host 0.0.0.0 to use the page at the table")
     return "\n".join(lines) + "\n"

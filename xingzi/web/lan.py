@@ -15,12 +15,9 @@ def lan_addresses() -> list[str]:
     """This machine's IPv4 addresses other than loopback, the one its traffic leaves by first. Nothing is
     sent: connecting a UDP socket only picks the outgoing interface (and fails quietly with no network)."""
     found: list[str] = []
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("10.255.255.255", 1))  # any address off this machine; no packet goes out
-            found.append(s.getsockname()[0])
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("10.255.255.255", 1))  # any address off this machine; no packet goes out
+        found.append(s.getsockname()[0])
     with contextlib.suppress(OSError):  # a host name this machine cannot resolve: the first answer stands
         found += [str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
     out: list[str] = []
