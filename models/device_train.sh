@@ -22,6 +22,7 @@ SEED=${SEED:-1}            # synthetic set seed
 WEAK_N=${WEAK_N:-0}        # more synthetic hands drawn only in the art styles read worst (seed SEED+100)
 WEAK_STYLES=${WEAK_STYLES:-kde_jade kde_classic xm_dorwhite gnome_postmodern unicode_symbola fluffy_black}
 BLUR=${BLUR:-0}             # share of the main synthetic photos blurred more (xingzi synth --blur-share)
+COMPOSITE_N=${COMPOSITE_N:-0}  # hands laid out from the training photos' own tile pictures (datasets/composite.py)
 SMOKE=${SMOKE:-0}          # 1: a tiny CPU run to test this script before spending device time
 OUT=${OUT:-/tmp/xingzi_out}
 mkdir -p "$OUT"
@@ -67,6 +68,18 @@ if [ "$WEAK_N" -gt 0 ]; then
     EXTRA="$EXTRA${EXTRA:+,}$WEAK/images"
   else
     tail -5 /tmp/weak.log; log "weak-style synth failed: left out"
+  fi
+fi
+if [ "$COMPOSITE_N" -gt 0 ]; then  # real tile pixels in Xingzi layouts (melds, 发, backs); never the val photos
+  python3 -c "from xingzi.datasets.yolo import classes_text; print(classes_text(), end='')" > "$REAL/train/classes.txt"
+  COMP=/tmp/xingzi_composite
+  log "composite: $COMPOSITE_N hands from the training photos' tiles"
+  if python3 -m xingzi.datasets.composite --real "$REAL/train" --n "$COMPOSITE_N" --seed $((SEED + 200)) \
+      --out "$COMP" >/tmp/composite.log 2>&1; then
+    tail -1 /tmp/composite.log
+    EXTRA="$EXTRA${EXTRA:+,}$COMP/images"
+  else
+    tail -5 /tmp/composite.log; log "composite failed: left out"
   fi
 fi
 if [ -f .devdata/table.tar.gz ]; then  # photos labelled at the table (xingzi serve --collect, score --labels)
