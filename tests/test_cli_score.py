@@ -131,6 +131,17 @@ def test_json_round_with_two_winners(capsys, tmp_path) -> None:
     assert out["next_dealer"] == 1 and [r["own"] for r in out["results"]] == [3, 3]
 
 
+def test_the_example_round_is_settled_between_the_four_seats(capsys) -> None:
+    """examples/round.json: seat 3 wins on seat 1's discard, seat 2 claims falsely on it, the dealer (seat 0) was
+    followed on 中."""
+    out = json.loads(run(["score", "--json", str(EXAMPLE.with_name("round.json"))], capsys)[1])
+    win, false_claim = out["results"]
+    assert win["deltas"] == [0, -4, 0, 4] and [p["seat"] for p in win["payments"]] == [1]
+    assert false_claim["valid"] is False and false_claim["deltas"] == [40, 20, -80, 20]  # the dealer's penalty doubled
+    assert [p["seat"] for p in out["follow_dealer"]] == [1, 2, 3]
+    assert out["deltas"] == [28, 20, -76, 28] and out["next_dealer"] == 3
+
+
 def test_missing_json_file(capsys) -> None:
     code, _, err = run(["score", "--json", "/nonexistent/s.json"], capsys)
     assert code == 2 and "cannot read" in err
