@@ -600,7 +600,7 @@ def test_a_drawn_hand_is_written_down_and_the_tally_copied_as_text(server_ok):
         text = box.input_value()
         lines = text.split("\n")
         assert lines[0].startswith("星子麻将记分 Xingzi tally, ") and lines[0].endswith(", 2 hand(s)")
-        assert lines[1:] == ["东 -6 · 南 +6 (庄 dealer) · 西 0 · 北 0",
+        assert lines[1:] == ["规则 rules: default (003 text)", "东 -6 · 南 +6 (庄 dealer) · 西 0 · 北 0",
                              "1. 南 胡 东 放炮 3 炮: 东 -6, 南 +6, 西 0, 北 0", "2. 黄庄 南 连庄 keeps the deal"]
         expect(page.locator("#status")).to_contain_text(re.compile("已复制|请选中复制"))  # clipboard or not, the user is told
         page.locator("#undo-hand").click()  # the copy shown follows the tally

@@ -239,8 +239,10 @@ function drawnHand() {
 function tallyText() {
   const seats = [0, 1, 2, 3].map((s) => table.names[s] + " " + signed(table.totals[s])
     + (s === table.dealer ? " (庄 dealer)" : ""));
+  const changed = Object.keys(rulesOverrides()).length;
+  const rules = serverRules ? [`规则 rules: ${serverRules.name}${changed ? ` (${changed} changed on the page)` : ""}`] : [];
   return [`星子麻将记分 Xingzi tally, ${new Date().toISOString().slice(0, 10)}, ${table.hands.length} hand(s)`,
-    seats.join(" · "), ...table.hands.map((h) => h.text)].join("\n");
+    ...rules, seats.join(" · "), ...table.hands.map((h) => h.text)].join("\n");
 }
 
 // Shown in a box ready to select (a phone on plain http has no clipboard for pages) and copied where allowed.
