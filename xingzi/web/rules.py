@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from xingzi.engine.ruleset import CHOICES, OPTIONAL_ITEMS, Ruleset, load_ruleset
@@ -40,7 +41,7 @@ class TableRules:
     def __post_init__(self) -> None:
         self.ruleset  # noqa: B018 - a bad file or override is refused when the server starts, not per photo
 
-    @property
+    @cached_property
     def ruleset(self) -> Ruleset:
         return load_ruleset(self.spec).with_overrides(dict(self.overrides))
 
@@ -59,6 +60,9 @@ class TableRules:
     def for_page(self, page: Any) -> dict[str, Any]:
         """The overrides a score uses: the server's, then the page's own choices (§9 options only). Bad ones
         raise ValueError saying what was expected."""
+        return self._with_page(page)[0]
+
+    def _with_page(self, page: Any) -> tuple[dict[str, Any], Ruleset]:
         if page is None:
             page = {}
         if not isinstance(page, Mapping):
@@ -67,11 +71,10 @@ class TableRules:
         if unknown:
             raise ValueError(f"rules: the page may set only {', '.join(PAGE_KEYS)}; got {', '.join(map(str, unknown))}")
         merged = {**self.overrides, **page}
-        load_ruleset(self.spec).with_overrides(merged)  # says which value is wrong
-        return merged
+        return merged, load_ruleset(self.spec).with_overrides(merged)  # says which value is wrong
 
     def items(self, page: Any) -> dict:
         """Each scoring item with its 炮 under the server's rules and the page's changes (the page's 炮 table)."""
-        rules = load_ruleset(self.spec).with_overrides(self.for_page(page))
+        rules = self._with_page(page)[1]
         rows = [{**row, "en": ITEM_NAMES.get(row["key"], ("", row["key"]))[1]} for row in item_rows(rules)]
         return {"name": rules.name, "items": rows}
