@@ -59,7 +59,6 @@ def test_prelabel_writes_dataset_and_labelstudio_files(tmp_path):
     assert len(tasks) == 3 and "<RectangleLabels" in (ds / CONFIG_FILE).read_text()
     labels = [[r["value"]["rectanglelabels"][0] for r in t["predictions"][0]["result"]] for t in tasks]
     assert labels == [["1m", "zhong"]] * 3
-    assert report.photos_per_second > 0
 
 
 def test_corrected_labels_win_and_overwrite_keeps_a_backup(tmp_path):

@@ -162,3 +162,4 @@ def test_cli_merge_then_split(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "m: 15 images" in out and "val 3 images" in out
     assert main(["dataset", "split", str(tmp_path / "m"), "--val", "2"]) == 2
+    assert "--val must be a fraction between 0 and 1, got 2.0" in capsys.readouterr().err

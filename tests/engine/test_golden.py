@@ -24,6 +24,8 @@ def check(result: dict, expect: dict) -> None:
         assert [p["pao"] for p in result["payments"]] == expect["paos"]
     if "amounts" in expect:
         assert [p["amount"] for p in result["payments"]] == expect["amounts"]
+    if "reason" in expect:  # why a claim is refused (诈胡)
+        assert expect["reason"] in result["reason"]
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in CASES])
