@@ -190,18 +190,23 @@ def import_labelstudio(export_json: str | Path, dataset_dir: str | Path) -> Impo
     by_name = {img.name: (img, lab) for img, lab in dataset_pairs(d / "images")}
     planned, not_annotated = [], 0
     for n, task in enumerate(tasks):
-        ref = (task.get("data") or {}).get("image") or task.get("image")
-        if not ref:
-            raise ValueError(f"{path}: task {n} has no image reference (data.image)")
-        name = _image_name(ref)
-        hit = by_name.get(name) or by_name.get(_UPLOAD_PREFIX.sub("", name))
-        if hit is None:
-            raise ValueError(f"{path}: task {n} image {name!r} is not in {d / 'images'}")
-        regions = _chosen_regions(task)
-        if regions is None:
-            not_annotated += 1
-            continue
-        planned.append((hit[1], _labels_text(regions, hit[0], f"{path}: task {n} ({name})")))
+        try:
+            ref = (task.get("data") or {}).get("image") or task.get("image")
+            if not isinstance(ref, str) or not ref:
+                raise ValueError(f"{path}: task {n} has no image reference (data.image)")
+            name = _image_name(ref)
+            hit = by_name.get(name) or by_name.get(_UPLOAD_PREFIX.sub("", name))
+            if hit is None:
+                raise ValueError(f"{path}: task {n} image {name!r} is not in {d / 'images'}")
+            regions = _chosen_regions(task)
+            if regions is None:
+                not_annotated += 1
+                continue
+            planned.append((hit[1], _labels_text(regions, hit[0], f"{path}: task {n} ({name})")))
+        except (AttributeError, TypeError, KeyError) as e:  # a list or a number where the export has an object
+            raise ValueError(f"{path}: task {n} is not shaped like a Label Studio task "
+                             f"({type(e).__name__}: {e}); expected {{\"data\": {{\"image\": ...}}, "
+                             f"\"annotations\": [...]}}") from None
     counts = {"new": 0, "replaced": 0, "unchanged": 0}
     for label, text in planned:
         counts[save_label(d, label, text, replace=True)] += 1

@@ -10,7 +10,7 @@ from .ruleset import Ruleset, load_ruleset
 from .scoring import Score, score_hand
 from .settlement import Payment, follow_dealer, next_dealer
 from .shapes import is_complete, waits
-from .situation import parse_situation, score_round, score_situation, seat_settlement
+from .situation import check_context, parse_situation, score_round, score_situation, seat_settlement
 from .tiles import CLASS_NAMES, TILES, Tile
 
 
@@ -38,7 +38,7 @@ def is_winning(tiles: list[Tile], melds: tuple[Meld, ...] = ()) -> bool:
 
 __all__ = [
     "CLASS_NAMES", "TILES", "Hand", "Meld", "MeldKind", "Payer", "Payment", "Ruleset", "Score", "Tile",
-    "WinContext", "engine_build", "follow_dealer", "format_meld", "format_tiles", "is_winning", "load_ruleset",
+    "WinContext", "check_context", "engine_build", "follow_dealer", "format_meld", "format_tiles", "is_winning", "load_ruleset",
     "make_context", "make_hand", "next_dealer", "parse_hand", "parse_meld", "parse_situation",
     "parse_tiles", "score_hand", "score_round", "score_situation", "seat_settlement", "wait_set",
 ]

@@ -112,6 +112,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.hands < 1 or args.repeat < 1:
+        raise ValueError(f"--hands and --repeat must be at least 1, got {args.hands} and {args.repeat}")
     rules = load_ruleset(args.rules)
     closed = situations(args.hands, args.seed, closed=True)
     mixed = situations(args.hands, args.seed + 1, closed=False)

@@ -75,8 +75,8 @@ def _read_toml(path: Path) -> dict:
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as e:
-        raise ValueError(f"ruleset {path}: not valid TOML: {e}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:  # tomllib raises the latter on bytes not UTF-8
+        raise ValueError(f"ruleset {path}: not valid TOML (UTF-8 text): {e}") from None
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,8 @@ class Ruleset:
         """A new Ruleset with §10 ``rules`` overrides applied.
 
         Keys may be whole tables (``{"pao": {"qing_yi_se": 20}}``) or, as shortcuts, option names
-        (``{"specials_lift_threshold": true, "optional": ["tong_ku"]}``) and 炮 names.
+        (``{"specials_lift_threshold": true, "optional": ["tong_ku"]}``) and 炮 names. A name that is both (four_fa,
+        hai_di_pao) sets the 炮 when given a whole number, the option otherwise.
         """
         if not overrides:
             return self
@@ -144,7 +145,10 @@ class Ruleset:
             raise ValueError(f"rules overrides must be an object, got {overrides!r}")
         nested: dict[str, Any] = {}
         for key, value in overrides.items():
-            if key in self.options and not isinstance(value, Mapping):  # flower_additions is both
+            number = isinstance(value, int) and not isinstance(value, bool)
+            if key in self.options and key in self.pao and number:  # four_fa, hai_di_pao: a number is the 炮
+                nested.setdefault("pao", {})[key] = value
+            elif key in self.options and not isinstance(value, Mapping):  # flower_additions is both
                 nested.setdefault("options", {})[key] = value
             elif key in self.data:
                 nested.setdefault(key, {})
@@ -172,10 +176,30 @@ def _check(data: dict) -> None:
     optional = opts.get("optional")
     if not isinstance(optional, list) or any(o not in OPTIONAL_ITEMS for o in optional):
         raise ValueError(f"ruleset option 'optional' must list items among {list(OPTIONAL_ITEMS)}, got {optional!r}")
-    for table in ("pao", "hong_qi_sets", "eating"):
-        for key, value in data[table].items():
-            if key != "hong_qi" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                raise ValueError(f"ruleset {table}.{key} must be a whole number ≥ 0, got {value!r}")
+    numbers = {f"{table}.{key}": value for table in ("pao", "hong_qi_sets", "eating") for key, value in data[table].items()
+               if (table, key) != ("eating", "hong_qi")}
+    eating_hong_qi = data["eating"].get("hong_qi")
+    if not isinstance(eating_hong_qi, dict) or sorted(eating_hong_qi) != ["in_all", "on_top"]:
+        raise ValueError(f"ruleset eating.hong_qi must be the tables in_all and on_top, got {eating_hong_qi!r}")
+    for way, table in eating_hong_qi.items():
+        if not isinstance(table, dict):
+            raise ValueError(f"ruleset eating.hong_qi.{way} must be a table, got {table!r}")
+        numbers.update({f"eating.hong_qi.{way}.{key}": value for key, value in table.items()})
+    settlement = data["settlement"]
+    numbers.update({f"settlement.{key}": value for key, value in settlement.items() if key != "follow_dealer_doubled"})
+    numbers["threshold.min_own"] = data["threshold"].get("min_own")
+    for where, value in numbers.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"ruleset {where} must be a whole number ≥ 0, got {value!r}")
+    if not isinstance(settlement.get("follow_dealer_doubled"), bool):
+        raise ValueError(f"ruleset settlement.follow_dealer_doubled must be true or false, "
+                         f"got {settlement.get('follow_dealer_doubled')!r}")
+    if not isinstance(data.get("name"), str):
+        raise ValueError(f"ruleset name must be text, got {data.get('name')!r}")
+    for key in ("not_lifting", "lifted_by_option"):
+        listed = data["threshold"].get(key)
+        if not isinstance(listed, list) or not all(isinstance(v, str) for v in listed):
+            raise ValueError(f"ruleset threshold.{key} must be a list of item keys, got {listed!r}")
     if opts["flower_additions"] not in data["flower_additions"]:
         raise ValueError(f"ruleset has no [flower_additions.\"{opts['flower_additions']}\"] table")
     for key, value in data["replaces"].items():
@@ -206,6 +230,8 @@ def load_ruleset(source: str | Path | None = None) -> Ruleset:
         path = RULESET_DIR / PRESETS[key]
     else:
         path = Path(key)
+        if path.is_dir():
+            raise ValueError(f"ruleset {key!r} is a folder: give a TOML file (or a preset: {', '.join(PRESETS)})")
         if not path.is_file():
             raise ValueError(f"ruleset file {key!r} not found (or use a preset: {', '.join(PRESETS)})")
     raw = _read_toml(path)

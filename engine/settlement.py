@@ -89,6 +89,8 @@ def follow_dealer(tile: Tile, rules: Ruleset) -> tuple[Payment, ...]:
 
     Payer CLAIMANT here is the dealer; payees 0..2 are the other three players.
     """
+    if tile is Tile.FA:
+        raise ValueError("跟庄 follows the dealer's first discard, which is never 发 (a 发 is set aside), got 发")
     s = rules.settlement
     pao = s["follow_dealer_dragon"] if tile in _DRAGONS else s["follow_dealer"]
     amount = pao * (s["dealer_factor"] if s["follow_dealer_doubled"] else 1)

@@ -65,22 +65,17 @@ def parse_situation(s: Any, ruleset: Ruleset | None = None) -> tuple[Hand, WinCo
     if not isinstance(text, str):
         raise ValueError(f"\"hand\" must be a tile string like '123m456p中中', got {text!r}")
     tiles, separated = parse_hand(text)
-    win = _tile(s["win_tile"], "win_tile") if s.get("win_tile") is not None else separated
+    win = separated
+    if s.get("win_tile") is not None:
+        win = _tile(s["win_tile"], "win_tile")
+        if separated is not None and win is not separated:
+            raise ValueError(f"\"win_tile\" {win.symbol} disagrees with the winning tile set apart at the end of "
+                             f"\"hand\", {separated.symbol}")
     melds = _melds(s.get("melds"), "the winner's")
     hand = make_hand(tiles, win, melds, _int(s, "fa"))
-    payers_raw = s.get("payers") or []
-    if not isinstance(payers_raw, list) or not all(isinstance(p, Mapping) for p in payers_raw):
-        raise ValueError(f"\"payers\" must be a list of objects like {{\"dealer\": true, \"fa\": 1}}, got {payers_raw!r}")
-    payers = []
-    for i, p in enumerate(payers_raw):
-        fa = _int(p, "fa")
-        if not 0 <= fa <= 4:
-            raise ValueError(f"payer {i}: fa must be 0..4, got {fa}")
-        payers.append(Payer(_bool(p, "dealer"), fa, _melds(p.get("melds"), f"payer {i}'s")))
-    events = s.get("events") or []
-    if not isinstance(events, list):
-        raise ValueError(f"\"events\" must be a list of names, got {events!r}")
-    ctx = make_context(hand, _bool(s, "self_draw"), _bool(s, "dealer"), events, tuple(payers))
+    payers = _payers(s.get("payers"))
+    events = _events(s.get("events"))
+    ctx = make_context(hand, _bool(s, "self_draw"), _bool(s, "dealer"), events, payers)
     base = ruleset
     if s.get("ruleset") is not None:
         base = load_ruleset(s["ruleset"])
@@ -144,14 +139,42 @@ def score_situation(situation: dict, ruleset: Ruleset | None = None) -> dict:
     return score_json(score_hand(hand, ctx, rules), hand, rules)
 
 
+def _payers(raw: Any) -> tuple[Payer, ...]:
+    raw = raw or []
+    if not isinstance(raw, list) or not all(isinstance(p, Mapping) for p in raw):
+        raise ValueError(f"\"payers\" must be a list of objects like {{\"dealer\": true, \"fa\": 1}}, got {raw!r}")
+    payers = []
+    for i, p in enumerate(raw):
+        fa = _int(p, "fa")
+        if not 0 <= fa <= 4:
+            raise ValueError(f"payer {i}: fa must be 0..4, got {fa}")
+        payers.append(Payer(_bool(p, "dealer"), fa, _melds(p.get("melds"), f"payer {i}'s")))
+    return tuple(payers)
+
+
+def _events(raw: Any) -> list[str]:
+    events = raw or []
+    if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
+        raise ValueError(f"\"events\" must be a list of names, got {events!r}")
+    return events
+
+
+def check_context(events: Any, payers: Any) -> None:
+    """The shape of what a §10 situation says beside the winner's tiles (``events`` a list of names, ``payers`` of
+    ``{dealer, fa, melds}`` with readable melds), checked before the tiles are known (a photo not read yet):
+    ValueError saying what was expected. Whether they fit the hand is the score's to say."""
+    _events(events)
+    _payers(payers)
+
+
 def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> dict:
     """A whole hand of play: ``{"dealer": seat, "discarder": seat|null, "wins": [situation +
     {"seat": n}], "follow_dealer": tile|null}`` → results per winner (each payment with the ``seat`` paying or
     paid, and the win's ``deltas`` per seat), 跟庄 payments, the next dealer, and the round's ``deltas``: what
     each of the four seats wins or pays.
 
-    Several ``wins`` on one discard are 一炮多响: each is scored on its own. A win without
-    ``payers`` is paid by plain players, the dealer among them marked from the seats.
+    Several ``wins`` on one discard are 一炮多响: each is scored on its own. A win's ``payers`` are marked
+    dealer or not from the seats (missing ones are plain players; a flag that disagrees is refused).
     """
     dealer = _int(round_, "dealer")
     discarder = round_.get("discarder")
@@ -168,9 +191,7 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
         s = dict(w)
         s.setdefault("dealer", seat == dealer)
         s.setdefault("self_draw", discarder is None)
-        if "payers" not in s:  # plain payers, but the dealer's payment is doubled
-            paying = [discarder] if discarder is not None else [(seat + k) % 4 for k in (1, 2, 3)]
-            s["payers"] = [{"dealer": p == dealer} for p in paying]
+        s["payers"] = _seated_payers(s.get("payers"), seat, discarder, dealer)
         if s["self_draw"] != (discarder is None):
             raise ValueError(f"seat {seat}: self_draw must be {discarder is None} when discarder is {discarder!r}")
         if s["dealer"] != (seat == dealer):
@@ -182,6 +203,9 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
             seats.append(seat)
     if discarder is None and len(wins) > 1:
         raise ValueError("several winners need a discarder (一炮多响 is on one discard)")
+    claimed = [r["seat"] for r in results]
+    if len(set(claimed)) != len(claimed):
+        raise ValueError(f"each seat wins (or claims) once in a round, got seats {claimed}")
     out: dict[str, Any] = {"results": results, "next_dealer": next_dealer(dealer, seats, discarder)}
     deltas = [0, 0, 0, 0]
     for r in results:
@@ -197,6 +221,27 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     return out
 
 
+def _seated_payers(payers: Any, seat: int, discarder: int | None, dealer: int) -> Any:
+    """The payers of a win at ``seat``, each marked dealer or not from the seats (§8: the dealer's payment is
+    doubled): missing ones are plain players; a ``dealer`` flag that disagrees with the seats is refused."""
+    paying = [discarder] if discarder is not None else [(seat + k) % 4 for k in (1, 2, 3)]
+    if payers is None:
+        payers = []
+    if not isinstance(payers, list) or not all(isinstance(p, Mapping) for p in payers):
+        return payers  # score_situation says what was expected
+    out = []
+    for k, p in enumerate(payers):  # more than there are: score_situation refuses them
+        p = dict(p)
+        if k < len(paying):
+            flag = p.setdefault("dealer", paying[k] == dealer)
+            if flag is not (paying[k] == dealer):
+                raise ValueError(f"seat {seat}: payer {k + 1} (seat {paying[k]}) dealer flag is {flag!r}, but the "
+                                 f"round's dealer is seat {dealer}")
+        out.append(p)
+    out += [{"dealer": s == dealer} for s in paying[len(out):]]
+    return out
+
+
 def seat_settlement(result: Mapping[str, Any], seat: int, discarder: int | None, dealer: int,
                     rules: Ruleset | None = None) -> dict[str, Any]:
     """A §10 result between the four seats: its ``payments``, each with the ``seat`` on the other side, and
@@ -206,7 +251,8 @@ def seat_settlement(result: Mapping[str, Any], seat: int, discarder: int | None,
     A win is paid by the discarder, or on 自摸 by the three others from the winner's 下家 on; a false claim pays
     every other seat, the discarder first. A false claim's situation names one payer on a discard, so its
     penalty to the two others could not be doubled for a dealer among them: the seats are known here, and each
-    penalty is doubled with the dealer on either side (§7, §8).
+    payment, a win's or a penalty, is doubled with the dealer on either side (§7, §8), whatever the situation's
+    dealer flags said.
     """
     for who in (seat, dealer, *(() if discarder is None else (discarder,))):
         if isinstance(who, bool) or who not in range(4):
@@ -225,8 +271,8 @@ def seat_settlement(result: Mapping[str, Any], seat: int, discarder: int | None,
     payments, deltas = [], [0, 0, 0, 0]
     for p, other in zip(result["payments"], counterparts, strict=True):
         p = {**p, "seat": other}
+        p["amount"] = p["pao"] * (factor if dealer in (seat, other) else 1)  # the seats decide, not the flags
         if p["payer"] == "claimant":
-            p["amount"] = p["pao"] * (factor if dealer in (seat, other) else 1)
             deltas[seat] -= p["amount"]
             deltas[other] += p["amount"]
         else:

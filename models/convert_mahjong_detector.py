@@ -30,7 +30,11 @@ LUMA_RGB = np.array([0.299, 0.587, 0.114], np.float32)
 
 
 def onnx_model_path() -> Path:
-    import mahjong_detector
+    try:
+        import mahjong_detector
+    except ModuleNotFoundError:
+        raise ValueError("the start weights come from the package mahjong-detector (pip install mahjong-detector==0.0.6), "
+                         "or pass --model with weights to start from (e.g. models/xingzi_yolo11n.pt)") from None
 
     return Path(mahjong_detector.__file__).parent / "model.onnx"
 

@@ -93,10 +93,10 @@ def test_bad_hands_exit_non_zero_with_a_message(capsys, hand: str, message: str)
 
 
 def test_bad_meld_and_win_tile(capsys) -> None:
-    code, _, err = run(["score", "--hand", "123m456m789s5p 5p", "--meld", "kong 99p"], capsys)
-    assert code == 2 and "4 copies of one tile" in err
-    code, _, err = run(["score", "--hand", "12m456m789p22345s3m", "--win", "9s"], capsys)
-    assert code == 2 and "not among the hand" in err
+    code, out, err = run(["score", "--hand", "123m456m789s5p 5p", "--meld", "kong 99p"], capsys)
+    assert code == 2 and "4 copies of one tile" in err and "Traceback" not in err and out == ""
+    code, out, err = run(["score", "--hand", "12m456m789p22345s3m", "--win", "9s"], capsys)
+    assert code == 2 and "not among the hand" in err and "Traceback" not in err and out == ""
 
 
 def test_json_file_single_object(capsys) -> None:
@@ -142,6 +142,52 @@ def test_the_example_round_is_settled_between_the_four_seats(capsys) -> None:
     assert out["deltas"] == [28, 20, -76, 28] and out["next_dealer"] == 3
 
 
+@pytest.mark.parametrize(("text", "message"), [
+    pytest.param("", "no situation given: expected a §10 JSON object", id="empty"),
+    pytest.param("[]", "no situation given: the JSON list is empty", id="empty-list"),
+    pytest.param('{"hand": "12m456m789p22345s3m", "win_tile": "3m", "events": [5]}', '"events" must be a list of '
+                 'names, got [5]', id="event-not-a-name"),
+    pytest.param("[" * 100_000 + "]" * 100_000, "nested too deeply", id="nested-deep"),
+    pytest.param('{"dealer": 0, "discarder": 1, "wins": [{"seat": 3, "hand": "12m456m789p22345s 3m"}, '
+                 '{"seat": 3, "hand": "12m456m789p22345s 3m"}]}', "each seat wins (or claims) once in a round, got "
+                 "seats [3, 3]", id="a-seat-wins-twice"),
+])
+def test_bad_json_input_says_what_was_expected(capsys, monkeypatch, text: str, message: str) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    code, out, err = run(["score", "--json", "-"], capsys)
+    assert code == 2 and message in err and "Traceback" not in err and out == ""
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    pytest.param(["--hand", "12m456m789p22345s 3m", "--win", "5m"], '"win_tile" 5m disagrees with the winning tile set '
+                 'apart at the end of "hand", 3m', id="two-winning-tiles"),
+    pytest.param(["--hand", "12m456m789p22345s 3m", "--out", "x.jpg"], "--out is for reading a photo", id="out-no-photo"),
+    pytest.param(["--hand", "12m456m789p22345s 3m", "--fix", "3=2s"], "--fix is for reading a photo", id="fix-no-photo"),
+    pytest.param(["photo.jpg", "--hand", "12m456m789p22345s 3m"], "give a photo or --hand, not both", id="photo-and-hand"),
+    pytest.param(["photo.jpg", "--json", "house.json"], "give a photo or --json FILE, not both", id="photo-and-json"),
+])
+def test_flags_of_another_mode_are_refused(capsys, tmp_path, monkeypatch, argv: list[str], message: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["score", *argv], capsys)
+    assert code == 2 and message in err and out == ""
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_a_misspelt_field_is_pointed_out_and_extra_fields_are_fine(capsys, monkeypatch) -> None:
+    situation = {"hand": "12m456m789p22345s3m", "win_tile": "3m", "selfdraw": True, "note": "table 2"}
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(situation)))
+    code, out, err = run(["score", "--json", "-"], capsys)
+    assert code == 0 and json.loads(out)["own"] == 3  # scored as given: a discard win
+    assert "key 'selfdraw' is not read (did you mean 'self_draw'?)" in err and err.count("is not read") == 1
+
+
+def test_a_situation_file_that_is_not_text(capsys, tmp_path) -> None:
+    path = tmp_path / "s.json"
+    path.write_bytes(b"\xff\xfe{}")
+    code, out, err = run(["score", "--json", str(path)], capsys)
+    assert code == 2 and f"situation file {str(path)!r} is not UTF-8 text" in err and out == ""
+
+
 def test_missing_json_file(capsys) -> None:
     code, _, err = run(["score", "--json", "/nonexistent/s.json"], capsys)
     assert code == 2 and "cannot read" in err
@@ -158,9 +204,53 @@ def test_rules_command_lists_items_and_options(capsys) -> None:
     code, out, _ = run(["rules", "--rules", "text000"], capsys)
     assert code == 0 and "text000" in out
     assert any(line.startswith("tong_ku") and " on " in line for line in out.splitlines())
-    assert "flower_additions" in out and "000" in out
+    lines = out.splitlines()
+    assert "  flower_additions          000" in lines and "  four_fa                   on_top" in lines
     default = run(["rules"], capsys)[1]
     assert any(line.startswith("tong_ku") and " off " in line for line in default.splitlines())
+    lines = default.splitlines()  # the chosen ruleset's options, not the default's every time
+    assert "  flower_additions          003" in lines and "  four_fa                   in_all" in lines
+
+
+@pytest.mark.parametrize(("setting", "own"), [
+    pytest.param("four_fa=12", 12 + 3, id="four_fa_pao"),  # a whole number sets the 炮 of four 发
+    pytest.param("four_fa=on_top", 4 + 10 + 3, id="four_fa_option"),
+    pytest.param("four_fa=in_all", 10 + 3, id="four_fa_in_all"),
+])
+def test_a_name_that_is_both_option_and_pao(capsys, setting: str, own: int) -> None:
+    code, out, _ = run(["score", "--hand", "12m456m789p22345s 3m", "--fa", "4", "--set", setting, "--json"], capsys)
+    assert code == 0 and json.loads(out)["own"] == own
+
+
+def test_a_jsonl_file_of_one_line_gets_one_line_back(capsys, tmp_path) -> None:
+    good, bad = tmp_path / "one.jsonl", tmp_path / "bad.jsonl"
+    good.write_text(json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"}) + "\n", encoding="utf-8")
+    bad.write_text(json.dumps({"hand": "12m456m789p2234s3m", "win_tile": "3m"}) + "\n", encoding="utf-8")
+    code, out, _ = run(["score", "--json", str(good)], capsys)
+    assert code == 0 and len(out.splitlines()) == 1 and json.loads(out)["own"] == 3
+    code, out, _ = run(["score", "--json", str(bad)], capsys)
+    assert code == 1 and len(out.splitlines()) == 1
+    error = json.loads(out)
+    assert error["line"] == 1 and "14 tiles" in error["error"]
+
+
+@pytest.mark.parametrize("argv", [["--hands", "0"], ["--hands", "-5"], ["--repeat", "0"]])
+def test_bench_engine_refuses_nothing_to_time(capsys, argv: list[str]) -> None:
+    code, _, err = run(["bench", "engine", *argv], capsys)
+    assert code == 2 and "--hands and --repeat must be at least 1" in err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    pytest.param(["--data", "nosuch.yaml", "--epochs", "1"], "--data: dataset file not found: nosuch.yaml", id="data"),
+    pytest.param(["--data", "DATA", "--model", "nosuch.pt"], "--model: start weights not found: nosuch.pt", id="model"),
+])
+def test_train_says_what_is_missing_before_any_work(capsys, tmp_path, monkeypatch, argv, message) -> None:
+    (tmp_path / "data.yaml").write_text("names: []\n")
+    monkeypatch.chdir(tmp_path)
+    argv = [str(tmp_path / "data.yaml") if a == "DATA" else a for a in argv]
+    code, _, err = run(["train", *argv], capsys)
+    assert code == 2 and message in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.yaml"]
 
 
 def test_bench_engine_prints_rates_and_ratio(capsys) -> None:

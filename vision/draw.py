@@ -71,8 +71,9 @@ def caption_lines(result: dict | None) -> list[str]:
         return []
     note = [str(result["note"])] if result.get("note") else []
     if not result.get("valid", False):
-        reason = result.get("reason") or result.get("error") or ""
-        return [*note, f"诈胡 invalid: {reason}".strip()]
+        if result.get("reason"):  # the engine's verdict on a claim: a false win
+            return [*note, f"诈胡 invalid: {result['reason']}"]
+        return [*note, f"未计分 no score: {result.get('error') or 'no legal hand read'}"]  # nothing was claimed
     items = " ".join(f"{item_name(i['key'])}{i['pao']}" for i in result.get("items", []))
     lines = [*note, f"共 {result.get('own', 0)} 炮  {items}"]
     pays = result.get("payments", [])

@@ -36,20 +36,22 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # the size is checked here
+            warnings.simplefilter("ignore", UserWarning)  # corrupt EXIF: the photo is read without its turn
             im = Image.open(io.BytesIO(data))
-        with im:
-            w, h = im.size
-            if w * h <= max_pixels:
-                if im.format == "JPEG" and max(w, h) > max_side:  # decoded at 1/2, 1/4 or 1/8 scale
-                    k = max_side / max(w, h)  # the size asked must keep the photo's shape, or a 4:3
-                    im.draft("RGB", (math.ceil(w * k), math.ceil(h * k)))  # photo is decoded whole
-                im.load()
-                rgb = ImageOps.exif_transpose(im).convert("RGB")
+            with im:
+                w, h = im.size
+                if w * h <= max_pixels:
+                    if im.format == "JPEG" and max(w, h) > max_side:  # decoded at 1/2, 1/4 or 1/8 scale
+                        k = max_side / max(w, h)  # the size asked must keep the photo's shape, or a 4:3
+                        im.draft("RGB", (math.ceil(w * k), math.ceil(h * k)))  # photo is decoded whole
+                    im.load()
+                    rgb = _eight_bit(ImageOps.exif_transpose(im)).convert("RGB")
     except (UnidentifiedImageError, ImportError):  # ImportError: a format plugin (HEIF, registered by
         # another library) whose decoder is not installed tried the bytes
         raise ValueError(f"not an image: expected {FORMATS}") from None
-    except Image.DecompressionBombError as e:
-        raise ValueError(f"image refused as a decompression bomb: {e}") from None
+    except Image.DecompressionBombError:  # Pillow's own limit, far above ours: the header claims a huge picture
+        raise ValueError(f"image refused: its header claims far more than the {max_pixels / 1e6:.0f} megapixels "
+                         f"accepted (a decompression bomb?)") from None
     except (OSError, SyntaxError, EOFError, ValueError) as e:  # ValueError: pillow-heif on a broken HEIC
         raise ValueError(f"the image cannot be decoded (truncated or corrupt): {e}") from None
     if w * h > max_pixels:
@@ -64,6 +66,20 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_
     return cv2.cvtColor(arr, cv2.COLOR_RGB2BGR)
 
 
+def _eight_bit(im: Image.Image) -> Image.Image:
+    """16-bit and float greyscale (a scanner's or a raw converter's PNG/TIFF) scaled to 8 bits: Pillow's own
+    conversion clips every value over 255, which turns such a photo white."""
+    if im.mode not in ("I;16", "I;16L", "I;16B", "I;16N", "I", "F"):
+        return im
+    values = np.asarray(im, dtype=np.float64)
+    peak = float(values.max()) if values.size else 0.0
+    # the range the values were saved in: 0..1 (float), 8 or 16 bits; else the brightest value
+    top = next((t for t in (1.0, 255.0, 65535.0) if peak <= t), peak)
+    if im.mode.startswith("I;16"):
+        top = 65535.0
+    return Image.fromarray(np.clip(values * (255.0 / top), 0, 255).astype(np.uint8), mode="L")
+
+
 def load_image(source: str | Path | bytes | np.ndarray) -> np.ndarray:
     if isinstance(source, np.ndarray):
         if source.ndim != 3 or source.shape[2] != 3 or source.dtype != np.uint8:
@@ -72,6 +88,8 @@ def load_image(source: str | Path | bytes | np.ndarray) -> np.ndarray:
     if isinstance(source, bytes):
         return decode_image(source)
     path = Path(source)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder: give a photo file ({FORMATS})")
     if not path.is_file():
         raise FileNotFoundError(f"photo not found: {path}")
     return decode_image(path.read_bytes())
@@ -81,5 +99,7 @@ def write_image(path: str | Path, bgr: np.ndarray) -> None:
     path = Path(path)
     if path.suffix.lower() not in (".jpg", ".jpeg", ".png"):
         raise ValueError(f"--out {path}: expected a .jpg or .png file name")
+    if path.is_dir():
+        raise ValueError(f"--out {path} is a folder: give a file name for the annotated photo")
     path.parent.mkdir(parents=True, exist_ok=True)
     Image.fromarray(np.ascontiguousarray(bgr[..., ::-1])).save(path, quality=90)

@@ -14,11 +14,13 @@ import sys
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
 from xingzi.datasets.split import class_id_for_name
+from xingzi.engine.ruleset import load_ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, Tile
 
 from . import pipeline, unseen
@@ -131,6 +133,9 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     """Print the read hand, melds, 炮 items, total, payments; write --out; keep --labels."""
     out = out or sys.stdout
     context = context_from_args(args)
+    load_ruleset(context.ruleset).with_overrides(context.rules)  # a bad --rules or --set: said before any work
+    if getattr(args, "out", None) and Path(args.out).resolve() == Path(args.photo).resolve():
+        raise ValueError(f"--out {args.out} is the photo itself: give another file for the annotated copy")
     t = time.perf_counter()
     image = load_image(args.photo)
     timings = {"decode": time.perf_counter() - t}

@@ -187,7 +187,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     kongs = unseen.kong_choices(situation, reading) if situation and result and repair is None else ()
     timings["score"] = time.perf_counter() - t
     t = time.perf_counter()
-    shown = dict(result) if result is not None else {"valid": False, "reason": error}
+    shown = dict(result) if result is not None else {"valid": False, "error": error}  # no claim scored: no 诈胡
     marks: dict[int, int | None] = {}
     if repair is not None:
         shown["note"] = repair_note(repair)

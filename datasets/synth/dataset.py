@@ -14,7 +14,7 @@ from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_label
 from xingzi.engine.tiles import CLASS_NAMES
 
 from . import faces
-from .generate import Sample, check_styles, render_sample
+from .generate import MAX_SIDE, MIN_SIDE, Sample, check_styles, render_sample
 
 
 def stem(seed: int, index: int) -> str:
@@ -66,8 +66,9 @@ def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, w
         raise ValueError(f"--n must be at least 1, got {n}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
-    if imgsz < 64:
-        raise ValueError(f"--imgsz must be at least 64 pixels, got {imgsz}")
+    if not MIN_SIDE <= imgsz <= MAX_SIDE:
+        raise ValueError(f"--imgsz must be {MIN_SIDE}..{MAX_SIDE} pixels (a phone photo's long side is about 4,000), "
+                         f"got {imgsz}")
     if not 0 <= blur_share <= 1:
         raise ValueError(f"--blur-share must be between 0 and 1, got {blur_share}")
     styles = check_styles(styles)

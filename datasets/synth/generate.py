@@ -26,6 +26,7 @@ BACK_COLOURS = [(60, 140, 40), (40, 95, 25), (80, 170, 90), (170, 100, 30), (200
 PROCEDURAL_SHARE = 0.5  # the rest is spread evenly over the art packs
 MIN_VISIBLE = 0.35  # a tile cut by the photo's edge is labelled if this share of its box is inside
 MAX_COVERED = 0.6  # a tile whose box is covered more than this by fingers is not labelled
+MIN_SIDE, MAX_SIDE = 64, 8192  # a photo's long side in pixels
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,8 @@ def _covered(mask: np.ndarray, box: tuple[float, ...]) -> float:
 
 def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ...] | None = None,
                   pattern: str | None = None, blur_share: float = 0.0) -> Sample:
-    if imgsz < 64:
-        raise ValueError(f"imgsz must be at least 64 pixels, got {imgsz}")
+    if not MIN_SIDE <= imgsz <= MAX_SIDE:
+        raise ValueError(f"imgsz must be {MIN_SIDE}..{MAX_SIDE} pixels, got {imgsz}")
     if not 0 <= blur_share <= 1:
         raise ValueError(f"blur share must be between 0 and 1, got {blur_share}")
     styles = check_styles(styles)

@@ -130,6 +130,11 @@ def test_json_min_export(tmp_path):
     pytest.param([{"data": {"image": "b.jpg"}, "annotations": [{"result": [rect(0, 0, 5, 5, "1m")]}]},
                   {"data": {"image": "a.jpg"}, "annotations": [{"result": [rect(0, 0, 5, 5, "East")]}]}],
                  "unknown class name 'East'", id="unknown-class-writes-nothing"),
+    pytest.param([1, 2], "task 0 is not shaped like a Label Studio task", id="numbers-for-tasks"),
+    pytest.param([{"data": 5}], "task 0 is not shaped like a Label Studio task", id="data-a-number"),
+    pytest.param([{"data": {"image": 5}}], "task 0 has no image reference", id="image-a-number"),
+    pytest.param([{"data": {"image": "a.jpg"}, "annotations": 5}], "task 0 is not shaped like a Label Studio task",
+                 id="annotations-a-number"),
 ])
 def test_bad_exports_change_nothing(tmp_path, export, message):
     d = make_dataset(tmp_path / "d", {"a": ROWS, "b": ROWS})

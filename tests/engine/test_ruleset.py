@@ -50,12 +50,20 @@ def test_house_file_with_base_and_changes(tmp_path) -> None:
     "text, message",
     [
         pytest.param("[options]\nfour_fa = 'lots'\n", "four_fa", id="bad-choice"),
-        pytest.param("[pao]\nqi_dui = -1\n", "qi_dui", id="negative"),
-        pytest.param("[pao]\nqi_dui = 'ten'\n", "qi_dui", id="not-a-number"),
+        pytest.param("[pao]\nqi_dui = -1\n", "pao.qi_dui must be a whole number ≥ 0, got -1", id="negative"),
+        pytest.param("[pao]\nqi_dui = 'ten'\n", "pao.qi_dui must be a whole number ≥ 0, got 'ten'", id="not-a-number"),
         pytest.param("[pao]\nno_such_item = 5\n", "no_such_item", id="unknown-key"),
-        pytest.param("[options]\noptional = ['tong_ku', 'flying']\n", "optional", id="unknown-optional"),
+        pytest.param("[options]\noptional = ['tong_ku', 'flying']\n", r"must list items among \[.*\], got \['tong_ku', 'flying'\]",
+                     id="unknown-optional"),
         pytest.param("[options\n", "not valid TOML", id="broken-toml"),
-        pytest.param("base = 'nowhere'\n", "base", id="bad-base"),
+        pytest.param("[pao]\nhong_qi = 'x'\n", "pao.hong_qi must be a whole number ≥ 0, got 'x'", id="hong-qi-text"),
+        pytest.param("[eating.hong_qi.in_all]\nbase = -1\n", "eating.hong_qi.in_all.base must be a whole number ≥ 0",
+                     id="eaten-hong-qi-negative"),
+        pytest.param("[settlement]\nfollow_dealer_doubled = 1\n", "follow_dealer_doubled must be true or false",
+                     id="doubled-not-a-switch"),
+        pytest.param("name = 5\n", "ruleset name must be text, got 5", id="name-not-text"),
+        pytest.param("[threshold]\nmin_own = '2'\n", "threshold.min_own must be a whole number", id="min-own-text"),
+        pytest.param("base = 'nowhere'\n", r"base must be one of \['default', 'text000'\], got 'nowhere'", id="bad-base"),
     ],
 )
 def test_bad_ruleset_files_say_what_is_wrong(tmp_path, text: str, message: str) -> None:
@@ -70,3 +78,12 @@ def test_missing_file_and_bad_override() -> None:
         load_ruleset("/nonexistent/house.toml")
     with pytest.raises(ValueError, match="is not an option"):
         score_situation({**EX6, "rules": {"double_everything": True}})
+
+
+def test_a_folder_or_bytes_that_are_not_text_are_no_ruleset(tmp_path) -> None:
+    with pytest.raises(ValueError, match="is a folder: give a TOML file"):
+        load_ruleset(tmp_path)
+    binary = tmp_path / "house.toml"
+    binary.write_bytes(b"\xff\xfe[pao]")
+    with pytest.raises(ValueError, match=r"not valid TOML \(UTF-8 text\)"):
+        load_ruleset(binary)

@@ -6,7 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xingzi.engine import Payer, Tile, follow_dealer, load_ruleset, next_dealer, parse_meld, score_round
+from xingzi.engine import (
+    Payer,
+    Tile,
+    follow_dealer,
+    load_ruleset,
+    next_dealer,
+    parse_meld,
+    score_round,
+    score_situation,
+    seat_settlement,
+)
 from xingzi.engine.settlement import eaten_from
 
 IN_ALL = load_ruleset()
@@ -97,6 +107,32 @@ def test_round_marks_the_dealer_among_plain_payers() -> None:
         score_round({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, "self_draw": True, **win}]})
 
 
+def test_round_marks_the_dealer_among_payers_named_by_what_they_show() -> None:
+    win = {"hand": "12m456m789p22345s3m", "win_tile": "3m", "payers": [{"fa": 1}]}  # own 3, 1 发 eaten
+    on_discard = score_round({"dealer": 1, "discarder": 1, "wins": [{"seat": 3, **win}]})
+    assert on_discard["results"][0]["payments"][0]["amount"] == 8 and on_discard["deltas"] == [0, -8, 0, 8]
+    # 自摸 (own 4) with only the first payer named: seats 0, 1, 2 pay; seat 1 deals
+    drawn = score_round({"dealer": 1, "discarder": None, "wins": [{"seat": 3, **win}]})
+    assert [(p["seat"], p["amount"]) for p in drawn["results"][0]["payments"]] == [(0, 5), (1, 8), (2, 4)]
+    with pytest.raises(ValueError, match=r"payer 1 \(seat 1\) dealer flag is True, but the round's dealer is seat 0"):
+        score_round({"dealer": 0, "discarder": 1, "wins": [{"seat": 3, **win, "payers": [{"dealer": True}]}]})
+
+
+def test_seat_settlement_doubles_by_the_seats_not_the_flags() -> None:
+    plain = score_situation({"hand": "12m456m789p22345s3m", "win_tile": "3m"})  # no one marked dealer
+    assert plain["payments"][0]["amount"] == 3
+    for dealer, amount in ((1, 6), (3, 6), (0, 3)):
+        settled = seat_settlement(plain, seat=3, discarder=1, dealer=dealer)
+        assert settled["payments"][0]["amount"] == amount and settled["deltas"] == [0, -amount, 0, amount]
+
+
+def test_follow_dealer_is_never_on_fa() -> None:
+    with pytest.raises(ValueError, match="never 发"):
+        follow_dealer(Tile.FA, IN_ALL)
+    with pytest.raises(ValueError, match="never 发"):
+        score_round({"dealer": 0, "discarder": None, "wins": [], "follow_dealer": "发"})
+
+
 @pytest.mark.parametrize(("round_", "seats", "deltas"), [
     pytest.param({"dealer": 2, "discarder": 1, "wins": [{"seat": 3, "hand": "123m456m234s55s", "win_tile": "5s",
                                                          "melds": ["pung 9p"]}]},
@@ -118,20 +154,27 @@ def test_a_round_is_settled_seat_by_seat(round_, seats, deltas) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(dealer=st.integers(0, 3), winner=st.integers(0, 3), discarder=st.one_of(st.none(), st.integers(0, 3)),
-       valid=st.booleans())
-def test_every_round_settles_to_zero_and_the_winner_gains_what_others_pay(dealer, winner, discarder, valid) -> None:
+       valid=st.booleans(), showing=st.integers(0, 3))
+def test_every_round_settles_to_zero_and_the_winner_gains_what_others_pay(dealer, winner, discarder, valid,
+                                                                          showing) -> None:
     if discarder == winner:
         discarder = None
     hand = {"hand": "12m456m789p22345s3m", "win_tile": "3m"} if valid else \
         {"hand": "123m456m234s55s", "win_tile": "5s", "melds": ["pung 9p"]}
     if not valid and discarder is None:
         hand = {"hand": "123m456m234s5s9s", "win_tile": "9s", "melds": ["pung 9p"]}  # no hand at all
+    if showing:  # payers named by what they show (a 发 each), none marked dealer: the seats say who deals
+        hand["payers"] = [{"fa": 1}] * (1 if discarder is not None else showing)
     out = score_round({"dealer": dealer, "discarder": discarder, "wins": [{"seat": winner, **hand}]})
     result = out["results"][0]
     assert sum(out["deltas"]) == 0 and result["valid"] is valid
     assert (out["deltas"][winner] > 0) is valid
     paying = [s for s in range(4) if out["deltas"][s] < 0]
+    others = [s for s in range(4) if s != winner]
     if valid:
-        assert paying == ([discarder] if discarder is not None else [s for s in range(4) if s != winner])
+        assert paying == ([discarder] if discarder is not None else others)
+    else:  # 诈胡: the claimant pays 20 to each other seat, 40 to or from the dealer
+        assert paying == [winner]
+        assert [out["deltas"][s] for s in others] == [40 if dealer in (winner, s) else 20 for s in others]
     for p in result["payments"]:  # the dealer's double on either side of each payment
         assert p["amount"] == p["pao"] * (2 if dealer in (winner, p["seat"]) else 1)

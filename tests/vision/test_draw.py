@@ -84,6 +84,8 @@ def test_caption_changes_the_picture_top(reading):
                       "payments": [{"payer": 0, "pao": 8, "amount": 16}]},
                      ["共 3 炮  平胡1 门前清2", "付 16"], id="valid"),
         pytest.param({"valid": False, "reason": "own 1 < 2"}, ["诈胡 invalid: own 1 < 2"], id="invalid"),
+        pytest.param({"valid": False, "error": "no tiles found"}, ["未计分 no score: no tiles found"],
+                     id="nothing-read-is-no-false-win"),
         pytest.param(None, [], id="none"),
     ],
 )

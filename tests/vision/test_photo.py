@@ -121,3 +121,19 @@ def test_the_demo_photo_scores_the_same_at_phone_size_and_as_heic(tmp_path, caps
         results.append(json.loads(capsys.readouterr().out))
     assert [r["own"] for r in results] == [26, 26, 26]
     assert len({r["reading"]["notation"] for r in results}) == 1
+
+
+@pytest.mark.parametrize(("mode", "scale"), [
+    pytest.param("I;16", 257, id="16-bit-grey"),
+    pytest.param("I", 257, id="32-bit-integer-grey"),
+    pytest.param("F", 1 / 255, id="float-grey"),
+])
+def test_deep_grey_photos_are_scaled_to_eight_bits_not_clipped_white(mode, scale):
+    grey = np.tile(np.arange(0, 256, 8, dtype=np.uint8), (32, 1))  # a ramp, dark to light
+    deep = Image.fromarray((grey.astype(np.float64) * scale).astype(np.uint16 if mode == "I;16" else np.float32))
+    deep = deep.convert(mode) if deep.mode != mode else deep
+    data = io.BytesIO()
+    deep.save(data, format="TIFF")
+    read = decode_image(data.getvalue())
+    assert read.shape == (32, 32, 3)
+    assert np.abs(read[..., 0].astype(int) - grey).max() <= 1  # the ramp, not a white picture

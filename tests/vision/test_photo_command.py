@@ -132,6 +132,41 @@ def test_bad_flags_say_what_was_expected_and_write_nothing(photo, tmp_path, monk
     assert not out.exists() and not folder.exists()
 
 
+class Unreachable:
+    def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
+        raise AssertionError("the photo was read although the flags were wrong")
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    pytest.param(["--rules", "nosuch"], "ruleset file 'nosuch' not found", id="no-such-ruleset"),
+    pytest.param(["--set", "no_such_option=1"], "is not an option, a 炮 name or a table", id="unknown-override"),
+    pytest.param(["--set", 'hong_qi="x"'], "ruleset pao.hong_qi must be a whole number ≥ 0, got 'x'",
+                 id="override-not-a-number"),
+])
+def test_bad_rules_are_refused_before_the_photo_is_read(photo, tmp_path, monkeypatch, capsys, flags, message):
+    out = tmp_path / "annotated.jpg"
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Unreachable())
+    code = main(["score", str(photo), *flags, "--out", str(out)])
+    assert code == 2 and message in capsys.readouterr().err and not out.exists()
+
+
+def test_the_photo_is_never_written_over(photo, monkeypatch, capsys):
+    before = photo.read_bytes()
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Unreachable())
+    alias = photo.parent / "." / photo.name  # the same file by another spelling
+    code = main(["score", str(photo), "--out", str(alias)])
+    assert code == 2 and "is the photo itself" in capsys.readouterr().err
+    assert photo.read_bytes() == before
+
+
+def test_a_folder_is_neither_a_photo_nor_an_output(photo, tmp_path, monkeypatch, capsys):
+    code, text = run(tmp_path, HAND, monkeypatch, capsys)
+    assert code == 2 and "is a folder: give a photo file" in text
+    (tmp_path / "out.jpg").mkdir()
+    code, text = run(photo, HAND, monkeypatch, capsys, "--out", str(tmp_path / "out.jpg"))
+    assert code == 2 and "is a folder: give a file name for the annotated photo" in text
+
+
 def test_labels_into_a_file_is_refused_before_any_work(photo, tmp_path, monkeypatch, capsys):
     out, taken = tmp_path / "annotated.jpg", tmp_path / "notes.txt"
     taken.write_text("mine")

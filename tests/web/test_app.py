@@ -89,11 +89,28 @@ def test_the_payers_tiles_are_eaten_from_the_query_or_the_rescore(photo):
     assert clash["valid"] is False and "5 copies of 1m" in clash["error"]
 
 
-def test_context_from_the_query_changes_the_score(photo):
+@pytest.mark.parametrize(("query", "own", "amounts"), [
+    pytest.param("", 3, [3], id="discard"),
+    pytest.param("dealer=1", 3, [6], id="dealer-on-a-discard"),  # the winner deals: the discarder pays double
+    pytest.param("self_draw=1", 4, [4, 4, 4], id="self-draw"),  # +1 自摸, the three others pay
+    pytest.param("self_draw=1&dealer=true", 4, [8, 8, 8], id="dealer-self-draw"),
+])
+def test_context_from_the_query_changes_the_score(photo, query, own, amounts):
     client, _ = client_for(layout_detections())
-    body = client.post("/api/read?self_draw=1&dealer=true", content=photo).json()
-    assert body["own"] == 4
-    assert [p["amount"] for p in body["payments"]] == [8, 8, 8]
+    body = client.post(f"/api/read?{query}", content=photo).json()
+    assert body["own"] == own
+    assert [p["amount"] for p in body["payments"]] == amounts
+
+
+@pytest.mark.parametrize(("payload", "message"), [
+    pytest.param({"payers": [{"fa": 1}, {}]}, "a discard win has 1 payer (the discarder), got 2", id="two-discarders"),
+    pytest.param({"events": ["kong_bloom"]}, "are self-drawn wins: set self_draw true", id="bloom-on-a-discard"),
+])
+def test_a_context_that_does_not_fit_the_win_is_not_scored_and_is_no_false_win(photo, payload, message):
+    client, _ = client_for(layout_detections())
+    token = client.post("/api/read", content=photo).json()["token"]
+    body = client.post("/api/rescore", json={"token": token, **payload}).json()
+    assert body["valid"] is False and message in body["error"] and "reason" not in body and "payments" not in body
 
 
 def test_correcting_a_tile_rescores_without_detecting_again(photo):
@@ -117,8 +134,14 @@ def test_correcting_a_tile_rescores_without_detecting_again(photo):
     assert fixed.status_code == 200
     assert fixed.json()["valid"] is True and fixed.json()["own"] == 3 and fixed.json()["reading"]["legal"] is True
     toggled = client.post("/api/rescore", json={"token": first["token"], "corrections": {"10": Tile.S2.index},
-                                                "self_draw": True, "events": ["hai_di_lao_yue"]})
-    assert toggled.json()["own"] != 3
+                                                "self_draw": True, "events": ["hai_di_lao_yue"]}).json()
+    # 海底捞月 is an optional item, off by default: the event is kept but adds nothing; 自摸 adds 1
+    assert toggled["own"] == 4 and toggled["situation"]["events"] == ["hai_di_lao_yue"]
+    assert [i["key"] for i in toggled["items"]] == ["ping_hu", "self_draw", "concealed", "single_wait"]
+    counted = client.post("/api/rescore", json={"token": first["token"], "corrections": {"10": Tile.S2.index},
+                                                "self_draw": True, "events": ["hai_di_lao_yue"],
+                                                "rules": {"optional": ["hai_di_lao_yue"]}}).json()
+    assert counted["own"] == 8 and counted["items"][-1] == {**counted["items"][-1], "key": "hai_di_lao_yue", "pao": 5}
     assert fake.calls == 1
 
 
@@ -172,7 +195,18 @@ def test_tables_that_are_no_hand_say_so(photo, detections, expected):
         pytest.param({"token": "nope"}, 404, "upload it again", id="unknown-token"),
         pytest.param({"corrections": {"99": 3}}, 400, "there are 14 tiles", id="index-out-of-range"),
         pytest.param({"corrections": {"0": 31}}, 400, "class must be 0..30", id="class-out-of-range"),
-        pytest.param({"corrections": {"0": "x"}}, 400, "bad correction", id="class-not-a-number"),
+        pytest.param({"corrections": {"0": "x"}}, 400, "corrections must map tile indices to class ids (whole "
+                     "numbers), got {'0': 'x'}", id="class-not-a-number"),
+        pytest.param({"corrections": {"0": 3.7}}, 400, "got {'0': 3.7}", id="class-not-whole"),
+        pytest.param({"corrections": {"0": True}}, 400, "got {'0': True}", id="class-true"),
+        pytest.param({"corrections": {"first": 3}}, 400, "bad correction: invalid literal for int() with base 10: "
+                     "'first'", id="index-not-a-number"),
+        pytest.param({"self_draw": 2}, 400, "self_draw must be true or false, got 2", id="self-draw-not-a-flag"),
+        pytest.param({"dealer": "maybe"}, 400, "dealer must be true or false, got 'maybe'", id="dealer-not-a-flag"),
+        pytest.param({"payers": [{"fa": "x"}]}, 400, "'fa' must be a whole number", id="payer-fa-not-a-number"),
+        pytest.param({"payers": [{"melds": ["pung zz"]}]}, 400, "'zz' has no digits before it",
+                     id="payer-meld-unreadable"),
+        pytest.param({"payers": ["discarder"]}, 400, "payers must be a list of objects", id="payer-not-an-object"),
         pytest.param({"events": ["flying"]}, 400, "events must be a list of", id="unknown-event"),
         pytest.param({"corrections": [1]}, 400, "corrections must be an object", id="corrections-not-object"),
     ],
@@ -312,8 +346,9 @@ def test_nothing_is_written_to_disk(photo, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     client, _ = client_for(layout_detections())
     big = jpeg_bytes(3000, 2000)
-    for payload in (photo, big, b"junk", huge_png_header(10_000, 10_000)):
-        client.post("/api/read", content=payload)
+    answers = [client.post("/api/read", content=payload) for payload in
+               (photo, big, b"junk", huge_png_header(10_000, 10_000))]
+    assert [a.status_code for a in answers] == [200, 200, 400, 400]
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["tmp"]
 
 
@@ -353,6 +388,10 @@ def test_the_tables_rules_are_listed_and_the_page_may_change_its_options(photo):
     pytest.param({"optional": ["nope"]}, "'optional' must list items among", id="unknown-optional"),
     pytest.param({"four_fa": "twice"}, "'four_fa' must be one of ['in_all', 'on_top']", id="bad-value"),
     pytest.param({"qing_yi_se": 99}, "the page may set only flower_additions", id="a-number-of-pao"),
+    pytest.param({"four_fa": 500}, "'four_fa' must be one of ['in_all', 'on_top'], got 500", id="four-fa-pao"),
+    pytest.param({"hai_di_pao": 999}, "'hai_di_pao' must be one of ['addition', 'start_at_10'], got 999",
+                 id="hai-di-pao-pao"),
+    pytest.param({"specials_lift_threshold": 1}, "must be one of [False, True], got 1", id="one-is-not-true"),
     pytest.param(["four_fa"], "rules must be an object of options", id="not-an-object"),
 ])
 def test_bad_rules_from_the_page_are_refused_and_the_photo_kept(photo, rules, message):
@@ -419,6 +458,7 @@ def test_bad_tally_seats_are_refused(photo, table, message):
     read = client.post("/api/read", content=photo).json()
     bad = client.post("/api/rescore", json={"token": read["token"], "table": table})
     assert bad.status_code == 400 and message in bad.json()["error"]
+    assert f"got {table!r}"[:40] in bad.json()["error"]  # which value was refused
     query = client.post("/api/read", params={"table": "{nope"}, content=photo)
     assert query.status_code == 400 and "table in the query must be JSON" in query.json()["error"]
 
@@ -432,3 +472,16 @@ def test_the_pao_table_under_the_pages_rules():
     assert rows["fa"]["pao"] == "1 each, four = 4+10" and rows["tong_ku"]["on"] is True
     bad = client.get("/api/rules", params={"rules": '{"pao": {"fa": 3}}'})
     assert bad.status_code == 400 and "the page may set only" in bad.json()["error"]
+
+
+def test_json_bodies_are_capped_and_forms_are_told_to_send_bytes(photo):
+    client, fake = client_for(layout_detections())
+    token = client.post("/api/read", content=photo).json()["token"]
+    padded = json.dumps({"token": token, "pad": "a" * (2 * 1024 * 1024)})
+    for path in ("/api/rescore", "/api/labels"):
+        big = client.post(path, content=padded, headers={"content-type": "application/json"})
+        assert big.status_code == 413 and "is over the 1 MiB limit" in big.json()["error"]
+    form = client.post("/api/read", files={"file": ("hand.jpg", photo, "image/jpeg")})
+    assert form.status_code == 415 and "--data-binary" in form.json()["error"]
+    assert client.post("/api/rescore", json={"token": token}).json()["own"] == 3  # the photo is still held
+    assert fake.calls == 1

@@ -29,7 +29,14 @@ def test_serve_with_a_dataset_folder(served, tmp_path, capsys):
 
 @pytest.mark.parametrize(("argv", "message"), [
     pytest.param(["--port", "0"], "--port must be 1..65535", id="port"),
-    pytest.param(["--max-upload-mb", "0"], "--max-upload-mb must be positive", id="upload-limit"),
+    pytest.param(["--max-upload-mb", "0"], "--max-upload-mb must be more than 0 and at most 1024, got 0.0",
+                 id="upload-limit"),
+    pytest.param(["--max-upload-mb", "inf"], "--max-upload-mb must be more than 0 and at most 1024, got inf",
+                 id="upload-limit-infinite"),
+    pytest.param(["--max-upload-mb", "nan"], "--max-upload-mb must be more than 0 and at most 1024, got nan",
+                 id="upload-limit-nan"),
+    pytest.param(["--model", "/nonexistent/weights.onnx"], "--model: detector weights not found", id="no-weights"),
+    pytest.param(["--host", "256.1.1.1"], "--host: not an address of this machine", id="bad-host"),
     pytest.param(["--collect", "FILE"], "expected a dataset folder, got the file", id="collect-into-a-file"),
 ])
 def test_bad_serve_options_say_so(served, tmp_path, capsys, argv, message):
@@ -99,12 +106,54 @@ def test_lan_addresses_are_this_machines_and_never_loopback():
         assert ip.version == 4 and not ip.is_loopback and not ip.is_unspecified
 
 
+class _FakeUdp:
+    """A UDP socket whose outgoing interface is ``address`` (or no network at all: None)."""
+
+    def __init__(self, address: str | None) -> None:
+        self.address = address
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def connect(self, _to) -> None:
+        if self.address is None:
+            raise OSError("Network is unreachable")
+
+    def getsockname(self):
+        return (self.address, 40000)
+
+
+@pytest.mark.parametrize(("outgoing", "by_name", "expected"), [
+    pytest.param("192.168.1.5", ["127.0.1.1", "192.168.1.5", "10.0.0.7", "169.254.3.3"], ["192.168.1.5", "10.0.0.7"],
+                 id="outgoing-first-then-the-host-names-without-loopback-or-link-local"),
+    pytest.param(None, ["127.0.1.1"], [], id="no-network"),
+    pytest.param(None, None, [], id="host-name-not-resolved"),
+])
+def test_lan_addresses_from_the_outgoing_interface_and_the_host_name(monkeypatch, outgoing, by_name, expected):
+    import socket
+
+    from xingzi.web.lan import lan_addresses
+
+    def getaddrinfo(*_args):
+        if by_name is None:
+            raise socket.gaierror("no such host")
+        return [(socket.AF_INET, socket.SOCK_DGRAM, 0, "", (a, 0)) for a in by_name]
+
+    monkeypatch.setattr(socket, "socket", lambda *_a: _FakeUdp(outgoing))
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    assert lan_addresses() == expected
+
+
 def test_serve_with_the_tables_rules(served, capsys):
-    assert main(["serve", "--rules", "text000", "--set", "four_fa=on_top", "--set", 'optional=["tong_ku"]']) == 0
+    # text000 puts four 发 on top; the table's own setting wins
+    assert main(["serve", "--rules", "text000", "--set", "four_fa=in_all", "--set", 'optional=["tong_ku"]']) == 0
     assert "rules: text000" in capsys.readouterr().out
     rules = TestClient(served["app"]).get("/api/faces").json()["rules"]
     assert rules["name"].startswith("text000")
-    assert next(o for o in rules["options"] if o["key"] == "four_fa")["value"] == "on_top"
+    assert next(o for o in rules["options"] if o["key"] == "four_fa")["value"] == "in_all"
     assert [i["key"] for i in rules["optional"] if i["on"]] == ["tong_ku"]
 
 

@@ -4,6 +4,7 @@ or JSON Lines), or a photo (handed to the vision pipeline)."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 from typing import Any
@@ -39,7 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="override one ruleset option or 炮 number, e.g. --set specials_lift_threshold=true")
     p.add_argument("--json", nargs="?", const="", default=None, metavar="FILE",
                    help="with --hand: print the §10 result as JSON; with FILE (or - for stdin): "
-                        "score a §10 situation or JSON Lines, one result per line")
+                        "score a §10 situation or JSON Lines, one result per line "
+                        "(a .jsonl file always as JSON Lines)")
     p.add_argument("--out", metavar="PATH", help="photo mode: where to write the annotated photo")
     p.add_argument("--model", metavar="PATH", help="photo mode: detector weights")
     p.add_argument("--conf", type=float, metavar="FLOAT", help="photo mode: detection confidence threshold")
@@ -167,22 +169,46 @@ def payment_line(payment: dict[str, Any], self_draw: bool) -> str:
     return f"{pad(who, 22)}pays {payment['amount']}" + (f"  ({', '.join(notes)})" if notes else "")
 
 
+SITUATION_KEYS = ("hand", "win_tile", "melds", "fa", "self_draw", "dealer", "events", "payers", "rules", "ruleset")
+ROUND_KEYS = ("dealer", "discarder", "wins", "follow_dealer")
+
+
+def _note_misspelt(obj: Any, known: tuple[str, ...], where: str) -> None:
+    """Extra fields are fine (RULES.md §10), but one spelt like a field the engine reads is most likely that field
+    mistyped: say so on stderr, the result unchanged."""
+    if not isinstance(obj, dict):
+        return
+    for key in obj:
+        near = difflib.get_close_matches(str(key), known, n=1, cutoff=0.75) if key not in known else []
+        if near:
+            print(f"xingzi score: note: {where}key {key!r} is not read (did you mean {near[0]!r}?)", file=sys.stderr)
+
+
 def _score_object(obj: Any, ruleset) -> dict[str, Any]:
     if isinstance(obj, dict) and "wins" in obj:
+        _note_misspelt(obj, ROUND_KEYS, "round ")
+        for w in obj["wins"] if isinstance(obj["wins"], list) else []:
+            _note_misspelt(w, (*SITUATION_KEYS, "seat"), "win ")
         return score_round(obj, ruleset)
+    _note_misspelt(obj, SITUATION_KEYS, "")
     return score_situation(obj, ruleset)
 
 
-def _score_stream(text: str, ruleset, out=None) -> int:
-    """One JSON object → one result; otherwise JSON Lines → one result (or error) per line."""
+def _score_stream(text: str, ruleset, out=None, as_lines: bool = False) -> int:
+    """One JSON object → one result; otherwise JSON Lines → one result (or error) per line. ``as_lines``: JSON Lines
+    whatever the text holds (a ``.jsonl`` file of one line still gets one line back)."""
     out = out or sys.stdout
+    if not text.strip():
+        raise ValueError("no situation given: expected a §10 JSON object, or JSON Lines of them")
     try:
-        whole = json.loads(text)
+        whole = None if as_lines else json.loads(text)
     except json.JSONDecodeError:
         whole = None
     if isinstance(whole, dict):
         out.write(json.dumps(_score_object(whole, ruleset), ensure_ascii=False, indent=2) + "\n")
         return 0
+    if whole == []:
+        raise ValueError("no situation given: the JSON list is empty")
     lines = [json.dumps(x) for x in whole] if isinstance(whole, list) else text.splitlines()
     failed = 0
     for n, line in enumerate(lines, 1):
@@ -198,7 +224,25 @@ def _score_stream(text: str, ruleset, out=None) -> int:
     return 1 if failed else 0
 
 
+PHOTO_ONLY = ("out", "model", "conf", "claim", "as_read", "tiles", "fix", "add", "aside", "not_tile", "labels")
+
+
+def _check_mode(args: argparse.Namespace) -> None:
+    """A photo, --hand or --json FILE: flags of another mode are refused rather than left unread."""
+    if args.photo:
+        if args.hand:
+            raise ValueError("give a photo or --hand, not both")
+        if args.json:
+            raise ValueError(f"give a photo or --json FILE, not both (with a photo, a bare --json prints the result as "
+                             f"JSON), got --json {args.json!r}")
+        return
+    given = [name for name in PHOTO_ONLY if getattr(args, name, None) not in (None, False, [])]
+    if given:
+        raise ValueError(f"--{given[0].replace('_', '-')} is for reading a photo: give the photo too")
+
+
 def run(args: argparse.Namespace) -> int:
+    _check_mode(args)
     if args.photo:
         from xingzi.vision.photo_command import run_photo_command
         return run_photo_command(args)
@@ -210,9 +254,11 @@ def run(args: argparse.Namespace) -> int:
             try:
                 with open(args.json, encoding="utf-8") as fh:
                     text = fh.read()
+            except UnicodeDecodeError:
+                raise ValueError(f"situation file {args.json!r} is not UTF-8 text (expected JSON)") from None
             except OSError as e:
                 raise ValueError(f"cannot read situation file {args.json!r}: {e.strerror}") from None
-        return _score_stream(text, ruleset)
+        return _score_stream(text, ruleset, as_lines=args.json.endswith(".jsonl"))
     if args.json and args.hand:
         raise ValueError("use either --hand (with a bare --json) or --json FILE, not both")
     situation = situation_from_args(args)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import socket
+from pathlib import Path
 
 from xingzi.web.lan import ALL_INTERFACES, qr_lines, serve_urls
 
@@ -27,8 +29,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be 1..65535, got {args.port}")
-    if args.max_upload_mb <= 0:
-        raise ValueError(f"--max-upload-mb must be positive, got {args.max_upload_mb}")
+    if not 0 < args.max_upload_mb <= 1024:  # also refuses nan and inf
+        raise ValueError(f"--max-upload-mb must be more than 0 and at most 1024, got {args.max_upload_mb}")
+    if args.model is not None and not Path(args.model).is_file():
+        raise ValueError(f"--model: detector weights not found: {args.model}")
+    try:
+        socket.getaddrinfo(args.host, args.port)
+    except (socket.gaierror, UnicodeError):
+        raise ValueError(f"--host: not an address of this machine or a name it can resolve: {args.host!r}") from None
     import uvicorn
 
     from xingzi.commands.score import parse_overrides

@@ -48,6 +48,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.imgsz % 32:
         raise ValueError(f"--imgsz must be a multiple of 32, got {args.imgsz}")
+    if args.data is not None and not Path(args.data).is_file():
+        raise ValueError(f"--data: dataset file not found: {args.data}")
+    if args.model is not None and not Path(args.model).is_file() and not str(args.model).endswith(".yaml"):
+        raise ValueError(f"--model: start weights not found: {args.model}")
     data = args.data or tr.prepare_real_view(extra_train=args.extra_train)
     model = args.model
     if model is None:

@@ -25,7 +25,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
-from xingzi.engine import follow_dealer
+from xingzi.engine import check_context, follow_dealer
 from xingzi.engine.ruleset import Ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES, Tile
 from xingzi.vision.detections import Detections, check_tile_index
@@ -49,6 +49,7 @@ from .seats import Seats, parse_seats, table_view
 
 STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
+MAX_JSON = 1024 * 1024  # a rescore or labels body: marks on at most a few hundred tiles
 MAX_SESSIONS = 16
 
 
@@ -124,9 +125,12 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
 
     @app.post("/api/read")
     async def read(request: Request) -> JSONResponse:
+        if request.headers.get("content-type", "").startswith("multipart/"):
+            raise BadRequest("send the photo's bytes as the request body (curl --data-binary @photo.jpg), "
+                             "not as a form", 415)
         data = await _body(request, max_upload)
         params = dict(request.query_params)
-        context, as_read = _context(params, rules), _flag(params.get("as_read", False))
+        context, as_read = _context(params, rules), _flag(params.get("as_read", False), "as_read")
         seats = _seats(params.get("table"), context)
         return await _in_thread(lambda: _read(data, context, as_read, seats))
 
@@ -208,12 +212,12 @@ async def _body(request: Request, limit: int) -> bytes:
     """The raw upload, refused (413) past ``limit`` bytes without reading the rest."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
-        raise BadRequest(f"upload of {int(declared) / 1e6:.1f} MB is over the {limit / 1e6:.0f} MB limit", 413)
+        raise BadRequest(f"upload of {_mib(int(declared))} is over the {_mib(limit)} limit", 413)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise BadRequest(f"upload is over the {limit / 1e6:.0f} MB limit", 413)
+            raise BadRequest(f"upload is over the {_mib(limit)} limit", 413)
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -243,6 +247,8 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
         det = add_tiles(session.detections, _added(body), session.image.shape)
     except ValueError as e:
         raise BadRequest(f"bad added tile: {e}") from None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in corrections.values()):
+        raise BadRequest(f"corrections must map tile indices to class ids (whole numbers), got {corrections!r}"[:300])
     try:
         fixed = {int(k): int(v) for k, v in corrections.items()}
         det = apply_corrections(det, fixed)
@@ -260,13 +266,18 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
         raise BadRequest(str(e)) from None
     # a box on no tile counts in no hand: set aside, as the user's "not part of this hand"
     return Marks(det, fixed, sorted({*ignored, *removed}), removed, claimed, released, win, _context(body, rules),
-                 _flag(body.get("as_read", False)))
+                 _flag(body.get("as_read", False), "as_read"))
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2 ** 20:.1f} MiB" if n % 2 ** 20 else f"{n // 2 ** 20} MiB"
 
 
 async def _json(request: Request) -> Any:
+    data = await _body(request, MAX_JSON)  # refused past the limit before it is all read
     try:
-        return await request.json()
-    except Exception:
+        return json.loads(data)
+    except ValueError:
         raise BadRequest("expected a JSON body {token, corrections, added, ignored, removed, claimed, released, win, "
                          "self_draw, dealer, events}") from None
 
@@ -287,10 +298,13 @@ def _indices(body: dict, key: str) -> list[int]:
     return value
 
 
-def _flag(value: Any) -> bool:
-    if isinstance(value, str):
+def _flag(value: Any, name: str = "flag") -> bool:
+    """A yes/no of the query ("1", "true", "on" …) or a JSON body (true/false); anything else is refused."""
+    if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off", ""):
         return value.strip().lower() in ("1", "true", "yes", "on")
-    return bool(value)
+    if isinstance(value, bool) or value is None or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise BadRequest(f"{name} must be true or false, got {value!r}"[:200])
 
 
 def _context(params: dict, rules: TableRules) -> Context:
@@ -306,8 +320,13 @@ def _context(params: dict, rules: TableRules) -> Context:
         overrides = rules.for_page(_param_json(params.get("rules"), "rules"))
     except ValueError as e:
         raise BadRequest(str(e)) from None
-    return Context(self_draw=_flag(params.get("self_draw", False)), dealer=_flag(params.get("dealer", False)),
-                   events=tuple(events), payers=tuple(payers), rules=overrides, ruleset=rules.spec)
+    self_draw, dealer = _flag(params.get("self_draw", False), "self_draw"), _flag(params.get("dealer", False), "dealer")
+    try:
+        check_context(events, payers)  # malformed: said now (400); not fitting the hand: the score says why
+    except ValueError as e:
+        raise BadRequest(str(e)) from None
+    return Context(self_draw=self_draw, dealer=dealer, events=tuple(events), payers=tuple(payers), rules=overrides,
+                   ruleset=rules.spec)
 
 
 def _param_json(value: Any, name: str) -> Any:

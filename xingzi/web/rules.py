@@ -70,6 +70,10 @@ class TableRules:
         unknown = [k for k in page if k not in PAGE_KEYS]
         if unknown:
             raise ValueError(f"rules: the page may set only {', '.join(PAGE_KEYS)}; got {', '.join(map(str, unknown))}")
+        for key, value in page.items():  # an option's choice, never a 炮 number (four_fa and hai_di_pao are both)
+            allowed = CHOICES.get(key)
+            if allowed is not None and not any(value == a and type(value) is type(a) for a in allowed):
+                raise ValueError(f"rules: option {key!r} must be one of {list(allowed)}, got {value!r}"[:300])
         merged = {**self.overrides, **page}
         return merged, load_ruleset(self.spec).with_overrides(merged)  # says which value is wrong
 
