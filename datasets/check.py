@@ -243,4 +243,6 @@ def check_dataset(root: str | Path, errata: Errata | None = None) -> CheckReport
         boxes += n
     for txt in orphan_labels(r):
         issues.append(Issue(ERROR, "no-image", str(txt.relative_to(r)), None, "label file has no image"))
+    if not pairs:  # a wrong folder, most likely: nothing checked is no pass
+        issues.append(Issue(ERROR, "empty", ".", None, "no images found (expected images/*.jpg beside labels/*.txt)"))
     return CheckReport(str(r), len(pairs), label_files, boxes, tuple(issues))

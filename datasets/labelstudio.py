@@ -231,6 +231,9 @@ def import_yolo_export(src: str | Path, dataset_dir: str | Path, link: bool = Fa
             text, n = remap_label_text(label.read_text(), cmap, str(label))
             planned.append((image, text))
             dropped += n
+    if not planned:
+        raise ValueError(f"{s}: no labelled images found (expected a YOLO export: images with label .txt files, "
+                         f"and data.yaml or obj.names naming the classes)")
     counts = {"new": 0, "replaced": 0, "unchanged": 0}
     for image, text in planned:
         target = d / "images" / image.name

@@ -79,6 +79,15 @@ def test_dataset_finds_unlabelled_images_and_orphan_labels(tmp_path):
     assert not report.ok
 
 
+@pytest.mark.parametrize("layout", [pytest.param((), id="empty-folder"), pytest.param(("images",), id="no-images")])
+def test_a_folder_without_images_is_no_pass(tmp_path, layout):
+    for sub in layout:
+        (tmp_path / sub).mkdir()
+    report = check_dataset(tmp_path)
+    assert [(i.kind, i.message) for i in report.issues] == [
+        ("empty", "no images found (expected images/*.jpg beside labels/*.txt)")]
+
+
 def test_roboflow_stems_with_dots_are_matched(tmp_path):
     root = make_dataset(tmp_path / "d", {"IMG_1_jpg.rf.0a1b2c": CLEAN})
     assert orphan_labels(root) == []

@@ -178,6 +178,13 @@ def test_cvat_yolo_export_and_cli(tmp_path, capsys):
     assert len(json.loads((d / TASKS_FILE).read_text())) == 2
 
 
+def test_yolo_import_of_a_folder_without_labelled_images_is_refused(tmp_path):
+    (tmp_path / "export").mkdir()
+    with pytest.raises(ValueError, match="no labelled images found"):
+        import_yolo_export(tmp_path / "export", tmp_path / "ds")
+    assert not (tmp_path / "ds").exists()
+
+
 def test_yolo_import_refuses_a_name_clash(tmp_path):
     src = make_dataset(tmp_path / "src", {"h1": ROWS})
     d = tmp_path / "d"
