@@ -19,7 +19,7 @@ from xingzi.engine.tiles import CLASS_NAMES_CN
 
 from .detections import Detections
 from .grouping import SET_ASIDE, HandReading
-from .names import FOREIGN_LABEL, item_name
+from .names import FOREIGN_LABEL, NO_SCORE, item_name
 
 FONT_PATH = Path(__file__).with_name("fonts") / "wqy-microhei-xingzi.ttf"
 
@@ -73,7 +73,7 @@ def caption_lines(result: dict | None) -> list[str]:
     if not result.get("valid", False):
         if result.get("reason"):  # the engine's verdict on a claim: a false win
             return [*note, f"诈胡 invalid: {result['reason']}"]
-        return [*note, f"未计分 no score: {result.get('error') or 'no legal hand read'}"]  # nothing was claimed
+        return [*note, f"{NO_SCORE} no score: {result.get('error') or 'no legal hand read'}"]  # nothing claimed
     items = " ".join(f"{item_name(i['key'])}{i['pao']}" for i in result.get("items", []))
     lines = [*note, f"共 {result.get('own', 0)} 炮  {items}"]
     pays = result.get("payments", [])

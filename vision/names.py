@@ -43,7 +43,8 @@ EVENTS = ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "hai_di_
 # Words the annotated picture and the page print, besides the names above.
 UI_WORDS = "炮共计诈胡无效自摸点庄家闲付赢读出张牌背面和发财红中白板万筒条一二三四五六七八九碰杠暗明刻" \
     "拍照上传选择改正确认取消请稍候错误图片太大空桌没有找到放炮者每人付缺多" \
-    "非星子"
+    "非星子未分改"
+NO_SCORE = "未计分"  # the caption of a photo whose tiles make no hand to score (nothing claimed: no 诈胡)
 FOREIGN_LABEL = "非星子牌"  # drawn on a box holding no Xingzi tile (a wind, a flower)
 # `xingzi eval --draw-misses`: 真 the labelled face, 读 as read, 偏 box off its tile, 漏 not found, 多 on no tile
 MISS_MARKS = {"true": "真", "read": "读", "off": "偏", "missed": "漏", "extra": "多"}

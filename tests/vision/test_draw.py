@@ -128,6 +128,18 @@ def test_a_long_caption_stays_inside_a_narrow_photo():
     assert band[:rows.max() + 1, -6:].sum() == 0  # and none of it in the right margin: nothing ran off
 
 
+@pytest.mark.parametrize("result", [
+    pytest.param({"valid": False, "error": "no tiles found"}, id="no-score"),
+    pytest.param({"valid": False, "reason": "own 1 < 2"}, id="false-win"),
+    pytest.param({"valid": True, "own": 3, "items": [{"key": "ping_hu", "pao": 1}], "payments": [{"amount": 6}],
+                  "note": "改读 scored as the likeliest legal hand: 3s as 2s"}, id="scored-as-repaired"),
+])
+def test_every_character_of_a_caption_is_in_the_font(result):
+    cmap = TTFont(str(FONT_PATH)).getBestCmap()
+    text = "".join(caption_lines(result))
+    assert text and [c for c in text if ord(c) not in cmap and not c.isspace()] == []
+
+
 def test_vendored_font_has_every_character_we_print():
     cmap = TTFont(str(FONT_PATH)).getBestCmap()
     needed = set(font_text())

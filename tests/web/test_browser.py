@@ -165,7 +165,8 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
         page.locator("#dealer").uncheck()
         page.locator("#self_draw").check()
         expect(page.locator("#total")).to_have_text("4")
-        expect(page.locator("#payments li")).to_have_text([f"第{k}家付 player {k} pays 4" for k in (1, 2, 3)])
+        expect(page.locator("#payments li")).to_have_text(["下家付 next player pays 4", "对家付 opposite pays 4",
+                                                           "上家付 previous player pays 4"])  # as the payers' rows
         page.locator('.hit[data-index="0"]').click()  # the 1m: waits 1m/4m, no single-wait 炮
         page.locator("#mark-win").click()
         expect(page.locator("#total")).to_have_text("3")
@@ -207,9 +208,9 @@ def test_what_the_payers_show_is_eaten_and_one_player_is_the_dealer(server_ok):
         page.locator("#self_draw").check()  # three payers; the first keeps what it shows
         expect(page.locator("#payers .payer")).to_have_count(3)
         expect(page.locator("#payments li")).to_have_text([
-            "第1家付 player 1 pays 16 (含吃 4 炮 eaten, 8 炮 ×2 庄家 dealer)",
-            "第2家付 player 2 pays 8 (4 炮 ×2 庄家 dealer)",
-            "第3家付 player 3 pays 8 (4 炮 ×2 庄家 dealer)"])
+            "下家付 next player pays 16 (含吃 4 炮 eaten, 8 炮 ×2 庄家 dealer)",
+            "对家付 opposite pays 8 (4 炮 ×2 庄家 dealer)",
+            "上家付 previous player pays 8 (4 炮 ×2 庄家 dealer)"])
         page.locator('#payers .payer[data-payer="1"] select[data-key="fa"]').select_option("3")  # 2 + 3 > 4 发
         expect(page.locator("#verdict")).to_contain_text("more than four 发")
 
@@ -470,6 +471,8 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         expect(page.locator("#total")).to_have_text("3")
         page.locator("#table-box summary").click()  # open: the dealer ticks follow the table (东 deals, 南 wins)
         expect(page.locator("#payments li")).to_have_text(["东付 pays 6 (3 炮 ×2 庄家 dealer)"])  # seats named
+        expect(page.locator("#dealer")).to_be_disabled()  # the tally says who deals; the tick only shows it
+        expect(page.locator("#dealer")).not_to_be_checked()
         expect(page.locator("#add-hand")).to_contain_text("南 +6")
         page.locator("#add-hand").click()
         expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
@@ -503,6 +506,33 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         expect(page.locator("#undo-hand")).to_be_disabled()
 
 
+def test_a_score_that_no_longer_matches_is_greyed_and_never_added(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        expect(page.locator("#add-hand")).to_be_enabled()
+        # the server no longer holds the photo (restarted, or 16 photos read since): the correction cannot be scored
+        page.route("**/api/rescore", lambda route: route.fulfill(
+            status=404, content_type="application/json",
+            body='{"error": "this photo is no longer held by the server: upload it again"}'))
+        page.locator('.hit[data-index="0"]').click()
+        page.locator('#faces button[data-cls="1"]').click()
+        expect(page.locator("#verdict")).to_contain_text("已过时 没有按刚才的改动重新计分 Not scored again with your last change")
+        expect(page.locator("#verdict")).to_contain_text("upload it again")
+        expect(page.locator("#result")).to_have_class(re.compile("stale"))
+        expect(page.locator("#add-hand")).to_be_disabled()  # the old score is not added as if corrected
+        page.unroute("**/api/rescore")
+        page.set_input_files("#photo", files=[{"name": "notes.jpg", "mimeType": "image/jpeg", "buffer": b"not a photo"}])
+        expect(page.locator("#status")).to_contain_text("not an image")
+        expect(page.locator("#verdict")).to_contain_text("这张照片没读成")
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(page.locator("#result")).not_to_have_class(re.compile("stale"))
+        expect(page.locator("#add-hand")).to_be_enabled()
+
+
 def test_a_false_win_in_the_tally_pays_the_three_others(server):
     from playwright.sync_api import expect
 
@@ -510,6 +540,8 @@ def test_a_false_win_in_the_tally_pays_the_three_others(server):
         expect(page.locator("#verdict")).to_contain_text("valid win")
         page.locator("#as_read").check()  # the misread as read: no hand, 诈胡
         expect(page.locator("#verdict")).to_contain_text("诈胡")
+        expect(page.locator("#total")).to_have_text("诈胡 −60")  # what the claimant owes, not "0 炮"
+        expect(page.locator("#total-unit")).to_be_hidden()
         expect(page.locator("#payments li")).to_have_text(["诈胡付 false win: pays 放炮者 the discarder 20",
                                                            "诈胡付 false win: pays 另一家 another player 20",
                                                            "诈胡付 false win: pays 另一家 another player 20"])

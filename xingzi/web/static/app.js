@@ -52,9 +52,11 @@ async function upload(file) {
     state.released = [];
     state.win = null;
     show(data);
+    $("result").scrollIntoView({ block: "start" });  // the score, not the buttons, after a read on a small screen
     if (payers().length) await rescore();
   } catch (e) {
     status("出错 Error: " + e.message, true);
+    stale("这张照片没读成，下面是上一张的结果 This photo was not read; below is the previous photo's score: " + e.message);
   } finally {
     state.pending -= 1;
     showTable();
@@ -88,28 +90,12 @@ async function rescore() {
     return true;
   } catch (e) {
     status("出错 Error: " + e.message, true);
+    if (ask === state.asked) stale("没有按刚才的改动重新计分 Not scored again with your last change: " + e.message);
     return false;
   } finally {
     state.pending -= 1;
     showTable();
   }
-}
-
-// One payment in words: a discard win has one payer (the discarder), a self-draw three; amounts after the
-// dealer's doubling, with the 炮 eaten from that payer named when there are any.
-// ``seat``: the tally's name for the player on the other side, when the score was settled between its seats.
-function paymentText(p, payers, seat) {
-  if (p.payer === "claimant") {  // the claimant pays each other player: on a discard the discarder first
-    const to = seat || ($("self_draw").checked ? "第" + (p.payee + 1) + "家 player " + (p.payee + 1)
-      : (p.payee === 0 ? "放炮者 the discarder" : "另一家 another player"));
-    return "诈胡付 false win: pays " + to + " " + p.amount;
-  }
-  const who = seat ? seat + "付 pays " : payers === 1 ? "放炮者付 the discarder pays "
-    : "第" + (p.payer + 1) + "家付 player " + (p.payer + 1) + " pays ";
-  const parts = [];
-  if (p.eaten) parts.push("含吃 " + p.eaten + " 炮 eaten");
-  if (p.pao !== undefined && p.amount !== p.pao) parts.push(p.pao + " 炮 ×2 庄家 dealer");
-  return who + p.amount + (parts.length ? " (" + parts.join(", ") + ")" : "");
 }
 
 function li(list, text) {
@@ -126,8 +112,21 @@ function bilingual(list, zh, en) {  // Chinese first, the English under it in sm
   list.appendChild(item);
 }
 
+// The score shown no longer matches what the page says (a rescore or an upload failed): greyed, said beside the
+// score, and nothing adds it to the tally until a score comes back.
+function stale(why) {
+  if (!state.data) return;
+  state.stale = true;
+  $("result").classList.add("stale");
+  $("verdict").textContent = "已过时 " + why;
+  $("verdict").className = "bad";
+  showTable();
+}
+
 function show(data) {
   state.data = data;
+  state.stale = false;
+  $("result").classList.remove("stale");
   $("result").hidden = false;
   $("annotated").src = data.image;
   const hits = $("hits");
@@ -145,7 +144,10 @@ function show(data) {
     hits.appendChild(b);
   }
   const scored = data.valid === true;
-  $("total").textContent = data.own === undefined ? "–" : data.own;
+  const falseWin = data.valid === false && Boolean(data.reason);  // the claimant pays: that is the headline
+  const owed = (data.payments || []).reduce((sum, p) => sum + (p.payer === "claimant" ? p.amount : 0), 0);
+  $("total").textContent = falseWin ? "诈胡 −" + owed : data.own === undefined ? "–" : data.own;
+  $("total-unit").hidden = falseWin;
   const reason = data.reason && ((data.reading.messages_zh || {})[data.reason] || "") + " " + data.reason;
   $("verdict").textContent = scored ? "胡牌 valid win" :
     (data.reason ? "诈胡 false win: " + reason.trim() : "未能计分 not scored: " + (data.error || ""));
@@ -178,7 +180,7 @@ function show(data) {
       continue;
     }
     const b = document.createElement("button");
-    b.textContent = "也许 maybe: " + s.text;
+    b.append("也许 ", faceChanges(s.changes), " ", smallText("maybe: " + s.text));
     b.addEventListener("click", () => {
       for (const c of s.changes) {
         const face = state.faces.find((f) => f.symbol === c.new);
@@ -190,6 +192,12 @@ function show(data) {
   }
   showTable();  // what "add this hand" would add
   status("");
+}
+
+// A suggestion's changes in the faces' Chinese names: 七万→六万, 多读的九条去掉.
+function faceChanges(changes) {
+  const zh = (symbol) => (state.faces.find((f) => f.symbol === symbol) || { zh: symbol }).zh;
+  return changes.map((c) => (c.drop ? "去掉 " + zh(c.old) : zh(c.old) + "→" + zh(c.new))).join("，");
 }
 
 // What the photo does not show (which tile won, a face-down kong's face): one line per total,
@@ -292,6 +300,8 @@ function faceButton(face) {
 function buildPicker() {
   const grid = $("faces");
   for (const face of state.faces) grid.appendChild(faceButton(face));
+  // a tap on the dimmed page around the picker closes it, as its cancel button does
+  $("picker").addEventListener("click", (e) => { if (e.target === $("picker")) $("picker").close(); });
 }
 
 // The faces the model found likeliest after the one it read, offered first: most misreads are one of them.

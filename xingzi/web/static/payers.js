@@ -89,3 +89,22 @@ function onlyDealer(ticked) {
     if (box !== ticked) box.checked = false;
   }
 }
+
+const PAYER_NAMES = SEATS.map(([zh, en]) => zh + " " + en);  // a payment names its payer as the payers' rows do
+
+// One payment in words: a discard win has one payer (the discarder), a self-draw three; amounts after the
+// dealer's doubling, with the 炮 eaten from that payer named when there are any.
+// ``seat``: the tally's name for the player on the other side, when the score was settled between its seats.
+function paymentText(p, payers, seat) {
+  if (p.payer === "claimant") {  // the claimant pays each other player: on a discard the discarder first
+    const to = seat || ($("self_draw").checked ? PAYER_NAMES[p.payee]
+      : (p.payee === 0 ? "放炮者 the discarder" : "另一家 another player"));
+    return "诈胡付 false win: pays " + to + " " + p.amount;
+  }
+  const who = seat ? seat + "付 pays " : payers === 1 ? "放炮者付 the discarder pays "
+    : PAYER_NAMES[p.payer].replace(" ", "付 ") + " pays ";
+  const parts = [];
+  if (p.eaten) parts.push("含吃 " + p.eaten + " 炮 eaten");
+  if (p.pao !== undefined && p.amount !== p.pao) parts.push(p.pao + " 炮 ×2 庄家 dealer");
+  return who + p.amount + (parts.length ? " (" + parts.join(", ") + ")" : "");
+}

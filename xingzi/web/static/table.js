@@ -102,7 +102,7 @@ function buildTable() {
   $("follow-dragon").addEventListener("click", () => followDealer("dragon"));
   $("drawn-hand").addEventListener("click", drawnHand);
   $("copy-tally").addEventListener("click", copyTally);
-  $("table-box").addEventListener("toggle", () => { if ($("table-box").open) syncDealer(); });
+  $("table-box").addEventListener("toggle", syncDealer);
   showTable();
 }
 
@@ -158,7 +158,13 @@ function showTable() {
 // With the tally open, the dealer ticks of the score follow the table: the winner's, or the payer's who deals.
 // Rescores and says true when it did; closed, the page's ticks are the user's alone.
 function syncDealer() {
-  if (!$("table-box").open) return false;
+  const open = $("table-box").open;
+  const boxes = [$("dealer"), ...document.querySelectorAll("#payers .payer-dealer")];
+  for (const box of boxes) {  // while the tally is open its seats say who deals: the ticks show it, not change it
+    box.disabled = open;
+    box.title = open ? "庄家由下面的记分表决定 The tally below says who deals" : "";
+  }
+  if (!open) return false;
   const selfDraw = $("self_draw").checked;
   const dealer = roundDealer();
   $("dealer").checked = table.winner === dealer;
@@ -185,7 +191,7 @@ function roundDealer() {
 // already.
 function addable() {
   const data = state.data;
-  if (!data || !(data.payments || []).length || state.pending || data === tallied) return null;
+  if (!data || !(data.payments || []).length || state.pending || state.stale || data === tallied) return null;
   return settledHere(data);
 }
 
