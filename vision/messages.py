@@ -54,6 +54,19 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"no winning tile", lambda m: "没有胡的牌"),
         (r"the hand reaches the photo's edge and is short of tiles: one may be cut off there \(take the photo "
          r"with the whole hand in it\)", lambda m: "手牌碰到照片边缘且少了牌：那里可能有牌被切掉（请把整手牌拍进照片）"),
+        # the engine's word on a situation that does not fit the hand (nothing scored)
+        (r"event\(s\) \[(.+)\] are self-drawn wins: set self_draw true",
+         lambda m: f"{_events(m[1])}只在自摸时才有：请勾选自摸"),
+        (r"event\(s\) \[(.+)\] are wins on a discard, but self_draw is true",
+         lambda m: f"{_events(m[1])}只在点炮时才有：请取消自摸"),
+        (r"kong_bloom needs the kong just made among the winner's melds \(e\.g\. 'kong 9p'\)",
+         lambda m: "杠上开花要有刚开的杠（明杠或暗杠）"),
+        (r"robbing_kong and kong_tears cannot both happen on one tile", lambda m: "抢杠和杠上流泪不会同时发生"),
+        (r"more than four 发 in front of the players in all", lambda m: "所有人面前的发加起来超过四张"),
+        (r"(\d+) copies of (\S+) in all players' hands and melds together: a set has only 4 of each tile",
+         lambda m: f"连同别人的碰杠，{_tile(m[2])} 共有 {m[1]} 张（每种牌只有四张）"),
+        (r"only one player is the dealer, got (\d+) \(winner and payers together\)",
+         lambda m: f"只能有一个庄家，这里有 {m[1]} 个"),
         # the engine's reasons for a false win (诈胡)
         (r"not a winning hand: the tiles form neither 4 sets \+ a pair nor seven pairs",
          lambda m: "不成胡：既不是四组加一对，也不是七对"),
@@ -61,6 +74,11 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
          lambda m: f"只有 {m[1]} 炮算入两炮起胡（需要 {m[2]} 炮）"
          + (f"；不算入的：{'、'.join(item_name(k.strip()) for k in m[3].split(','))}" if m[3] else "")),
     ))
+
+
+def _events(listed: str) -> str:
+    """``'kong_bloom', 'hai_di_lao_yue'`` → 杠上开花、海底捞月"""
+    return "、".join(item_name(k.strip().strip("'\"")) for k in listed.split(","))
 
 
 def chinese(message: str) -> str | None:

@@ -16,6 +16,7 @@ ITEM_NAMES: dict[str, tuple[str, str]] = {
     "concealed": ("门前清", "concealed hand"),
     "single_wait": ("胡单张", "single wait"),
     "kong_bloom": ("杠上开花", "win on a kong replacement"),
+    "bloom_kong": ("开花的杠", "the kong the 杠上开花 was won on"),
     "kong_tears": ("杠上流泪", "win on the discard after a kong"),
     "robbing_kong": ("抢杠", "robbing the kong"),
     "xiaosa": ("潇洒", "run of pairs/triplets"),

@@ -90,7 +90,7 @@ class PhotoResult:
         for key, choices in (("win_choices", self.win_choices), ("kong_choices", self.kong_choices)):
             if choices:
                 out["reading"][key] = [c.to_json() for c in choices]
-        out["reading"]["messages_zh"].update(chinese_of([str(out.get("reason") or "")]))
+        out["reading"]["messages_zh"].update(chinese_of([str(out.get("reason") or ""), str(self.error or "")]))
         out["situation"] = self.situation
         if self.error:
             out["error"] = self.error

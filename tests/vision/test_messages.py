@@ -37,6 +37,13 @@ HAND, WIN = "123m456m789p12s55p", "3s"
     pytest.param("only 1 own 炮 count towards 两炮起胡 (needs 2)", "只有 1 炮算入两炮起胡（需要 2 炮）", id="engine-too-few"),
     pytest.param("only 1 own 炮 count towards 两炮起胡 (needs 2); not counted for it: fa",
                  "只有 1 炮算入两炮起胡（需要 2 炮）；不算入的：发", id="engine-too-few-with-fa"),
+    pytest.param("event(s) ['kong_bloom'] are self-drawn wins: set self_draw true", "杠上开花只在自摸时才有：请勾选自摸",
+                 id="bloom-on-a-discard"),
+    pytest.param("event(s) ['robbing_kong', 'kong_tears'] are wins on a discard, but self_draw is true",
+                 "抢杠、杠上流泪只在点炮时才有：请取消自摸", id="discard-events-on-a-self-draw"),
+    pytest.param("more than four 发 in front of the players in all", "所有人面前的发加起来超过四张", id="fa-in-all"),
+    pytest.param("7 copies of 中 in all players' hands and melds together: a set has only 4 of each tile",
+                 "连同别人的碰杠，红中 共有 7 张（每种牌只有四张）", id="copies-with-the-payers"),
     pytest.param("something new the table does not know", None, id="unknown-stays-english"),
 ])
 def test_messages_in_chinese(english, zh):
@@ -90,3 +97,23 @@ def test_a_false_wins_reason_is_translated_in_the_json():
     body = res.to_json()
     assert body["valid"] is False and body["reason"]
     assert body["reading"]["messages_zh"][body["reason"]] == chinese(body["reason"])
+
+
+@pytest.mark.parametrize(("context", "zh"), [
+    pytest.param(Context(events=("kong_bloom",)), "杠上开花只在自摸时才有：请勾选自摸", id="bloom-on-a-discard"),
+    pytest.param(Context(payers=({"fa": 3},)), None, id="fits"),
+])
+def test_why_a_hand_is_not_scored_is_translated_in_the_json(context, zh):
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    body = analyse(img, hand_layout(HAND, WIN).detections, context).to_json()
+    if zh is None:
+        assert body["valid"] is True and "error" not in body
+    else:
+        assert body["valid"] is False and body["reading"]["messages_zh"][body["error"]] == zh
+
+
+def test_every_scoring_item_has_a_name_for_players():
+    from xingzi.engine.items import ITEMS
+    from xingzi.vision.names import ITEM_NAMES
+
+    assert [key for key, _name, _item, _needs in ITEMS if key not in ITEM_NAMES] == []

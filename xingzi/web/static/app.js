@@ -150,7 +150,8 @@ function show(data) {
   $("total-unit").hidden = falseWin;
   const reason = data.reason && ((data.reading.messages_zh || {})[data.reason] || "") + " " + data.reason;
   $("verdict").textContent = scored ? "胡牌 valid win" :
-    (data.reason ? "诈胡 false win: " + reason.trim() : "未能计分 not scored: " + (data.error || ""));
+    (data.reason ? "诈胡 false win: " + reason.trim()
+      : "未能计分 not scored: " + (((data.reading.messages_zh || {})[data.error] || "") + " " + (data.error || "")).trim());
   $("verdict").className = scored ? "" : "bad";
   $("notation").textContent = data.reading.notation || "";
   const waits = (data.waits || []).length ? " · 听 waited on: " + data.waits.join(" ") : "";  // why 单张, 边卡…

@@ -215,7 +215,7 @@ function addHand() {
   $("same-discard").checked = false;
   saveTable();
   showTable();
-  status("已记入 Added to the tally: " + text);
+  tallySaid("已记入 Added to the tally: " + text);
 }
 
 // §8 跟庄: the three others discarded the dealer's first discard; the dealer pays each of them, play goes on.
@@ -228,7 +228,7 @@ function followDealer(kind) {
   table.totals = table.totals.map((t, s) => t + deltas[s]);
   saveTable();
   showTable();
-  status("已记入 Added to the tally: " + text);
+  tallySaid("已记入 Added to the tally: " + text);
 }
 
 // §8: a drawn hand (黄庄) moves no points and the dealer deals again; it is written down all the same.
@@ -238,7 +238,7 @@ function drawnHand() {
   $("same-discard").checked = false;
   saveTable();
   showTable();
-  status("已记入 Added to the tally: " + text);
+  tallySaid("已记入 Added to the tally: " + text);
 }
 
 // The tally as plain text for the table's chat: the totals, the dealer, every hand in order.
@@ -260,9 +260,9 @@ async function copyTally() {
   box.select();
   try {
     await navigator.clipboard.writeText(box.value);
-    status("已复制 The tally is copied");
+    tallySaid("已复制 The tally is copied");
   } catch (e) {
-    status("请选中复制 Select the text and copy it");
+    tallySaid("请选中复制 Select the text and copy it");
   }
 }
 
@@ -274,5 +274,11 @@ function undoHand() {
   tallied = null;
   saveTable();
   showTable();
-  status("已撤销 Undone: " + last.text);
+  tallySaid("已撤销 Undone: " + last.text);
+}
+
+// What a tally button did, said beside the tally (where the finger is) and in the page's status line.
+function tallySaid(text) {
+  status(text);
+  $("tally-status").textContent = text;
 }
