@@ -139,6 +139,11 @@ def score_situation(situation: dict, ruleset: Ruleset | None = None) -> dict:
     return score_json(score_hand(hand, ctx, rules), hand, rules)
 
 
+# the fields a situation's reader and a round's read (RULES.md §10; any other field is let be)
+SITUATION_FIELDS = ("hand", "win_tile", "melds", "fa", "self_draw", "dealer", "events", "payers", "rules", "ruleset")
+ROUND_FIELDS = ("dealer", "discarder", "wins", "follow_dealer")
+
+
 def _payers(raw: Any) -> tuple[Payer, ...]:
     raw = raw or []
     if not isinstance(raw, list) or not all(isinstance(p, Mapping) for p in raw):

@@ -12,6 +12,7 @@ from typing import Any
 from xingzi.engine import load_ruleset, parse_meld, score_round, score_situation
 from xingzi.engine.hand import EVENTS, SELF_DRAW_EVENTS
 from xingzi.engine.notation import format_tiles, parse_hand, parse_tiles
+from xingzi.engine.situation import ROUND_FIELDS, SITUATION_FIELDS
 
 from .rules import pad
 
@@ -169,10 +170,6 @@ def payment_line(payment: dict[str, Any], self_draw: bool) -> str:
     return f"{pad(who, 22)}pays {payment['amount']}" + (f"  ({', '.join(notes)})" if notes else "")
 
 
-SITUATION_KEYS = ("hand", "win_tile", "melds", "fa", "self_draw", "dealer", "events", "payers", "rules", "ruleset")
-ROUND_KEYS = ("dealer", "discarder", "wins", "follow_dealer")
-
-
 def _note_misspelt(obj: Any, known: tuple[str, ...], where: str) -> None:
     """Extra fields are fine (RULES.md §10), but one spelt like a field the engine reads is most likely that field
     mistyped: say so on stderr, the result unchanged."""
@@ -186,11 +183,11 @@ def _note_misspelt(obj: Any, known: tuple[str, ...], where: str) -> None:
 
 def _score_object(obj: Any, ruleset) -> dict[str, Any]:
     if isinstance(obj, dict) and "wins" in obj:
-        _note_misspelt(obj, ROUND_KEYS, "round ")
+        _note_misspelt(obj, ROUND_FIELDS, "round ")
         for w in obj["wins"] if isinstance(obj["wins"], list) else []:
-            _note_misspelt(w, (*SITUATION_KEYS, "seat"), "win ")
+            _note_misspelt(w, (*SITUATION_FIELDS, "seat"), "win ")
         return score_round(obj, ruleset)
-    _note_misspelt(obj, SITUATION_KEYS, "")
+    _note_misspelt(obj, SITUATION_FIELDS, "")
     return score_situation(obj, ruleset)
 
 
