@@ -46,22 +46,24 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 
 def draw(image, what: HandReading | Detections, result: dict | None = None,
-         marks: Mapping[int, int | None] | None = None, user: Collection[int] = (), numbered: bool = False):
+         marks: Mapping[int, int | None] | None = None, user: Collection[int] = (), numbered: bool = False,
+         tag_boxes: dict[int, Rect] | None = None):
     """Annotate ``image`` with a reading (roles, melds, winning tile) or bare detections.
 
     ``marks``: detections scored as another face (index → class) or left out (index → None); their
     labels show the face as read and the one scored, in their own colour. ``user``: detections whose
     face the user set (corrected or added): ``USER_MARK`` in place of a confidence the model never
     gave that face. ``numbered``: each label ends with the tile's number (its index, as ``xingzi score --tiles``
-    lists it and ``--fix`` takes it). ``result["note"]`` is written above the score.
+    lists it and ``--fix`` takes it). ``result["note"]`` is written above the score. ``tag_boxes``: filled with
+    where each detection's label was drawn (index → x0, y0, x1, y1), so a tap on a label can mean its tile.
     """
     if isinstance(image, Image.Image):
-        return _annotate(image.convert("RGB"), what, result, marks or {}, frozenset(user), numbered)
+        return _annotate(image.convert("RGB"), what, result, marks or {}, frozenset(user), numbered, tag_boxes)
     if not isinstance(image, np.ndarray) or image.ndim not in (2, 3):
         raise ValueError(f"draw expects a PIL image or an HxW(x3) numpy array, got {type(image).__name__}")
     image = image.astype(np.uint8, copy=False)
     rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB if image.ndim == 3 else cv2.COLOR_GRAY2RGB)
-    out = _annotate(Image.fromarray(rgb), what, result, marks or {}, frozenset(user), numbered)
+    out = _annotate(Image.fromarray(rgb), what, result, marks or {}, frozenset(user), numbered, tag_boxes)
     return cv2.cvtColor(np.asarray(out), cv2.COLOR_RGB2BGR)
 
 
@@ -83,7 +85,8 @@ def caption_lines(result: dict | None) -> list[str]:
 
 
 def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | None,
-              marks: Mapping[int, int | None], user: frozenset[int], numbered: bool = False) -> Image.Image:
+              marks: Mapping[int, int | None], user: frozenset[int], numbered: bool = False,
+              tag_boxes: dict[int, Rect] | None = None) -> Image.Image:
     det = what.detections if isinstance(what, HandReading) else what
     roles = what.roles if isinstance(what, HandReading) else ("concealed",) * len(det)
     canvas = ImageDraw.Draw(img)
@@ -111,10 +114,12 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
         if i in marks:  # scored as another face, or left out
             color = MARK_COLOR
             canvas.rectangle((x0, y0, x1, y1), outline=color, width=width * 2)
-        tags.append((role != "win" and i not in marks, x0, (x0, y0, x1, y1), text, color))
+        tags.append((role != "win" and i not in marks, x0, i, (x0, y0, x1, y1), text, color))
     # the winning tile and corrected tiles first (their tags stay next to their tiles), then left to right
     tags.sort(key=lambda t: (t[0], t[1]))
-    draw_tags(canvas, [(box, text, color) for _, _, box, text, color in tags], label_font, taken, img.size)
+    rects = draw_tags(canvas, [(box, text, color) for *_, box, text, color in tags], label_font, taken, img.size)
+    if tag_boxes is not None:
+        tag_boxes.update({i: rect for (_, _, i, *_), rect in zip(tags, rects, strict=True)})
     lines = caption_lines(result)
     if isinstance(what, HandReading) and what.problems and not lines:
         lines = list(what.problems[:2])

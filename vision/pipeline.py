@@ -74,6 +74,7 @@ class PhotoResult:
     repair: Suggestion | None = None  # the legal reading scored in place of an illegal one
     win_choices: tuple[Choice, ...] = ()  # the photo did not show which tile won: each one's total
     kong_choices: tuple[Choice, ...] = ()  # nor what a face-down concealed kong holds
+    tag_boxes: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)  # each tile's drawn label
 
     @property
     def detections(self) -> Detections:
@@ -85,6 +86,9 @@ class PhotoResult:
         if "reading" in out:  # the engine's sets (123m 456p … 55s): "reading" is the photo's reading here
             out["sets"] = out.pop("reading")
         out["reading"] = reading_json(self.reading, self.diagnosis)
+        for tile in out["reading"]["tiles"]:  # where its label was drawn: a tap there means the tile
+            if tile["index"] in self.tag_boxes:
+                tile["label_xyxy"] = [round(float(v), 1) for v in self.tag_boxes[tile["index"]]]
         if self.repair is not None:
             out["reading"]["repaired"] = {**suggestion_json(self.repair), "note": repair_note(self.repair)}
         for key, choices in (("win_choices", self.win_choices), ("kong_choices", self.kong_choices)):
@@ -193,10 +197,11 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
         shown["note"] = repair_note(repair)
         marks = {c.detection: None if c.drop else (c.new.index if c.new else BACK_CLASS) for c in repair.changes
                  if c.detection is not None}
-    annotated = draw(image, reading, shown, marks=marks, user=fixed, numbered=numbered)
+    tag_boxes: dict[int, tuple[float, float, float, float]] = {}
+    annotated = draw(image, reading, shown, marks=marks, user=fixed, numbered=numbered, tag_boxes=tag_boxes)
     timings["draw"] = time.perf_counter() - t
     return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair, choices,
-                       kongs)
+                       kongs, tag_boxes)
 
 
 def faces_as_scored(res: PhotoResult) -> Detections:

@@ -355,3 +355,17 @@ def test_a_tiles_alternatives_are_its_likeliest_other_faces(probs, read, n, expe
             table[0, k] = v
     det = Detections(np.array([[0, 0, 10, 10]], np.float32), np.array([read]), np.ones(1, np.float32), table)
     assert det.alternatives(0, n) == expected
+
+
+def test_each_tiles_drawn_label_is_given_so_a_tap_on_it_means_the_tile():
+    image = np.full((960, 1280, 3), 60, np.uint8)
+    det = hand_layout("123m456m789p12s55p", "3s", ["pung 中"], 2).detections
+    body = pipeline.analyse(image, det, pipeline.Context()).to_json()
+    tiles = body["reading"]["tiles"]
+    assert len(tiles) == len(det) and all("label_xyxy" in t for t in tiles)
+    for t in tiles:
+        lx0, ly0, lx1, ly1 = t["label_xyxy"]
+        x0, y0, x1, y1 = t["xyxy"]
+        assert 0 <= lx0 < lx1 <= 1280 and 0 <= ly0 < ly1 <= 960
+        assert lx0 == pytest.approx(min(max(0.0, x0), 1280 - (lx1 - lx0)), abs=0.1)  # over its tile, as drawn
+        assert ly1 <= y0 + 1 or ly0 >= y1 - 1  # above or below the tile, not on it

@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 import struct
 import tempfile
 import zlib
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -27,6 +29,8 @@ from web_helpers import (
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
 from xingzi.web.app import create_app
+
+STATIC = Path(create_app.__code__.co_filename).parent / "static"
 
 
 def huge_png_header(width: int, height: int) -> bytes:
@@ -362,8 +366,12 @@ def test_page_and_faces_are_served():
     assert meta["max_side"] == 1600  # the page shrinks photos to the size the server reads
     # the tally's numbers from the ruleset (§8): dealer doubling, 跟庄 1 炮 (2 on 中/白) doubled as the dealer pays
     assert meta["follow_dealer"] == {"plain": 2, "dragon": 4}
-    for script in ("app.js", "shrink.js", "payers.js", "table.js", "labels.js"):
-        assert client.get(f"/static/{script}").status_code == 200
+    page = client.get("/").text
+    scripts = re.findall(r'<script src="(/static/[\w.]+\.js)"></script>', page)
+    assert {s.rsplit("/", 1)[1] for s in scripts} == {p.name for p in STATIC.glob("*.js")}  # every one loaded
+    for script in scripts:
+        served = client.get(script)
+        assert served.status_code == 200 and "use strict" in served.text
 
 
 def test_the_tables_rules_are_listed_and_the_page_may_change_its_options(photo):

@@ -150,8 +150,10 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
         page.locator("#as_read").check()  # exactly as read: no hand
         expect(page.locator("#verdict")).to_contain_text("诈胡")
         expect(page.locator(".hit")).to_have_count(14)
-        page.locator('.hit[data-index="10"]').click()
+        expect(page.locator(".tag-hit")).to_have_count(14)  # each tile's label drawn on the photo opens it too
+        page.locator('.tag-hit[data-index="10"]').click()
         expect(page.locator("#picker")).to_be_visible()
+        expect(page.locator("#picker-title")).to_contain_text("改为")  # the tile's picker, not "add a tile here"
         expect(page.locator("#picker-current")).to_have_text("三条")
         expect(page.locator("#alts button").first).to_have_attribute("data-cls", str(Tile.S2.index))
         page.locator("#alts button").first.click()  # the likeliest other face, offered first

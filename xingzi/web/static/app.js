@@ -129,20 +129,7 @@ function show(data) {
   $("result").classList.remove("stale");
   $("result").hidden = false;
   $("annotated").src = data.image;
-  const hits = $("hits");
-  hits.innerHTML = "";
-  for (const tile of data.reading.tiles) {
-    const [x0, y0, x1, y1] = tile.xyxy;
-    const b = document.createElement("button");
-    b.className = "hit";
-    b.dataset.index = tile.index;
-    b.title = tile.name;
-    b.setAttribute("aria-label", "tile " + tile.index + " " + tile.name);
-    Object.assign(b.style, { left: (100 * x0 / data.width) + "%", top: (100 * y0 / data.height) + "%",
-      width: (100 * (x1 - x0) / data.width) + "%", height: (100 * (y1 - y0) / data.height) + "%" });
-    b.addEventListener("click", () => pick(tile));
-    hits.appendChild(b);
-  }
+  showHits(data);
   const scored = data.valid === true;
   const falseWin = data.valid === false && Boolean(data.reason);  // the claimant pays: that is the headline
   const owed = (data.payments || []).reduce((sum, p) => sum + (p.payer === "claimant" ? p.amount : 0), 0);
@@ -231,36 +218,6 @@ function showChoices(kind, choices, settle) {
 }
 
 const CLAIMED = ["pung", "kong"];
-
-// A tile the detector did not find: a tap on the photo where it lies opens the picker; the face picked is added
-// there, in a box the size of the tiles found (so it joins its row or meld), and the hand is scored again.
-function addAt(ev) {
-  const layer = $("hits");  // lies over the photo, the tiles' buttons in it
-  if (ev.target !== layer || !state.data || !layer.clientWidth) return;  // a tile's own tap: pick()
-  const x = ev.offsetX * state.data.width / layer.clientWidth;
-  const y = ev.offsetY * state.data.height / layer.clientHeight;
-  const [w, h] = tileSize(state.data);
-  state.picking = null;
-  state.adding = [x - w / 2, y - h / 2, x + w / 2, y + h / 2].map((v) => Math.round(v * 10) / 10);
-  for (const id of ["mark-win", "set-aside", "not-tile", "claim"]) $(id).hidden = true;
-  $("picker-title").replaceChildren("添加 ", smallText("Add a tile here"));
-  showAlternatives(null);
-  $("picker-current").textContent = "";
-  $("picker").showModal();
-}
-
-function median(values) {
-  const v = values.slice().sort((a, b) => a - b);
-  return v.length ? v[Math.floor(v.length / 2)] : 0;
-}
-
-// The median width and height of the tiles standing in the hand (else of all found), else a tile's usual share.
-function tileSize(data) {
-  const standing = data.reading.tiles.filter((t) => t.role === "concealed" || t.role === "win");
-  const tiles = standing.length ? standing : data.reading.tiles;
-  if (!tiles.length) return [data.width * 0.05, data.width * 0.07];
-  return [median(tiles.map((t) => t.xyxy[2] - t.xyxy[0])), median(tiles.map((t) => t.xyxy[3] - t.xyxy[1]))];
-}
 
 function smallText(text) {
   const s = document.createElement("small");
