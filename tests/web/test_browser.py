@@ -481,6 +481,7 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         expect(page.locator("#hands li")).to_have_text(["1. 南 胡 东 放炮 3 炮: 东 -6, 南 +6, 西 0, 北 0"])
         expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # the winner deals next
         expect(page.locator("#add-hand")).to_be_disabled()  # added once: a second tap adds nothing
+        expect(page.locator("#add-hand")).to_contain_text("已记入 added")  # and says why
         page.locator("#self_draw").check()  # 南, now the dealer, draws the winning tile: each of three pays 4 ×2
         expect(page.locator("#dealer")).to_be_checked()
         expect(page.locator("#discarder-box")).to_be_hidden()
@@ -489,8 +490,14 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         expect(page.locator("#seats .seat-total")).to_have_text(["-14", "+30", "-8", "-8"])
         page.locator("#undo-hand").click()
         expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        page.once("dialog", lambda dialog: dialog.dismiss())  # a tap in passing, taken back: nothing added
+        page.locator("#follow-plain").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        asked = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
         page.locator("#follow-plain").click()  # 跟庄: 南, the dealer, pays each of the others 1 ×2
         expect(page.locator("#seats .seat-total")).to_have_text(["-4", "0", "+2", "+2"])
+        assert asked == ["跟庄: 南 付每家 pays each 2?"]
         expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # play goes on: the deal stays
         page.locator("#undo-hand").click()
         page.locator('.seat[data-seat="2"] .seat-name').fill("Ann")

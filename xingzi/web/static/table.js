@@ -149,7 +149,7 @@ function showTable() {
   const gain = ready ? settled.deltas[table.winner] : 0;
   $("same-box").hidden = $("self_draw").checked || !table.hands.length;
   $("add-hand").replaceChildren("记入这一手 ", smallText("Add this hand" + (ready ? ": " + table.names[table.winner]
-    + " " + signed(gain) : "")));
+    + " " + signed(gain) : " — " + notAddable())));
   $("follow-plain").replaceChildren("跟庄 ", smallText(table.names[table.dealer] + " pays each "
     + state.followDealer.plain));
   $("follow-dragon").replaceChildren("跟庄 中/白 ", smallText("pays each " + state.followDealer.dragon));
@@ -195,6 +195,16 @@ function addable() {
   return settledHere(data);
 }
 
+// Why "add this hand" is off, in a few words under it.
+function notAddable() {
+  const data = state.data;
+  if (!data) return "先拍一手牌 take a photo first";
+  if (state.pending) return "计算中 scoring…";
+  if (state.stale) return "分数已过时 the score is out of date";
+  if (data === tallied) return "已记入 added";
+  return "没有可记的分 no score to add";
+}
+
 function addHand() {
   const data = state.data;
   const settled = addable();
@@ -221,6 +231,8 @@ function addHand() {
 // §8 跟庄: the three others discarded the dealer's first discard; the dealer pays each of them, play goes on.
 function followDealer(kind) {
   const amount = state.followDealer[kind];
+  const what = kind === "dragon" ? "跟庄 中/白" : "跟庄";  // a tap in passing must not move the totals
+  if (!window.confirm(`${what}: ${table.names[table.dealer]} 付每家 pays each ${amount}?`)) return;
   const deltas = [0, 1, 2, 3].map((s) => (s === table.dealer ? -3 * amount : amount));
   const text = `${table.hands.length + 1}. 跟庄${kind === "dragon" ? " 中/白" : ""} ${table.names[table.dealer]}: `
     + deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
