@@ -182,7 +182,7 @@ function show(data) {
   status("");
 }
 
-// A suggestion's changes in the faces' Chinese names: 七万→六万, 多读的九条去掉.
+// A suggestion's changes in the faces' Chinese names: 七万→六万, 去掉 九条 (a box on no tile dropped).
 function faceChanges(changes) {
   const zh = (symbol) => (state.faces.find((f) => f.symbol === symbol) || { zh: symbol }).zh;
   return changes.map((c) => (c.drop ? "去掉 " + zh(c.old) : zh(c.old) + "→" + zh(c.new))).join("，");
