@@ -515,6 +515,24 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         expect(page.locator("#undo-hand")).to_be_disabled()
 
 
+def test_the_score_follows_the_player_up_the_page(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.set_viewport_size({"width": 360, "height": 640})  # a small phone
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#total").scroll_into_view_if_needed()
+        expect(page.locator("#score-peek")).to_be_hidden()  # the score itself in view: no bar
+        page.evaluate("window.scrollTo(0, 0)")  # up to the toggles: the score is out of view
+        expect(page.locator("#score-peek")).to_be_visible()
+        expect(page.locator("#score-peek")).to_have_text("3 炮 · 胡牌")
+        page.locator("#self_draw").check()
+        expect(page.locator("#score-peek")).to_have_text("4 炮 · 胡牌")  # a change above the score, seen at once
+        page.locator("#score-peek").click()
+        expect(page.locator("#score-peek")).to_be_hidden()
+        expect(page.locator("#total")).to_be_in_viewport()
+
+
 def test_a_score_that_no_longer_matches_is_greyed_and_never_added(server_ok):
     from playwright.sync_api import expect
 

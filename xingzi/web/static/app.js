@@ -120,6 +120,7 @@ function stale(why) {
   $("result").classList.add("stale");
   $("verdict").textContent = "已过时 " + why;
   $("verdict").className = "bad";
+  $("score-peek").textContent = "已过时 out of date";
   showTable();
 }
 
@@ -180,6 +181,17 @@ function show(data) {
   }
   showTable();  // what "add this hand" would add
   status("");
+  $("score-peek").textContent = $("total").textContent + ($("total-unit").hidden ? "" : " 炮") + " · "
+    + $("verdict").textContent.split(" ")[0];
+}
+
+// The score in a small bar at the foot of the screen while the score itself is out of view (changing the events or
+// the payers above it changes it): a tap goes to the score.
+function watchScore() {
+  const peek = $("score-peek");
+  new IntersectionObserver(([entry]) => {
+    peek.hidden = entry.isIntersecting || !state.data;
+  }).observe($("total"));
 }
 
 // A suggestion's changes in the faces' Chinese names: 七万→六万, 去掉 九条 (a box on no tile dropped).
@@ -302,6 +314,7 @@ function leaveOut(list) {
 }
 
 async function init() {
+  watchScore();
   const meta = await call("/api/faces");
   state.faces = meta.faces;
   state.events = meta.events;
