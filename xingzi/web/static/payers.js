@@ -7,7 +7,7 @@
 const SUIT_FACES = ["m", "p", "s"].flatMap((suit) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => n + suit));
 const DRAGON_SETS = [["", "—"], ["pung", "碰"], ["kong", "明杠"], ["concealed_kong", "暗杠"]];
 const SEATS = [["下家", "next player"], ["对家", "opposite"], ["上家", "previous player"]];
-const PAYER_FIELDS = [["fa", "发", 4], ["kongs", "明杠 m/p/s", 4], ["concealed_kongs", "暗杠 m/p/s", 4]];
+const PAYER_FIELDS = [["fa", "发", 4], ["kongs", "明杠 万筒条", 4], ["concealed_kongs", "暗杠 万筒条", 4]];
 
 function buildPayers() {
   const kept = payerRows();
