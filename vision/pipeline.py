@@ -75,6 +75,7 @@ class PhotoResult:
     win_choices: tuple[Choice, ...] = ()  # the photo did not show which tile won: each one's total
     kong_choices: tuple[Choice, ...] = ()  # nor what a face-down concealed kong holds
     tag_boxes: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)  # each tile's drawn label
+    fixed: frozenset[int] = frozenset()  # detections whose face the user set (corrected or added)
 
     @property
     def detections(self) -> Detections:
@@ -89,6 +90,7 @@ class PhotoResult:
         for tile in out["reading"]["tiles"]:  # where its label was drawn: a tap there means the tile
             if tile["index"] in self.tag_boxes:
                 tile["label_xyxy"] = [round(float(v), 1) for v in self.tag_boxes[tile["index"]]]
+            tile["by_user"] = tile["index"] in self.fixed
         if self.repair is not None:
             out["reading"]["repaired"] = {**suggestion_json(self.repair), "note": repair_note(self.repair)}
         for key, choices in (("win_choices", self.win_choices), ("kong_choices", self.kong_choices)):
@@ -201,7 +203,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     annotated = draw(image, reading, shown, marks=marks, user=fixed, numbered=numbered, tag_boxes=tag_boxes)
     timings["draw"] = time.perf_counter() - t
     return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair, choices,
-                       kongs, tag_boxes)
+                       kongs, tag_boxes, frozenset(fixed))
 
 
 def faces_as_scored(res: PhotoResult) -> Detections:

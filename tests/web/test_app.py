@@ -305,6 +305,8 @@ def test_adding_a_tile_the_detector_missed_rescores_with_it(photo):
     assert again["valid"] is True and again["own"] == 3 and again["reading"]["notation"] == "123456m55789p12s 3s"
     new = again["reading"]["tiles"][13]  # after the 13 found, which keep their indices
     assert new["name"] == "5m" and new["role"] == "concealed" and new["conf"] == 1.0
+    assert [t["by_user"] for t in again["reading"]["tiles"]] == [False] * 13 + [True]  # the page marks it 改
+    assert not any(t["by_user"] for t in body["reading"]["tiles"])
     assert [t["name"] for t in again["reading"]["tiles"][:13]] == [t["name"] for t in body["reading"]["tiles"]]
     assert fake.calls == 1  # no second detection
     fixed = client.post("/api/rescore", json={"token": body["token"], "as_read": True, "added": added,

@@ -759,3 +759,44 @@ def test_an_answer_overtaken_by_a_later_one_is_not_shown(server_ok):
         page.wait_for_timeout(300)
         expect(page.locator("#total")).to_have_text("3")
         expect(page.locator("#payments li")).to_have_count(1)
+
+
+def test_the_tiles_read_are_listed_in_chinese_and_a_tap_on_one_corrects_it(server):
+    from playwright.sync_api import expect
+
+    with uploaded(server) as page:
+        strip = page.locator("#strip")
+        expect(strip.locator(".chip")).to_have_count(14)  # every tile found, big enough to read on a phone
+        expect(strip.locator(".group-name")).to_have_text(["手牌hand", "胡won"])
+        expect(strip.locator('.chip[data-index="13"]')).to_have_text("三条")  # the 3s set apart: the winning tile
+        # the 2s read as 3s: scored as the likeliest legal hand's 2s, and the chip says so
+        misread = strip.locator('.chip[data-index="10"]')
+        expect(misread).to_have_class(re.compile(r"\bscored-as\b"))
+        expect(misread).to_have_text("二条")
+        expect(misread).to_have_attribute("title", re.compile(r"^三条 .* · 算作 scored as 二条$"))
+        page.locator("#as_read").check()  # exactly as read: the chip shows what was read
+        expect(misread).to_have_text("三条")
+        expect(misread).not_to_have_class(re.compile(r"\bscored-as\b"))
+        misread.click()  # a chip opens its tile's picker, as the tile on the photo does
+        expect(page.locator("#picker-current")).to_have_text("三条")
+        page.locator(f'#faces button[data-cls="{Tile.S2.index}"]').click()
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        expect(misread).to_have_text("二条")
+        expect(misread).to_have_class(re.compile(r"\bfixed\b"))  # set by hand: marked 改
+        expect(misread).to_have_attribute("title", re.compile(r"^二条 改 set by hand$"))
+
+
+def test_a_tile_left_out_is_listed_apart_and_named_back_in_from_the_list(server_foreign):
+    from playwright.sync_api import expect
+
+    with uploaded(server_foreign) as page:
+        strip = page.locator("#strip")
+        expect(strip.locator(".group-name")).to_have_text(["手牌hand", "胡won", "不计not counted"])
+        wind = strip.locator('.chip[data-index="14"]')
+        expect(wind).to_have_class(re.compile(r"\bleft-out\b"))
+        wind.click()
+        expect(page.locator("#picker-current")).to_have_text("非星子牌？(发财)")
+        page.locator(f'#faces button[data-cls="{Tile.FA.index}"]').click()
+        expect(page.locator("#total")).to_have_text("4")
+        expect(strip.locator(".group-name")).to_have_text(["手牌hand", "胡won", "发bonus"])
+        expect(wind).not_to_have_class(re.compile(r"\bleft-out\b"))

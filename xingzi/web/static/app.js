@@ -131,6 +131,7 @@ function show(data) {
   $("result").hidden = false;
   $("annotated").src = data.image;
   showHits(data);
+  showStrip(data);
   const scored = data.valid === true;
   const falseWin = data.valid === false && Boolean(data.reason);  // the claimant pays: that is the headline
   const owed = (data.payments || []).reduce((sum, p) => sum + (p.payer === "claimant" ? p.amount : 0), 0);

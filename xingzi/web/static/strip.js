@@ -1,0 +1,84 @@
+// The tiles as read, in words big enough for a phone (the labels drawn on the photo shrink with it): one chip per
+// tile, grouped as the hand was (the row, the winning tile, each meld, the 发, what is not counted); a tap on a chip
+// opens that tile's picker, as a tap on the photo does. Loaded before app.js, whose state and pick it uses.
+"use strict";
+
+const DOUBT = 0.6;  // read with less confidence than this: drawn dashed, worth a look
+const GROUPS = [  // role → the group's name; melds get one group each
+  ["concealed", "手牌", "hand"], ["win", "胡", "won"], ["pung", "碰", "pung"], ["kong", "明杠", "kong"],
+  ["concealed_kong", "暗杠", "concealed kong"], ["fa", "发", "bonus"], ["loose", "不计", "not counted"],
+  ["ignored", "不计", "not counted"], ["foreign", "不计", "not counted"],
+];
+
+// A face's two characters as on a tile: 六 over 万; a dragon or a back by its one character.
+function chipFace(cls) {
+  const face = state.faces.find((f) => f.cls === cls);
+  if (!face) return ["?"];
+  if (face.name === "back") return ["背"];
+  if (["中", "发", "白"].includes(face.symbol)) return [face.symbol];
+  return [face.zh[0], face.zh.slice(1)];
+}
+
+function chip(tile, scoredAs) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "chip";
+  b.dataset.index = tile.index;
+  const cls = scoredAs ? scoredAs.cls : tile.cls;
+  for (const part of chipFace(cls)) {
+    const span = document.createElement("span");
+    span.textContent = part;
+    b.appendChild(span);
+  }
+  const name = (f) => (state.faces.find((x) => x.cls === f) || { zh: tile.name }).zh;
+  let title = name(tile.cls) + " " + (tile.by_user ? "改 set by hand" : tile.conf.toFixed(2));
+  if (["loose", "ignored", "foreign"].includes(tile.role)) b.classList.add("left-out");
+  if (tile.by_user) b.classList.add("fixed");
+  else if (tile.conf < DOUBT) b.classList.add("doubt");
+  if (scoredAs) {
+    b.classList.add(scoredAs.drop ? "dropped" : "scored-as");
+    title += scoredAs.drop ? " · 算作不是牌 scored as no tile" : " · 算作 scored as " + name(scoredAs.cls);
+  }
+  b.title = title;
+  b.setAttribute("aria-label", "tile " + tile.index + " " + title);
+  b.addEventListener("click", () => pick(tile));
+  return b;
+}
+
+// Where a likeliest legal reading was scored, the faces it changed: index → {cls, drop}.
+function scoredFaces(data) {
+  const out = new Map();
+  for (const c of ((data.reading.repaired || {}).changes || [])) {
+    if (c.index === null) continue;
+    const face = state.faces.find((f) => f.symbol === c.new);
+    out.set(c.index, { cls: face ? face.cls : null, drop: c.drop || !face });
+  }
+  return out;
+}
+
+function showStrip(data) {
+  const strip = $("strip");
+  strip.replaceChildren();
+  const changed = scoredFaces(data);
+  const groups = new Map();  // key → {zh, en, tiles}, in the order of GROUPS, melds in their own order
+  for (const [role, zh, en] of GROUPS) {
+    const tiles = data.reading.tiles.filter((t) => t.role === role)
+      .sort((a, b) => a.meld - b.meld || a.cls - b.cls || a.index - b.index);
+    for (const t of tiles) {
+      const key = t.meld >= 0 ? "meld " + t.meld : zh;
+      if (!groups.has(key)) groups.set(key, { zh, en, tiles: [] });
+      groups.get(key).tiles.push(t);
+    }
+  }
+  for (const { zh, en, tiles } of groups.values()) {
+    const group = document.createElement("span");
+    group.className = "group";
+    const label = document.createElement("span");
+    label.className = "group-name";
+    label.append(zh, smallText(en));
+    group.appendChild(label);
+    for (const t of tiles) group.appendChild(chip(t, changed.get(t.index)));
+    strip.appendChild(group);
+  }
+  strip.hidden = !groups.size;
+}
