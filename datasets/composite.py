@@ -46,6 +46,7 @@ class CompositeConfig:
     seed: int = 7
     width: int = 1280
     height: int = 960
+    backs: tuple[tuple[int, int, int], ...] = BACKS  # BGR colours of the face-down tiles, one drawn per picture
 
 
 def tile_bank(folder: Path) -> dict[int, list[np.ndarray]]:
@@ -88,7 +89,7 @@ class _Table:
         noise = rng.normal(0, 6, (cfg.height, cfg.width, 1)).astype(np.float32)
         self.image = np.clip(cloth + noise, 0, 255).astype(np.uint8)
         self.rng, self.h, self.w = rng, tile_h, int(round(tile_h * 0.75))
-        self.back = BACKS[rng.integers(len(BACKS))]
+        self.back = cfg.backs[rng.integers(len(cfg.backs))]
         self.tiles: list[dict] = []
 
     def put(self, picture: np.ndarray | None, cls: int, x: float, y: float, role: str, group: int,
@@ -197,6 +198,8 @@ def render(deal: Deal, bank: dict[int, list[np.ndarray]], cfg: CompositeConfig, 
 def build(cfg: CompositeConfig) -> dict:
     if cfg.n < 1:
         raise ValueError(f"--n must be at least 1, got {cfg.n}")
+    if not cfg.backs or any(len(c) != 3 or not all(0 <= v <= 255 for v in c) for c in cfg.backs):
+        raise ValueError(f"back colours must be B,G,R triples of 0..255, got {list(cfg.backs)}")
     bank = tile_bank(Path(cfg.real))
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -217,14 +220,28 @@ def build(cfg: CompositeConfig) -> dict:
     return summary
 
 
+def _bgr(text: str) -> tuple[int, int, int]:
+    try:
+        b, g, r = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected B,G,R (three whole numbers 0..255), got {text!r}") from None
+    if not all(0 <= v <= 255 for v in (b, g, r)):
+        raise argparse.ArgumentTypeError(f"expected B,G,R each 0..255, got {text!r}")
+    return b, g, r
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--real", required=True, help="a YOLO folder of real photos whose labelled tiles are cut out")
     p.add_argument("--out", required=True, help="the folder to write (images/, labels/, meta/, data.yaml)")
     p.add_argument("--n", type=int, default=CompositeConfig.n, help="hands to lay out")
     p.add_argument("--seed", type=int, default=CompositeConfig.seed, help="deals and layouts (same seed, same bytes)")
+    p.add_argument("--back", action="append", type=_bgr, metavar="B,G,R",
+                   help="a colour of the face-down tiles, one drawn per picture (repeatable; default: green, "
+                        "blue, orange and purple)")
     args = p.parse_args(argv)
-    summary = build(CompositeConfig(args.real, args.out, args.n, args.seed))
+    backs = tuple(args.back) if args.back else BACKS
+    summary = build(CompositeConfig(args.real, args.out, args.n, args.seed, backs=backs))
     faces = summary["pictures_per_face"]
     print(f"{args.n} hands written to {args.out} from {sum(faces.values())} tile pictures "
           f"(fewest: {min(faces.values())} of {min(faces, key=faces.get)})")

@@ -18,6 +18,8 @@ import numpy as np
 
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 from xingzi.vision.aspect import read_stretched
+from xingzi.vision.backs import FAR as BACK_FAR
+from xingzi.vision.backs import settle_backs
 from xingzi.vision.detections import Detections
 from xingzi.vision.dfl import HEAD_KEY, STRIDES_KEY, anchor_grid, boxes_from_dfl
 from xingzi.vision.edges import MIN_INSIDE, drop_cut_tiles
@@ -242,6 +244,8 @@ class Detector:
     (:mod:`xingzi.vision.edges`; 0: keep all).
     ``lone_conf``: boxes read less surely than this, far from every sure box, are dropped
     (:mod:`xingzi.vision.lone`; 0: keep all).
+    ``back_far``: a box read as 白板 whose middle lies farther than this in colour from the photo's plate is
+    a face-down tile (:mod:`xingzi.vision.backs`; 0: never).
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
@@ -249,7 +253,7 @@ class Detector:
                  classifier: str | Path | TileClassifier | None = "auto",
                  stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF,
                  sharpen: bool = True, second: str | Path | None = "auto",
-                 min_inside: float = MIN_INSIDE, lone_conf: float = LONE_CONF) -> None:
+                 min_inside: float = MIN_INSIDE, lone_conf: float = LONE_CONF, back_far: float = BACK_FAR) -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -257,6 +261,8 @@ class Detector:
             raise ValueError(f"weights must be a .pt or .onnx file, got {path.name!r}")
         if imgsz is not None and imgsz % 32:
             raise ValueError(f"imgsz must be a multiple of 32, got {imgsz}")
+        if back_far < 0:
+            raise ValueError(f"back_far must be >= 0, got {back_far}")
         if not all(0 <= v <= 1 for v in (conf, back_conf, min_inside, lone_conf)) or not 0 < iou <= 1:
             raise ValueError(f"conf, back_conf, min_inside and lone_conf must be in [0,1] and iou in (0,1], got "
                              f"conf={conf}, back_conf={back_conf}, min_inside={min_inside}, lone_conf={lone_conf}, "
@@ -271,6 +277,7 @@ class Detector:
         self.back_conf, self.sharpen = back_conf, sharpen
         self.second = _load_second(second, threads, path, self.imgsz)
         self.min_inside, self.lone_conf = min_inside, lone_conf
+        self.back_far = back_far
 
     def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """The tiles of a BGR photo. ``ask_second``: average the second opinion in (when there is one)
@@ -282,7 +289,8 @@ class Detector:
         det = read_negative(read, image, first) if self.negative else first
         if self.sharpen and det is first:  # a kept negative is a reading of another picture: not compared
             det = read_sharpened(read, image, det)
-        whole = drop_cut_tiles(drop_faint_backs(det, self.back_conf), image.shape, self.min_inside)
+        det = settle_backs(image, drop_faint_backs(det, self.back_conf), self.back_far)  # a settled back is kept
+        whole = drop_cut_tiles(det, image.shape, self.min_inside)
         return drop_lone_boxes(whole, self.lone_conf)
 
     def read(self, image: np.ndarray, ask_second: bool = False) -> Detections:

@@ -95,3 +95,28 @@ def test_the_pipeline_scores_the_laid_out_hands_from_their_true_boxes(tmp_path):
 def test_no_hands_asked_for_is_refused(tmp_path):
     with pytest.raises(ValueError, match="--n must be at least 1"):
         build(CompositeConfig(str(tmp_path), str(tmp_path / "out"), n=0))
+
+
+def test_the_backs_take_the_colours_asked_for(tmp_path, capsys):
+    from xingzi.datasets.composite import main as composite_main
+
+    purple = (140, 60, 140)
+    out = tmp_path / "composite"
+    assert composite_main(["--real", str(_real_folder(tmp_path / "real")), "--out", str(out), "--n", "12",
+                           "--seed", "4", "--back", ",".join(map(str, purple))]) == 0
+    assert json.loads((out / "composite.json").read_text())["backs"] == [list(purple)]
+    middles = []
+    for image in sorted((out / "images").glob("*.jpg")):
+        picture = cv2.imread(str(image))
+        for row in read_labels(out / "labels" / f"{image.stem}.txt"):
+            if int(row[0]) == 30:  # a face-down tile: its middle is the colour asked for
+                cx, cy = row[1] * picture.shape[1], row[2] * picture.shape[0]
+                middles.append(picture[int(cy) - 2:int(cy) + 3, int(cx) - 2:int(cx) + 3].reshape(-1, 3).mean(0))
+    assert middles, "no face-down tile was laid out: pick a seed that lays one"
+    assert np.abs(np.array(middles) - purple).max() < 40
+    for bad in ("140,60", "140,60,300", "a,b,c"):
+        with pytest.raises(SystemExit):
+            composite_main(["--real", str(tmp_path / "real"), "--out", str(tmp_path / "x"), "--back", bad])
+        assert "expected B,G,R" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="back colours must be B,G,R triples of 0..255"):
+        build(CompositeConfig(str(tmp_path / "real"), str(tmp_path / "y"), n=1, backs=()))

@@ -9,6 +9,7 @@ import pytest
 from yolo_folder import label_text, write_yolo_folder
 
 from xingzi.cli import main
+from xingzi.engine.tiles import Tile
 from xingzi.vision.evaluate import load_dataset, name_table, our_class, parse_name_map
 from xingzi.vision.metrics import IGNORE
 
@@ -196,5 +197,29 @@ def test_eval_drops_a_box_on_no_tile_unless_told_not_to(tmp_path, monkeypatch, f
         assert main(["eval", "--data", str(data), "--out", str(out), "--classifier", "none", *flags]) == 0
         (row,) = out.glob("*.json")
         assert (f"-no{flag}" in row.name) == bool(flags)
+        exact[bool(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
+    assert exact == {False: 1.0, True: 0.0}
+
+
+def test_eval_reads_a_coloured_blank_as_a_back_unless_told_not_to(tmp_path, monkeypatch):
+    """The demo photo's two face-down tiles read as 白板 (as backs of an unseen colour were): by their colour
+    against the plate they are backs again and the photo is exact; ``--no-backcolour`` leaves them 白板."""
+    from demo_photo import demo_photo, write_demo_dataset
+
+    from xingzi.vision import detector as mod
+    from xingzi.vision.detections import Detections
+
+    image, truth, cls = demo_photo()
+    assert (cls == 30).sum() == 2, "the demo photo's concealed kong shows two backs"
+    read = Detections(truth.astype(np.float32), np.where(cls == 30, Tile.BAI.index, cls),
+                      np.full(len(cls), 0.9, np.float32))
+    monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: read)
+    data = write_demo_dataset(tmp_path / "data", image, "demo.png")
+    exact = {}
+    for flags in ([], ["--no-backcolour"]):
+        out = tmp_path / ("off" if flags else "on")
+        assert main(["eval", "--data", str(data), "--out", str(out), "--classifier", "none", *flags]) == 0
+        (row,) = out.glob("*.json")
+        assert ("-nobackcolour" in row.name) == bool(flags)
         exact[bool(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
     assert exact == {False: 1.0, True: 0.0}

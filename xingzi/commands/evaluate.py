@@ -19,6 +19,8 @@ SECOND_READINGS = (
             "dropped by default)"),
     ("lone", "keep the boxes read with doubt that lie far from every tile read surely (dropped by default: "
              "tiles of the heap behind, things on the table)"),
+    ("backcolour", "never read a box read as 白板 as a face-down tile by its colour (done when its middle is far "
+                   "in colour from the plate of the faces read surely)"),
 )
 
 
@@ -129,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
                                            stretched=args.stretched, negative=args.negative, perturb=perturb,
                                            sharpen=args.sharpen, second=args.second,
                                            min_inside=None if args.cut else 0.0,
-                                           lone_conf=None if args.lone else 0.0)
+                                           lone_conf=None if args.lone else 0.0,
+                                           back_far=None if args.backcolour else 0.0)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "".join(("-unstretched" if step == "stretched" else f"-no{step}")
                        for step, _ in SECOND_READINGS if not getattr(args, step))

@@ -1,0 +1,103 @@
+"""A box read as 白板 whose middle is coloured unlike the photo's plate is a face-down tile."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.engine.tiles import BACK_CLASS, Tile
+from xingzi.vision.backs import FAR, MIN_PLATES, PLATE_CONF, settle_backs
+from xingzi.vision.detections import Detections
+from xingzi.vision.detector import DEFAULT_ONNX, Detector
+
+PLATE = (228, 236, 240)  # BGR: an ivory face
+PURPLE, RED, DARK_GREEN, GREY_BACK = (140, 60, 120), (58, 58, 150), (40, 95, 25), (200, 200, 200)
+BAI = Tile.BAI.index
+
+
+def photo(cells: list[tuple[int, int, int]], cast: tuple[float, float, float] = (1.0, 1.0, 1.0),
+          faces: int = 4, plate: tuple[int, int, int] = PLATE) -> tuple[np.ndarray, Detections]:
+    """A felt table with ``faces`` tiles of the ``plate`` colour printed with a red and a green stroke (read surely
+    as 1m..), then one tile per colour of ``cells`` read as 白板 (a blank tile of that colour); ``cast`` scales
+    B, G, R (a lamp)."""
+    image = np.zeros((200, 60 * (faces + len(cells)) + 20, 3), np.float32)
+    image[:] = (60, 110, 50)
+    boxes = []
+    for k, colour in enumerate([plate] * faces + list(cells)):
+        x0 = 10 + 60 * k
+        image[60:140, x0:x0 + 50] = colour
+        if k < faces:  # the face's strokes: less than half its middle
+            image[85:95, x0 + 18:x0 + 32] = (40, 40, 200)
+            image[105:112, x0 + 20:x0 + 30] = (60, 150, 40)
+        boxes.append([x0, 60, x0 + 50, 140])
+    image = np.clip(image * np.array(cast, np.float32), 0, 255).astype(np.uint8)
+    n = faces + len(cells)
+    cls = np.array(list(range(faces)) + [BAI] * len(cells))
+    probs = np.zeros((n, 31), np.float32)
+    probs[np.arange(n), cls] = 0.8
+    probs[faces:, BACK_CLASS] = 0.15
+    return image, Detections(np.array(boxes, np.float32), cls, np.full(n, 0.9, np.float32), probs)
+
+
+@pytest.mark.parametrize(
+    ("cells", "cast", "backs"),
+    [pytest.param([PURPLE], (1, 1, 1), [True], id="purple_back"),
+     pytest.param([RED], (1, 1, 1), [True], id="red_back"),
+     pytest.param([DARK_GREEN], (1, 1, 1), [True], id="dark_green_back"),
+     pytest.param([PLATE], (1, 1, 1), [False], id="white_blank_stays_bai"),
+     pytest.param([PLATE, PURPLE], (0.85, 0.95, 1.05), [False, True], id="warm_lamp_moves_plate_and_blank_alike"),
+     pytest.param([PLATE, PURPLE], (1.1, 1.0, 0.8), [False, True], id="cold_light"),
+     pytest.param([GREY_BACK], (1, 1, 1), [False], id="colourless_back_left_to_the_model")],
+)
+def test_a_blank_read_tile_is_a_back_when_its_colour_is_far_from_the_plate(cells, cast, backs):
+    image, det = photo(cells, cast)
+    out = settle_backs(image, det)
+    faces = len(det) - len(cells)
+    assert [int(c) == BACK_CLASS for c in out.cls[faces:]] == backs
+    assert (out.cls[:faces] == det.cls[:faces]).all() and (out.xyxy == det.xyxy).all() and (out.conf == det.conf).all()
+    for i in np.flatnonzero(out.cls != det.cls):  # 白板 becomes the first thing offered instead
+        assert out.alternatives(int(i), 1) == [BAI]
+        assert out.probs[i, BACK_CLASS] == pytest.approx(0.8) and out.probs[i, BAI] == pytest.approx(0.15)
+    assert det.cls[faces:].tolist() == [BAI] * len(cells)  # the input is not changed
+
+
+def test_nothing_changes_without_a_plate_to_compare_with():
+    image, det = photo([PURPLE], faces=MIN_PLATES - 1)
+    assert settle_backs(image, det) is det
+    for plate in (RED, (30, 30, 30)):  # light faces on a red or black plate: its blanks are not told from backs
+        image, det = photo([plate, GREY_BACK], plate=plate)
+        assert settle_backs(image, det) is det
+    image, det = photo([PURPLE])
+    dragons = Detections(det.xyxy, np.where(det.cls == BAI, BAI, Tile.ZHONG.index), det.conf, det.probs)
+    assert settle_backs(image, dragons) is dragons  # a 中 fills its middle with its character: no plate from it
+    unsure = Detections(det.xyxy, det.cls, np.where(det.cls == BAI, 0.9, PLATE_CONF - 0.01).astype(np.float32))
+    assert settle_backs(image, unsure) is unsure  # faces read with doubt do not give the plate
+    grey = image.mean(axis=2).astype(np.uint8)
+    assert settle_backs(grey, det) is det  # a grey photo has no colour to go by
+    assert settle_backs(image, det, far=0) is det  # switched off
+    assert (settle_backs(image, det, far=FAR).cls[-1]) == BACK_CLASS
+
+
+def test_a_box_outside_the_photo_or_no_wider_than_a_pixel_is_left_alone():
+    image, det = photo([PURPLE])
+    boxes = det.xyxy.copy()
+    boxes[-1] = [image.shape[1] + 10, 60, image.shape[1] + 60, 140]
+    out = settle_backs(image, Detections(boxes, det.cls, det.conf, det.probs))
+    assert int(out.cls[-1]) == BAI
+
+
+def test_the_detector_settles_backs_unless_told_not_to(monkeypatch):
+    from xingzi.vision import detector as mod
+
+    image, read = photo([PLATE, PURPLE])
+    monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: read)
+    plain = {"classifier": None, "stretched": False, "negative": False, "sharpen": False, "second": None}
+    assert Detector(DEFAULT_ONNX, **plain).back_far == FAR
+    assert Detector(DEFAULT_ONNX, **plain).predict(image).cls[-2:].tolist() == [BAI, BACK_CLASS]
+    assert Detector(DEFAULT_ONNX, back_far=0, **plain).predict(image).cls[-2:].tolist() == [BAI, BAI]
+    faint = Detections(read.xyxy, read.cls, np.where(read.cls == BAI, 0.3, 0.9).astype(np.float32), read.probs)
+    monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: faint)
+    kept = Detector(DEFAULT_ONNX, **plain).predict(image)  # a back settled by colour is not dropped as faint
+    assert len(kept) == len(faint) and int(kept.cls[-1]) == BACK_CLASS
+    with pytest.raises(ValueError, match="back_far must be >= 0, got -1"):
+        Detector(DEFAULT_ONNX, classifier=None, second=None, back_far=-1)
