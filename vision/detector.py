@@ -20,6 +20,7 @@ from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 from xingzi.vision.aspect import read_stretched
 from xingzi.vision.backs import FAR as BACK_FAR
 from xingzi.vision.backs import settle_backs
+from xingzi.vision.balance import read_balanced
 from xingzi.vision.detections import Detections
 from xingzi.vision.dfl import HEAD_KEY, STRIDES_KEY, anchor_grid, boxes_from_dfl
 from xingzi.vision.edges import MIN_INSIDE, drop_cut_tiles
@@ -246,6 +247,8 @@ class Detector:
     (:mod:`xingzi.vision.lone`; 0: keep all).
     ``back_far``: a box read as 白板 whose middle lies farther than this in colour from the photo's plate is
     a face-down tile (:mod:`xingzi.vision.backs`; 0: never).
+    ``balance``: when the plate of the tiles found is coloured by the light (a warm bulb), also read the photo
+    white-balanced on it (:mod:`xingzi.vision.balance`).
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
@@ -253,7 +256,8 @@ class Detector:
                  classifier: str | Path | TileClassifier | None = "auto",
                  stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF,
                  sharpen: bool = True, second: str | Path | None = "auto",
-                 min_inside: float = MIN_INSIDE, lone_conf: float = LONE_CONF, back_far: float = BACK_FAR) -> None:
+                 min_inside: float = MIN_INSIDE, lone_conf: float = LONE_CONF, back_far: float = BACK_FAR,
+                 balance: bool = True) -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -277,7 +281,7 @@ class Detector:
         self.back_conf, self.sharpen = back_conf, sharpen
         self.second = _load_second(second, threads, path, self.imgsz)
         self.min_inside, self.lone_conf = min_inside, lone_conf
-        self.back_far = back_far
+        self.back_far, self.balance = back_far, balance
 
     def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """The tiles of a BGR photo. ``ask_second``: average the second opinion in (when there is one)
@@ -286,10 +290,12 @@ class Detector:
         refine = None if self.classifier is None else self.classifier.refine
         first = read(image)
         first = read_stretched(detect, image, first, refine) if self.stretched else first
-        det = read_negative(read, image, first) if self.negative else first
-        if self.sharpen and det is first:  # a kept negative is a reading of another picture: not compared
-            det = read_sharpened(read, image, det)
-        det = settle_backs(image, drop_faint_backs(det, self.back_conf), self.back_far)  # a settled back is kept
+        det, picture = (read_negative(read, image, first) if self.negative else first), image
+        if det is first:  # a kept negative is a reading of another picture: not compared
+            det, picture = read_balanced(read, image, det) if self.balance else (det, image)
+            det = read_sharpened(read, picture, det) if self.sharpen else det
+        # a settled back is kept; its colour is judged in the picture read (balanced under a coloured light)
+        det = settle_backs(picture, drop_faint_backs(det, self.back_conf), self.back_far)
         whole = drop_cut_tiles(det, image.shape, self.min_inside)
         return drop_lone_boxes(whole, self.lone_conf)
 

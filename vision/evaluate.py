@@ -176,7 +176,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
                      negative: bool = True, perturb: Perturbation | None = None,
                      sharpen: bool = True, second: str | Path | None = "auto",
                      min_inside: float | None = None, lone_conf: float | None = None,
-                     back_far: float | None = None) -> tuple[list[ImageBoxes], dict]:
+                     back_far: float | None = None, balance: bool = True) -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
     and, when a pipeline check and ground-truth meta exist, the share of whole results right.
     ``classifier``: the second-stage tile classifier ("auto": the shipped one if any; None: none);
@@ -187,6 +187,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     ``min_inside``: drop boxes the frame cuts to less of a tile (None: the detector's default; 0: keep all);
     ``lone_conf``: drop boxes less sure than this far from every sure box (None: the default; 0: keep all);
     ``back_far``: a 白板 this far in colour from the plate is a back (None: the default; 0: never; :mod:`backs`);
+    ``balance``: read photos under a coloured light white-balanced too (:mod:`xingzi.vision.balance`);
     ``perturb``: read each photo changed so (:mod:`xingzi.vision.perturb`; no whole-pipeline check then)."""
     import cv2
 
@@ -195,7 +196,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     overrides = {k: v for k, v in (("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far))
                  if v is not None}
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
-                   **overrides)
+                   balance=balance, **overrides)
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, **reading)
     check = None if perturb is not None else pipeline_check or PIPELINE_CHECK
     if check is None and perturb is None and (ds.root / "meta").is_dir():

@@ -54,6 +54,10 @@ def _dim(image: np.ndarray) -> np.ndarray:
     return cv2.LUT(image, lut)
 
 
+def _cast(image: np.ndarray, bgr: tuple[float, float, float]) -> np.ndarray:
+    return np.clip(image.astype(np.float32) * np.array(bgr, np.float32), 0, 255).astype(np.uint8)
+
+
 def _blur(image: np.ndarray) -> np.ndarray:
     sigma = max(image.shape[:2]) / 400  # 1.6 px on a 640 photo: a slightly shaken phone
     return cv2.GaussianBlur(image, (0, 0), sigma)
@@ -71,6 +75,10 @@ PERTURBATIONS: dict[str, Perturbation] = {p.name: p for p in (
     Perturbation("blur", "Gaussian blur, sigma = long side / 400 (shake, focus)", _blur, _same),
     Perturbation("jpeg30", "re-saved as JPEG quality 30 (messaging apps)", _jpeg, _same),
     Perturbation("dim", "dim light (gamma 1.8, at most 200)", _dim, _same),
+    Perturbation("warm", "a warm lamp, no white balance (blue × 0.55, green × 0.8: a tungsten bulb)",
+                 lambda im: _cast(im, (0.55, 0.8, 1.0)), _same),
+    Perturbation("cold", "cold light (red × 0.75, green × 0.92: shade, a daylight LED)",
+                 lambda im: _cast(im, (1.0, 0.92, 0.75)), _same),
 )}
 
 

@@ -216,10 +216,11 @@ def test_eval_reads_a_coloured_blank_as_a_back_unless_told_not_to(tmp_path, monk
     monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: read)
     data = write_demo_dataset(tmp_path / "data", image, "demo.png")
     exact = {}
-    for flags in ([], ["--no-backcolour"]):
-        out = tmp_path / ("off" if flags else "on")
+    for flags in ([], ["--no-backcolour"], ["--no-balance"]):
+        out = tmp_path / ("-".join(flags) or "on")
         assert main(["eval", "--data", str(data), "--out", str(out), "--classifier", "none", *flags]) == 0
         (row,) = out.glob("*.json")
-        assert ("-nobackcolour" in row.name) == bool(flags)
-        exact[bool(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
-    assert exact == {False: 1.0, True: 0.0}
+        assert ("-nobackcolour" in row.name) == ("--no-backcolour" in flags)
+        assert ("-nobalance" in row.name) == ("--no-balance" in flags)
+        exact[" ".join(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
+    assert exact == {"": 1.0, "--no-backcolour": 0.0, "--no-balance": 1.0}  # the demo photo is lit white

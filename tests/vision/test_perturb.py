@@ -30,6 +30,13 @@ def test_true_boxes_follow_the_photo(name):
     assert changed.dtype == np.uint8 and changed.ndim == 3
 
 
+@pytest.mark.parametrize(("name", "warmer"), [("warm", True), ("cold", False)])
+def test_a_coloured_light_tints_a_white_tile(name, warmer):
+    white = np.full((4, 4, 3), 240, np.uint8)
+    b, _, r = (int(v) for v in get(name).image(white)[0, 0])
+    assert (r > b + 40) if warmer else (b > r + 40)
+
+
 def test_an_unknown_perturbation_names_the_known_ones():
     with pytest.raises(ValueError, match="rot90"):
         get("mirror")  # a mirrored 萬 is not a tile: deliberately not offered

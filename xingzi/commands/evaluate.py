@@ -19,6 +19,8 @@ SECOND_READINGS = (
             "dropped by default)"),
     ("lone", "keep the boxes read with doubt that lie far from every tile read surely (dropped by default: "
              "tiles of the heap behind, things on the table)"),
+    ("balance", "never read a white-balanced copy of a photo (done when the plate of the tiles found is coloured by "
+                "the light: a warm bulb, shade)"),
     ("backcolour", "never read a box read as 白板 as a face-down tile by its colour (done when its middle is far "
                    "in colour from the plate of the faces read surely)"),
 )
@@ -49,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "'auto' (default): the shipped stage-5 model, beside the shipped model only; 'none'")
     parser.add_argument("--perturb", default=None, metavar="NAME",
                         help="read every photo changed (true boxes moved with it): rot90, rot180, half, blur, "
-                             "jpeg30 or dim; the row name ends in ~NAME")
+                             "jpeg30, dim, warm or cold; the row name ends in ~NAME")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave out images whose file name matches (repeatable; e.g. known label errors)")
     parser.add_argument("--errata", default="none", metavar="FILE",
@@ -132,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
                                            sharpen=args.sharpen, second=args.second,
                                            min_inside=None if args.cut else 0.0,
                                            lone_conf=None if args.lone else 0.0,
-                                           back_far=None if args.backcolour else 0.0)
+                                           back_far=None if args.backcolour else 0.0, balance=args.balance)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "".join(("-unstretched" if step == "stretched" else f"-no{step}")
                        for step, _ in SECOND_READINGS if not getattr(args, step))
