@@ -27,8 +27,8 @@ WHITISH_SHARE = 2 / 3  # of the sure suit tiles' middles, at least this many whi
 FAR = 30.0  # a*b* distance (8-bit Lab) from the plate beyond which a 白板 is a back (true 白板: at most 23.3)
 
 
-def middle_lab(lab: np.ndarray, box: np.ndarray) -> np.ndarray | None:
-    """The commonest colour (L, a, b) of a box's middle in an 8-bit Lab image: the pixels of its most
+def middle_lab(image: np.ndarray, box: np.ndarray) -> np.ndarray | None:
+    """The commonest colour (L, a, b; 8-bit Lab) of a box's middle in a BGR photo: the pixels of its most
     frequent coarse colour cell, their median. On a face that is the plate (one colour, where strokes are
     thin and of several inks), on a blank or a back its one colour; None if the middle holds no pixel."""
     x0, y0, x1, y1 = (float(v) for v in box)
@@ -36,13 +36,22 @@ def middle_lab(lab: np.ndarray, box: np.ndarray) -> np.ndarray | None:
     xa, xb = int(round(x0 + INNER * w)), int(round(x1 - INNER * w))
     ya, yb = int(round(y0 + INNER * h)), int(round(y1 - INNER * h))
     xa, ya = max(xa, 0), max(ya, 0)
-    xb, yb = min(xb, lab.shape[1]), min(yb, lab.shape[0])
+    xb, yb = min(xb, image.shape[1]), min(yb, image.shape[0])
     if xb <= xa or yb <= ya:
         return None
-    pixels = lab[ya:yb, xa:xb].reshape(-1, 3)
+    pixels = cv2.cvtColor(np.ascontiguousarray(image[ya:yb, xa:xb]), cv2.COLOR_BGR2LAB).reshape(-1, 3)
     cells = (pixels // CELL).astype(np.int32) @ np.array([256 * 256, 256, 1], np.int32)
     values, counts = np.unique(cells, return_counts=True)
     return np.median(pixels[cells == values[np.argmax(counts)]], axis=0)
+
+
+def plate_middles(image: np.ndarray, det: Detections) -> list[np.ndarray]:
+    """The middles' commonest colours of the suit tiles read surely (a 中 or 发 fills its middle with its
+    character); none in a grey photo, which has no colour to go by."""
+    if image.ndim != 3:
+        return []
+    sure = (det.conf >= PLATE_CONF) & (det.cls < Tile.ZHONG.index)
+    return [m for m in (middle_lab(image, det.xyxy[i]) for i in np.flatnonzero(sure)) if m is not None]
 
 
 def whitish(colour: np.ndarray) -> bool:
@@ -50,13 +59,11 @@ def whitish(colour: np.ndarray) -> bool:
     return bool(colour[0] >= PLATE_MIN_L and np.hypot(colour[1] - 128, colour[2] - 128) <= PLATE_MAX_CHROMA)
 
 
-def plate_lab(lab: np.ndarray, det: Detections) -> np.ndarray | None:
-    """The plate's (L, a, b): the median of the middles' commonest colours of the suit tiles read surely (a
-    中 or 发 fills its middle with its character); None with fewer than ``MIN_PLATES`` of them, or unless most
-    are light and about white (tiles with light faces on a red or dark plate: their blanks are not told from
-    backs so)."""
-    sure = (det.conf >= PLATE_CONF) & (det.cls < Tile.ZHONG.index)
-    middles = [m for m in (middle_lab(lab, det.xyxy[i]) for i in np.flatnonzero(sure)) if m is not None]
+def plate_lab(image: np.ndarray, det: Detections) -> np.ndarray | None:
+    """The plate's (L, a, b): the median of :func:`plate_middles`; None with fewer than ``MIN_PLATES`` of them,
+    or unless most are light and about white (tiles with light faces on a red or dark plate: their blanks are
+    not told from backs so)."""
+    middles = plate_middles(image, det)
     if len(middles) < MIN_PLATES or sum(map(whitish, middles)) < WHITISH_SHARE * len(middles):
         return None
     return np.median(np.array(middles), axis=0)
@@ -65,15 +72,12 @@ def plate_lab(lab: np.ndarray, det: Detections) -> np.ndarray | None:
 def distances_from_plate(image: np.ndarray, det: Detections, which: np.ndarray) -> np.ndarray | None:
     """For the boxes ``which`` (indices), how far the colour of each one's middle lies from the plate
     (a*b* distance); None when the photo shows no plate to compare with."""
-    if image.ndim != 3:  # a grey photo has no colour to go by
-        return None
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
-    plate = plate_lab(lab, det)
+    plate = plate_lab(image, det)
     if plate is None:
         return None
     out = np.full(len(which), np.nan, np.float32)
     for k, i in enumerate(which):
-        middle = middle_lab(lab, det.xyxy[i])
+        middle = middle_lab(image, det.xyxy[i])
         if middle is not None:
             out[k] = float(np.hypot(*(middle[1:] - plate[1:])))
     return out

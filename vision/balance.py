@@ -14,9 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from xingzi.engine.tiles import Tile
-
-from .backs import MIN_PLATES, PLATE_CONF, PLATE_MIN_L, middle_lab
+from .backs import MIN_PLATES, PLATE_MIN_L, plate_middles
 from .detections import Detections
 from .negative import Reader, sure_median
 
@@ -26,13 +24,9 @@ LOSS = 0.02  # the balanced reading is kept unless its sure tiles' median confid
 
 
 def plate_colour(image: np.ndarray, det: Detections) -> np.ndarray | None:
-    """The plate's (L, a, b) in the photo as taken: the median of the middles' commonest colours of the suit
-    tiles read surely; None with fewer than ``MIN_PLATES`` of them or in a grey photo."""
-    if image.ndim != 3:
-        return None
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
-    sure = (det.conf >= PLATE_CONF) & (det.cls < Tile.ZHONG.index)
-    middles = [m for m in (middle_lab(lab, det.xyxy[i]) for i in np.flatnonzero(sure)) if m is not None]
+    """The plate's (L, a, b) in the photo as taken, whatever its colour: the median of the sure suit tiles'
+    middles (:func:`backs.plate_middles`); None with fewer than ``MIN_PLATES`` of them or in a grey photo."""
+    middles = plate_middles(image, det)
     return np.median(np.array(middles), axis=0) if len(middles) >= MIN_PLATES else None
 
 
