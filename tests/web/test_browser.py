@@ -18,6 +18,7 @@ from web_helpers import (
     HEIGHT,
     WIDTH,
     FakeDetector,
+    extra_box_detections,
     foreign_fa_detections,
     jpeg_bytes,
     kong_down_detections,
@@ -76,6 +77,11 @@ def server():
 @pytest.fixture(scope="module")
 def server_win_in_row():
     yield from _serve(layout_detections(win_apart=False))
+
+
+@pytest.fixture(scope="module")
+def server_extra_box():
+    yield from _serve(extra_box_detections())
 
 
 @pytest.fixture(scope="module")
@@ -800,3 +806,14 @@ def test_a_tile_left_out_is_listed_apart_and_named_back_in_from_the_list(server_
         expect(page.locator("#total")).to_have_text("4")
         expect(strip.locator(".group-name")).to_have_text(["手牌hand", "胡won", "发bonus"])
         expect(wind).not_to_have_class(re.compile(r"\bleft-out\b"))
+
+
+def test_a_box_the_score_leaves_out_is_listed_struck_through_with_its_face(server_extra_box):
+    from playwright.sync_api import expect
+
+    with uploaded(server_extra_box) as page:
+        expect(page.locator("#total")).to_have_text("3")  # scored as the hand without the faint 9m
+        dropped = page.locator('#strip .chip[data-index="14"]')
+        expect(dropped).to_have_class(re.compile(r"\bdropped\b"))
+        expect(dropped).to_have_text("九万")  # the face read, not a blank
+        expect(dropped).to_have_attribute("title", re.compile(r"^九万 0\.30 · 算作不是牌 scored as no tile$"))

@@ -57,6 +57,18 @@ def missed_tile_detections() -> tuple[Detections, np.ndarray]:
     return det.subset(keep), det.xyxy[4].copy()
 
 
+def extra_box_detections() -> Detections:
+    """``HAND`` with a faint box read as 9m (#14) against the row's end: 15 tiles standing, scored as the likeliest
+    legal hand without it (3 炮)."""
+    det = layout_detections()
+    x0, y0, x1, y1 = det.xyxy[12]
+    probs = np.zeros((1, det.probs.shape[1]), np.float32)
+    probs[0, Tile.M9.index] = 0.3
+    return Detections(np.vstack([det.xyxy, [[x1, y0, 2 * x1 - x0, y1]]]).astype(np.float32),
+                      np.append(det.cls, Tile.M9.index), np.append(det.conf, np.float32(0.3)),
+                      np.vstack([det.probs, probs]))
+
+
 def kong_down_detections() -> Detections:
     """A hand whose concealed 中 kong lies all face down: 4 炮 as guessed, 6 once named 中."""
     return hand_layout("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], kong_shown="DDDD", size=70,

@@ -4,10 +4,11 @@
 "use strict";
 
 const DOUBT = 0.6;  // read with less confidence than this: drawn dashed, worth a look
+const LEFT_OUT = ["loose", "ignored", "foreign"];  // roles of tiles the hand does not count
 const GROUPS = [  // role → the group's name; melds get one group each
   ["concealed", "手牌", "hand"], ["win", "胡", "won"], ["pung", "碰", "pung"], ["kong", "明杠", "kong"],
-  ["concealed_kong", "暗杠", "concealed kong"], ["fa", "发", "bonus"], ["loose", "不计", "not counted"],
-  ["ignored", "不计", "not counted"], ["foreign", "不计", "not counted"],
+  ["concealed_kong", "暗杠", "concealed kong"], ["fa", "发", "bonus"],
+  ...LEFT_OUT.map((role) => [role, "不计", "not counted"]),
 ];
 
 // A face's two characters as on a tile: 六 over 万; a dragon or a back by its one character.
@@ -24,7 +25,7 @@ function chip(tile, scoredAs) {
   b.type = "button";
   b.className = "chip";
   b.dataset.index = tile.index;
-  const cls = scoredAs ? scoredAs.cls : tile.cls;
+  const cls = scoredAs && !scoredAs.drop ? scoredAs.cls : tile.cls;  // a dropped box keeps the face read
   for (const part of chipFace(cls)) {
     const span = document.createElement("span");
     span.textContent = part;
@@ -32,7 +33,7 @@ function chip(tile, scoredAs) {
   }
   const name = (f) => (state.faces.find((x) => x.cls === f) || { zh: tile.name }).zh;
   let title = name(tile.cls) + " " + (tile.by_user ? "改 set by hand" : tile.conf.toFixed(2));
-  if (["loose", "ignored", "foreign"].includes(tile.role)) b.classList.add("left-out");
+  if (LEFT_OUT.includes(tile.role)) b.classList.add("left-out");
   if (tile.by_user) b.classList.add("fixed");
   else if (tile.conf < DOUBT) b.classList.add("doubt");
   if (scoredAs) {
