@@ -5,13 +5,14 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from plate_photo import PLATE, photo
 
 from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.balance import balanced, light_cast, plate_colour, read_balanced
 from xingzi.vision.detections import Detections
 from xingzi.vision.detector import DEFAULT_ONNX, Detector
 
-IVORY = (228, 236, 240)  # BGR
+IVORY = PLATE
 TUNGSTEN = (0.55, 0.8, 1.0)  # B, G, R gains of a warm bulb
 
 
@@ -21,19 +22,7 @@ def lab_of(bgr) -> np.ndarray:
 
 def hand_photo(light=(1.0, 1.0, 1.0), plate=IVORY, tiles: int = 5) -> tuple[np.ndarray, Detections]:
     """``tiles`` suit tiles of the ``plate`` colour with a red and a green stroke and a 白板, under ``light``."""
-    image = np.zeros((200, 60 * (tiles + 1) + 20, 3), np.float32)
-    image[:] = (60, 110, 50)
-    boxes = []
-    for k in range(tiles + 1):
-        x0 = 10 + 60 * k
-        image[60:140, x0:x0 + 50] = plate
-        if k < tiles:
-            image[85:95, x0 + 18:x0 + 32] = (40, 40, 200)
-            image[105:112, x0 + 20:x0 + 30] = (60, 150, 40)
-        boxes.append([x0, 60, x0 + 50, 140])
-    image = np.clip(image * np.array(light, np.float32), 0, 255).astype(np.uint8)
-    cls = np.array(list(range(tiles)) + [Tile.BAI.index])
-    return image, Detections(np.array(boxes, np.float32), cls, np.full(tiles + 1, 0.9, np.float32))
+    return photo([plate], light, faces=tiles, plate=plate)
 
 
 @pytest.mark.parametrize(
