@@ -63,6 +63,74 @@ def _blur(image: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(image, (0, 0), sigma)
 
 
+def _noise(image: np.ndarray) -> np.ndarray:
+    # a phone at high ISO: fine luminance grain plus blotchy colour noise; fixed seed, so runs repeat
+    rng = np.random.default_rng(0)
+    h, w = image.shape[:2]
+    grain = rng.normal(0.0, 14.0, (h, w, 1)).astype(np.float32)
+    blotch = cv2.resize(rng.normal(0.0, 10.0, (h // 3 + 1, w // 3 + 1, 3)).astype(np.float32), (w, h))
+    return np.clip(image.astype(np.float32) + grain + blotch, 0, 255).astype(np.uint8)
+
+
+def _shot(image: np.ndarray) -> np.ndarray:
+    # photon shot noise: each pixel a Poisson count, 60 at white, so dark parts are the grainiest
+    rng = np.random.default_rng(1)
+    counts = rng.poisson(image.astype(np.float32) * (60 / 255))
+    return np.clip(counts * (255 / 60), 0, 255).astype(np.uint8)
+
+
+def _motion(image: np.ndarray) -> np.ndarray:
+    # the phone moved while the shutter was open: a streak along one direction, not a round blur
+    n = max(3, round(max(image.shape[:2]) / 90)) | 1  # 7 px on a 640 photo
+    kernel = np.zeros((n, n), np.float32)
+    cv2.line(kernel, (0, n // 3), (n - 1, n - 1 - n // 3), 1.0, 1)
+    return cv2.filter2D(image, -1, kernel / kernel.sum())
+
+
+def _shadow(image: np.ndarray) -> np.ndarray:
+    # the player's arm or phone between lamp and table: a soft-edged shadow over the lower left of the photo
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    across = (xx / w - 0.45) - (yy / h - 0.5)  # < 0: lower left of a diagonal through the middle
+    lit = 1.0 / (1.0 + np.exp(across / 0.03))
+    light = (1.0 - 0.6 * lit)[..., None]
+    return np.clip(image.astype(np.float32) * light, 0, 255).astype(np.uint8)
+
+
+def _glare(image: np.ndarray) -> np.ndarray:
+    # a ceiling lamp mirrored in the glossy tiles: two washed-out patches where the hand usually lies
+    h, w = image.shape[:2]
+    side = max(h, w)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    sheen = np.zeros((h, w), np.float32)
+    for cx, cy, r in ((0.42, 0.5, 0.06), (0.66, 0.46, 0.04)):
+        sheen += np.exp(-(((xx - cx * w) ** 2 + (yy - cy * h) ** 2) / (2 * (r * side) ** 2)))
+    sheen = np.clip(sheen * 0.9, 0.0, 0.9)[..., None]
+    return (image.astype(np.float32) * (1 - sheen) + 255.0 * sheen).astype(np.uint8)
+
+
+def _tilt_matrix(w: int, h: int) -> np.ndarray:
+    # shot low across the table: the far side of the photo narrower than the near side
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    dst = np.array([[0.16 * w, 0.1 * h], [0.84 * w, 0.1 * h], [w, h], [0, h]], np.float32)
+    return np.asarray(cv2.getPerspectiveTransform(src, dst))
+
+
+def _tilt(image: np.ndarray) -> np.ndarray:
+    h, w = image.shape[:2]
+    return cv2.warpPerspective(image, _tilt_matrix(w, h), (w, h), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _tilt_boxes(xyxy: np.ndarray, w: int, h: int) -> np.ndarray:
+    # each box's corners moved, then the box that holds them
+    x1, y1, x2, y2 = np.asarray(xyxy, np.float32).reshape(-1, 4).T
+    corners = np.stack([np.stack([x1, y1], 1), np.stack([x2, y1], 1),
+                        np.stack([x2, y2], 1), np.stack([x1, y2], 1)], 1)
+    moved = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), _tilt_matrix(w, h)).reshape(-1, 4, 2)
+    return np.concatenate([moved.min(1), moved.max(1)], axis=1)
+
+
 PERTURBATIONS: dict[str, Perturbation] = {p.name: p for p in (
     Perturbation("rot90", "turned a quarter clockwise (shot from the side)",
                  lambda im: cv2.rotate(im, cv2.ROTATE_90_CLOCKWISE), _rot90_boxes),
@@ -79,6 +147,12 @@ PERTURBATIONS: dict[str, Perturbation] = {p.name: p for p in (
                  lambda im: _cast(im, (0.55, 0.8, 1.0)), _same),
     Perturbation("cold", "cold light (red × 0.75, green × 0.92: shade, a daylight LED)",
                  lambda im: _cast(im, (1.0, 0.92, 0.75)), _same),
+    Perturbation("noise", "high-ISO grain and colour noise (a phone in a dark room)", _noise, _same),
+    Perturbation("shot", "photon shot noise, 60 counts at white (a small sensor in a dim room)", _shot, _same),
+    Perturbation("motion", "motion blur, a streak of long side / 90 (the phone moved)", _motion, _same),
+    Perturbation("shadow", "a soft shadow over the lower-left half, 40 % of the light left", _shadow, _same),
+    Perturbation("glare", "two washed-out patches near the middle (a lamp mirrored in glossy tiles)", _glare, _same),
+    Perturbation("tilt", "perspective: shot low across the table, the far side 68 % as wide", _tilt, _tilt_boxes),
 )}
 
 

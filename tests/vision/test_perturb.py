@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -16,18 +17,68 @@ def _bright_box(image: np.ndarray) -> np.ndarray:
     return np.array([xs.min(), ys.min(), xs.max() + 1, ys.max() + 1], np.float64)
 
 
-@pytest.mark.parametrize("name", list(PERTURBATIONS))
+def _photo_and_box() -> tuple[np.ndarray, np.ndarray]:
+    image = np.zeros((200, 320, 3), np.uint8)
+    image[30:110, 40:100] = 255  # a white tile on a black table
+    return image, np.array([[40.0, 30.0, 100.0, 110.0]])
+
+
+LIGHT_ONLY = {"blur", "jpeg30", "dim", "warm", "cold", "noise", "shot", "motion", "shadow", "glare"}
+
+
+@pytest.mark.parametrize("name", sorted(set(PERTURBATIONS) - LIGHT_ONLY))
 def test_true_boxes_follow_the_photo(name):
     p = get(name)
-    w, h = 320, 200
-    image = np.zeros((h, w, 3), np.uint8)
-    box = np.array([[40.0, 30.0, 100.0, 110.0]])
-    image[30:110, 40:100] = 255  # a white tile on a black table
+    image, box = _photo_and_box()
     changed = p.image(image)
-    moved = p.boxes(box, w, h)[0]
+    moved = p.boxes(box, 320, 200)[0]
     seen = _bright_box(changed)
     assert np.abs(moved - seen).max() <= 3, (name, moved, seen)
     assert changed.dtype == np.uint8 and changed.ndim == 3
+
+
+@pytest.mark.parametrize("name", sorted(LIGHT_ONLY))
+def test_a_change_of_light_keeps_the_boxes_and_changes_the_photo(name):
+    p = get(name)
+    image, box = _photo_and_box()
+    image[150:190, 200:300] = 120  # a grey patch, so a change of colour or light shows too
+    changed = p.image(image)
+    assert changed.shape == image.shape and changed.dtype == np.uint8
+    assert np.array_equal(p.boxes(box, 320, 200), box)
+    assert not np.array_equal(changed, image), name
+
+
+def test_tilt_narrows_the_far_side_and_keeps_the_near_one():
+    w, h = 320, 200
+    top, bottom = np.array([[0.0, 0.0, 320.0, 10.0]]), np.array([[0.0, 190.0, 320.0, 200.0]])
+    far, near = get("tilt").boxes(top, w, h)[0], get("tilt").boxes(bottom, w, h)[0]
+    assert far[2] - far[0] < 0.75 * w
+    assert near[2] - near[0] > 0.99 * w and near[3] == pytest.approx(h, abs=1)
+
+
+def test_noise_is_the_same_on_every_run():
+    image, _ = _photo_and_box()
+    assert np.array_equal(get("noise").image(image), get("noise").image(image))
+
+
+def test_motion_streaks_one_way():
+    image = np.zeros((200, 320, 3), np.uint8)
+    image[100, 160] = 255  # one bright point spreads along the streak only
+    lit = np.argwhere(get("motion").image(image)[..., 0] > 0)
+    spread_y, spread_x = lit.max(0) - lit.min(0)
+    assert spread_x > spread_y >= 1
+
+
+def test_shadow_darkens_lower_left_and_leaves_upper_right():
+    image = np.full((200, 320, 3), 200, np.uint8)
+    shaded = get("shadow").image(image)
+    assert shaded[190, 10, 0] < 100 and shaded[10, 310, 0] > 190
+
+
+def test_glare_washes_out_the_middle_only():
+    image = np.full((200, 320, 3), 100, np.uint8)
+    lit = get("glare").image(image)
+    assert lit[100, 134, 0] > 200 and lit[5, 5, 0] == 100
 
 
 @pytest.mark.parametrize(("name", "warmer"), [("warm", True), ("cold", False)])
@@ -61,3 +112,13 @@ def test_perturbing_prediction_files_is_refused(tmp_path, capsys):
     (tmp_path / "preds").mkdir()
     assert main(["eval", "--data", str(data), "--preds", str(tmp_path / "preds"), "--perturb", "rot90"]) != 0
     assert "--perturb" in capsys.readouterr().err
+
+
+def test_the_eval_help_names_every_perturbation(capsys):
+    from xingzi.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    listed = re.split(r", | or ", text.split("--perturb NAME")[-1].split(":", 1)[1].split(";")[0].strip())
+    assert listed == list(PERTURBATIONS)
