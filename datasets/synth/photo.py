@@ -201,11 +201,22 @@ def _noise_bank() -> np.ndarray:
 
 
 BLUR_MORE = (1.0, 2.5)  # sigma range, in pixels per 640 px of the long side, of the opt-in stronger blur
+STREAK_MORE = (5.0, 10.0)  # length range, in pixels per 640 px, of the opt-in longer motion streak
+
+
+def _streak(img: np.ndarray, k: int, angle: float) -> np.ndarray:
+    """Motion blur: the photo averaged along a line of ``k`` pixels at ``angle`` degrees."""
+    kernel = np.zeros((k, k), np.float32)
+    kernel[k // 2] = 1.0 / k
+    rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), angle, 1.0)
+    turned = cv2.warpAffine(kernel, rot, (k, k))
+    return cv2.filter2D(img, -1, np.asarray(turned / max(float(turned.sum()), 1e-6), np.float32))
 
 
 def camera_effects(img: np.ndarray, rng: np.random.Generator, blur_share: float = 0.0) -> np.ndarray:
     """Lighting falloff, white balance, glare, blur and sensor noise. ``blur_share``: the share of photos
-    also blurred as a shaken or misfocused phone does (sigma BLUR_MORE per 640 px); 0 draws nothing
+    also blurred as a shaken or misfocused phone does (half Gaussian, sigma BLUR_MORE per 640 px, half a motion
+    streak of STREAK_MORE); 0 draws nothing
     more from ``rng``, so photos of a seed stay as they were."""
     h, w = img.shape[:2]
     out: Any = img.astype(np.float32)  # float32 throughout (OpenCV's stubs lose the dtype)
@@ -241,13 +252,12 @@ def camera_effects(img: np.ndarray, rng: np.random.Generator, blur_share: float 
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.4))
     elif rng.random() < 0.2:
         k = int(rng.integers(3, 9))
-        kernel = np.zeros((k, k), np.float32)
-        kernel[k // 2] = 1.0 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-        turned = cv2.warpAffine(kernel, rot, (k, k))
-        out = cv2.filter2D(out, -1, np.asarray(turned / max(float(turned.sum()), 1e-6), np.float32))
+        out = _streak(out, k, rng.uniform(0, 180))
     if blur_share and rng.random() < blur_share:
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(*BLUR_MORE) * max(h, w) / 640)
+        if rng.random() < 0.5:
+            out = cv2.GaussianBlur(out, (0, 0), rng.uniform(*BLUR_MORE) * max(h, w) / 640)
+        else:  # the phone moved: a longer streak than the usual one (`xingzi eval --perturb motion`)
+            out = _streak(out, max(3, round(rng.uniform(*STREAK_MORE) * max(h, w) / 640)), rng.uniform(0, 180))
     sigma = rng.uniform(1, 7)
     # sensor noise: a window of a fixed bank of Gaussian noise at a random offset (fast, deterministic)
     bank = _noise_bank()

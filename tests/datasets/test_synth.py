@@ -237,3 +237,26 @@ def test_brush_characters_stay_in_ink():
             ink_a = (plain.faces[tile.index][0][top, :, :3].astype(int).sum(2) < 500).sum()
             ink_b = (brush.faces[tile.index][0][top, :, :3].astype(int).sum(2) < 500).sum()
             assert 0.4 * ink_a < ink_b < 3.0 * ink_a, (k, tile, ink_a, ink_b)
+
+
+def test_the_stronger_blur_is_sometimes_a_motion_streak(monkeypatch):
+    from xingzi.datasets.synth import photo
+
+    point = np.zeros((160, 160, 3), np.uint8)
+    point[80, 80] = 255
+    streak = photo._streak(point.astype(np.float32), 9, 30.0)
+    ys, xs = np.nonzero(streak[..., 0] > 0)
+    assert np.ptp(xs) >= 6 and len(xs) <= 0.5 * (np.ptp(xs) + 1) * (np.ptp(ys) + 1)  # a thin line, not a disc
+    lengths: list[int] = []
+    real_streak = photo._streak
+    monkeypatch.setattr(photo, "_streak", lambda img, k, angle: lengths.append(k) or real_streak(img, k, angle))
+    photo_640 = np.zeros((480, 640, 3), np.uint8)
+
+    def streaks(seed: int, share: float) -> list[int]:
+        lengths.clear()
+        photo.camera_effects(photo_640, np.random.default_rng(seed), blur_share=share)
+        return list(lengths)
+
+    extra = [streaks(s, 1.0)[len(streaks(s, 0.0)):] for s in range(12)]  # the usual streak comes first
+    assert 2 <= sum(map(len, extra)) <= 10  # about half of the stronger blurs are streaks
+    assert all(5 <= k <= 10 for ks in extra for k in ks)  # longer than the usual 3-8 px
