@@ -21,6 +21,7 @@ from xingzi.vision.aspect import read_stretched
 from xingzi.vision.backs import FAR as BACK_FAR
 from xingzi.vision.backs import settle_backs
 from xingzi.vision.balance import read_balanced
+from xingzi.vision.denoise import NOISY, quietened, to_photo
 from xingzi.vision.detections import Detections
 from xingzi.vision.dfl import HEAD_KEY, STRIDES_KEY, anchor_grid, boxes_from_dfl
 from xingzi.vision.edges import MIN_INSIDE, drop_cut_tiles
@@ -249,6 +250,8 @@ class Detector:
     a face-down tile (:mod:`xingzi.vision.backs`; 0: never).
     ``balance``: when the plate of the tiles found is coloured by the light (a warm bulb), also read the photo
     white-balanced on it (:mod:`xingzi.vision.balance`).
+    ``noisy``: a photo whose grain at the model's scale is above this is read smoothed
+    (:mod:`xingzi.vision.denoise`; 0: never).
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
@@ -257,7 +260,7 @@ class Detector:
                  stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF,
                  sharpen: bool = True, second: str | Path | None = "auto",
                  min_inside: float = MIN_INSIDE, lone_conf: float = LONE_CONF, back_far: float = BACK_FAR,
-                 balance: bool = True) -> None:
+                 balance: bool = True, noisy: float = NOISY) -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -265,8 +268,8 @@ class Detector:
             raise ValueError(f"weights must be a .pt or .onnx file, got {path.name!r}")
         if imgsz is not None and imgsz % 32:
             raise ValueError(f"imgsz must be a multiple of 32, got {imgsz}")
-        if back_far < 0:
-            raise ValueError(f"back_far must be >= 0, got {back_far}")
+        if back_far < 0 or noisy < 0:
+            raise ValueError(f"back_far and noisy must be >= 0, got back_far={back_far}, noisy={noisy}")
         if not all(0 <= v <= 1 for v in (conf, back_conf, min_inside, lone_conf)) or not 0 < iou <= 1:
             raise ValueError(f"conf, back_conf, min_inside and lone_conf must be in [0,1] and iou in (0,1], got "
                              f"conf={conf}, back_conf={back_conf}, min_inside={min_inside}, lone_conf={lone_conf}, "
@@ -281,11 +284,15 @@ class Detector:
         self.back_conf, self.sharpen = back_conf, sharpen
         self.second = _load_second(second, threads, path, self.imgsz)
         self.min_inside, self.lone_conf = min_inside, lone_conf
-        self.back_far, self.balance = back_far, balance
+        self.back_far, self.balance, self.noisy = back_far, balance, noisy
 
     def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """The tiles of a BGR photo. ``ask_second``: average the second opinion in (when there is one)
         however surely the photo is read (the caller found the usual reading wanting)."""
+        picture = quietened(image, self.imgsz, self.noisy)  # a grainy photo: shrunk and quietened
+        return to_photo(self._predict(picture, ask_second), picture.shape, image.shape)
+
+    def _predict(self, image: np.ndarray, ask_second: bool) -> Detections:
         read, detect = partial(self.read, ask_second=ask_second), partial(self.detect, ask_second=ask_second)
         refine = None if self.classifier is None else self.classifier.refine
         first = read(image)

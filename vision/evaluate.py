@@ -176,7 +176,8 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
                      negative: bool = True, perturb: Perturbation | None = None,
                      sharpen: bool = True, second: str | Path | None = "auto",
                      min_inside: float | None = None, lone_conf: float | None = None,
-                     back_far: float | None = None, balance: bool = True) -> tuple[list[ImageBoxes], dict]:
+                     back_far: float | None = None, balance: bool = True,
+                     noisy: float | None = None) -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
     and, when a pipeline check and ground-truth meta exist, the share of whole results right.
     ``classifier``: the second-stage tile classifier ("auto": the shipped one if any; None: none);
@@ -188,12 +189,14 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     ``lone_conf``: drop boxes less sure than this far from every sure box (None: the default; 0: keep all);
     ``back_far``: a 白板 this far in colour from the plate is a back (None: the default; 0: never; :mod:`backs`);
     ``balance``: read photos under a coloured light white-balanced too (:mod:`xingzi.vision.balance`);
+    ``noisy``: read photos grainier than this smoothed (None: the default; 0: never; :mod:`denoise`);
     ``perturb``: read each photo changed so (:mod:`xingzi.vision.perturb`; no whole-pipeline check then)."""
     import cv2
 
     from xingzi.vision.detector import Detector
 
-    overrides = {k: v for k, v in (("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far))
+    overrides = {k: v for k, v in (("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far),
+                                                   ("noisy", noisy))
                  if v is not None}
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
                    balance=balance, **overrides)

@@ -21,6 +21,8 @@ SECOND_READINGS = (
              "tiles of the heap behind, things on the table)"),
     ("balance", "never read a white-balanced copy of a photo (done when the plate of the tiles found is coloured by "
                 "the light: a warm bulb, shade)"),
+    ("denoise", "never read a grainy photo smoothed (done when its noise at the model's scale is above "
+                "xingzi.vision.denoise.NOISY: a phone in a dark room)"),
     ("backcolour", "never read a box read as 白板 as a face-down tile by its colour (done when its middle is far "
                    "in colour from the plate of the faces read surely)"),
 )
@@ -51,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "'auto' (default): the shipped stage-5 model, beside the shipped model only; 'none'")
     parser.add_argument("--perturb", default=None, metavar="NAME",
                         help="read every photo changed (true boxes moved with it): rot90, rot180, half, blur, "
-                             "jpeg30, dim, warm or cold; the row name ends in ~NAME")
+                             "jpeg30, dim, warm, cold, noise, shot, motion, shadow, glare or tilt; the row name ends in ~NAME")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave out images whose file name matches (repeatable; e.g. known label errors)")
     parser.add_argument("--errata", default="none", metavar="FILE",
@@ -134,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
                                            sharpen=args.sharpen, second=args.second,
                                            min_inside=None if args.cut else 0.0,
                                            lone_conf=None if args.lone else 0.0,
-                                           back_far=None if args.backcolour else 0.0, balance=args.balance)
+                                           back_far=None if args.backcolour else 0.0, balance=args.balance,
+                                           noisy=None if args.denoise else 0.0)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "".join(("-unstretched" if step == "stretched" else f"-no{step}")
                        for step, _ in SECOND_READINGS if not getattr(args, step))
