@@ -8,7 +8,7 @@ to pixel noise and hardly to the edges of tiles. Above ``NOISY`` the photo is sh
 read quietened by non-local means (each pixel averaged with pixels whose surroundings look alike, so strokes
 stay sharp; a bilateral or median filter won back a third as much); the boxes are scaled back to the photo.
 Photos as taken measure at most 3.7 (`real_cn_val`), so they are never changed.
-Measured in docs/detector.md ("Grainy photos").
+Measured in docs/detector.md ("More ways a phone spoils a photo").
 """
 
 from __future__ import annotations

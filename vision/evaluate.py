@@ -195,9 +195,8 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
 
     from xingzi.vision.detector import Detector
 
-    overrides = {k: v for k, v in (("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far),
-                                                   ("noisy", noisy))
-                 if v is not None}
+    given = (("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far), ("noisy", noisy))
+    overrides = {k: v for k, v in given if v is not None}
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
                    balance=balance, **overrides)
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, **reading)
