@@ -224,3 +224,36 @@ def test_eval_reads_a_coloured_blank_as_a_back_unless_told_not_to(tmp_path, monk
         assert ("-nobalance" in row.name) == ("--no-balance" in flags)
         exact[" ".join(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
     assert exact == {"": 1.0, "--no-backcolour": 0.0, "--no-balance": 1.0}  # the demo photo is lit white
+
+
+def test_eval_reads_a_grainy_photo_quietened_unless_told_not_to(tmp_path, monkeypatch):
+    """A stand-in model that finds the demo photo's tiles only when the grain is gone: under ``--perturb noise``
+    the photo is exact with the grain step and empty-handed with ``--no-denoise``."""
+    import cv2
+    from demo_photo import demo_photo, write_demo_dataset
+
+    from xingzi.vision import detector as mod
+    from xingzi.vision.denoise import NOISY, noise_sigma
+    from xingzi.vision.detections import Detections
+
+    image, truth, cls = demo_photo()
+    small = cv2.resize(image, (640, round(640 * image.shape[0] / image.shape[1])), interpolation=cv2.INTER_AREA)
+    scale = 640 / image.shape[1]
+
+    def read(self, picture, ask_second=False):
+        if noise_sigma(picture, self.imgsz) > NOISY:
+            return Detections.empty()
+        k = scale * picture.shape[1] / small.shape[1]  # boxes in the picture read (it may be shrunk)
+        return Detections(truth * k, cls, np.full(len(cls), 0.9, np.float32))
+
+    monkeypatch.setattr(mod.Detector, "read", read)
+    data = write_demo_dataset(tmp_path / "data", small, "demo.png")
+    exact = {}
+    for flags in ([], ["--no-denoise"]):
+        out = tmp_path / ("-".join(flags) or "on")
+        assert main(["eval", "--data", str(data), "--out", str(out), "--classifier", "none", "--perturb", "noise",
+                     *flags]) == 0
+        (row,) = out.glob("*.json")
+        assert ("-nodenoise" in row.name) == bool(flags)
+        exact[" ".join(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
+    assert exact == {"": 1.0, "--no-denoise": 0.0}
