@@ -80,7 +80,8 @@ def _shot(image: np.ndarray) -> np.ndarray:
 
 
 def _motion(image: np.ndarray) -> np.ndarray:
-    # the phone moved while the shutter was open: a streak along one direction, not a round blur
+    # the phone moved while the shutter was open: a streak along one direction, not a round blur; drawn here,
+    # not with the generator's streak (datasets/synth/photo.py), so the test is not the training data's own
     n = max(3, round(max(image.shape[:2]) / 90)) | 1  # 7 px on a 640 photo
     kernel = np.zeros((n, n), np.float32)
     cv2.line(kernel, (0, n // 3), (n - 1, n - 1 - n // 3), 1.0, 1)
