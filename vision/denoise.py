@@ -25,7 +25,8 @@ _SECOND_DIFF = np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float32)
 _MAD_TO_SIGMA = 1 / (0.6745 * 6)
 
 
-def _shrunk(image: np.ndarray, side: int) -> np.ndarray:
+def shrunk(image: np.ndarray, side: int) -> np.ndarray:
+    """The image shrunk (area-averaged) to ``side`` on its long side; a smaller one as it is."""
     h, w = image.shape[:2]
     k = side / max(h, w)
     if k >= 1:
@@ -39,7 +40,7 @@ def noise_sigma(image: np.ndarray, side: int) -> float:
         raise ValueError(f"expected a BGR uint8 photo, got shape {image.shape} and dtype {image.dtype}")
     if side < 8:
         raise ValueError(f"side must be at least 8 pixels, got {side}")
-    grey = _shrunk(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), side).astype(np.float32)  # grey first: 3x less to shrink
+    grey = shrunk(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), side).astype(np.float32)  # grey first: 3x less to shrink
     if min(grey.shape) < 3:
         return 0.0
     response = np.abs(cv2.filter2D(grey, -1, _SECOND_DIFF))[1:-1:2, 1:-1:2]  # every other pixel: as robust, faster
@@ -60,7 +61,7 @@ def quietened(image: np.ndarray, side: int, noisy: float = NOISY) -> np.ndarray:
     sigma = noise_sigma(image, side)
     if sigma <= noisy:
         return image
-    return quieten(_shrunk(image, side), sigma)
+    return quieten(shrunk(image, side), sigma)
 
 
 def to_photo(det: Detections, read: tuple[int, ...], photo: tuple[int, ...]) -> Detections:

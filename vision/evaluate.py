@@ -177,7 +177,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
                      sharpen: bool = True, second: str | Path | None = "auto",
                      min_inside: float | None = None, lone_conf: float | None = None,
                      back_far: float | None = None, balance: bool = True,
-                     noisy: float | None = None) -> tuple[list[ImageBoxes], dict]:
+                     noisy: float | None = None, shaken: float | None = None) -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
     and, when a pipeline check and ground-truth meta exist, the share of whole results right.
     ``classifier``: the second-stage tile classifier ("auto": the shipped one if any; None: none);
@@ -190,12 +190,14 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     ``back_far``: a 白板 this far in colour from the plate is a back (None: the default; 0: never; :mod:`backs`);
     ``balance``: read photos under a coloured light white-balanced too (:mod:`xingzi.vision.balance`);
     ``noisy``: read photos grainier than this smoothed (None: the default; 0: never; :mod:`denoise`);
+    ``shaken``: read photos with a streak deeper than this unstreaked (None: the default; 0: never; :mod:`deblur`);
     ``perturb``: read each photo changed so (:mod:`xingzi.vision.perturb`; no whole-pipeline check then)."""
     import cv2
 
     from xingzi.vision.detector import Detector
 
-    given = (("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far), ("noisy", noisy))
+    given = (("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far), ("noisy", noisy),
+             ("shaken", shaken))
     overrides = {k: v for k, v in given if v is not None}
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
                    balance=balance, **overrides)

@@ -88,6 +88,15 @@ def _motion(image: np.ndarray) -> np.ndarray:
     return cv2.filter2D(image, -1, kernel / kernel.sum())
 
 
+def _shake(image: np.ndarray) -> np.ndarray:
+    # a trembling hand: the smear bends along a quarter circle instead of running straight
+    r = max(2, round(max(image.shape[:2]) / 107))  # 6 px on a 640 photo
+    kernel = np.zeros((r + 3, r + 3), np.float32)
+    for a in np.linspace(0, np.pi / 2, 8 * r):
+        kernel[round(1 + r * np.sin(a)), round(1 + r * (1 - np.cos(a)))] += 1
+    return cv2.filter2D(image, -1, kernel / kernel.sum())
+
+
 def _shadow(image: np.ndarray) -> np.ndarray:
     # the player's arm or phone between lamp and table: a soft-edged shadow over the lower left of the photo
     h, w = image.shape[:2]
@@ -151,6 +160,8 @@ PERTURBATIONS: dict[str, Perturbation] = {p.name: p for p in (
     Perturbation("noise", "high-ISO grain and colour noise (a phone in a dark room)", _noise, _same),
     Perturbation("shot", "photon shot noise, 60 counts at white (a small sensor in a dim room)", _shot, _same),
     Perturbation("motion", "motion blur, a streak of long side / 90 (the phone moved)", _motion, _same),
+    Perturbation("shake", "a curved smear, a quarter circle of radius long side / 107 (a trembling hand)",
+                 _shake, _same),
     Perturbation("shadow", "a soft shadow over the lower-left half, 40 % of the light left", _shadow, _same),
     Perturbation("glare", "two washed-out patches near the middle (a lamp mirrored in glossy tiles)", _glare, _same),
     Perturbation("tilt", "perspective: shot low across the table, the far side 68 % as wide", _tilt, _tilt_boxes),

@@ -23,7 +23,7 @@ def _photo_and_box() -> tuple[np.ndarray, np.ndarray]:
     return image, np.array([[40.0, 30.0, 100.0, 110.0]])
 
 
-LIGHT_ONLY = {"blur", "jpeg30", "dim", "warm", "cold", "noise", "shot", "motion", "shadow", "glare"}
+LIGHT_ONLY = {"blur", "jpeg30", "dim", "warm", "cold", "noise", "shot", "motion", "shake", "shadow", "glare"}
 
 
 @pytest.mark.parametrize("name", sorted(set(PERTURBATIONS) - LIGHT_ONLY))
@@ -67,6 +67,19 @@ def test_motion_streaks_one_way():
     lit = np.argwhere(get("motion").image(image)[..., 0] > 0)
     spread_y, spread_x = lit.max(0) - lit.min(0)
     assert spread_x > spread_y >= 1
+
+
+def test_shake_bends_a_point_into_an_arc():
+    image = np.zeros((200, 320, 3), np.uint8)
+    image[100, 160] = 255
+    lit = np.argwhere(get("shake").image(image)[..., 0] > 0)
+    spread_y, spread_x = lit.max(0) - lit.min(0)
+    assert spread_x >= 2 and spread_y >= 2  # both ways, unlike a straight streak along one
+    # an arc, not a line: the points lie off the chord between its two ends
+    ends = lit[np.argsort(lit[:, 0] + lit[:, 1])[[0, -1]]].astype(float)
+    chord = ends[1] - ends[0]
+    off = np.abs(np.cross(chord, lit - ends[0])) / np.linalg.norm(chord)
+    assert off.max() >= 1.0
 
 
 def test_shadow_darkens_lower_left_and_leaves_upper_right():
