@@ -3,12 +3,12 @@
 When the phone moves while the shutter is open every point of the hand is smeared along one short line, and
 the strokes that tell the faces apart run together (`xingzi eval --perturb motion`: image exact 78 → 50 % on
 `real_cn_val`). Such a smear multiplies the photo's spectrum by a ripple whose period is the streak's length,
-so the cepstrum (the spectrum of the log spectrum) dips deep at the streak's length and direction. Where
-the dip stands far below the cepstrum's usual spread, the streak is drawn as a line of that length and
-direction and divided out of the photo (Wiener deconvolution); the copy is read too, and its reading kept when
-it is the surer one. A deepest dip within a
-pixel of an axis is not taken for a streak: resampling a picture along one axis (a stretched strip, an upscaled
-screenshot) ties its pixels together along that axis the same way, so a streak that close to an axis is left. Measured in docs/detector.md ("Shaken photos").
+so the cepstrum (the spectrum of the log spectrum) dips deep at the streak's length and direction. Where the
+dip stands far below the cepstrum's usual spread, the streak is drawn as a line of that length and direction
+and divided out of the photo (Wiener deconvolution); the copy is read too, and its reading kept when it is the
+surer one. A deepest dip within a pixel of an axis is not taken for a streak: resampling a picture along one
+axis (a stretched strip, an upscaled screenshot) ties its pixels together along that axis the same way, so a
+streak that close to an axis is left. Measured in docs/detector.md ("Shaken photos").
 """
 
 from __future__ import annotations

@@ -190,7 +190,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     ``back_far``: a 白板 this far in colour from the plate is a back (None: the default; 0: never; :mod:`backs`);
     ``balance``: read photos under a coloured light white-balanced too (:mod:`xingzi.vision.balance`);
     ``noisy``: read photos grainier than this smoothed (None: the default; 0: never; :mod:`denoise`);
-    ``shaken``: read photos with a streak deeper than this unstreaked (None: the default; 0: never; :mod:`deblur`);
+    ``shaken``: also read photos with a streak deeper than this unstreaked (None: default; 0: never; :mod:`deblur`);
     ``perturb``: read each photo changed so (:mod:`xingzi.vision.perturb`; no whole-pipeline check then)."""
     import cv2
 
