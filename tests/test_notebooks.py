@@ -38,8 +38,17 @@ def execute(nb, cwd: Path = NOTEBOOKS) -> str:
     return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
 
 
-def run_notebook(name: str) -> str:
-    return execute(nbformat.read(NOTEBOOKS / name, as_version=4))
+@pytest.fixture
+def run_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Run a notebook whose kernel keeps its scratch folder (``tempfile.mkdtemp``) under this test's tmp_path."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the kernel inherits it: nothing is left in the system's /tmp
+
+    def run(name: str) -> str:
+        out = execute(nbformat.read(NOTEBOOKS / name, as_version=4))
+        assert any(p.name.startswith("xingzi_nb_") for p in tmp_path.iterdir()), "the scratch folder is not under tmp_path"
+        return out
+
+    return run
 
 
 def test_kernel_runs_this_environment():
@@ -60,7 +69,7 @@ def sample_label_count() -> int:
 
 
 @pytest.mark.slow
-def test_quickstart_scores_worked_example_13():
+def test_quickstart_scores_worked_example_13(run_notebook):
     out = run_notebook("01_quickstart.ipynb")
     assert "own 炮: 3" in out  # RULES.md §11 example 13: own 3, pao 8, amount 16
     assert "eaten 5 -> 8 炮, pays 16" in out
@@ -73,7 +82,7 @@ def test_quickstart_scores_worked_example_13():
 
 
 @pytest.mark.slow
-def test_evaluate_reads_a_confusion_matrix():
+def test_evaluate_reads_a_confusion_matrix(run_notebook):
     out = run_notebook("02_evaluate.ipynb")
     n_photos = len(list((SAMPLE / "images").iterdir()))
     assert f"{n_photos} photos predicted" in out
@@ -87,7 +96,7 @@ def test_evaluate_reads_a_confusion_matrix():
 
 
 @pytest.mark.slow
-def test_label_retrain_keeps_corrected_labels():
+def test_label_retrain_keeps_corrected_labels(run_notebook):
     out = run_notebook("03_label_retrain.ipynb")
     n_photos = len(list((SAMPLE / "images").iterdir()))
     assert f"{n_photos} photos to label" in out
