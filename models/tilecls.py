@@ -165,11 +165,12 @@ def distill_loss(logits: torch.Tensor, teacher: torch.Tensor, temperature: float
 
 def teach(crops: Path, classifier: Path, turns: int = 1, batch: int = 2048) -> Path:
     """Write ``crops/teacher.npy``: the exported classifier's (and its partners') probabilities of every
-    train crop, averaged over ``turns`` readings, for ``train --teacher``."""
+    train crop, averaged over ``turns`` readings, for ``train --teacher`` (partners read every crop: the teacher's
+    soft targets are the pair's, however sure the first network is)."""
     from xingzi.vision.classifier import TileClassifier
 
     xtr = np.load(crops / "train_x.npy", mmap_mode="r")
-    clf = TileClassifier(classifier, turns=turns)
+    clf = TileClassifier(classifier, turns=turns, partner_gate=1.0)
     out = np.zeros((len(xtr), len(CLS_NAMES)), np.float16)
     start = time.time()
     for i in range(0, len(xtr), batch):

@@ -134,6 +134,7 @@ class ClassifierInfo:
     min_conf: float = 0.05  # boxes below this detector confidence are left as they are
     turns: int = 1  # 4: average the readings of the crop turned by 0/90/180/270° (4× the time)
     partners: tuple[str, ...] = ()  # more .onnx files beside it: their readings are averaged in (each at its own size)
+    partner_gate: float = 1.0  # ... only for crops the first network reads less surely than this (1: every crop)
     recheck: float = 0.0  # boxes whose combined reading is less sure than this are read again from shifted crops
     shift: float = 0.06  # how far those crops move, as a share of the box's width and height
 
@@ -143,7 +144,7 @@ class TileClassifier:
 
     def __init__(self, path: str | Path | None = None, weight: float | None = None, threads: int | None = None,
                  batch: int = 64, turns: int | None = None, recheck: float | None = None,
-                 shift: float | None = None) -> None:
+                 shift: float | None = None, partner_gate: float | None = None) -> None:
         p = Path(path) if path is not None else DEFAULT_CLASSIFIER
         if p.suffix != ".onnx":
             raise ValueError(f"classifier must be an .onnx file, got {p.name!r}")
@@ -155,9 +156,12 @@ class TileClassifier:
         info = info if weight is None else replace(info, weight=weight)
         info = info if turns is None else replace(info, turns=turns)
         info = info if recheck is None else replace(info, recheck=recheck)
+        info = info if partner_gate is None else replace(info, partner_gate=partner_gate)
         self.info = info if shift is None else replace(info, shift=shift)
         if not 0 <= self.info.weight <= 1 or self.info.turns not in (1, 2, 4):
             raise ValueError(f"weight must be in [0, 1] and turns 1, 2 or 4, got {self.info.weight}, {self.info.turns}")
+        if not 0 <= self.info.partner_gate <= 1:
+            raise ValueError(f"partner_gate must be in [0, 1], got {self.info.partner_gate}")
         if not 0 <= self.info.recheck <= 1 or not 0 <= self.info.shift < 0.5:
             raise ValueError(f"recheck must be in [0, 1] and shift in [0, 0.5), got {self.info.recheck}, {self.info.shift}")
         self.sessions = []  # (session, crop side in pixels)
@@ -186,16 +190,25 @@ class TileClassifier:
         if missing:
             got = ", ".join(f"{c.shape[1]}x{c.shape[2]}" if c.ndim == 4 else str(c.shape) for c in crops_by_size.values())
             raise ValueError(f"crops must be {' and '.join(f'{s}x{s}' for s in missing)}, got {got}")
-        n = len(next(iter(crops_by_size.values())))
+        (first, size), partners = self.sessions[0], self.sessions[1:]
+        probs = self._network(first, crops_by_size[size])
+        gate = self.info.partner_gate
+        doubt = np.arange(len(probs)) if gate >= 1 else np.flatnonzero(probs.max(1) < gate)
+        if partners and doubt.size:  # the partners read only what the first network is unsure of, and are averaged in there
+            total = probs[doubt] + sum(self._network(session, crops_by_size[side][doubt]) for session, side in partners)
+            probs[doubt] = total / (1 + len(partners))
+        return probs.astype(np.float32)
+
+    def _network(self, session: Session, crops: np.ndarray) -> np.ndarray:
+        """(N,32) float64 probabilities of one network, averaged over the crop's turns."""
+        blob, n = to_blob(crops), len(crops)
         probs = np.zeros((n, len(CLS_NAMES)), np.float64)
-        for session, size in self.sessions:
-            blob = to_blob(crops_by_size[size])
-            for k in range(0, 4, 4 // self.info.turns):
-                turned = np.ascontiguousarray(np.rot90(blob, k, axes=(2, 3)))
-                for i in range(0, n, self.batch):
-                    chunk = turned[i:i + self.batch]
-                    probs[i:i + self.batch] += softmax(recall(session, chunk, partial(session.run, chunk))[0])
-        return (probs / (self.info.turns * len(self.sessions))).astype(np.float32)
+        for k in range(0, 4, 4 // self.info.turns):
+            turned = np.ascontiguousarray(np.rot90(blob, k, axes=(2, 3)))
+            for i in range(0, n, self.batch):
+                chunk = turned[i:i + self.batch]
+                probs[i:i + self.batch] += softmax(recall(session, chunk, partial(session.run, chunk))[0])
+        return probs / self.info.turns
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(N,32) probabilities for pixel xyxy boxes of a BGR photo."""

@@ -271,6 +271,43 @@ def test_partner_networks_named_in_the_json_are_averaged_in(random_classifier, t
         TileClassifier(main)
 
 
+def test_partners_read_only_the_crops_the_first_network_doubts(random_classifier, tmp_path):
+    import shutil
+
+    import torch
+
+    from xingzi.models.tilecls import TileNet, TrainConfig, export
+
+    torch.manual_seed(1)
+    torch.save({"model": TileNet(8).state_dict(), "config": asdict(TrainConfig(width=8))}, tmp_path / "b.pt")
+    other = export(tmp_path / "b.pt", tmp_path / "partner.onnx")
+    main = tmp_path / "main.onnx"
+    shutil.copy(random_classifier, main)
+    settings = {**json.loads(random_classifier.with_suffix(".json").read_text()), "partners": ["partner.onnx"]}
+    crops = np.random.default_rng(6).integers(0, 256, (8, 64, 64, 3), dtype=np.uint8)
+    alone, partner = TileClassifier(random_classifier).probabilities(crops), TileClassifier(other).probabilities(crops)
+    gate = float(np.median(alone.max(1)))  # half the crops read at least this surely by the first network
+    sure = alone.max(1) >= gate
+    assert 0 < sure.sum() < len(crops)
+    main.with_suffix(".json").write_text(json.dumps({**settings, "partner_gate": gate}))
+    gated = TileClassifier(main)
+    seen: list[int] = []
+    session = gated.sessions[1][0]
+    run = session.run
+    session.run = lambda x: seen.append(len(x)) or run(x)  # type: ignore[method-assign]
+    got = gated.probabilities(crops)
+    assert seen == [int((~sure).sum())]  # the partner was given the doubtful crops only
+    np.testing.assert_allclose(got[sure], alone[sure], atol=1e-6)
+    np.testing.assert_allclose(got[~sure], (alone[~sure] + partner[~sure]) / 2, atol=1e-6)
+    # gate 1 (the default) averages every crop; gate 0 reads with the first network alone
+    np.testing.assert_allclose(TileClassifier(main, partner_gate=1.0).probabilities(crops), (alone + partner) / 2,
+                               atol=1e-6)
+    np.testing.assert_allclose(TileClassifier(main, partner_gate=0.0).probabilities(crops), alone, atol=1e-6)
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="partner_gate must be in"):
+            TileClassifier(main, partner_gate=bad)
+
+
 def test_a_partner_of_another_input_size_reads_its_own_crops(random_classifier, tmp_path):
     import shutil
 
