@@ -8,7 +8,9 @@ dip stands far below the cepstrum's usual spread, the streak is drawn as a line 
 and divided out of the photo (Wiener deconvolution); the copy is read too, and its reading kept when it is the
 surer one. A deepest dip within a pixel of an axis is not taken for a streak: resampling a picture along one
 axis (a stretched strip, an upscaled screenshot) ties its pixels together along that axis the same way, so a
-streak that close to an axis is left. Measured in docs/detector.md ("Shaken photos").
+streak that close to an axis is left. A photo with no such streak whose cepstrum dips on a whole circle is out
+of focus: the blur disk found there (:mod:`xingzi.vision.defocus`) is divided out the same way, on the same terms.
+Measured in docs/detector.md ("Shaken photos", "Out-of-focus photos").
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .defocus import DISK_DEPTH, cepstrum_of, disk_in, disk_kernel
 from .denoise import shrunk, to_photo
 from .detections import Detections
 from .negative import Reader, sure_median
@@ -36,16 +39,6 @@ class Streak:
     axial: bool  # within a pixel of an axis: taken for resampling (a stretched or upscaled picture), not a streak
 
 
-def _cepstrum(grey: np.ndarray) -> np.ndarray:
-    centred = grey.astype(np.float32) - float(grey.mean())
-    window = cv2.createHanningWindow(centred.shape[::-1], cv2.CV_32F)  # no wrap-around edges in the spectrum
-    spectrum = cv2.dft(centred * window, flags=cv2.DFT_COMPLEX_OUTPUT)
-    log_spectrum = np.log1p(cv2.magnitude(spectrum[..., 0], spectrum[..., 1]))
-    # the log spectrum is real and even, so its transform is real: the cepstrum (up to the 1/N of the inverse)
-    cepstrum = cv2.dft(log_spectrum, flags=cv2.DFT_COMPLEX_OUTPUT)[..., 0] / log_spectrum.size
-    return np.fft.fftshift(cepstrum)
-
-
 # the offsets from the middle where a streak's dip may lie
 _DY, _DX = np.mgrid[-MAX_LENGTH:MAX_LENGTH + 1, -MAX_LENGTH:MAX_LENGTH + 1]
 _RADIUS = np.hypot(_DY, _DX)
@@ -54,14 +47,14 @@ _RING = (_RADIUS >= MIN_LENGTH) & (_RADIUS <= MAX_LENGTH)
 
 def find_streak(image: np.ndarray, side: int) -> Streak:
     """The likeliest streak of the photo shrunk to ``side`` on its long side (if larger), however shallow."""
-    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
-        raise ValueError(f"expected a BGR uint8 photo, got shape {image.shape} and dtype {image.dtype}")
-    grey = shrunk(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), side)
-    if min(grey.shape) <= 2 * MAX_LENGTH + 1:
-        return Streak(0.0, 0.0, 0.0, False)
-    c = _cepstrum(grey)
-    cy, cx = c.shape[0] // 2, c.shape[1] // 2
-    near = c[cy - MAX_LENGTH:cy + MAX_LENGTH + 1, cx - MAX_LENGTH:cx + MAX_LENGTH + 1]
+    cepstrum = cepstrum_of(image, side)
+    return Streak(0.0, 0.0, 0.0, False) if cepstrum is None else streak_in(cepstrum)
+
+
+def streak_in(cepstrum: np.ndarray) -> Streak:
+    """The likeliest streak of a centred cepstrum (:func:`xingzi.vision.defocus.cepstrum_of`)."""
+    cy, cx = cepstrum.shape[0] // 2, cepstrum.shape[1] // 2
+    near = cepstrum[cy - MAX_LENGTH:cy + MAX_LENGTH + 1, cx - MAX_LENGTH:cx + MAX_LENGTH + 1]
     ring = near[_RING]
     middle = float(np.median(ring))
     spread = float(np.median(np.abs(ring - middle))) + 1e-9
@@ -100,25 +93,32 @@ def unstreak(image: np.ndarray, kernel: np.ndarray, noise_to_signal: float = NOI
     return np.clip(out[pad:-pad, pad:-pad], 0, 255).astype(np.uint8)
 
 
-def unshaken(image: np.ndarray, side: int, depth: float = STREAK_DEPTH) -> np.ndarray:
-    """The photo to read: when it shows a streak at ``side`` deeper than ``depth`` (0: never), shrunk to ``side``
-    (if larger) with the streak taken out, so the caller scales its boxes back; else the photo as it is."""
-    if depth <= 0:
+def unshaken(image: np.ndarray, side: int, depth: float = STREAK_DEPTH, disk_depth: float = DISK_DEPTH) -> np.ndarray:
+    """The photo to read: when it shows a streak at ``side`` deeper than ``depth``, or else a blur disk deeper than
+    ``disk_depth`` (0: never), shrunk to ``side`` (if larger) with that blur divided out, so the caller scales its
+    boxes back; else the photo as it is."""
+    if depth <= 0 and disk_depth <= 0:
         return image
-    streak = find_streak(image, side)
-    if streak.axial or streak.depth < depth:
+    cepstrum = cepstrum_of(image, side)
+    if cepstrum is None:
         return image
-    return unstreak(shrunk(image, side), streak_kernel(streak))
+    streak = streak_in(cepstrum)
+    if depth > 0 and not streak.axial and streak.depth >= depth:
+        return unstreak(shrunk(image, side), streak_kernel(streak))
+    disk = disk_in(cepstrum)
+    if disk_depth > 0 and disk.depth >= disk_depth:
+        return unstreak(shrunk(image, side), disk_kernel(disk.radius))
+    return image
 
 
 def read_unshaken(read: Reader, image: np.ndarray, first: Detections, side: int,
-                  depth: float = STREAK_DEPTH) -> Detections:
-    """``first``, or, for a photo with a streak deeper than ``depth`` (0: never), the reading of its unstreaked
-    copy (boxes moved back to the photo) when that reads its sure tiles more surely. The copy is only as good as
-    the streak's line: a smear that bends (a trembling hand) is divided out wrongly and reads less surely, so it
-    is never taken on trust. The number of tiles is not compared: a right copy often finds one fewer or more
-    at the photo's edges."""
-    picture = unshaken(image, side, depth)
+                  depth: float = STREAK_DEPTH, disk_depth: float = DISK_DEPTH) -> Detections:
+    """``first``, or, for a photo with a streak deeper than ``depth`` or a blur disk deeper than ``disk_depth``
+    (0: never), the reading of the copy with that blur divided out (boxes moved back to the photo) when that
+    reads its sure tiles more surely. The copy is only as good as the kernel drawn: a smear that bends (a
+    trembling hand) is divided out wrongly and reads less surely, so it is never taken on trust. The number of
+    tiles is not compared: a right copy often finds one fewer or more at the photo's edges."""
+    picture = unshaken(image, side, depth, disk_depth)
     if picture is image:
         return first
     other = to_photo(read(picture), picture.shape, image.shape)

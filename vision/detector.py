@@ -22,6 +22,7 @@ from xingzi.vision.backs import FAR as BACK_FAR
 from xingzi.vision.backs import settle_backs
 from xingzi.vision.balance import read_balanced
 from xingzi.vision.deblur import STREAK_DEPTH, read_unshaken
+from xingzi.vision.defocus import DISK_DEPTH
 from xingzi.vision.denoise import NOISY, quietened, to_photo
 from xingzi.vision.detections import Detections
 from xingzi.vision.dfl import HEAD_KEY, STRIDES_KEY, anchor_grid, boxes_from_dfl
@@ -255,6 +256,8 @@ class Detector:
     (:mod:`xingzi.vision.denoise`; 0: never).
     ``shaken``: a photo whose motion streak at the model's scale is deeper than this is also read with the
     streak taken out, that reading kept when it is the surer (:mod:`xingzi.vision.deblur`; 0: never).
+    ``defocused``: a photo without such a streak whose blur disk (out of focus) is deeper than this is also read
+    with the disk divided out, on the same terms (:mod:`xingzi.vision.defocus`; 0: never).
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
@@ -263,7 +266,8 @@ class Detector:
                  stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF,
                  sharpen: bool = True, second: str | Path | None = "auto",
                  min_inside: float = MIN_INSIDE, lone_conf: float = LONE_CONF, back_far: float = BACK_FAR,
-                 balance: bool = True, noisy: float = NOISY, shaken: float = STREAK_DEPTH) -> None:
+                 balance: bool = True, noisy: float = NOISY, shaken: float = STREAK_DEPTH,
+                 defocused: float = DISK_DEPTH) -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -271,9 +275,9 @@ class Detector:
             raise ValueError(f"weights must be a .pt or .onnx file, got {path.name!r}")
         if imgsz is not None and imgsz % 32:
             raise ValueError(f"imgsz must be a multiple of 32, got {imgsz}")
-        if back_far < 0 or noisy < 0 or shaken < 0:
-            raise ValueError(f"back_far, noisy and shaken must be >= 0, got back_far={back_far}, noisy={noisy}, "
-                             f"shaken={shaken}")
+        if back_far < 0 or noisy < 0 or shaken < 0 or defocused < 0:
+            raise ValueError(f"back_far, noisy, shaken and defocused must be >= 0, got back_far={back_far}, "
+                             f"noisy={noisy}, shaken={shaken}, defocused={defocused}")
         if not all(0 <= v <= 1 for v in (conf, back_conf, min_inside, lone_conf)) or not 0 < iou <= 1:
             raise ValueError(f"conf, back_conf, min_inside and lone_conf must be in [0,1] and iou in (0,1], got "
                              f"conf={conf}, back_conf={back_conf}, min_inside={min_inside}, lone_conf={lone_conf}, "
@@ -289,6 +293,7 @@ class Detector:
         self.second = _load_second(second, threads, path, self.imgsz)
         self.min_inside, self.lone_conf = min_inside, lone_conf
         self.back_far, self.balance, self.noisy, self.shaken = back_far, balance, noisy, shaken
+        self.defocused = defocused
 
     def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """The tiles of a BGR photo. ``ask_second``: average the second opinion in (when there is one)
@@ -296,7 +301,8 @@ class Detector:
         picture = quietened(image, self.imgsz, self.noisy)  # a grainy photo: shrunk and quietened
         det = to_photo(self._predict(picture, ask_second), picture.shape, image.shape)
         if picture is image:  # a streak under grain is not found, and its copy would sharpen the grain: one or other
-            det = read_unshaken(partial(self._predict, ask_second=ask_second), image, det, self.imgsz, self.shaken)
+            det = read_unshaken(partial(self._predict, ask_second=ask_second), image, det, self.imgsz, self.shaken,
+                                self.defocused)
         return det
 
     def _predict(self, image: np.ndarray, ask_second: bool) -> Detections:

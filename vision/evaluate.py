@@ -177,7 +177,8 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
                      sharpen: bool = True, second: str | Path | None = "auto",
                      min_inside: float | None = None, lone_conf: float | None = None,
                      back_far: float | None = None, balance: bool = True,
-                     noisy: float | None = None, shaken: float | None = None) -> tuple[list[ImageBoxes], dict]:
+                     noisy: float | None = None, shaken: float | None = None,
+                     defocused: float | None = None) -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
     and, when a pipeline check and ground-truth meta exist, the share of whole results right.
     ``classifier``: the second-stage tile classifier ("auto": the shipped one if any; None: none);
@@ -191,13 +192,14 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     ``balance``: read photos under a coloured light white-balanced too (:mod:`xingzi.vision.balance`);
     ``noisy``: read photos grainier than this smoothed (None: the default; 0: never; :mod:`denoise`);
     ``shaken``: also read photos with a streak deeper than this unstreaked (None: default; 0: never; :mod:`deblur`);
+    ``defocused``: also read photos with a blur disk deeper than this with it divided out (likewise; :mod:`defocus`);
     ``perturb``: read each photo changed so (:mod:`xingzi.vision.perturb`; no whole-pipeline check then)."""
     import cv2
 
     from xingzi.vision.detector import Detector
 
     given = (("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far), ("noisy", noisy),
-             ("shaken", shaken))
+             ("shaken", shaken), ("defocused", defocused))
     overrides = {k: v for k, v in given if v is not None}
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
                    balance=balance, **overrides)

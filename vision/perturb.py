@@ -97,6 +97,17 @@ def _shake(image: np.ndarray) -> np.ndarray:
     return cv2.filter2D(image, -1, kernel / kernel.sum())
 
 
+def _defocus(image: np.ndarray) -> np.ndarray:
+    # the lens focused off the tiles: every point spread into a disk; drawn with OpenCV's circle four times
+    # finer and averaged down, not with the kernel the pipeline divides out (vision/defocus.py)
+    r = max(image.shape[:2]) / 200  # 3.2 px on a 640 photo
+    n = 2 * int(np.ceil(r)) + 1
+    fine = np.zeros((4 * n, 4 * n), np.float32)
+    cv2.circle(fine, (2 * n, 2 * n), round(4 * r), 1.0, -1, cv2.LINE_8, 0)
+    kernel = cv2.resize(fine, (n, n), interpolation=cv2.INTER_AREA)
+    return cv2.filter2D(image, -1, kernel / kernel.sum())
+
+
 def _shadow(image: np.ndarray) -> np.ndarray:
     # the player's arm or phone between lamp and table: a soft-edged shadow over the lower left of the photo
     h, w = image.shape[:2]
@@ -162,6 +173,7 @@ PERTURBATIONS: dict[str, Perturbation] = {p.name: p for p in (
     Perturbation("motion", "motion blur, a streak of long side / 90 (the phone moved)", _motion, _same),
     Perturbation("shake", "a curved smear, a quarter circle of radius long side / 107 (a trembling hand)",
                  _shake, _same),
+    Perturbation("defocus", "out of focus: a blur disk of radius long side / 200", _defocus, _same),
     Perturbation("shadow", "a soft shadow over the lower-left half, 40 % of the light left", _shadow, _same),
     Perturbation("glare", "two washed-out patches near the middle (a lamp mirrored in glossy tiles)", _glare, _same),
     Perturbation("tilt", "perspective: shot low across the table, the far side 68 % as wide", _tilt, _tilt_boxes),

@@ -23,7 +23,7 @@ def _photo_and_box() -> tuple[np.ndarray, np.ndarray]:
     return image, np.array([[40.0, 30.0, 100.0, 110.0]])
 
 
-LIGHT_ONLY = {"blur", "jpeg30", "dim", "warm", "cold", "noise", "shot", "motion", "shake", "shadow", "glare"}
+LIGHT_ONLY = {"blur", "jpeg30", "dim", "warm", "cold", "noise", "shot", "motion", "shake", "defocus", "shadow", "glare"}
 
 
 @pytest.mark.parametrize("name", sorted(set(PERTURBATIONS) - LIGHT_ONLY))
@@ -80,6 +80,15 @@ def test_shake_bends_a_point_into_an_arc():
     chord = ends[1] - ends[0]
     off = np.abs(np.cross(chord, lit - ends[0])) / np.linalg.norm(chord)
     assert off.max() >= 1.0
+
+
+def test_defocus_spreads_a_point_into_a_round_disk():
+    image = np.zeros((200, 320, 3), np.uint8)
+    image[100, 160] = 255
+    lit = np.argwhere(get("defocus").image(image)[..., 0] > 0)  # radius 320 / 200 = 1.6 px
+    spread_y, spread_x = lit.max(0) - lit.min(0)
+    assert spread_x == spread_y >= 2  # as wide as tall: no way along it
+    assert np.abs(lit - (100, 160)).max() <= 2  # and no further than its radius (rounded up)
 
 
 def test_shadow_darkens_lower_left_and_leaves_upper_right():

@@ -25,6 +25,8 @@ SECOND_READINGS = (
                 "xingzi.vision.denoise.NOISY: a phone in a dark room)"),
     ("deblur", "never read a copy of a shaken photo with its motion streak taken out (done when the streak found "
                "in its cepstrum is deeper than xingzi.vision.deblur.STREAK_DEPTH; kept when read more surely)"),
+    ("defocus", "never read a copy of an out-of-focus photo with its blur disk divided out (done when the disk "
+                "found in its cepstrum is deeper than xingzi.vision.defocus.DISK_DEPTH; kept when read more surely)"),
     ("backcolour", "never read a box read as 白板 as a face-down tile by its colour (done when its middle is far "
                    "in colour from the plate of the faces read surely)"),
 )
@@ -55,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "'auto' (default): the shipped stage-5 model, beside the shipped model only; 'none'")
     parser.add_argument("--perturb", default=None, metavar="NAME",
                         help="read every photo changed (true boxes moved with it): rot90, rot180, half, blur, "
-                             "jpeg30, dim, warm, cold, noise, shot, motion, shake, shadow, glare or tilt; the row name ends in ~NAME")
+                             "jpeg30, dim, warm, cold, noise, shot, motion, shake, defocus, shadow, glare or tilt; the row name "
+                             "ends in ~NAME")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave out images whose file name matches (repeatable; e.g. known label errors)")
     parser.add_argument("--errata", default="none", metavar="FILE",
@@ -140,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
                                            lone_conf=None if args.lone else 0.0,
                                            back_far=None if args.backcolour else 0.0, balance=args.balance,
                                            noisy=None if args.denoise else 0.0,
-                                           shaken=None if args.deblur else 0.0)
+                                           shaken=None if args.deblur else 0.0,
+                                           defocused=None if args.defocus else 0.0)
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "".join(("-unstretched" if step == "stretched" else f"-no{step}")
                        for step, _ in SECOND_READINGS if not getattr(args, step))
