@@ -7,10 +7,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from plate_photo import photo
 
 from xingzi.vision.deblur import STREAK_DEPTH, find_streak, streak_kernel, unshaken, unstreak
-from xingzi.vision.detector import DEFAULT_ONNX, Detector
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.jpg"  # a synthetic hand, 1280 x 1280
 
@@ -91,52 +89,3 @@ def test_a_shaken_photo_is_read_at_the_models_scale_and_can_be_left(sharp):
     picture = unshaken(big, 800)
     assert picture.shape == (800, 800, 3) and sharpness(picture) > 1.5 * sharpness(cv2.resize(big, (800, 800)))
     assert unshaken(big, 800, depth=0) is big  # the step switched off
-
-
-@pytest.mark.parametrize(("image", "what"), [
-    pytest.param(np.zeros((100, 100), np.uint8), "BGR", id="grey_photo"),
-    pytest.param(np.zeros((100, 100, 3), np.float32), "uint8", id="float_photo"),
-])
-def test_bad_input_is_refused_with_what_was_expected(image, what):
-    with pytest.raises(ValueError, match=what):
-        find_streak(image, 800)
-
-
-def test_a_tiny_picture_has_no_room_for_a_streak():
-    tiny = np.random.default_rng(0).integers(0, 255, (40, 60, 3), dtype=np.uint8)
-    assert find_streak(tiny, 800).depth == 0.0 and unshaken(tiny, 800) is tiny
-
-
-@pytest.mark.parametrize(("copy_conf", "kept"), [
-    pytest.param(0.95, "copy", id="the_surer_copy_is_kept"),
-    pytest.param(0.70, "photo", id="a_less_sure_copy_is_not"),
-])
-def test_the_detector_also_reads_a_shaken_photo_unstreaked(monkeypatch, sharp, copy_conf, kept):
-    from xingzi.vision import detector as mod
-
-    seen = []
-
-    def read(self, picture, ask_second=False):
-        seen.append(picture.shape)
-        boxes = photo([], faces=6)[1]  # boxes in the picture read
-        conf = copy_conf if picture.shape[0] == 800 else 0.8  # the unstreaked copy is read at 800
-        return mod.Detections(boxes.xyxy, boxes.cls, np.full(len(boxes.cls), conf, np.float32), boxes.probs)
-
-    monkeypatch.setattr(mod.Detector, "read", read)
-    plain = {"classifier": None, "stretched": False, "negative": False, "sharpen": False, "second": None,
-             "balance": False}
-    shaken = cv2.resize(smeared(sharp, (0, 2), (8, 6)), (1600, 1600), interpolation=cv2.INTER_LINEAR)
-    found = Detector(DEFAULT_ONNX, **plain).predict(shaken)
-    assert seen == [(1600, 1600, 3), (800, 800, 3)]  # as taken, then the copy at the model's scale
-    if kept == "copy":  # boxes found in the copy moved back: twice as large in the photo
-        assert np.allclose(found.conf, 0.95) and np.allclose(found.xyxy, photo([], faces=6)[1].xyxy * 2)
-    else:
-        assert np.allclose(found.conf, 0.8) and np.allclose(found.xyxy, photo([], faces=6)[1].xyxy)
-    seen.clear()
-    Detector(DEFAULT_ONNX, shaken=0, **plain).predict(shaken)
-    assert seen == [(1600, 1600, 3)]  # the step switched off: read once, as taken
-    seen.clear()
-    Detector(DEFAULT_ONNX, **plain).predict(sharp)
-    assert seen == [(800, 800, 3)]  # no streak: read once
-    with pytest.raises(ValueError, match="shaken"):
-        Detector(DEFAULT_ONNX, shaken=-1, **plain)

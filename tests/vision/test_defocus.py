@@ -1,4 +1,5 @@
-"""Photos out of focus: the blur disk found in the cepstrum, divided out, and the photo read without it."""
+"""Photos out of focus: the blur disk found in the cepstrum, divided out, and the photo read without it; what the
+streak and the disk share (bad input, tiny pictures, the detector reading the copy) is tested here for both."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import cv2
 import numpy as np
 import pytest
 from plate_photo import photo
+from test_deblur import smeared
 
-from xingzi.vision.deblur import unshaken
+from xingzi.vision.deblur import find_streak, unshaken
 from xingzi.vision.defocus import DISK_DEPTH, Disk, disk_kernel, find_disk
 from xingzi.vision.detector import DEFAULT_ONNX, Detector
 from xingzi.vision.perturb import get as perturbation
@@ -86,45 +88,53 @@ def test_a_disk_without_a_radius_is_refused(radius):
         disk_kernel(radius)
 
 
+@pytest.mark.parametrize("find", [find_streak, find_disk], ids=["streak", "disk"])
 @pytest.mark.parametrize(("image", "what"), [
     pytest.param(np.zeros((100, 100), np.uint8), "BGR", id="grey_photo"),
     pytest.param(np.zeros((100, 100, 3), np.float32), "uint8", id="float_photo"),
 ])
-def test_bad_input_is_refused_with_what_was_expected(image, what):
+def test_bad_input_is_refused_with_what_was_expected(find, image, what):
     with pytest.raises(ValueError, match=what):
-        find_disk(image, 800)
+        find(image, 800)
 
 
-def test_a_tiny_picture_has_no_room_for_a_disk():
+def test_a_tiny_picture_has_no_room_for_a_streak_or_a_disk():
     tiny = np.random.default_rng(0).integers(0, 255, (40, 60, 3), dtype=np.uint8)
-    assert find_disk(tiny, 800) == Disk(0.0, 0.0) and unshaken(tiny, 800) is tiny
+    assert find_disk(tiny, 800) == Disk(0.0, 0.0) and find_streak(tiny, 800).depth == 0.0
+    assert unshaken(tiny, 800) is tiny
 
 
+@pytest.mark.parametrize("blur", ["streak", "disk"])
 @pytest.mark.parametrize(("copy_conf", "kept"), [
     pytest.param(0.95, "copy", id="the_surer_copy_is_kept"),
     pytest.param(0.70, "photo", id="a_less_sure_copy_is_not"),
 ])
-def test_the_detector_also_reads_a_defocused_photo_with_the_disk_divided_out(monkeypatch, sharp, copy_conf, kept):
+def test_the_detector_also_reads_a_blurred_photo_with_the_blur_divided_out(monkeypatch, sharp, blur, copy_conf, kept):
     from xingzi.vision import detector as mod
 
     seen = []
 
     def read(self, picture, ask_second=False):
         seen.append(picture.shape)
-        boxes = photo([], faces=6)[1]
+        boxes = photo([], faces=6)[1]  # boxes in the picture read
         conf = copy_conf if picture.shape[0] == 800 else 0.8  # the copy is read at 800
         return mod.Detections(boxes.xyxy, boxes.cls, np.full(len(boxes.cls), conf, np.float32), boxes.probs)
 
     monkeypatch.setattr(mod.Detector, "read", read)
     plain = {"classifier": None, "stretched": False, "negative": False, "sharpen": False, "second": None,
              "balance": False}
-    blurred = cv2.resize(defocused(sharp, 4.0), (1600, 1600), interpolation=cv2.INTER_LINEAR)
+    blurred = smeared(sharp, (0, 2), (8, 6)) if blur == "streak" else defocused(sharp, 4.0)
+    blurred = cv2.resize(blurred, (1600, 1600), interpolation=cv2.INTER_LINEAR)
     found = Detector(DEFAULT_ONNX, **plain).predict(blurred)
     assert seen == [(1600, 1600, 3), (800, 800, 3)]  # as taken, then the copy at the model's scale
     want = (0.95, 2) if kept == "copy" else (0.8, 1)  # the copy's boxes moved back: twice as large in the photo
     assert np.allclose(found.conf, want[0]) and np.allclose(found.xyxy, photo([], faces=6)[1].xyxy * want[1])
+    switch = "shaken" if blur == "streak" else "defocused"
     seen.clear()
-    Detector(DEFAULT_ONNX, defocused=0, **plain).predict(blurred)
+    Detector(DEFAULT_ONNX, **{switch: 0}, **plain).predict(blurred)
     assert seen == [(1600, 1600, 3)]  # the step switched off: read once, as taken
-    with pytest.raises(ValueError, match="defocused"):
-        Detector(DEFAULT_ONNX, defocused=-1, **plain)
+    seen.clear()
+    Detector(DEFAULT_ONNX, **plain).predict(sharp)
+    assert seen == [(800, 800, 3)]  # no blur found: read once
+    with pytest.raises(ValueError, match=switch):
+        Detector(DEFAULT_ONNX, **{switch: -1}, **plain)
