@@ -74,5 +74,5 @@ def test_the_detector_settles_backs_unless_told_not_to(monkeypatch):
     monkeypatch.setattr(mod.Detector, "read", lambda self, image, ask_second=False: faint)
     kept = Detector(DEFAULT_ONNX, **plain).predict(image)  # a back settled by colour is not dropped as faint
     assert len(kept) == len(faint) and int(kept.cls[-1]) == BACK_CLASS
-    with pytest.raises(ValueError, match="back_far, noisy and shaken must be >= 0, got back_far=-1"):
+    with pytest.raises(ValueError, match="back_far, noisy, shaken and defocused must be >= 0, got back_far=-1"):
         Detector(DEFAULT_ONNX, classifier=None, second=None, back_far=-1)
