@@ -1,11 +1,15 @@
-"""Make an exported detector ONNX faster on the CPU: cut it before its box decoding, optionally int8.
+"""Make an exported detector ONNX faster on the CPU: cut it before its box decoding, let it take any size, int8.
 
     python -m xingzi.models.onnx_head cut models/xingzi_yolo11n.onnx OUT.onnx
+    python -m xingzi.models.onnx_head any-size OUT.onnx OUT.onnx
     python -m xingzi.models.onnx_head int8 OUT.onnx OUT_int8.onnx --photos ../shared/data/real_cn_train/images
 
 ``cut``: the graph ends at the head's side-distance logits and class scores; the decoding (a softmax
 over 16 bins that ONNX Runtime runs slowly) is done in numpy by ``vision/dfl.py``, with the same
-result. Metadata records it, so ``Detector`` reads either kind of file. ``int8``: static quantization
+result. Metadata records it, so ``Detector`` reads either kind of file. ``any-size``: a static export
+takes any input of multiples of 32 (the attention block's reshapes, which bake in the grid at the
+export size, are made to follow the input), so a 4:3 photo is read on an 800×608 canvas rather than
+padded to 800×800 (docs/detector.md, "A canvas the photo's shape"). ``int8``: static quantization
 (ONNX Runtime, QDQ, weights per channel), calibrated on letterboxed photos; measured before shipping
 (docs/detector.md, "A faster model call").
 """
@@ -67,6 +71,72 @@ def cut(src: Path, dst: Path) -> Path:
     return dst
 
 
+def any_size(src: Path, dst: Path) -> Path:
+    """Write ``src`` to ``dst`` taking any input height and width that are multiples of its largest stride.
+
+    A static export bakes the grid into the reshapes of YOLO11's attention block (e.g. [1, 2, 128, 625]
+    and [1, 128, 25, 25] at 800 px): a flattened grid becomes -1, a (rows, columns) pair is taken from
+    the input's own shape divided by that stride. Every other node already follows its input.
+    """
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(src))
+    graph = model.graph
+    dims = graph.input[0].type.tensor_type.shape.dim
+    if len(dims) != 4 or not (dims[2].dim_value and dims[3].dim_value):
+        raise ValueError(f"{src}: expected a graph with a fixed (1, 3, H, W) input, got "
+                         f"{[d.dim_value or d.dim_param for d in dims]}")
+    height, width = dims[2].dim_value, dims[3].dim_value
+    consts = {i.name: i for i in graph.initializer}
+    consts.update({n.output[0]: n.attribute[0].t for n in graph.node if n.op_type == "Constant"})
+    image = graph.input[0].name
+    changed, added = 0, []
+    for node in list(graph.node):
+        if node.op_type != "Reshape" or node.input[1] not in consts:
+            continue
+        target = numpy_helper.to_array(consts[node.input[1]]).astype(np.int64)
+        stride = next((s for s in (8, 16, 32, 64) if target.size == 4 and
+                       tuple(target[2:]) == (height // s, width // s)), None)
+        if stride is not None:  # (batch, channels, rows, columns): rows and columns from the input
+            prefix = node.name + "/any_size"
+            added += [
+                helper.make_node("Constant", [], [prefix + "/lead"], value=numpy_helper.from_array(target[:2])),
+                helper.make_node("Constant", [], [prefix + "/stride"],
+                                 value=numpy_helper.from_array(np.array([stride], np.int64))),
+                helper.make_node("Shape", [image], [prefix + "/shape"], start=2, end=4),
+                helper.make_node("Div", [prefix + "/shape", prefix + "/stride"], [prefix + "/grid"]),
+                helper.make_node("Concat", [prefix + "/lead", prefix + "/grid"], [prefix + "/target"], axis=0),
+            ]
+            node.input[1] = prefix + "/target"
+            changed += 1
+        elif any(target[-1] == (height // s) * (width // s) for s in (8, 16, 32, 64)) and -1 not in target:
+            flat = target.copy()
+            flat[-1] = -1  # the flattened grid: whatever the input's size makes it
+            name = node.name + "/any_size_target"
+            added.append(helper.make_node("Constant", [], [name], value=numpy_helper.from_array(flat)))
+            node.input[1] = name
+            changed += 1
+    if not changed:
+        raise ValueError(f"{src}: no reshape tied to the {height}x{width} input found; nothing to change")
+    for node in reversed(added):  # constants first: the graph stays topologically sorted
+        graph.node.insert(0, node)
+    used = {name for n in graph.node for name in n.input}
+    for node in [n for n in graph.node if n.op_type == "Constant" and n.output[0] not in used]:
+        graph.node.remove(node)  # the baked shapes, now unused
+    for init in [i for i in graph.initializer if i.name not in used]:
+        graph.initializer.remove(init)
+    dims[2].dim_param, dims[3].dim_param = "height", "width"
+    for out in graph.output:
+        last = out.type.tensor_type.shape.dim[-1]
+        last.dim_param = "anchors"
+    del graph.value_info[:]
+    onnx.checker.check_model(model)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(dst))
+    return dst
+
+
 def calibration_photos(folder: Path, n: int, seed: int = 0) -> list[Path]:
     photos = sorted(p for p in Path(folder).rglob("*") if p.suffix.lower() in PHOTO_SUFFIXES)
     if not photos:
@@ -117,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("cut", help="cut the graph before its box decoding")
     c.add_argument("src", type=Path)
     c.add_argument("dst", type=Path)
+    a = sub.add_parser("any-size", help="let a static export take any input size (multiples of 32)")
+    a.add_argument("src", type=Path)
+    a.add_argument("dst", type=Path)
     q = sub.add_parser("int8", help="static int8 quantization of a cut graph")
     q.add_argument("src", type=Path)
     q.add_argument("dst", type=Path)
@@ -125,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.step == "cut":
         print(f"written {cut(args.src, args.dst)}")
+    elif args.step == "any-size":
+        print(f"written {any_size(args.src, args.dst)}")
     else:
         print(f"written {int8(args.src, args.dst, calibration_photos(args.photos, args.n))}")
     return 0

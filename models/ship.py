@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from xingzi.models.onnx_head import cut
+from xingzi.models.onnx_head import any_size, cut
 
 MODELS_DIR = Path(__file__).resolve().parent
 SHIPPED_PT = MODELS_DIR / "xingzi_yolo11n.pt"
@@ -84,7 +84,9 @@ def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPE
             exported = Path(YOLO(str(stripped)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False,
                                                        half=False, device="cpu", nms=False))
             cut(exported, out_onnx)  # the box decoding runs faster in numpy (vision/dfl.py)
-            lines.append(f"exported {out_onnx} ({out_onnx.stat().st_size / 1e6:.1f} MB, {imgsz}x{imgsz})")
+            any_size(out_onnx, out_onnx)  # a canvas shaped like the photo: less padding to read
+            lines.append(f"exported {out_onnx} ({out_onnx.stat().st_size / 1e6:.1f} MB, made at {imgsz}x{imgsz}, "
+                         "takes any size)")
     return lines
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--imgsz", type=int, default=None,
                         help=".pt input size (default: its training size; a static ONNX uses its own)")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
+    parser.add_argument("--no-fit", dest="fit", action="store_false",
+                        help="the padded square canvas for every photo, not one fitted to its shape")
 
 
 def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str]:
@@ -45,7 +48,7 @@ def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str]:
 
 
 def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, threads: int | None,
-              runtime: str = "auto") -> dict:
+              runtime: str = "auto", fit: bool = True) -> dict:
     """Timings of one weights file; an .onnx runs through ``runtime`` (its classifiers and second opinion too)."""
     import os
 
@@ -54,16 +57,17 @@ def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, thread
     before = os.environ.get("XINGZI_RUNTIME")
     os.environ["XINGZI_RUNTIME"] = runtime  # the runtime is a process-wide setting (vision/sessions.py)
     try:
-        det = Detector(weights, imgsz=imgsz, threads=threads)
+        det = Detector(weights, imgsz=imgsz, threads=threads, fit=fit)
     finally:
         if before is None:
             del os.environ["XINGZI_RUNTIME"]
         else:
             os.environ["XINGZI_RUNTIME"] = before
-    blob = letterbox(frames[0], det.imgsz)[0]
+    blob = letterbox(frames[0], det.imgsz, det.fit)[0]
     for _ in range(3):
         det.backend(blob)
-    blobs = [letterbox(im, det.imgsz)[0] for im in frames]
+    blobs = [letterbox(im, det.imgsz, det.fit)[0] for im in frames]
+    shapes = Counter(f"{b.shape[2]}x{b.shape[3]}" for b in blobs)
     block_ms, cpu_ms = [], []  # model calls back to back (warm caches); CPU time is not inflated by a busy host
     for b in blobs:
         t0, c0 = time.perf_counter(), time.process_time()
@@ -72,7 +76,7 @@ def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, thread
         cpu_ms.append((time.process_time() - c0) * 1e3)
     model_ms, predict_ms = [], []
     for im in frames:
-        b = letterbox(im, det.imgsz)[0]
+        b = letterbox(im, det.imgsz, det.fit)[0]
         t0 = time.perf_counter()
         det.backend(b)
         model_ms.append((time.perf_counter() - t0) * 1e3)
@@ -81,7 +85,7 @@ def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, thread
         predict_ms.append((time.perf_counter() - t0) * 1e3)
     session = getattr(det.backend, "session", None)
     return {"weights": str(weights), "backend": session.runtime if session is not None else "pytorch",
-            "imgsz": det.imgsz, "model_median": float(np.median(model_ms)),
+            "imgsz": det.imgsz, "canvas": shapes.most_common(1)[0][0], "model_median": float(np.median(model_ms)),
             "model_p95": float(np.percentile(model_ms, 95)), "predict_median": float(np.median(predict_ms)),
             "predict_p95": float(np.percentile(predict_ms, 95)), "block_median": float(np.median(block_ms)),
             "cpu_median": float(np.median(cpu_ms))}
@@ -95,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     frames, what = _frames(args.images, args.n)
     threads = args.threads or os.cpu_count()
     print(f"detector latency on {what}, {threads} threads (ms)")
-    print(f"{'runtime':<13}{'imgsz':>6}{'model med':>11}{'model p95':>11}{'predict med':>13}{'predict p95':>13}"
+    print(f"{'runtime':<13}{'canvas':>9}{'model med':>11}{'model p95':>11}{'predict med':>13}{'predict p95':>13}"
           f"{'b2b med':>9}{'cpu med':>9}  weights")
     from xingzi.vision.sessions import chosen_runtime
 
@@ -103,9 +107,10 @@ def run(args: argparse.Namespace) -> int:
     # torch's thread pool, once loaded, keeps taking CPU from the other runtimes in this process: .pt last
     for w in sorted(map(Path, args.weights), key=lambda p: p.suffix == ".pt"):
         for runtime in (["auto"] if w.suffix == ".pt" else onnx_runtimes):
-            r = bench_one(w, frames, args.imgsz, threads, runtime)
-            print(f"{r['backend']:<13}{r['imgsz']:>6}{r['model_median']:>11.1f}{r['model_p95']:>11.1f}"
+            r = bench_one(w, frames, args.imgsz, threads, runtime, args.fit)
+            print(f"{r['backend']:<13}{r['canvas']:>9}{r['model_median']:>11.1f}{r['model_p95']:>11.1f}"
                   f"{r['predict_median']:>13.1f}{r['predict_p95']:>13.1f}{r['block_median']:>9.1f}"
                   f"{r['cpu_median']:>9.1f}  {w}")
-    print("model: each call after a whole-photo read (predict); b2b: the calls back to back; cpu: CPU time of one call")
+    print("canvas: the commonest model input; model: each call after a whole-photo read (predict); b2b: the calls "
+          "back to back; cpu: CPU time of one call")
     return 0

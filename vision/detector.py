@@ -40,6 +40,11 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_WEIGHTS = MODELS_DIR / "xingzi_yolo11n.pt"
 DEFAULT_ONNX = MODELS_DIR / "xingzi_yolo11n.onnx"
 PAD_VALUE = 114
+STRIDE = 32  # the coarsest grid of YOLO11's head: canvas sides are multiples of it
+# A fitted canvas is never narrower than this share of its length: the squeezed strips that
+# vision/aspect.py reads (up to 16:1) keep the padding around them that its rules were measured with
+# (read on canvases of their own shape, 3 real_cn_val photos were read worse: docs/detector.md).
+FIT_MIN = 0.5
 DEFAULT_IMGSZ = 640
 # A box's score is the sum of its three likeliest faces' scores (at most 1): a tile the model sees
 # clearly but cannot place between two or three look-alike faces (2m/3m/5m) is still a tile, and the
@@ -62,9 +67,10 @@ def default_weights() -> Path:
     return DEFAULT_ONNX if DEFAULT_ONNX.is_file() else DEFAULT_WEIGHTS
 
 
-def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
-    """Resize keeping aspect ratio into a size×size canvas; returns (NCHW float32 RGB, scale, (padx, pady))."""
-    canvas, scale, pad = letterbox_canvas(image, size)
+def letterbox(image: np.ndarray, size: int, fit: bool = False) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """Resize keeping aspect ratio into the canvas of :func:`letterbox_canvas`; returns (NCHW float32 RGB,
+    scale, (padx, pady))."""
+    canvas, scale, pad = letterbox_canvas(image, size, fit)
     return canvas_blob(canvas), scale, pad
 
 
@@ -79,16 +85,30 @@ def canvas_blob(canvas: np.ndarray) -> np.ndarray:
     return blob
 
 
-def letterbox_canvas(image: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
-    """The size×size BGR uint8 canvas of :func:`letterbox`, its scale and padding."""
+def canvas_shape(shape: tuple[int, ...], size: int, fit: bool = False) -> tuple[int, int]:
+    """(height, width) of the canvas for an image of ``shape``: size×size, or with ``fit`` the long side
+    ``size`` and the short one the image's, rounded up to a multiple of STRIDE (less padding to read),
+    and at least FIT_MIN of the long side."""
+    if not fit:
+        return size, size
+    h, w = shape[:2]
+    scale = min(size / h, size / w)
+    short = max(round(min(h, w) * scale), round(size * FIT_MIN), 1)
+    short = -(-short // STRIDE) * STRIDE
+    return (size, min(size, short)) if h >= w else (min(size, short), size)
+
+
+def letterbox_canvas(image: np.ndarray, size: int, fit: bool = False) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """The BGR uint8 canvas of :func:`letterbox` (shaped by :func:`canvas_shape`), its scale and padding."""
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"expected an HxWx3 uint8 BGR image, got shape {image.shape} dtype {image.dtype}")
     h, w = image.shape[:2]
+    ch, cw = canvas_shape(image.shape, size, fit)
     scale = min(size / h, size / w)
     nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
     resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_LINEAR) if (nh, nw) != (h, w) else image
-    canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
-    px, py = (size - nw) // 2, (size - nh) // 2
+    canvas = np.full((ch, cw, 3), PAD_VALUE, np.uint8)
+    px, py = (cw - nw) // 2, (ch - nh) // 2
     canvas[py:py + nh, px:px + nw] = resized
     return canvas, scale, (px, py)
 
@@ -157,6 +177,7 @@ class _TorchBackend:
         self.torch = torch
         trained = (ckpt.get("train_args") or {}).get("imgsz")
         self.trained_size = trained if isinstance(trained, int) else None
+        self.any_size = True  # a network of convolutions: any multiple of the stride
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
         with self.torch.inference_mode():
@@ -169,20 +190,31 @@ class _OnnxBackend:
     def __init__(self, path: Path, threads: int | None, runtime: str | None = None) -> None:
         self.path = path
         self.session = Session(path, threads, runtime)  # OpenVINO in bfloat16 where the CPU has it, else ONNX Runtime
-        self.fixed_size = self.session.input_shape[2] if len(self.session.input_shape) == 4 else None
+        shape = self.session.input_shape
+        if len(shape) == 4 and None not in shape[2:] and shape[2] != shape[3]:
+            raise ValueError(f"{path.name}: expected a square input or one of any size, got {shape[2]}x{shape[3]}")
+        self.fixed_size = shape[2] if len(shape) == 4 else None
         meta = self.session.metadata
-        self.grid = None  # set for a graph cut before its box decoding (vision/dfl.py)
+        made = meta.get("imgsz", "").strip("[]").split(",")[0].strip()  # Ultralytics export: "[800, 800]"
+        self.trained_size = int(made) if made.isdigit() else None
+        self.strides = None  # set for a graph cut before its box decoding (vision/dfl.py)
+        self.grids: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         if meta.get(HEAD_KEY) == "dfl":
-            if self.fixed_size is None:
-                raise ValueError(f"{path.name}: a graph cut before its box decoding needs a fixed input size")
-            strides = tuple(int(s) for s in meta.get(STRIDES_KEY, "8,16,32").split(","))
-            self.grid = anchor_grid(self.fixed_size, strides)
+            self.strides = tuple(int(s) for s in meta.get(STRIDES_KEY, "8,16,32").split(","))
+
+    @property
+    def any_size(self) -> bool:
+        """Whether the graph takes inputs of any size (``models/onnx_head.py any-size``)."""
+        return self.fixed_size is None
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
         outputs = self.session.run(blob)
-        if self.grid is None:
+        if self.strides is None:
             return outputs[0][0]
-        return boxes_from_dfl(outputs[0][0], outputs[1][0], *self.grid)
+        shape = (blob.shape[2], blob.shape[3])
+        if shape not in self.grids:
+            self.grids[shape] = anchor_grid(shape, self.strides)
+        return boxes_from_dfl(outputs[0][0], outputs[1][0], *self.grids[shape])
 
 
 def _load_classifier(classifier: str | Path | TileClassifier | None, threads: int | None) -> TileClassifier | None:
@@ -230,8 +262,9 @@ def drop_faint_backs(det: Detections, back_conf: float) -> Detections:
 class Detector:
     """Read tiles from BGR photos. ``weights``: a .pt (PyTorch) or .onnx (ONNX Runtime) file.
 
-    ``imgsz`` None runs the model at the size it was made for: a static ONNX graph's input size, or
-    the training size stored in a .pt (640 if absent). A static ONNX graph always uses its own size.
+    ``imgsz`` None runs the model at the size it was made for: a static ONNX graph's input size, the export
+    size in an any-size graph's metadata, or the training size stored in a .pt (640 if absent). A static
+    ONNX graph always uses its own size.
     ``classifier``: a second-stage tile classifier (.onnx) that re-reads every box
     (:mod:`xingzi.vision.classifier`); "auto" uses the shipped one when it exists, None none.
     ``stretched``: when a photo shows (almost) no tiles, also read it squeezed along each axis, for
@@ -258,6 +291,9 @@ class Detector:
     streak taken out, that reading kept when it is the surer (:mod:`xingzi.vision.deblur`; 0: never).
     ``defocused``: a photo without such a streak whose blur disk (out of focus) is deeper than this is also read
     with the disk divided out, on the same terms (:mod:`xingzi.vision.defocus`; 0: never).
+    ``fit``: where the networks take inputs of any size, the canvas fits the photo's shape (long side
+    ``imgsz``, the short one rounded up to a multiple of 32) instead of a padded square: a 4:3 photo costs
+    three quarters of the model's time. False: always the square.
     """
 
     def __init__(self, weights: str | Path | None = None, imgsz: int | None = None, conf: float = 0.25,
@@ -267,7 +303,7 @@ class Detector:
                  sharpen: bool = True, second: str | Path | None = "auto",
                  min_inside: float = MIN_INSIDE, lone_conf: float = LONE_CONF, back_far: float = BACK_FAR,
                  balance: bool = True, noisy: float = NOISY, shaken: float = STREAK_DEPTH,
-                 defocused: float = DISK_DEPTH) -> None:
+                 defocused: float = DISK_DEPTH, fit: bool = True) -> None:
         path = Path(weights) if weights is not None else default_weights()
         if not path.is_file():
             raise FileNotFoundError(f"detector weights not found: {path}")
@@ -294,6 +330,7 @@ class Detector:
         self.min_inside, self.lone_conf = min_inside, lone_conf
         self.back_far, self.balance, self.noisy, self.shaken = back_far, balance, noisy, shaken
         self.defocused = defocused
+        self.fit = fit and getattr(self.backend, "any_size", False) and (self.second is None or self.second.any_size)
 
     def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """The tiles of a BGR photo. ``ask_second``: average the second opinion in (when there is one)
@@ -327,7 +364,7 @@ class Detector:
     def detect(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """The model's boxes for the image as it is (no second stage); with the second opinion averaged
         in where the reading is doubtful, or always with ``ask_second``."""
-        canvas, scale, pad = letterbox_canvas(image, self.imgsz)
+        canvas, scale, pad = letterbox_canvas(image, self.imgsz, self.fit)
         blob = canvas_blob(canvas)
         raw = recall(self.backend, canvas, lambda: [self.backend(blob)])[0]  # a photo read twice: vision/memo.py
         det = None if ask_second else decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)

@@ -17,16 +17,20 @@ STRIDES_KEY = "xingzi_strides"  # ONNX metadata: the head's strides, e.g. "8,16,
 DEFAULT_STRIDES = (8, 16, 32)
 
 
-def anchor_grid(size: int, strides: tuple[int, ...] = DEFAULT_STRIDES) -> tuple[np.ndarray, np.ndarray]:
-    """Anchor centres (2, A) in grid cells and each anchor's stride (A,), in the head's order."""
-    if size <= 0 or any(s <= 0 or size % s for s in strides):
-        raise ValueError(f"input size must be a positive multiple of every stride {strides}, got {size}")
+def anchor_grid(size: int | tuple[int, int],
+                strides: tuple[int, ...] = DEFAULT_STRIDES) -> tuple[np.ndarray, np.ndarray]:
+    """Anchor centres (2, A) in grid cells and each anchor's stride (A,), in the head's order, for a
+    square input of ``size`` or a (height, width) one."""
+    height, width = (size, size) if isinstance(size, int) else size
+    if height <= 0 or width <= 0 or any(s <= 0 or height % s or width % s for s in strides):
+        raise ValueError(f"input height and width must be positive multiples of every stride {strides}, "
+                         f"got {height}x{width}")
     points, steps = [], []
     for stride in strides:
-        n = size // stride
-        ys, xs = np.meshgrid(np.arange(n) + 0.5, np.arange(n) + 0.5, indexing="ij")
+        rows, cols = height // stride, width // stride
+        ys, xs = np.meshgrid(np.arange(rows) + 0.5, np.arange(cols) + 0.5, indexing="ij")
         points.append(np.stack([xs.ravel(), ys.ravel()]))
-        steps.append(np.full(n * n, stride))
+        steps.append(np.full(rows * cols, stride))
     return np.concatenate(points, axis=1).astype(np.float32), np.concatenate(steps).astype(np.float32)
 
 

@@ -178,7 +178,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
                      min_inside: float | None = None, lone_conf: float | None = None,
                      back_far: float | None = None, balance: bool = True,
                      noisy: float | None = None, shaken: float | None = None,
-                     defocused: float | None = None) -> tuple[list[ImageBoxes], dict]:
+                     defocused: float | None = None, fit: bool = True) -> tuple[list[ImageBoxes], dict]:
     """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
     and, when a pipeline check and ground-truth meta exist, the share of whole results right.
     ``classifier``: the second-stage tile classifier ("auto": the shipped one if any; None: none);
@@ -193,6 +193,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     ``noisy``: read photos grainier than this smoothed (None: the default; 0: never; :mod:`denoise`);
     ``shaken``: also read photos with a streak deeper than this unstreaked (None: default; 0: never; :mod:`deblur`);
     ``defocused``: also read photos with a blur disk deeper than this with it divided out (likewise; :mod:`defocus`);
+    ``fit``: a canvas fitted to each photo's shape where the networks allow it (False: the padded square);
     ``perturb``: read each photo changed so (:mod:`xingzi.vision.perturb`; no whole-pipeline check then)."""
     import cv2
 
@@ -202,7 +203,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
              ("shaken", shaken), ("defocused", defocused))
     overrides = {k: v for k, v in given if v is not None}
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
-                   balance=balance, **overrides)
+                   balance=balance, fit=fit, **overrides)
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, **reading)
     check = None if perturb is not None else pipeline_check or PIPELINE_CHECK
     if check is None and perturb is None and (ds.root / "meta").is_dir():
@@ -239,7 +240,7 @@ def latency(det, images: Sequence[Path], warmup: int = 2) -> dict:
     frames = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in images]
     model_ms, total_ms, cls_ms = [], [], []
     for i, im in enumerate([frames[0]] * warmup + frames):
-        blob = letterbox(im, det.imgsz)[0]
+        blob = letterbox(im, det.imgsz, getattr(det, "fit", False))[0]
         t0 = time.perf_counter()
         det.backend(blob)
         t1 = time.perf_counter()

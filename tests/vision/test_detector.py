@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,7 @@ from xingzi.vision.detector import (
     DEFAULT_WEIGHTS,
     Detector,
     canvas_blob,
+    canvas_shape,
     decode,
     drop_faint_backs,
     letterbox,
@@ -32,6 +35,26 @@ def test_letterbox_pads_to_square_and_keeps_aspect():
     assert blob.shape == (1, 3, 64, 64) and scale == pytest.approx(0.32) and pad == (0, 16)
     assert blob[0, 2, 32, 32] == pytest.approx(1.0) and blob[0, 0, 32, 32] == 0  # RGB order
     assert blob[0, 0, 0, 0] == pytest.approx(114 / 255)  # padding
+
+
+@pytest.mark.parametrize(
+    "shape, fit, canvas",
+    [pytest.param((480, 640), True, (608, 800), id="landscape_4_3"),
+     pytest.param((640, 480), True, (800, 608), id="portrait_4_3"),
+     pytest.param((1000, 1000), True, (800, 800), id="square"),
+     pytest.param((1080, 1920), True, (480, 800), id="wide_16_9"),
+     pytest.param((100, 2000), True, (416, 800), id="strip_kept_half_as_wide"),
+     pytest.param((3000, 4), True, (800, 416), id="thread"),
+     pytest.param((480, 640), False, (800, 800), id="unfitted")],
+)
+def test_a_fitted_canvas_keeps_the_long_side_and_rounds_the_short_to_32(shape, fit, canvas):
+    assert canvas_shape(shape, 800, fit) == canvas
+    image = np.full((*shape, 3), 200, np.uint8)
+    blob, scale, (px, py) = letterbox(image, 800, fit)
+    assert blob.shape == (1, 3, *canvas) and scale == pytest.approx(min(800 / shape[0], 800 / shape[1]))
+    nh, nw = max(1, round(shape[0] * scale)), max(1, round(shape[1] * scale))
+    assert (px, py) == ((canvas[1] - nw) // 2, (canvas[0] - nh) // 2)  # centred, as the model was trained
+    assert blob[0, 0, py + nh // 2, px + nw // 2] == pytest.approx(200 / 255)
 
 
 @pytest.mark.parametrize("shape", [(800, 800, 3), (64, 64, 3), (5, 7, 3)])
@@ -146,6 +169,21 @@ def test_shipped_weights_load_offline_and_return_detections(weights, no_network)
     assert (d.cls == d.probs.argmax(axis=1)).all()
 
 
+def test_a_fitted_canvas_reads_the_photo_as_the_square_one_does(no_network):
+    """The canvas fitted to a 4:3 photo (800x608) gives the same tiles as the padded square, in photo pixels."""
+    import cv2
+
+    sample = sorted((Path(__file__).resolve().parents[2] / "datasets" / "sample" / "images").glob("*.jpg"))
+    fitted, square = Detector(DEFAULT_ONNX), Detector(DEFAULT_ONNX, fit=False)
+    assert fitted.fit and not square.fit
+    for path in sample[:3]:  # portrait and landscape
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        a, b = fitted.predict(image), square.predict(image)
+        assert len(a) >= 10 and sorted(a.cls.tolist()) == sorted(b.cls.tolist())
+        order_a, order_b = np.lexsort(a.xyxy.T[::-1]), np.lexsort(b.xyxy.T[::-1])
+        np.testing.assert_allclose(a.xyxy[order_a], b.xyxy[order_b], atol=3)
+
+
 def test_pytorch_and_onnx_agree(no_network):
     img = np.random.default_rng(1).integers(0, 255, (200, 300, 3), np.uint8)
     a = Detector(DEFAULT_WEIGHTS, conf=0.01, stretched=False, negative=False).predict(img)
@@ -171,20 +209,21 @@ def test_a_non_image_still_raises_pillows_error_after_ultralytics_is_set_up(tmp_
         Image.open(bad)
 
 
-def test_bench_detector_prints_each_timing_of_the_shipped_model(capsys, no_network):
-    from pathlib import Path
-
+@pytest.mark.parametrize("fit, canvas", [pytest.param([], {"608x800", "800x608"}, id="fitted"),
+                                         pytest.param(["--no-fit"], {"800x800"}, id="square")])
+def test_bench_detector_prints_each_timing_of_the_shipped_model(capsys, no_network, fit, canvas):
     from xingzi.cli import main
     from xingzi.vision.sessions import chosen_runtime
 
-    sample = Path(__file__).resolve().parents[2] / "datasets" / "sample" / "images"
-    assert main(["bench", "detector", "--weights", str(DEFAULT_ONNX), "--images", str(sample), "--n", "2"]) == 0
+    sample = Path(__file__).resolve().parents[2] / "datasets" / "sample" / "images"  # 4:3 photos
+    args = ["bench", "detector", "--weights", str(DEFAULT_ONNX), "--images", str(sample), "--n", "2", *fit]
+    assert main(args) == 0
     out = capsys.readouterr().out
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("openvino", "onnxruntime"))}
     assert set(rows) == {chosen_runtime("auto"), "onnxruntime"}  # OpenVINO too, where it runs in bfloat16
     for row in rows.values():
-        numbers = [float(v) for v in row[1:8]]
-        assert numbers[0] == 800 and all(v > 0 for v in numbers[1:])
+        numbers = [float(v) for v in row[2:8]]
+        assert row[1] in canvas and all(v > 0 for v in numbers)
     assert "b2b med" in out and "cpu med" in out
 
 

@@ -12,6 +12,7 @@ from xingzi.vision.detector import (
     DEFAULT_ONNX,
     DEFAULT_SECOND,
     DEFAULT_WEIGHTS,
+    Detector,
     _OnnxBackend,
     _TorchBackend,
     letterbox,
@@ -71,9 +72,18 @@ def test_bad_shapes_are_clear_errors(dfl_shape, scores_shape):
         boxes_from_dfl(np.zeros(dfl_shape, np.float32), np.zeros(scores_shape, np.float32), points, strides)
 
 
-@pytest.mark.parametrize("size", [0, 60, -32])
+def test_a_rectangular_grid_runs_along_its_width_first():
+    points, strides = anchor_grid((32, 64))  # 4 rows of 8 at stride 8, then 2x4, then 1x2
+    assert points.shape == (2, 32 + 8 + 2) and list(strides[[0, 31, 32, 39, 40, 41]]) == [8, 8, 16, 16, 32, 32]
+    np.testing.assert_array_equal(points[:, [0, 7, 8]], [[0.5, 7.5, 0.5], [0.5, 0.5, 1.5]])
+    np.testing.assert_array_equal(points[:, 40:], [[0.5, 1.5], [0.5, 0.5]])
+    square = anchor_grid((64, 64))
+    np.testing.assert_array_equal(square[0], anchor_grid(64)[0])
+
+
+@pytest.mark.parametrize("size", [0, 60, -32, (64, 60), (0, 32)])
 def test_a_size_off_the_strides_is_refused(size):
-    with pytest.raises(ValueError, match="multiple of every stride"):
+    with pytest.raises(ValueError, match="multiples? of every stride"):
         anchor_grid(size)
 
 
@@ -89,16 +99,21 @@ def test_shipped_onnx_graphs_are_cut_before_the_box_decoding(onnx_path):
 
     meta = {p.key: p.value for p in onnx.load(str(onnx_path)).metadata_props}
     assert meta.get(HEAD_KEY) == "dfl"
-    assert _OnnxBackend(onnx_path, 2).grid[0].shape == (2, 13125)
+    backend = _OnnxBackend(onnx_path, 2, "onnxruntime")
+    assert backend.strides == (8, 16, 32) and backend.any_size and backend.trained_size == 800
+    assert backend(np.zeros((1, 3, 800, 800), np.float32)).shape == (35, 13125)
+    assert backend(np.zeros((1, 3, 608, 800), np.float32)).shape == (35, 100 * 76 + 50 * 38 + 25 * 19)
 
 
-def test_the_shipped_cut_graph_matches_pytorch_anchor_by_anchor():
-    """numpy finishes the box decoding as the whole model does (the .pt run through PyTorch)."""
+@pytest.mark.parametrize("fit, anchors", [pytest.param(False, 13125, id="square"), pytest.param(True, 9975, id="fitted")])
+def test_the_shipped_cut_graph_matches_pytorch_anchor_by_anchor(fit, anchors):
+    """numpy finishes the box decoding as the whole model does (the .pt run through PyTorch), on the
+    square canvas and on one fitted to a 4:3 photo (800x608), which the shipped graph also takes."""
     image = np.random.default_rng(3).integers(0, 255, (480, 640, 3), np.uint8)
-    blob = letterbox(image, 800)[0]
+    blob = letterbox(image, 800, fit)[0]
     cut_raw = _OnnxBackend(DEFAULT_ONNX, 2, runtime="onnxruntime")(blob)  # float32 throughout
     torch_raw = _TorchBackend(DEFAULT_WEIGHTS, 2)(blob)
-    assert cut_raw.shape == torch_raw.shape == (35, 13125)
+    assert cut_raw.shape == torch_raw.shape == (35, anchors)
     np.testing.assert_allclose(cut_raw[4:], torch_raw[4:], atol=2e-3)
     np.testing.assert_allclose(cut_raw[:4], torch_raw[:4], atol=0.5)
 
@@ -124,10 +139,49 @@ def test_cutting_a_whole_export_keeps_its_output(small_export):
     cut_path = cut(whole, folder / "cut.onnx")
     blob = letterbox(np.random.default_rng(5).integers(0, 255, (100, 128, 3), np.uint8), 128)[0]
     whole_backend, cut_backend = _OnnxBackend(whole, 2, "onnxruntime"), _OnnxBackend(cut_path, 2, "onnxruntime")
-    assert whole_backend.grid is None and cut_backend.grid is not None
+    assert whole_backend.strides is None and cut_backend.strides == (8, 16, 32)
     np.testing.assert_allclose(cut_backend(blob), whole_backend(blob), atol=1e-3)
     with pytest.raises(ValueError, match="already cut"):
         cut(cut_path, folder / "twice.onnx")
+
+
+def test_a_graph_made_to_take_any_size_reads_every_canvas_as_pytorch(small_export):
+    from xingzi.models.onnx_head import any_size, cut
+
+    folder, whole = small_export
+    cut_path = cut(whole, folder / "cut_for_any.onnx")
+    free = any_size(cut_path, folder / "any.onnx")
+    fixed_backend, free_backend = _OnnxBackend(cut_path, 2, "onnxruntime"), _OnnxBackend(free, 2, "onnxruntime")
+    assert not fixed_backend.any_size and free_backend.any_size and free_backend.trained_size == 128
+    square = letterbox(np.random.default_rng(6).integers(0, 255, (100, 128, 3), np.uint8), 128)[0]
+    np.testing.assert_array_equal(free_backend(square), fixed_backend(square))  # the same graph at its own size
+    torch = _TorchBackend(DEFAULT_WEIGHTS, 2)
+    for shape in [(1, 3, 96, 128), (1, 3, 128, 64), (1, 3, 256, 192)]:
+        blob = np.random.default_rng(sum(shape)).random(shape, dtype=np.float32)
+        np.testing.assert_allclose(free_backend(blob)[4:], torch(blob)[4:], atol=2e-3)
+        np.testing.assert_allclose(free_backend(blob)[:4], torch(blob)[:4], atol=0.5)
+    with pytest.raises(ValueError, match="fixed"):
+        any_size(free, folder / "twice.onnx")
+    # the detector fits its canvas to the photo only where every network it runs takes any size
+    assert Detector(free, classifier=None, second=None).fit
+    assert not Detector(cut_path, classifier=None, second=None).fit
+    assert not Detector(free, classifier=None, second=cut_path).fit
+    assert Detector(DEFAULT_WEIGHTS, classifier=None).fit  # PyTorch: any multiple of 32
+
+
+def test_a_graph_with_nothing_tied_to_its_size_is_left_alone(tmp_path):
+    import onnx
+    from onnx import TensorProto, helper
+
+    from xingzi.models.onnx_head import any_size
+
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 32, 32])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 32, 32])])
+    onnx.save(helper.make_model(graph), str(tmp_path / "relu.onnx"))
+    with pytest.raises(ValueError, match="nothing to change"):
+        any_size(tmp_path / "relu.onnx", tmp_path / "out.onnx")
+    assert not (tmp_path / "out.onnx").exists()
 
 
 def test_int8_copy_of_a_cut_graph_reads_like_it(small_export, tmp_path):

@@ -34,8 +34,12 @@ def test_the_shipped_second_model_is_found_beside_the_shipped_model_only(tmp_pat
     assert Detector(copy, classifier=None).second is None
     assert Detector(copy, classifier=None, second=DEFAULT_SECOND).second is not None
     assert Detector(DEFAULT_ONNX, classifier=None, second=None).second is None
-    # the shipped .pt run at another size than the second model's fixed 800: none, no error
-    assert Detector(mod.DEFAULT_WEIGHTS, imgsz=320, classifier=None).second is None
+    # the shipped .pt run at another size: the second model takes any size, so both read the same canvas
+    small = Detector(mod.DEFAULT_WEIGHTS, imgsz=320, classifier=None)
+    assert small.second is not None and small.fit
+    image, truth, _ = demo_photo()
+    both = small.detect(image[160:1120], ask_second=True)  # a 4:3 cut of the demo photo, on a 320x240 canvas
+    assert len(both) >= len(truth) // 2  # the averaged outputs still find tiles at this size
 
 
 @pytest.mark.parametrize(("second", "error", "message"), [

@@ -46,8 +46,9 @@ def test_the_environment_picks_the_runtime_and_bad_names_are_refused(monkeypatch
 def test_a_session_describes_its_network(runtime):
     session = Session(DEFAULT_ONNX, 2, runtime)
     assert session.runtime == runtime and session.input_name == "images"
-    assert session.input_shape == (1, 3, 800, 800) and session.output_count == 2
-    assert session.output_shapes == [(1, 64, 13125), (1, 31, 13125)]
+    assert session.input_shape == (1, 3, None, None) and session.output_count == 2  # any size (session 32)
+    assert session.output_shapes == [(1, 64, None), (1, 31, None)]
+    assert [o.shape for o in session.run(np.zeros((1, 3, 608, 800), np.float32))] == [(1, 64, 9975), (1, 31, 9975)]
     assert session.metadata["xingzi_head"] == "dfl"
 
 
