@@ -169,21 +169,6 @@ def test_a_graph_made_to_take_any_size_reads_every_canvas_as_pytorch(small_expor
     assert Detector(DEFAULT_WEIGHTS, classifier=None).fit  # PyTorch: any multiple of 32
 
 
-def test_a_graph_with_nothing_tied_to_its_size_is_left_alone(tmp_path):
-    import onnx
-    from onnx import TensorProto, helper
-
-    from xingzi.models.onnx_head import any_size
-
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 32, 32])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 32, 32])])
-    onnx.save(helper.make_model(graph), str(tmp_path / "relu.onnx"))
-    with pytest.raises(ValueError, match="nothing to change"):
-        any_size(tmp_path / "relu.onnx", tmp_path / "out.onnx")
-    assert not (tmp_path / "out.onnx").exists()
-
-
 def test_int8_copy_of_a_cut_graph_reads_like_it(small_export, tmp_path):
     import cv2
 
@@ -213,15 +198,18 @@ def test_int8_needs_a_cut_graph_and_calibration_photos(small_export, tmp_path):
         calibration_photos(tmp_path, 4)
 
 
-def test_a_graph_that_is_not_a_yolo_export_is_refused(tmp_path):
+@pytest.mark.parametrize("step, message", [pytest.param("cut", "not one", id="cut"),
+                                           pytest.param("any_size", "nothing to change", id="any_size")])
+def test_a_graph_that_is_not_a_yolo_export_is_refused(tmp_path, step, message):
     import onnx
     from onnx import TensorProto, helper
 
-    from xingzi.models.onnx_head import cut
+    from xingzi.models import onnx_head
 
     graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 32, 32])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 32, 32])])
     onnx.save(helper.make_model(graph), str(tmp_path / "relu.onnx"))
-    with pytest.raises(ValueError, match="not one"):
-        cut(tmp_path / "relu.onnx", tmp_path / "out.onnx")
+    with pytest.raises(ValueError, match=message):
+        getattr(onnx_head, step)(tmp_path / "relu.onnx", tmp_path / "out.onnx")
+    assert not (tmp_path / "out.onnx").exists()
