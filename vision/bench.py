@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder of photos (default: ../shared/data/real_cn_val/images if present)")
     parser.add_argument("--n", type=int, default=30, help="timed images per model")
     parser.add_argument("--imgsz", type=int, default=None,
-                        help=".pt input size (default: its training size; a static ONNX uses its own)")
+                        help="input size (default: the size the model was made at; a static ONNX uses its own)")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
     parser.add_argument("--no-fit", dest="fit", action="store_false",
                         help="the padded square canvas for every photo, not one fitted to its shape")
@@ -52,7 +52,7 @@ def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, thread
     """Timings of one weights file; an .onnx runs through ``runtime`` (its classifiers and second opinion too)."""
     import os
 
-    from xingzi.vision.detector import Detector, letterbox
+    from xingzi.vision.detector import Detector, canvas_blob
 
     before = os.environ.get("XINGZI_RUNTIME")
     os.environ["XINGZI_RUNTIME"] = runtime  # the runtime is a process-wide setting (vision/sessions.py)
@@ -63,10 +63,9 @@ def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, thread
             del os.environ["XINGZI_RUNTIME"]
         else:
             os.environ["XINGZI_RUNTIME"] = before
-    blob = letterbox(frames[0], det.imgsz, det.fit)[0]
+    blobs = [canvas_blob(det.letterboxed(im)[0]) for im in frames]
     for _ in range(3):
-        det.backend(blob)
-    blobs = [letterbox(im, det.imgsz, det.fit)[0] for im in frames]
+        det.backend(blobs[0])
     shapes = Counter(f"{b.shape[2]}x{b.shape[3]}" for b in blobs)
     block_ms, cpu_ms = [], []  # model calls back to back (warm caches); CPU time is not inflated by a busy host
     for b in blobs:
@@ -75,8 +74,7 @@ def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, thread
         block_ms.append((time.perf_counter() - t0) * 1e3)
         cpu_ms.append((time.process_time() - c0) * 1e3)
     model_ms, predict_ms = [], []
-    for im in frames:
-        b = letterbox(im, det.imgsz, det.fit)[0]
+    for im, b in zip(frames, blobs, strict=True):
         t0 = time.perf_counter()
         det.backend(b)
         model_ms.append((time.perf_counter() - t0) * 1e3)

@@ -364,7 +364,7 @@ class Detector:
     def detect(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """The model's boxes for the image as it is (no second stage); with the second opinion averaged
         in where the reading is doubtful, or always with ``ask_second``."""
-        canvas, scale, pad = letterbox_canvas(image, self.imgsz, self.fit)
+        canvas, scale, pad = self.letterboxed(image)
         blob = canvas_blob(canvas)
         raw = recall(self.backend, canvas, lambda: [self.backend(blob)])[0]  # a photo read twice: vision/memo.py
         det = None if ask_second else decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
@@ -373,6 +373,10 @@ class Detector:
             raw = (1 - SECOND_WEIGHT) * raw + SECOND_WEIGHT * recall(second, canvas, lambda: [second(blob)])[0]
             det = None  # decoded once, below, from the averaged output
         return det if det is not None else decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
+
+    def letterboxed(self, image: np.ndarray) -> tuple[np.ndarray, float, tuple[int, int]]:
+        """The canvas this detector feeds its networks for ``image`` (fitted or square), its scale and padding."""
+        return letterbox_canvas(image, self.imgsz, self.fit)
 
     def predict_paths(self, paths: Iterable[str | Path]) -> list[Detections]:
         out = []

@@ -235,12 +235,12 @@ def latency(det, images: Sequence[Path], warmup: int = 2) -> dict:
     """Median/p95 ms per image: model call alone and the whole predict (decode + NMS included)."""
     import cv2
 
-    from xingzi.vision.detector import letterbox
+    from xingzi.vision.detector import canvas_blob
 
     frames = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in images]
     model_ms, total_ms, cls_ms = [], [], []
     for i, im in enumerate([frames[0]] * warmup + frames):
-        blob = letterbox(im, det.imgsz, getattr(det, "fit", False))[0]
+        blob = canvas_blob(det.letterboxed(im)[0])
         t0 = time.perf_counter()
         det.backend(blob)
         t1 = time.perf_counter()
