@@ -169,3 +169,57 @@ def test_device_script_is_valid_bash():
 
     script = Path(__file__).resolve().parents[2] / "models" / "device_train.sh"
     subprocess.run(["bash", "-n", str(script)], check=True)
+
+
+@pytest.mark.parametrize(("bf16", "amp"), [pytest.param(False, None, id="float32"), pytest.param(True, "bf16", id="bf16")])
+def test_bf16_reaches_ultralytics_as_its_amp_setting(bf16, amp):
+    from xingzi.models.train import TrainConfig
+
+    kw = TrainConfig(data="d.yaml", model="m.pt", bf16=bf16).ultralytics_kwargs()
+    assert kw.get("amp") == amp and "bf16" not in kw
+
+
+def test_cpu_bf16_patch_turns_on_torch_autocast_only_for_bfloat16_on_the_cpu(monkeypatch):
+    import torch
+    import ultralytics.engine.trainer as trainer
+
+    from xingzi.models.train import _patch_for_cpu_bf16
+
+    monkeypatch.setattr(trainer, "autocast", trainer.autocast)  # undone after the test
+    with pytest.raises(RuntimeError, match="bfloat16"):  # what Ultralytics does without the patch
+        trainer.autocast(torch.bfloat16, device="cpu")
+    _patch_for_cpu_bf16()
+    a = torch.ones(4, 4)
+    with trainer.autocast(torch.bfloat16, device="cpu"):
+        assert (a @ a).dtype == torch.bfloat16
+    with trainer.autocast(False, device="cpu"):
+        assert (a @ a).dtype == torch.float32
+
+
+def test_a_bf16_cpu_training_runs_and_saves_weights(tmp_path):
+    """One epoch of a tiny YOLO on four small pictures, computed in bfloat16: the run ends with weights whose
+    parameters are finite, and the settings say bf16."""
+    import json
+
+    import torch
+    from PIL import Image
+
+    from xingzi.models.train import TrainConfig, train
+
+    for split in ("train", "val"):
+        (tmp_path / split / "images").mkdir(parents=True)
+        (tmp_path / split / "labels").mkdir()
+        for i in range(4):
+            Image.new("RGB", (96, 96), (30 + 50 * i, 120, 200)).save(tmp_path / split / "images" / f"p{i}.jpg")
+            (tmp_path / split / "labels" / f"p{i}.txt").write_text(f"{i} 0.5 0.5 0.3 0.4\n")
+    data = data_yaml(tmp_path / "data.yaml", [tmp_path / "train" / "images"], [tmp_path / "val" / "images"])
+    cfg = TrainConfig(data=str(data), model="yolo11n.yaml", imgsz=64, epochs=1, batch=4, device="cpu", workers=0,
+                      freeze=None, cache=False, mosaic=0.0, project=str(tmp_path / "runs"), name="bf16", bf16=True,
+                      extra={"pretrained": False})
+    run = train(cfg)
+    saved = json.loads((run / "xingzi_train.json").read_text())
+    assert saved["bf16"] is True and saved["device_used"] == "cpu"
+    ckpt = torch.load(run / "weights" / "last.pt", map_location="cpu", weights_only=False)
+    assert ckpt["train_args"]["amp"] == "bf16"
+    weights = [p for p in ckpt["model"].parameters()]
+    assert weights and all(torch.isfinite(p).all() for p in weights)
