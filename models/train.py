@@ -168,12 +168,15 @@ def _patch_for_cpu_bf16() -> None:
     import ultralytics.engine.trainer as trainer
 
     cuda_only = trainer.autocast
+    if getattr(cuda_only, "cpu_bf16", False):  # patched already: wrap once
+        return
 
     def autocast(enabled, device: str = "cuda"):
         if device == "cpu" and enabled is torch.bfloat16:
             return torch.autocast("cpu", dtype=torch.bfloat16)
         return cuda_only(enabled, device=device)
 
+    autocast.cpu_bf16 = True  # type: ignore[attr-defined]
     trainer.autocast = autocast
 
 
