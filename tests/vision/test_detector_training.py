@@ -182,10 +182,12 @@ def test_bf16_reaches_ultralytics_as_its_amp_setting(bf16, amp):
 def test_cpu_bf16_patch_turns_on_torch_autocast_only_for_bfloat16_on_the_cpu(monkeypatch):
     import torch
     import ultralytics.engine.trainer as trainer
+    import ultralytics.utils.torch_utils as torch_utils
 
     from xingzi.models.train import _patch_for_cpu_bf16
 
-    monkeypatch.setattr(trainer, "autocast", trainer.autocast)  # undone after the test
+    # Ultralytics' own autocast (another test may have patched the trainer's already); undone after the test
+    monkeypatch.setattr(trainer, "autocast", torch_utils.autocast)
     with pytest.raises(RuntimeError, match="bfloat16"):  # what Ultralytics does without the patch
         trainer.autocast(torch.bfloat16, device="cpu")
     _patch_for_cpu_bf16()
