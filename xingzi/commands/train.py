@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="training budget in hours: the epochs and LR schedule are fitted to it")
     parser.add_argument("--device", default=None, help="cpu, 0, 0,1 ... (default: GPU if there is one)")
     parser.add_argument("--bf16", action="store_true",
-                        help="on the CPU: compute in bfloat16 (about 2x faster where the CPU has AVX-512 BF16 or AMX)")
+                        help="train on the CPU in bfloat16 (about 2x faster where the CPU has AVX-512 BF16 or AMX)")
     parser.add_argument("--name", default="real416", help="run name under runs/train")
     parser.add_argument("--resume", nargs="?", const="latest", default=None, metavar="RUN_DIR_OR_PT",
                         help="continue a run from its weights/last.pt or a copied last.pt (default: newest run); "
@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.bf16 and str(args.device or "cpu").lower() != "cpu":
         raise ValueError("--bf16 is for training on the CPU (give --device cpu); a GPU uses its own mixed precision")
+    device = "cpu" if args.bf16 else args.device  # bfloat16 here means the CPU even where a GPU is present
     if args.imgsz % 32:
         raise ValueError(f"--imgsz must be a multiple of 32, got {args.imgsz}")
     if args.data is not None and not Path(args.data).is_file():
@@ -64,13 +65,11 @@ def run(args: argparse.Namespace) -> int:
 
             convert(tr.START_WEIGHTS)
         model = str(tr.START_WEIGHTS)
-    gpu = tr.gpu_available(args.device)
-    if args.bf16 and gpu:
-        raise ValueError("--bf16 is for training on the CPU (give --device cpu); a GPU uses its own mixed precision")
+    gpu = tr.gpu_available(device)
     if args.bf16 and not tr.cpu_has_bf16():
         print("note: this CPU has no bfloat16 units (avx512_bf16/amx_bf16): --bf16 will be slower than float32")
     cfg = tr.TrainConfig(data=str(data), model=model, imgsz=args.imgsz, epochs=args.epochs,
-                         batch=args.batch or (64 if gpu else 16), device=args.device,
+                         batch=args.batch or (64 if gpu else 16), device=device,
                          workers=args.workers if args.workers is not None else (8 if gpu else 2), lr0=args.lr0,
                          warmup_epochs=args.warmup_epochs, freeze=args.freeze or None, name=args.name,
                          close_mosaic=args.close_mosaic, time=args.time, bf16=args.bf16)
