@@ -5,7 +5,8 @@ than either end. ``alpha`` is the share of the second checkpoint (0 gives the fi
 
     python -m xingzi.models.soup models/xingzi_yolo11n.pt models/candidates/xingzi_yolo11n_cpu34.pt \
         --alpha 0.5 --out /tmp/soup50/soup.pt
-    python -m xingzi.models.ship /tmp/soup50/soup.pt   # or ship() to another place, then xingzi eval
+    # then export it beside, not over, the shipped model (ship(soup, out_pt, out_onnx): docs/detector.md,
+    # "Session 35") and measure it with xingzi eval; `python -m xingzi.models.ship` would replace models/
 
 Float tensors (weights, batch-norm statistics) are blended in float32 and stored in the first
 checkpoint's dtype; integer buffers (batch counters) are the first checkpoint's.
