@@ -36,7 +36,7 @@ from .grouping import HandReading, group
 from .handcheck import short_of_tiles
 from .metrics import box_iou
 from .photo import load_image
-from .pipeline import Context, PhotoResult, analyse, detect_hand, make_detector
+from .pipeline import Context, PhotoResult, TileDetector, analyse, detect_hand, make_detector
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -49,6 +49,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="detections from the model, or the ground-truth boxes (grouping alone)")
     p.add_argument("--model", metavar="PATH", help="detector weights (default: the shipped model)")
     p.add_argument("--conf", type=float, metavar="FLOAT", help="detection confidence threshold")
+    p.add_argument("--second", action="append", default=[], metavar="PATH",
+                   help="second-opinion .onnx (repeatable, averaged; 'none': without; default: the shipped one)")
+    p.add_argument("--second-doubt", type=float, default=None, metavar="G",
+                   help="ask the second opinion under this median confidence (default: the shipped gate; >1: always)")
     p.add_argument("--limit", type=int, default=0, metavar="N", help="use at most N samples (0: all)")
     p.add_argument("--as-read", dest="as_read", action="store_true",
                    help="score readings exactly as read (no likeliest legal reading in place of an illegal one)")
@@ -192,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     metas = sorted((data / "meta").glob("*.json"))
     if not metas:
         raise ValueError(f"{data}/meta has no .json files: expected a `xingzi synth --out` folder")
-    detector = None if args.boxes == "truth" else make_detector(args.model, args.conf)
+    detector = None if args.boxes == "truth" else _detector(args)
     totals: Counter = Counter()
     latencies: list[float] = []
     misses: list[str] = []
@@ -247,10 +251,15 @@ def _report(title: str, numbers: dict, misses: list[str], json_out: str | None) 
     return 0
 
 
+def _detector(args: argparse.Namespace) -> TileDetector:
+    """The detector the options ask for (a Namespace built in code may leave the second-opinion ones out)."""
+    return make_detector(args.model, args.conf, getattr(args, "second", []), getattr(args, "second_doubt", None))
+
+
 def _report_real(data: Path, args: argparse.Namespace, keep_foreign: bool) -> int:
     if args.boxes == "truth":
         raise ValueError("--boxes truth needs a `xingzi synth` folder: real photos are measured with the model")
-    numbers, misses = bench_real.run_real(data, make_detector(args.model, args.conf), keep_foreign, args.limit,
+    numbers, misses = bench_real.run_real(data, _detector(args), keep_foreign, args.limit,
                                           args.show_misses, getattr(args, "errata", "none"))
     return _report(f"pipeline bench on real photos {data} (a hand's worth of labelled tiles: {bench_real.HAND_TILES[0]}-"
                    f"{bench_real.HAND_TILES[1]}){' keeping foreign tiles' if keep_foreign else ''}",

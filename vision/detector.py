@@ -30,6 +30,7 @@ from xingzi.vision.edges import MIN_INSIDE, drop_cut_tiles
 from xingzi.vision.lone import LONE_CONF, drop_lone_boxes
 from xingzi.vision.memo import recall
 from xingzi.vision.negative import read_negative, sure_median
+from xingzi.vision.second import Second, load_second, share
 from xingzi.vision.sessions import Session
 from xingzi.vision.sharpen import read_sharpened
 
@@ -59,7 +60,6 @@ BACK_CONF = 0.5
 # and their raw outputs (same anchors) are averaged before NMS. Measured in docs/detector.md.
 DEFAULT_SECOND = MODELS_DIR / "xingzi_yolo11n_s5.onnx"
 SECOND_DOUBT = 0.88  # the shipped model's sure-tile median confidence under which the second is asked
-SECOND_WEIGHT = 0.5
 
 
 def default_weights() -> Path:
@@ -229,30 +229,6 @@ def _load_classifier(classifier: str | Path | TileClassifier | None, threads: in
     return TileClassifier(classifier, threads=threads)
 
 
-def _load_second(second: str | Path | None, threads: int | None, primary: Path, imgsz: int) -> _OnnxBackend | None:
-    """The second-opinion model: "auto" is the shipped one, only beside the shipped primary model."""
-    if second is None or str(second) == "none":
-        return None
-    auto = str(second) == "auto"
-    if auto:
-        shipped = primary.resolve() in (DEFAULT_ONNX.resolve(), DEFAULT_WEIGHTS.resolve())
-        if not (shipped and DEFAULT_SECOND.is_file()):
-            return None
-        second = DEFAULT_SECOND
-    path = Path(second)
-    if not path.is_file():
-        raise FileNotFoundError(f"second-opinion weights not found: {path}")
-    if path.suffix != ".onnx":
-        raise ValueError(f"second-opinion weights must be an .onnx file, got {path.name!r}")
-    backend = _OnnxBackend(path, threads)
-    if backend.fixed_size not in (None, imgsz):
-        if auto:  # the shipped model run at another size: no second opinion
-            return None
-        raise ValueError(f"second-opinion model reads {backend.fixed_size} px, the detector {imgsz} px: "
-                         "their outputs cannot be averaged")
-    return backend
-
-
 def drop_faint_backs(det: Detections, back_conf: float) -> Detections:
     """The detections without the face-down boxes scored under ``back_conf``."""
     faint = (det.cls == BACK_CLASS) & (det.conf < back_conf)
@@ -276,7 +252,9 @@ class Detector:
     blurred photos (:mod:`xingzi.vision.sharpen`).
     ``second``: an .onnx model of the same shape whose raw output is averaged with this one's where this
     one reads the sure tiles with doubt ("auto": the shipped stage-5 model, beside the shipped model
-    only; None: never).
+    only; None: never); several paths are averaged together first, every network counting the same
+    (:mod:`xingzi.vision.second`). ``second_doubt``: the sure tiles' median confidence under which it is
+    asked (above 1: always).
     ``min_inside``: boxes the photo's frame cuts to less than this share of a whole tile are dropped
     (:mod:`xingzi.vision.edges`; 0: keep all).
     ``lone_conf``: boxes read less surely than this, far from every sure box, are dropped
@@ -300,7 +278,7 @@ class Detector:
                  iou: float = 0.5, threads: int | None = None,
                  classifier: str | Path | TileClassifier | None = "auto",
                  stretched: bool = True, negative: bool = True, back_conf: float = BACK_CONF,
-                 sharpen: bool = True, second: str | Path | None = "auto",
+                 sharpen: bool = True, second: Second = "auto", second_doubt: float = SECOND_DOUBT,
                  min_inside: float = MIN_INSIDE, lone_conf: float = LONE_CONF, back_far: float = BACK_FAR,
                  balance: bool = True, noisy: float = NOISY, shaken: float = STREAK_DEPTH,
                  defocused: float = DISK_DEPTH, fit: bool = True) -> None:
@@ -326,7 +304,10 @@ class Detector:
         self.classifier = _load_classifier(classifier, threads)
         self.stretched, self.negative = stretched, negative
         self.back_conf, self.sharpen = back_conf, sharpen
-        self.second = _load_second(second, threads, path, self.imgsz)
+        if second_doubt < 0:
+            raise ValueError(f"second_doubt must be >= 0 (above 1: always asked), got {second_doubt}")
+        self.second = load_second(second, threads, path, self.imgsz)
+        self.second_doubt = second_doubt
         self.min_inside, self.lone_conf = min_inside, lone_conf
         self.back_far, self.balance, self.noisy, self.shaken = back_far, balance, noisy, shaken
         self.defocused = defocused
@@ -369,8 +350,9 @@ class Detector:
         raw = recall(self.backend, canvas, lambda: [self.backend(blob)])[0]  # a photo read twice: vision/memo.py
         det = None if ask_second else decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
         second = self.second
-        if second is not None and (det is None or sure_median(det)[1] < SECOND_DOUBT):
-            raw = (1 - SECOND_WEIGHT) * raw + SECOND_WEIGHT * recall(second, canvas, lambda: [second(blob)])[0]
+        if second is not None and (det is None or sure_median(det)[1] < self.second_doubt):
+            w = share(second)
+            raw = (1 - w) * raw + w * recall(second, canvas, lambda: [second(blob)])[0]
             det = None  # decoded once, below, from the averaged output
         return det if det is not None else decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
 

@@ -24,6 +24,7 @@ from xingzi.engine.tiles import CLASS_NAMES, Tile
 from xingzi.vision import eval_report
 from xingzi.vision.metrics import IGNORE, UNREAD, ImageBoxes, Scores, score
 from xingzi.vision.perturb import Perturbation
+from xingzi.vision.second import Second, second_paths
 
 if TYPE_CHECKING:
     from xingzi.vision.classifier import TileClassifier
@@ -174,7 +175,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
                      pipeline_check: Callable | None = None,
                      classifier: str | Path | TileClassifier | None = "auto", stretched: bool = True,
                      negative: bool = True, perturb: Perturbation | None = None,
-                     sharpen: bool = True, second: str | Path | None = "auto",
+                     sharpen: bool = True, second: Second = "auto", second_doubt: float | None = None,
                      min_inside: float | None = None, lone_conf: float | None = None,
                      back_far: float | None = None, balance: bool = True,
                      noisy: float | None = None, shaken: float | None = None,
@@ -185,7 +186,8 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     ``stretched``: re-read pictures with almost no tiles squeezed (:mod:`xingzi.vision.aspect`);
     ``negative``: read doubtful photos' negatives too (:mod:`xingzi.vision.negative`);
     ``sharpen``: read doubtful photos sharpened too (:mod:`xingzi.vision.sharpen`);
-    ``second``: the second-opinion model for doubtful photos ("auto", a path or None; :class:`Detector`);
+    ``second``: the second-opinion model for doubtful photos ("auto", a path, several paths or None;
+    :class:`Detector`); ``second_doubt``: its gate (None: the detector's default);
     ``min_inside``: drop boxes the frame cuts to less of a tile (None: the detector's default; 0: keep all);
     ``lone_conf``: drop boxes less sure than this far from every sure box (None: the default; 0: keep all);
     ``back_far``: a 白板 this far in colour from the plate is a back (None: the default; 0: never; :mod:`backs`);
@@ -199,7 +201,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
 
     from xingzi.vision.detector import Detector
 
-    given = (("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far), ("noisy", noisy),
+    given = (("second_doubt", second_doubt), ("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far), ("noisy", noisy),
              ("shaken", shaken), ("defocused", defocused))
     overrides = {k: v for k, v in given if v is not None}
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
@@ -224,7 +226,8 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     if det.classifier is not None:
         extra["classifier"] = str(det.classifier.path)
     if det.second is not None:
-        extra["second"] = str(det.second.path)
+        paths = [str(p) for p in second_paths(det.second)]
+        extra.update(second="+".join(paths), second_paths=paths, second_doubt=det.second_doubt)
     if right:
         extra["pipeline_exact"] = float(np.mean(right))
         extra["pipeline_images"] = len(right)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -289,12 +289,17 @@ class BoxesDetector:
         return Detections(self.xyxy * scale, self.cls.copy(), np.ones(len(self.cls), np.float32))
 
 
-def make_detector(model: str | None, conf: float | None) -> TileDetector:
+def make_detector(model: str | None, conf: float | None, second: Sequence[str] = (),
+                  second_doubt: float | None = None) -> TileDetector:
     """The YOLO detector (re-reading small hands zoomed in), or with a ``.json`` path the boxes
-    written in that file."""
+    written in that file. ``second``/``second_doubt``: its second opinion(s) and their gate, when not the
+    shipped ones (:class:`Detector`)."""
     if model and str(model).lower().endswith(".json"):
+        if second or second_doubt is not None:
+            raise ValueError(f"--model {model}: boxes from a file have no second opinion to set")
         return BoxesDetector(model)
-    from .detector import Detector
+    from .detector import SECOND_DOUBT, Detector
     from .zoom import ZoomDetector
 
-    return ZoomDetector(Detector(weights=model, conf=0.25 if conf is None else conf))
+    return ZoomDetector(Detector(weights=model, conf=0.25 if conf is None else conf, second=list(second) or "auto",
+                                 second_doubt=SECOND_DOUBT if second_doubt is None else second_doubt))

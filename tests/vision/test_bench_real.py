@@ -103,7 +103,7 @@ def test_tiles_an_erratum_adds_on_the_table_are_not_the_hands(real_set, tmp_path
 
 def test_the_bench_command_tells_real_sets_from_synthetic_ones(real_set, tmp_path, capsys, monkeypatch):
     assert is_real_set(real_set) and not is_real_set(tmp_path / "nothing")
-    monkeypatch.setattr(bench_pipeline, "make_detector", lambda model, conf: Fixed(hand_with_wind(0.9)))
+    monkeypatch.setattr(bench_pipeline, "make_detector", lambda model, conf, *second: Fixed(hand_with_wind(0.9)))
     out = tmp_path / "numbers.json"
     args = argparse.Namespace(layouts=False, data=str(real_set), boxes="model", model=None, conf=None, limit=0,
                               as_read=False, show_misses=0, json_out=str(out), keep_foreign=False)
@@ -180,3 +180,18 @@ def test_one_correction_on_the_page_is_measured_on_real_photos(real_set, change,
     assert numbers["hand_tiles_exact_pct"] == 0.0
     assert numbers["hand_tiles_one_fix_pct"] == after_fix
     assert numbers["misread_face_offered"] == offered
+
+
+def test_the_bench_command_passes_its_second_opinions_on(real_set, monkeypatch):
+    asked = []
+
+    def made(model, conf, second, second_doubt):
+        asked.append((second, second_doubt))
+        return Fixed(hand_with_wind(0.9))
+
+    monkeypatch.setattr(bench_pipeline, "make_detector", made)
+    parser = argparse.ArgumentParser()
+    bench_pipeline.add_arguments(parser)
+    args = parser.parse_args(["--data", str(real_set), "--second", "a.onnx", "--second", "b.onnx", "--second-doubt", "2"])
+    assert bench_pipeline.run(args) == 0
+    assert asked == [(["a.onnx", "b.onnx"], 2.0)]

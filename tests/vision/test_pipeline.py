@@ -295,6 +295,8 @@ def test_boxes_file_must_be_a_synth_meta(tmp_path, photo_path):
     bad.write_text('{"no": "tiles"}', encoding="utf-8")
     with pytest.raises(ValueError, match="expected a synth meta JSON"):
         pipeline.make_detector(str(bad), None)
+    with pytest.raises(ValueError, match="no second opinion to set"):
+        pipeline.make_detector(str(bad), None, ["models/xingzi_yolo11n_s5.onnx"])
 
 
 @pytest.mark.parametrize("hand,win,apart,own,wins", [

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from demo_photo import demo_photo, write_demo_dataset
 from xingzi.vision import detector as mod
 from xingzi.vision.classifier import DEFAULT_CLASSIFIER
 from xingzi.vision.detector import DEFAULT_ONNX, DEFAULT_SECOND, Detector
+from xingzi.vision.second import Averaged, second_paths, share
 
 
 class _ScoresOff:
@@ -18,6 +21,7 @@ class _ScoresOff:
 
     def __init__(self, first) -> None:
         self.first, self.calls = first, 0
+        self.fixed_size, self.any_size = first.fixed_size, first.any_size
 
     def __call__(self, blob):
         self.calls += 1
@@ -53,12 +57,11 @@ def test_bad_second_models_are_refused(second, error, message):
 
 
 @pytest.mark.parametrize(("doubt", "asked"), [pytest.param(0.0, False, id="sure"), pytest.param(1.01, True, id="doubtful")])
-def test_the_second_opinion_is_averaged_in_only_when_the_reading_is_doubtful(monkeypatch, doubt, asked):
+def test_the_second_opinion_is_averaged_in_only_when_the_reading_is_doubtful(doubt, asked):
     image = demo_photo()[0]
     alone = Detector(DEFAULT_ONNX, classifier=None, second=None).detect(image)
-    det = Detector(DEFAULT_ONNX, classifier=None, second=None)
+    det = Detector(DEFAULT_ONNX, classifier=None, second=None, second_doubt=doubt)
     det.second = _ScoresOff(det.backend)
-    monkeypatch.setattr(mod, "SECOND_DOUBT", doubt)
     both = det.detect(image)
     assert det.second.calls == int(asked)
     if not asked:
@@ -83,3 +86,77 @@ def test_eval_names_the_second_opinion_in_its_row_and_can_leave_it_out(tmp_path)
         (row,) = out.glob("*.json")
         names[bool(flags)] = row.name
     assert "+xingzi_yolo11n_s5+" in names[False] and "xingzi_yolo11n_s5" not in names[True]
+
+
+def test_several_second_opinions_are_averaged_so_that_every_network_counts_the_same():
+    image = demo_photo()[0]
+    alone = Detector(DEFAULT_ONNX, classifier=None, second=None).detect(image)
+    det = Detector(DEFAULT_ONNX, classifier=None, second=None, second_doubt=1.01)
+    zeros = [_ScoresOff(det.backend), _ScoresOff(det.backend)]
+    det.second = Averaged(zeros, [Path("a.onnx"), Path("b.onnx")])
+    three = det.detect(image)
+    assert [z.calls for z in zeros] == [1, 1]
+    # the detector's own output in thirds with two zero-score opinions: every score a third
+    sure = alone.conf >= 3 * det.conf
+    assert sure.sum() >= 10 and len(three) == sure.sum()
+    np.testing.assert_allclose(np.sort(three.conf), np.sort(alone.conf[sure] / 3), rtol=1e-5)
+
+
+def test_two_named_second_opinions_load_as_one_averaged_network():
+    det = Detector(DEFAULT_ONNX, classifier=None, second=[DEFAULT_SECOND, DEFAULT_SECOND])
+    assert isinstance(det.second, Averaged) and second_paths(det.second) == (DEFAULT_SECOND, DEFAULT_SECOND)
+    assert share(det.second) == pytest.approx(2 / 3) and det.fit
+    one = Detector(DEFAULT_ONNX, classifier=None, second=DEFAULT_SECOND)
+    assert share(one.second) == 0.5 and second_paths(one.second) == (DEFAULT_SECOND,)
+    image = demo_photo()[0]
+    # the same network twice averages to itself: the reading equals the one with a single second opinion
+    np.testing.assert_allclose(det.detect(image, ask_second=True).conf, _pairwise(one, image), rtol=1e-4)
+
+
+def _pairwise(det: Detector, image: np.ndarray) -> np.ndarray:
+    """The detector with one second opinion weighted as a third of three (the same network counted twice)."""
+    canvas, scale, pad = det.letterboxed(image)
+    blob = mod.canvas_blob(canvas)
+    raw = (det.backend(blob) + 2 * det.second(blob)) / 3
+    return mod.decode(raw, scale, pad, image.shape[:2], det.conf, det.iou).conf
+
+
+@pytest.mark.parametrize(("second", "doubt", "message"), [
+    pytest.param([], 0.88, "empty list", id="empty"),
+    pytest.param(["auto", DEFAULT_SECOND], 0.88, "stand alone", id="auto-among-paths"),
+    pytest.param([DEFAULT_SECOND, "missing.onnx"], 0.88, "not found", id="one-missing"),
+    pytest.param(DEFAULT_SECOND, -0.1, "second_doubt", id="negative-gate"),
+])
+def test_bad_second_opinion_lists_and_gates_are_refused(second, doubt, message):
+    with pytest.raises((ValueError, FileNotFoundError), match=message):
+        Detector(DEFAULT_ONNX, classifier=None, second=second, second_doubt=doubt)
+
+
+def test_averaged_networks_must_read_one_size():
+    class _Fixed:
+        def __init__(self, size):
+            self.fixed_size, self.any_size = size, False
+
+        def __call__(self, blob):
+            return np.ones((35, 4))
+
+    with pytest.raises(ValueError, match="different sizes"):
+        Averaged([_Fixed(800), _Fixed(640)], [Path("a.onnx"), Path("b.onnx")])
+    with pytest.raises(ValueError, match="two or more"):
+        Averaged([_Fixed(800)], [Path("a.onnx")])
+    pair = Averaged([_Fixed(800), _Fixed(800)], [Path("a.onnx"), Path("b.onnx")])
+    assert pair.fixed_size == 800 and not pair.any_size
+    np.testing.assert_array_equal(pair(np.zeros((1, 3, 800, 800), np.float32)), np.ones((35, 4)))
+
+
+def test_eval_names_every_second_opinion_and_the_gate_asked_for(tmp_path):
+    from xingzi.cli import main
+
+    data = write_demo_dataset(tmp_path / "data", demo_photo()[0], "demo.jpg")
+    out = tmp_path / "two"
+    flags = ["--second", str(DEFAULT_SECOND), "--second", str(DEFAULT_SECOND), "--second-doubt", "2"]
+    assert main(["eval", "--data", str(data), "--out", str(out), "--classifier", "none", *flags]) == 0
+    (row,) = out.glob("*.json")
+    assert "+xingzi_yolo11n_s5+xingzi_yolo11n_s5@2" in row.name
+    report = json.loads(row.read_text())
+    assert report["second_paths"] == [str(DEFAULT_SECOND)] * 2 and report["second_doubt"] == 2

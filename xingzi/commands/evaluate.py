@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 from pathlib import Path
 
 # The detector's extra readings of a photo that eval can switch off, one flag each: --no-<step>.
@@ -54,9 +55,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "models/xingzi_tilecls.onnx if present; the default); repeatable, one row each")
     for step, what in SECOND_READINGS:
         parser.add_argument(f"--no-{step}", dest=step, action="store_false", help=what)
-    parser.add_argument("--second", default="auto", metavar="PATH",
+    parser.add_argument("--second", action="append", default=[], metavar="PATH",
                         help="second-opinion .onnx averaged in where the model reads the tiles with doubt; "
-                             "'auto' (default): the shipped stage-5 model, beside the shipped model only; 'none'")
+                             "'auto' (default): the shipped stage-5 model, beside the shipped model only; 'none'; "
+                             "repeatable: several are averaged, each network counting the same")
+    parser.add_argument("--second-doubt", type=float, default=None, metavar="G",
+                        help="ask the second opinion where the sure tiles' median confidence is under G "
+                             "(default: the shipped gate; above 1: on every photo)")
     parser.add_argument("--perturb", default=None, metavar="NAME",
                         help="read every photo changed (true boxes moved with it): rot90, rot180, half, blur, "
                              "jpeg30, dim, warm, cold, noise, shot, motion, shake, defocus, shadow, glare or tilt; the row name "
@@ -90,9 +95,22 @@ def without_recheck(classifier: str):
     return TileClassifier(DEFAULT_CLASSIFIER if classifier == "auto" else Path(classifier), recheck=0.0)
 
 
+def unique_row(pred_dir: Path, taken: set[str]) -> str:
+    """The row name of a folder of predictions: its name, with its parent's before it when a row has that name
+    already (folders saved by --save-preds from several runs share their last part), numbered if still taken."""
+    name = pred_dir.name
+    if name in taken:
+        name = f"{pred_dir.parent.name}-{name}"
+    base, k = name, 2
+    while name in taken:
+        name, k = f"{base}-{k}", k + 1
+    return name
+
+
 def run(args: argparse.Namespace) -> int:
     from xingzi.datasets.errata import errata_for, without_images, without_unusable
     from xingzi.vision import evaluate as ev
+    from xingzi.vision.eval_compare import compare, format_paired
     from xingzi.vision.eval_report import TILE_PX, format_by, format_misses, write_miss_pictures, write_preds
 
     ds = ev.load_dataset(args.data, args.split)
@@ -140,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
             classifier = without_recheck(classifier)
         preds, extra = ev.preds_from_model(ds, weights, args.imgsz, args.conf, args.iou, classifier=classifier,
                                            stretched=args.stretched, negative=args.negative, perturb=perturb,
-                                           sharpen=args.sharpen, second=args.second,
+                                           sharpen=args.sharpen, second=args.second or "auto",
+                                           second_doubt=args.second_doubt,
                                            min_inside=None if args.cut else 0.0,
                                            lone_conf=None if args.lone else 0.0,
                                            back_far=None if args.backcolour else 0.0, balance=args.balance,
@@ -150,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "".join(("-unstretched" if step == "stretched" else f"-no{step}")
                        for step, _ in SECOND_READINGS if not getattr(args, step))
-        row += f"+{Path(extra['second']).stem}" if "second" in extra else ""
+        row += "".join(f"+{Path(p).stem}" for p in extra.get("second_paths", ()))
+        row += f"@{extra['second_doubt']:g}" if args.second_doubt is not None and "second" in extra else ""
         row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
@@ -163,10 +183,16 @@ def run(args: argparse.Namespace) -> int:
         names = [n.strip() for n in names_file.read_text().splitlines() if n.strip()] if names_file.is_file() \
             else ds.names
         preds = ev.preds_from_dir(ds, sizes, pred_dir, ev.name_table(names, overrides))
-        results.append(ev.evaluate_row(truths, preds, args.conf, args.out, pred_dir.name,
+        row = unique_row(pred_dir, {r["row"] for r in results})
+        results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
                                        {"preds": str(pred_dir), "data": str(args.data)}, *per_image))
-        draw(pred_dir.name, preds)
+        draw(row, preds)
     print(ev.format_rows(results))
+    if len(results) > 1:  # every row against the first, photo by photo
+        pairs = [compare(results[0], r, ev.HAND_MAX_TILES) for r in results[1:]]
+        print("\n".join(format_paired(p) for p in pairs))
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "comparison.json").write_text(json.dumps([p.as_dict() for p in pairs], indent=1) + "\n")
     for r in results:
         for key in args.by:
             print(format_by(r["row"], key, r["by"][key]))
