@@ -32,6 +32,7 @@ from . import bench_real
 from .bench_fix import corrections, offered_faces, one_fix_right, synth_truth
 from .detections import Detections
 from .edges import CUT_HAND, hint_cut_hand
+from .eval_compare import compare_runs, format_runs
 from .grouping import HandReading, group
 from .handcheck import short_of_tiles
 from .metrics import box_iou
@@ -59,7 +60,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--show-misses", type=int, default=0, metavar="N", help="print the first N wrong samples")
     p.add_argument("--keep-foreign", dest="keep_foreign", action="store_true",
                    help="group as if the classifier had not seen winds/flowers (tiles of no Xingzi face)")
-    p.add_argument("--json-out", metavar="FILE", help="also write the numbers as JSON")
+    p.add_argument("--json-out", metavar="FILE", help="also write the numbers as JSON (with the samples scored wrong)")
+    p.add_argument("--compare", metavar="FILE", help="a --json-out file of an earlier run on the same set: the samples "
+                   "each run alone scores right, and McNemar's exact p")
     p.add_argument("--errata", default="none", metavar="FILE",
                    help="real photos: count against corrected labels ('auto': datasets/errata/<folder>.toml)")
 
@@ -200,6 +203,7 @@ def run(args: argparse.Namespace) -> int:
     totals: Counter = Counter()
     latencies: list[float] = []
     misses: list[str] = []
+    outcomes: dict[str, bool] = {}  # sample → 炮 total right
     for path in metas[: args.limit or None]:
         meta = json.loads(path.read_text(encoding="utf-8"))
         if not meta.get("complete", True) or meta.get("expect") is None:
@@ -218,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
         cv2.imencode(".jpg", res.annotated, [cv2.IMWRITE_JPEG_QUALITY, 85])
         latencies.append(time.perf_counter() - t0)
         expect, got = meta["expect"], res.result
-        right = total_right(res, meta)
+        right = outcomes[path.stem] = total_right(res, meta)
         facts = compare(res.reading, meta) if detector is None else compare_counts(res.reading, meta)
         tap = right or one_tap_right(res, meta)
         fixes = corrections(res, *synth_truth(meta, image.shape[1]))
@@ -235,19 +239,23 @@ def run(args: argparse.Namespace) -> int:
             misses.append(f"{path.stem} [{', '.join(reasons) or 'readable'}]: truth {meta['situation']['hand']} {meta['situation']['melds']} "
                           f"fa {meta['situation'].get('fa', 0)} own {expect['own']} | read {res.reading.notation} "
                           f"own {got and got['own']} | {'; '.join(res.reading.problems[:2])}")
+    runs = {"pao_samples": sorted(outcomes), "pao_wrong": sorted(k for k, ok in outcomes.items() if not ok)}
+    if getattr(args, "compare", None):
+        earlier = json.loads(Path(args.compare).read_text(encoding="utf-8"))
+        misses.insert(0, format_runs(*compare_runs(earlier, runs), args.compare))
     return _report(f"pipeline bench on {data} ({args.boxes} boxes): {totals['samples']} samples, "
                    f"{totals['skipped']} skipped (tiles cut off or no expected result)",
-                   summarise(totals, latencies, args.boxes), misses, args.json_out)
+                   summarise(totals, latencies, args.boxes), misses, args.json_out, runs)
 
 
-def _report(title: str, numbers: dict, misses: list[str], json_out: str | None) -> int:
+def _report(title: str, numbers: dict, misses: list[str], json_out: str | None, samples: dict | None = None) -> int:
     print(title)
     for key, value in numbers.items():
         print(f"  {key:<28}{value}")
     for line in misses:
-        print("  miss " + line)
+        print(("  " if line.startswith("against ") else "  miss ") + line)
     if json_out:
-        Path(json_out).write_text(json.dumps(numbers, indent=2) + "\n", encoding="utf-8")
+        Path(json_out).write_text(json.dumps({**numbers, **(samples or {})}, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
@@ -257,6 +265,8 @@ def _detector(args: argparse.Namespace) -> TileDetector:
 
 
 def _report_real(data: Path, args: argparse.Namespace, keep_foreign: bool) -> int:
+    if getattr(args, "compare", None):
+        raise ValueError("--compare pairs 炮 totals of synthetic sets; real photos: `xingzi eval --preds A --preds B`")
     if args.boxes == "truth":
         raise ValueError("--boxes truth needs a `xingzi synth` folder: real photos are measured with the model")
     numbers, misses = bench_real.run_real(data, _detector(args), keep_foreign, args.limit,

@@ -75,3 +75,23 @@ def format_paired(pair: Paired) -> str:
     return (f"{pair.row}\n    against {pair.base}: images exact +{len(pair.gained)} -{len(pair.lost)} (net {net:+d}, "
             f"McNemar exact p {pair.p:.2f}); hands of <={pair.hand_max} tiles +{pair.hand_gained} -{pair.hand_lost} "
             f"(p {pair.hand_p:.2f})")
+
+
+def compare_runs(base: Mapping[str, Any], other: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Two ``xingzi bench pipeline --json-out`` files of one set: the samples whose 炮 total only ``other`` gets
+    right (gained) and those only ``base`` gets right (lost)."""
+    for run in (base, other):
+        if "pao_samples" not in run or "pao_wrong" not in run:
+            raise ValueError("expected a `xingzi bench pipeline --json-out` file of a synthetic set (with 'pao_samples' "
+                             f"and 'pao_wrong'), got the keys {sorted(run)[:6]}")
+    if sorted(base["pao_samples"]) != sorted(other["pao_samples"]):
+        raise ValueError(f"the runs scored different samples ({len(base['pao_samples'])} and "
+                         f"{len(other['pao_samples'])}): compare runs on one set, with one --limit")
+    base_wrong, other_wrong = set(base["pao_wrong"]), set(other["pao_wrong"])
+    return tuple(sorted(base_wrong - other_wrong)), tuple(sorted(other_wrong - base_wrong))
+
+
+def format_runs(gained: tuple[str, ...], lost: tuple[str, ...], base: str) -> str:
+    """One line: the samples scored right only by this run and only by ``base``, with McNemar's exact p."""
+    return (f"against {base}: 炮 total right +{len(gained)} -{len(lost)} (net {len(gained) - len(lost):+d}, "
+            f"McNemar exact p {mcnemar_p(len(gained), len(lost)):.2f})")

@@ -112,6 +112,8 @@ def test_the_bench_command_tells_real_sets_from_synthetic_ones(real_set, tmp_pat
     assert json.loads(out.read_text())["foreign_left_out"] == 1
     with pytest.raises(ValueError, match="--boxes truth needs a `xingzi synth` folder"):
         bench_pipeline.run(argparse.Namespace(**{**vars(args), "boxes": "truth"}))
+    with pytest.raises(ValueError, match="--compare pairs 炮 totals of synthetic sets"):
+        bench_pipeline.run(argparse.Namespace(**{**vars(args), "compare": str(out)}))
 
 
 def _hand_labels() -> tuple[Detections, np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ from yolo_folder import label_text, write_yolo_folder
 
 from xingzi.cli import main
 from xingzi.commands.evaluate import unique_row
-from xingzi.vision.eval_compare import compare, format_paired, mcnemar_p
+from xingzi.vision.eval_compare import compare, compare_runs, format_paired, format_runs, mcnemar_p
 
 
 @pytest.mark.parametrize(("gained", "lost", "p"), [
@@ -79,3 +79,16 @@ def test_eval_compares_every_row_with_the_first_photo_by_photo(tmp_path, capsys)
     assert (pair["base"], pair["row"], pair["gained"], pair["lost"]) == ("preds", "second-preds", ["c.png"], ["a.png"])
     assert pair["p"] == 1.0 and (pair["hand_gained"], pair["hand_lost"]) == (1, 1)
     assert "against preds: images exact +1 -1 (net +0, McNemar exact p 1.00)" in capsys.readouterr().out
+
+
+def test_two_bench_runs_pair_their_samples():
+    base = {"pao_samples": ["s1", "s2", "s3", "s4"], "pao_wrong": ["s1", "s2"]}
+    other = {"pao_samples": ["s4", "s3", "s2", "s1"], "pao_wrong": ["s2", "s3"]}
+    gained, lost = compare_runs(base, other)
+    assert (gained, lost) == (("s1",), ("s3",))
+    assert format_runs(gained, lost, "before.json") == ("against before.json: 炮 total right +1 -1 (net +0, "
+                                                        "McNemar exact p 1.00)")
+    with pytest.raises(ValueError, match="json-out. file of a synthetic set"):
+        compare_runs({"samples": 4}, other)
+    with pytest.raises(ValueError, match="different samples"):
+        compare_runs(base, {**other, "pao_samples": ["s1"]})

@@ -78,6 +78,19 @@ def test_a_folder_of_saved_photos_is_benched_end_to_end(tmp_path, monkeypatch, c
     # the photo alone gives 3 of 4: the winning tile sorted into the row was the user's word; one tap gives it
     assert numbers["samples"] == 4 and numbers["pao_total_exact_pct"] == 75.0, capsys.readouterr().out
     assert numbers["pao_exact_after_one_tap_pct"] == 100.0 and numbers["needs_win_in_row"] == "0/1 right"
+    assert len(numbers["pao_samples"]) == 4 and len(numbers["pao_wrong"]) == 1
+    # a later run paired with this one sample by sample: the same outcomes, then one sample the earlier run got wrong
+    bench = ["bench", "pipeline", "--data", str(tmp_path / "set"), "--boxes", "truth", "--compare", str(out)]
+    capsys.readouterr()
+    assert main(bench) == 0
+    assert "炮 total right +0 -0 (net +0, McNemar exact p 1.00)" in capsys.readouterr().out
+    right = sorted(set(numbers["pao_samples"]) - set(numbers["pao_wrong"]))
+    out.write_text(json.dumps({**numbers, "pao_wrong": numbers["pao_wrong"] + right[:1]}))
+    assert main(bench) == 0
+    assert "炮 total right +1 -0 (net +1" in capsys.readouterr().out
+    out.write_text(json.dumps({**numbers, "pao_samples": right}))
+    assert main(bench) == 2
+    assert "scored different samples" in capsys.readouterr().err
 
 
 def test_a_likeliest_legal_reading_is_saved_with_its_faces(tmp_path, monkeypatch, capsys):
