@@ -199,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
     metas = sorted((data / "meta").glob("*.json"))
     if not metas:
         raise ValueError(f"{data}/meta has no .json files: expected a `xingzi synth --out` folder")
+    earlier = _earlier_run(args.compare) if getattr(args, "compare", None) else None  # bad file: told before the run
     detector = None if args.boxes == "truth" else _detector(args)
     totals: Counter = Counter()
     latencies: list[float] = []
@@ -240,20 +241,32 @@ def run(args: argparse.Namespace) -> int:
                           f"fa {meta['situation'].get('fa', 0)} own {expect['own']} | read {res.reading.notation} "
                           f"own {got and got['own']} | {'; '.join(res.reading.problems[:2])}")
     runs = {"pao_samples": sorted(outcomes), "pao_wrong": sorted(k for k, ok in outcomes.items() if not ok)}
-    if getattr(args, "compare", None):
-        earlier = json.loads(Path(args.compare).read_text(encoding="utf-8"))
-        misses.insert(0, format_runs(*compare_runs(earlier, runs), args.compare))
+    paired = None if earlier is None else format_runs(*compare_runs(earlier, runs), args.compare)
     return _report(f"pipeline bench on {data} ({args.boxes} boxes): {totals['samples']} samples, "
                    f"{totals['skipped']} skipped (tiles cut off or no expected result)",
-                   summarise(totals, latencies, args.boxes), misses, args.json_out, runs)
+                   summarise(totals, latencies, args.boxes), misses, args.json_out, runs, paired)
 
 
-def _report(title: str, numbers: dict, misses: list[str], json_out: str | None, samples: dict | None = None) -> int:
+def _earlier_run(path: str) -> dict:
+    """The numbers of an earlier ``--json-out`` to compare with, checked before any photo is read."""
+    try:
+        run = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--compare {path}: expected a JSON file written by --json-out: {e}") from None
+    if not isinstance(run, dict) or "pao_wrong" not in run:
+        raise ValueError(f"--compare {path}: expected a --json-out file of a synthetic set (with 'pao_wrong')")
+    return run
+
+
+def _report(title: str, numbers: dict, misses: list[str], json_out: str | None, samples: dict | None = None,
+            paired: str | None = None) -> int:
     print(title)
     for key, value in numbers.items():
         print(f"  {key:<28}{value}")
+    if paired:
+        print("  " + paired)
     for line in misses:
-        print(("  " if line.startswith("against ") else "  miss ") + line)
+        print("  miss " + line)
     if json_out:
         Path(json_out).write_text(json.dumps({**numbers, **(samples or {})}, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -201,8 +201,8 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
 
     from xingzi.vision.detector import Detector
 
-    given = (("second_doubt", second_doubt), ("min_inside", min_inside), ("lone_conf", lone_conf), ("back_far", back_far), ("noisy", noisy),
-             ("shaken", shaken), ("defocused", defocused))
+    given = (("second_doubt", second_doubt), ("min_inside", min_inside), ("lone_conf", lone_conf),
+             ("back_far", back_far), ("noisy", noisy), ("shaken", shaken), ("defocused", defocused))
     overrides = {k: v for k, v in given if v is not None}
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
                    balance=balance, fit=fit, **overrides)

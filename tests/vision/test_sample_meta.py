@@ -91,6 +91,10 @@ def test_a_folder_of_saved_photos_is_benched_end_to_end(tmp_path, monkeypatch, c
     out.write_text(json.dumps({**numbers, "pao_samples": right}))
     assert main(bench) == 2
     assert "scored different samples" in capsys.readouterr().err
+    out.write_text("not json")  # a bad file is told before any photo is read
+    monkeypatch.setattr("xingzi.vision.bench_pipeline.load_image", lambda *a: pytest.fail("a photo was read"))
+    assert main(bench) == 2
+    assert "expected a JSON file written by --json-out" in capsys.readouterr().err
 
 
 def test_a_likeliest_legal_reading_is_saved_with_its_faces(tmp_path, monkeypatch, capsys):
