@@ -52,11 +52,13 @@ def test_compare_refuses_rows_it_cannot_pair(other, message):
         compare(_result("base", {}), other, 18)
 
 
-def test_rows_from_folders_of_one_name_get_names_of_their_own(tmp_path):
+def test_rows_from_files_of_one_name_get_names_of_their_own(tmp_path):
     taken = {"preds"}
-    assert unique_row(tmp_path / "runA" / "preds", taken) == "runA-preds"
-    assert unique_row(tmp_path / "runA" / "preds", taken | {"runA-preds"}) == "runA-preds-2"
-    assert unique_row(tmp_path / "x" / "other", taken) == "other"
+    assert unique_row("preds", tmp_path / "runA" / "preds", taken) == "runA-preds"
+    assert unique_row("preds", tmp_path / "runA" / "preds", taken | {"runA-preds"}) == "runA-preds-2"
+    assert unique_row("other", tmp_path / "x" / "other", taken) == "other"
+    model_row = "xingzi_yolo11n.onnx@800+xingzi_tilecls"  # a candidate exported beside the shipped file name
+    assert unique_row(model_row, tmp_path / "cand" / "xingzi_yolo11n.onnx", {model_row}) == f"cand-{model_row}"
 
 
 def test_eval_compares_every_row_with_the_first_photo_by_photo(tmp_path, capsys):

@@ -95,12 +95,13 @@ def without_recheck(classifier: str):
     return TileClassifier(DEFAULT_CLASSIFIER if classifier == "auto" else Path(classifier), recheck=0.0)
 
 
-def unique_row(pred_dir: Path, taken: set[str]) -> str:
-    """The row name of a folder of predictions: its name, with its parent's before it when a row has that name
-    already (folders saved by --save-preds from several runs share their last part), numbered if still taken."""
-    name = pred_dir.name
+def unique_row(row: str, source: Path, taken: set[str]) -> str:
+    """A row's name made unique among those ``taken``: as it is, else with the name of the folder of its ``source``
+    (weights or a predictions folder) before it — runs saved by --save-preds, or models exported to different
+    folders, share their file names — else numbered."""
+    name = row
     if name in taken:
-        name = f"{pred_dir.parent.name}-{name}"
+        name = f"{source.parent.name}-{row}"
     base, k = name, 2
     while name in taken:
         name, k = f"{base}-{k}", k + 1
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         from xingzi.vision.detector import default_weights
 
         models = [default_weights()]
-    results = []
+    results: list[dict] = []
     for weights, classifier in itertools.product(models, args.classifier or ["auto"]):
         if not args.recheck and classifier != "none":
             classifier = without_recheck(classifier)
@@ -173,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
         row += f"@{extra['second_doubt']:g}" if args.second_doubt is not None and "second" in extra else ""
         row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
+        row = unique_row(row, Path(weights), {r["row"] for r in results})
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
                                        {"model": str(weights), "data": str(args.data), **extra}, *per_image))
         if args.save_preds:
@@ -183,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         names = [n.strip() for n in names_file.read_text().splitlines() if n.strip()] if names_file.is_file() \
             else ds.names
         preds = ev.preds_from_dir(ds, sizes, pred_dir, ev.name_table(names, overrides))
-        row = unique_row(pred_dir, {r["row"] for r in results})
+        row = unique_row(pred_dir.name, pred_dir, {r["row"] for r in results})
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
                                        {"preds": str(pred_dir), "data": str(args.data)}, *per_image))
         draw(row, preds)
