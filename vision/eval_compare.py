@@ -68,13 +68,18 @@ def compare(base: Mapping[str, Any], other: Mapping[str, Any], hand_max: int) ->
                   sum(other_miss[n] <= hand_max for n in lost), hand_max)
 
 
+def format_p(p: float) -> str:
+    """A p-value in two decimals, or in two significant figures when under 0.01 (so a clear split is not shown as 0)."""
+    return f"{p:.2f}" if p >= 0.01 else f"{p:.1e}"
+
+
 def format_paired(pair: Paired) -> str:
     """Two lines: the row, then the photos it reads exactly that the first row does not and the other way round,
     with the p-values."""
     net = len(pair.gained) - len(pair.lost)
     return (f"{pair.row}\n    against {pair.base}: images exact +{len(pair.gained)} -{len(pair.lost)} (net {net:+d}, "
-            f"McNemar exact p {pair.p:.2f}); hands of <={pair.hand_max} tiles +{pair.hand_gained} -{pair.hand_lost} "
-            f"(p {pair.hand_p:.2f})")
+            f"McNemar exact p {format_p(pair.p)}); hands of <={pair.hand_max} tiles +{pair.hand_gained} -{pair.hand_lost} "
+            f"(p {format_p(pair.hand_p)})")
 
 
 def compare_runs(base: Mapping[str, Any], other: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -94,4 +99,4 @@ def compare_runs(base: Mapping[str, Any], other: Mapping[str, Any]) -> tuple[tup
 def format_runs(gained: tuple[str, ...], lost: tuple[str, ...], base: str) -> str:
     """One line: the samples scored right only by this run and only by ``base``, with McNemar's exact p."""
     return (f"against {base}: 炮 total right +{len(gained)} -{len(lost)} (net {len(gained) - len(lost):+d}, "
-            f"McNemar exact p {mcnemar_p(len(gained), len(lost)):.2f})")
+            f"McNemar exact p {format_p(mcnemar_p(len(gained), len(lost)))})")

@@ -9,7 +9,7 @@ from yolo_folder import label_text, write_yolo_folder
 
 from xingzi.cli import main
 from xingzi.commands.evaluate import unique_row
-from xingzi.vision.eval_compare import compare, compare_runs, format_paired, format_runs, mcnemar_p
+from xingzi.vision.eval_compare import compare, compare_runs, format_p, format_paired, format_runs, mcnemar_p
 
 
 @pytest.mark.parametrize(("gained", "lost", "p"), [
@@ -22,6 +22,10 @@ from xingzi.vision.eval_compare import compare, compare_runs, format_paired, for
 ])
 def test_mcnemar_exact_p(gained, lost, p):
     assert mcnemar_p(gained, lost) == pytest.approx(p)
+
+
+def test_small_p_values_keep_their_figures():
+    assert (format_p(1.0), format_p(0.0625), format_p(mcnemar_p(3, 18))) == ("1.00", "0.06", "1.5e-03")
 
 
 def test_mcnemar_refuses_negative_counts():
