@@ -160,3 +160,16 @@ def test_eval_names_every_second_opinion_and_the_gate_asked_for(tmp_path):
     assert "+xingzi_yolo11n_s5+xingzi_yolo11n_s5@2" in row.name
     report = json.loads(row.read_text())
     assert report["second_paths"] == [str(DEFAULT_SECOND)] * 2 and report["second_doubt"] == 2
+
+
+def test_eval_says_when_a_gate_is_set_but_no_second_opinion_reads(tmp_path, capsys):
+    from xingzi.cli import main
+
+    data = write_demo_dataset(tmp_path / "data", demo_photo()[0], "demo.jpg")
+    other = tmp_path / "other.onnx"
+    shutil.copy(DEFAULT_ONNX, other)  # not the shipped file: no second opinion unless one is named
+    argv = ["eval", "--data", str(data), "--out", str(tmp_path / "out"), "--classifier", "none", "--model", str(other)]
+    assert main([*argv, "--second-doubt", "2"]) == 0
+    assert "--second-doubt 2 unused: other.onnx reads without a second opinion" in capsys.readouterr().out
+    assert main([*argv, "--second-doubt", "2", "--second", str(DEFAULT_SECOND)]) == 0
+    assert "unused" not in capsys.readouterr().out

@@ -167,6 +167,9 @@ def run(args: argparse.Namespace) -> int:
                                            noisy=None if args.denoise else 0.0,
                                            shaken=None if args.deblur else 0.0,
                                            defocused=None if args.defocus else 0.0, fit=args.fit)
+        if args.second_doubt is not None and "second" not in extra:
+            print(f"note: --second-doubt {args.second_doubt:g} unused: {Path(weights).name} reads without a second "
+                  "opinion (the shipped one goes with the shipped model only; name one with --second)")
         row = f"{Path(weights).name}@{extra['latency']['imgsz']}" + (f"-iou{args.iou:g}" if args.iou != 0.5 else "")
         row += "".join(("-unstretched" if step == "stretched" else f"-no{step}")
                        for step, _ in SECOND_READINGS if not getattr(args, step))
