@@ -41,12 +41,14 @@ class Facts:
     ``mask`` the ``shown`` bits that hold for every reading of the claim.
     """
 
-    __slots__ = ("hand", "ctx", "rules", "events", "single", "exposed", "melds", "bloom", "suits", "dragons",
+    __slots__ = ("hand", "ctx", "rules", "events", "waits", "single", "exposed", "melds", "bloom", "suits", "dragons",
                  "mask", "won_tri_open", "parts")
 
-    def __init__(self, hand: Hand, ctx: WinContext, rules: Ruleset, events: frozenset[str], single: bool,
+    def __init__(self, hand: Hand, ctx: WinContext, rules: Ruleset, events: frozenset[str], waits: int,
                  parts: tuple[Part, ...] | None = None) -> None:
-        self.hand, self.ctx, self.rules, self.events, self.single = hand, ctx, rules, events, single
+        # waits: how many tile kinds the hand waited on before the winning tile
+        self.hand, self.ctx, self.rules, self.events, self.waits = hand, ctx, rules, events, waits
+        self.single = single = waits == 1
         counts = hand.counts
         if parts is None:
             parts = hand_parts(counts)
@@ -292,13 +294,16 @@ def shuang_bian(r: Reading) -> int:
 
 
 def tong_ku(r: Reading) -> int:
-    """§4 痛苦 (optional): an edge or middle wait won on its last copy (the event says it was)."""
-    return r.rules.pao["tong_ku"] if "tong_ku" in r.events and _edge_or_middle(r.role) else 0
+    """§4 痛苦 (optional): an edge or middle wait won on its last copy (the event says it was). Edge and middle
+    waits are kinds of 胡单张 in §4, so the hand waited on that one tile kind alone: with another kind still live
+    there was no pain (003: only the one tile could win)."""
+    return r.rules.pao["tong_ku"] if "tong_ku" in r.events and r.single and _edge_or_middle(r.role) else 0
 
 
 def shang_xin(r: Reading) -> int:
-    """§4 伤心痛苦 (optional): a two-sided wait won on the last of its eight tiles."""
-    return r.rules.pao["shang_xin"] if "shang_xin" in r.events and _two_sided(r.role) else 0
+    """§4 伤心痛苦 (optional): a two-sided wait won on the last of its eight tiles, so the hand waited on exactly
+    the two kinds either side of a run (a third kind would make twelve tiles)."""
+    return r.rules.pao["shang_xin"] if "shang_xin" in r.events and r.f.waits == 2 and _two_sided(r.role) else 0
 
 
 def hai_di_pao(r: Reading) -> int:

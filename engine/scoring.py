@@ -273,7 +273,7 @@ def score_hand(hand: Hand, ctx: WinContext, rules: Ruleset) -> Score:
     derived = _DERIVED.get(id(rules))
     if derived is None or derived.rules is not rules:
         derived = _derived(rules)
-    facts = Facts(hand, ctx, rules, active_events(ctx, rules) if ctx.events else ctx.events, len(wait) == 1, parts)
+    facts = Facts(hand, ctx, rules, active_events(ctx, rules) if ctx.events else ctx.events, len(wait), parts)
     seven = not melds and n_tiles == 14 and no_fa and not (
         parts[0].odd or parts[1].odd or parts[2].odd or parts[3].odd or parts[4].odd)
     best = None  # the first reading with the highest (counts for 两炮起胡, own 炮)

@@ -128,7 +128,7 @@ def test_best_reading_matches_trying_every_item(seed: int, closed: bool, rules_n
     assume(got is not None)
     hand, ctx, rules = got
     score = score_hand(hand, ctx, rules)
-    facts = Facts(hand, ctx, rules, active_events(ctx, rules), len(score.waits) == 1)
+    facts = Facts(hand, ctx, rules, active_events(ctx, rules), len(score.waits))
     best = None
     for r in readings(facts):
         values = _plain_value(r)
