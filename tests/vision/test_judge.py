@@ -1,0 +1,158 @@
+"""The candidate judge: which commands it runs, how it pairs the readings, and the verdict it draws."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xingzi.models import judge
+from xingzi.models.judge import MeasureSet, Pairing, verdict
+
+
+def pairing(name: str, gained: int, lost: int) -> Pairing:
+    return Pairing(name, "image exact %", 70.0, 70.0, gained, lost)
+
+
+@pytest.mark.parametrize(("real", "others", "ship"), [
+    pytest.param((5, 2), [(3, 3), (1, 0)], True, id="real_gains_others_hold"),
+    pytest.param((5, 2), [(0, 2), (1, 0)], False, id="others_lose"),
+    pytest.param((2, 2), [(9, 0)], False, id="real_even"),
+    pytest.param((1, 4), [(9, 0)], False, id="real_loses"),
+    pytest.param((1, 0), [], True, id="real_alone"),
+])
+def test_verdict_needs_a_real_gain_that_the_other_sets_do_not_take_back(real, others, ship):
+    pairs = [pairing("real_cn_val", *real)] + [pairing(f"set{i}", *o) for i, o in enumerate(others)]
+    ok, why = verdict(pairs)
+    assert ok is ship
+    assert "real_cn_val" in why
+
+
+def test_verdict_refuses_pairings_without_the_real_photos_first():
+    with pytest.raises(ValueError, match="real_cn_val pairing first"):
+        verdict([pairing("synth_s99", 3, 0)])
+
+
+def test_sets_are_made_by_the_commands_that_made_the_measured_ones(tmp_path):
+    real = tmp_path / "real"
+    sets = {m.name: m for m in judge.measure_sets(real)}
+    assert list(sets)[0] == "real_cn_val" and not sets["real_cn_val"].make
+    assert sets["synth_s99"].make == ("xingzi", "synth", "--n", "300", "--seed", "99", "--imgsz", "640")
+    assert sets["heldout_s71"].make[-4:] == ("--seed", "71", "--imgsz", "1280")
+    assert sets["synth_s99"].data_arg(tmp_path, real) == tmp_path / "synth_s99" / "data.yaml"
+    assert sets["composite_s7"].data_arg(tmp_path, real) == tmp_path / "composite_s7"
+    assert sets["real_cn_val"].data_arg(tmp_path, real) == real
+
+
+def test_the_shipped_key_follows_the_model_files(tmp_path):
+    for name in judge.SHIPPED_FILES:
+        (tmp_path / name).write_bytes(b"weights")
+    before = judge.shipped_key(tmp_path)
+    assert before == judge.shipped_key(tmp_path) and len(before) == 12
+    (tmp_path / judge.SHIPPED_FILES[0]).write_bytes(b"other weights")
+    assert judge.shipped_key(tmp_path) != before
+
+
+class FakeRunner:
+    """Stands in for the commands: makes sets, writes results in which the candidate reads ``cand_wrong`` wrong
+    and the shipped reading ``base_wrong``; remembers every command."""
+
+    def __init__(self, base_wrong: set[str], cand_wrong: set[str]) -> None:
+        self.base_wrong, self.cand_wrong, self.commands = base_wrong, cand_wrong, []
+
+    def __call__(self, cmd: list[str]) -> None:
+        self.commands.append(cmd)
+        value = {flag: cmd[i + 1] for i, flag in enumerate(cmd[:-1]) if flag.startswith("--")}
+        wrong = self.cand_wrong if "--model" in cmd else self.base_wrong
+        photos = [f"p{i}" for i in range(10)]
+        if cmd[:2] == ["xingzi", "synth"] or cmd[0] == "xingzi.datasets.composite":
+            Path(value["--out"]).mkdir(parents=True)
+        elif cmd[:2] == ["xingzi", "eval"]:
+            out = Path(value["--out"])
+            out.mkdir(parents=True)
+            images = [{"image": p, "tiles": 14} for p in photos if p in wrong]
+            result = {"row": "model", "summary": {"images": 10, "image_exact": 1 - len(images) / 10}, "images": images}
+            (out / "model.json").write_text(json.dumps(result))
+        elif cmd[:3] == ["xingzi", "bench", "pipeline"]:
+            result = {"pao_samples": photos, "pao_wrong": sorted(wrong & set(photos)),
+                      "pao_total_exact_pct": 100 - 10 * len(wrong & set(photos))}
+            Path(value["--json-out"]).write_text(json.dumps(result))
+        else:
+            raise AssertionError(f"unexpected command {cmd}")
+
+
+def test_judge_pairs_every_set_and_keeps_the_shipped_readings(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    cand = tmp_path / "cand.onnx"
+    cand.write_bytes(b"candidate")
+    runner = FakeRunner(base_wrong={"p1", "p2", "p3"}, cand_wrong={"p3", "p4"})
+    ok, why, pairs = judge.judge(cand, "none", tmp_path / "sets", tmp_path / "out", real, runner=runner)
+    assert [p.name for p in pairs] == ["real_cn_val", "synth_s99", "heldout_s59", "heldout_s71", "heldout_s83",
+                                       "composite_s7"]
+    assert all((p.gained, p.lost) == (2, 1) for p in pairs)
+    assert pairs[0].shipped == pytest.approx(70.0) and pairs[0].candidate == pytest.approx(80.0)
+    assert ok and "net +1" in why
+    cand_runs = [c for c in runner.commands if "--model" in c]
+    assert all(c[c.index("--model") + 1] == str(cand) and c[c.index("--second") + 1] == "none" for c in cand_runs)
+    assert sum(c[:2] == ["xingzi", "synth"] for c in runner.commands) == 4  # s99 and three held-out seeds made
+    saved = json.loads(next((tmp_path / "out").glob("candidate-cand-*/judgement.json")).read_text())
+    assert saved["ship"] is True and len(saved["sets"]) == 6
+
+    # a second candidate: the sets and the shipped readings are there, only its own readings run
+    other = tmp_path / "other.onnx"
+    other.write_bytes(b"another candidate")
+    again = FakeRunner(base_wrong=set(), cand_wrong={"p0", "p4", "p5", "p6"})
+    ok, why, pairs = judge.judge(other, "none", tmp_path / "sets", tmp_path / "out", real, runner=again)
+    assert all("--model" in c for c in again.commands) and len(again.commands) == 6
+    assert all((p.gained, p.lost) == (3, 4) for p in pairs)  # against the shipped readings kept from before
+    assert not ok and "no gain (net -1)" in why
+    assert "real_cn_val" in report_text(pairs, ok, why)
+
+
+def report_text(pairs, ok, why) -> str:
+    text = judge.report(pairs, ok, why)
+    assert text.splitlines()[-1].startswith("verdict: ")
+    return text
+
+
+def test_only_some_sets_still_reads_the_real_photos(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    cand = tmp_path / "cand.onnx"
+    cand.write_bytes(b"candidate")
+    runner = FakeRunner(base_wrong={"p1"}, cand_wrong=set())
+    ok, _why, pairs = judge.judge(cand, None, tmp_path / "sets", tmp_path / "out", real, only=["heldout_s59"],
+                                  runner=runner)
+    assert [p.name for p in pairs] == ["real_cn_val", "heldout_s59"] and ok
+    assert not any("--second" in c for c in runner.commands)
+
+
+@pytest.mark.parametrize(("name", "content", "only", "message"), [
+    pytest.param("missing.onnx", None, (), "candidate weights not found", id="missing"),
+    pytest.param("weights.bin", b"x", (), r"expected a \.pt checkpoint or an \.onnx", id="wrong_kind"),
+    pytest.param("cand.onnx", b"x", ("heldout_s60",), r"unknown sets \['heldout_s60'\]", id="unknown_set"),
+])
+def test_bad_input_is_told_before_anything_runs(tmp_path, name, content, only, message):
+    real = tmp_path / "real"
+    real.mkdir()
+    cand = tmp_path / name
+    if content is not None:
+        cand.write_bytes(content)
+    runner = FakeRunner(set(), set())
+    with pytest.raises(ValueError, match=message):
+        judge.judge(cand, None, tmp_path / "sets", tmp_path / "out", real, only=only, runner=runner)
+    assert runner.commands == [] and not (tmp_path / "out").exists()
+
+
+def test_main_says_what_is_wrong_and_exits_2(tmp_path, capsys):
+    assert judge.main([str(tmp_path / "nope.pt"), "--real", str(tmp_path)]) == 2
+    assert "candidate weights not found" in capsys.readouterr().err
+
+
+def test_a_measure_set_path_is_the_real_folder_or_under_sets(tmp_path):
+    given = MeasureSet("real_cn_val", "eval")
+    made = MeasureSet("heldout_s59", "pipeline", ("xingzi", "synth"))
+    assert given.path(tmp_path / "sets", tmp_path / "real") == tmp_path / "real"
+    assert made.path(tmp_path / "sets", tmp_path / "real") == tmp_path / "sets" / "heldout_s59"
