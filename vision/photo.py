@@ -52,7 +52,7 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_
     except Image.DecompressionBombError:  # Pillow's own limit, far above ours: the header claims a huge picture
         raise ValueError(f"image refused: its header claims far more than the {max_pixels / 1e6:.0f} megapixels "
                          f"accepted (a decompression bomb?)") from None
-    except (OSError, SyntaxError, EOFError, ValueError) as e:  # ValueError: pillow-heif on a broken HEIC
+    except (OSError, SyntaxError, EOFError, ValueError, RuntimeError) as e:  # pillow-heif on a broken HEIC/AVIF
         raise ValueError(f"the image cannot be decoded (truncated or corrupt): {e}") from None
     if w * h > max_pixels:
         raise ValueError(f"image is {w}x{h} = {w * h / 1e6:.0f} megapixels; at most "
@@ -71,13 +71,17 @@ def _eight_bit(im: Image.Image) -> Image.Image:
     conversion clips every value over 255, which turns such a photo white."""
     if im.mode not in ("I;16", "I;16L", "I;16B", "I;16N", "I", "F"):
         return im
-    values = np.asarray(im, dtype=np.float64)
-    peak = float(values.max()) if values.size else 0.0
+    values = np.array(im, dtype=np.float32)  # float32, changed in place: a 40-MP picture costs 160 MB, not a GB
+    finite = np.isfinite(values)
+    peak = float(values.max(initial=0.0, where=finite)) if values.size else 0.0
     # the range the values were saved in: 0..1 (float), 8 or 16 bits; else the brightest value
     top = next((t for t in (1.0, 255.0, 65535.0) if peak <= t), peak)
     if im.mode.startswith("I;16"):
         top = 65535.0
-    return Image.fromarray(np.clip(values * (255.0 / top), 0, 255).astype(np.uint8), mode="L")
+    np.nan_to_num(values, copy=False, nan=0.0, posinf=top, neginf=0.0)  # one bad pixel must not blacken the rest
+    values *= 255.0 / max(top, 1e-12)
+    np.clip(values, 0, 255, out=values)
+    return Image.fromarray(values.astype(np.uint8), mode="L")
 
 
 def load_image(source: str | Path | bytes | np.ndarray) -> np.ndarray:

@@ -62,8 +62,8 @@ def add_tiles(det: Detections, added: Sequence[tuple[int, Sequence[float]]], sha
             raise ValueError(f"{what}: class must be an integer 0..{len(CLASS_NAMES) - 1}, got {k!r}")
         try:
             x0, y0, x1, y1 = (float(v) for v in box)
-        except (TypeError, ValueError):
-            raise ValueError(f"{what}: expected a box [x0, y0, x1, y1] of 4 numbers, got {box!r}") from None
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an integer past any float
+            raise ValueError(f"{what}: expected a box [x0, y0, x1, y1] of 4 numbers, got {box!r}"[:300]) from None
         if not all(np.isfinite((x0, y0, x1, y1))) or x1 <= x0 or y1 <= y0:
             raise ValueError(f"{what}: expected x0 < x1 and y0 < y1, got {[x0, y0, x1, y1]}")
         if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -137,3 +138,25 @@ def test_deep_grey_photos_are_scaled_to_eight_bits_not_clipped_white(mode, scale
     read = decode_image(data.getvalue())
     assert read.shape == (32, 32, 3)
     assert np.abs(read[..., 0].astype(int) - grey).max() <= 1  # the ramp, not a white picture
+
+
+@pytest.mark.parametrize("bad", [pytest.param(float("inf"), id="inf"), pytest.param(float("nan"), id="nan")])
+def test_one_non_finite_pixel_does_not_blacken_a_float_photo(bad):
+    grey = np.tile(np.arange(0, 256, 8, dtype=np.uint8), (32, 1))
+    values = grey.astype(np.float32) / 255
+    values[5, 7] = bad
+    data = io.BytesIO()
+    Image.fromarray(values, mode="F").save(data, format="TIFF")
+    read = decode_image(data.getvalue())[..., 0].astype(int)
+    keep = np.ones(grey.shape, bool)
+    keep[5, 7] = False
+    assert np.abs(read[keep] - grey[keep]).max() <= 1  # the ramp, not a black picture
+
+
+BROKEN = Path(__file__).parents[1] / "data" / "broken_images"
+
+
+@pytest.mark.parametrize("name", ["no_image_item.avif", "huge_dimensions.heic"])
+def test_images_the_decoders_give_up_on_are_refused_with_a_clear_message(name):
+    with pytest.raises(ValueError, match="cannot be decoded"):
+        decode_image((BROKEN / name).read_bytes())

@@ -8,6 +8,8 @@ import json
 import re
 import struct
 import tempfile
+import threading
+import time
 import zlib
 from pathlib import Path
 
@@ -495,3 +497,75 @@ def test_json_bodies_are_capped_and_forms_are_told_to_send_bytes(photo):
     assert form.status_code == 415 and "--data-binary" in form.json()["error"]
     assert client.post("/api/rescore", json={"token": token}).json()["own"] == 3  # the photo is still held
     assert fake.calls == 1
+
+
+DEEP = "[" * 100_000
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs"), [
+    pytest.param("post", "/api/rescore", {"content": DEEP}, id="rescore-body"),
+    pytest.param("post", "/api/labels", {"content": DEEP}, id="labels-body"),
+    pytest.param("get", "/api/rules", {"params": {"rules": "[" * 5000}}, id="rules-query"),
+    pytest.param("post", "/api/read", {"params": {"payers": "[" * 5000}}, id="read-payers-query"),
+    pytest.param("post", "/api/read", {"params": {"table": "[" * 5000}}, id="read-table-query"),
+])
+def test_json_nested_past_any_depth_is_a_bad_request_not_an_internal_error(photo, method, path, kwargs):
+    client, fake = client_for(layout_detections())
+    if path == "/api/read":
+        kwargs = {**kwargs, "content": photo}
+    r = getattr(client, method)(path, **kwargs)
+    assert r.status_code == 400 and "JSON" in r.json()["error"], r.text[:200]
+    assert fake.calls == 0 and client.get("/healthz").json()["ok"] is True
+
+
+def test_an_added_tile_with_a_number_past_any_float_is_refused(photo):
+    client, _ = client_for(layout_detections())
+    token = client.post("/api/read", content=photo).json()["token"]
+    huge = {"token": token, "added": [{"cls": 0, "xyxy": [0, 0, 10 ** 400, 10]}]}
+    r = client.post("/api/rescore", content=json.dumps(huge), headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "added tile 0: expected a box" in r.json()["error"]
+    assert client.post("/api/rescore", json={"token": token}).json()["own"] == 3  # the photo is still held
+
+
+def test_error_messages_that_echo_the_request_are_cut_short(photo):
+    client, _ = client_for(layout_detections())
+    r = client.post("/api/read", params={"events": ",".join(["flying"] * 1_000)}, content=photo)
+    assert r.status_code == 400 and r.json()["error"].startswith("events must be a list of")
+    assert len(r.json()["error"]) < 700 and "more characters)" in r.json()["error"]
+
+
+def test_an_internal_error_closes_the_connection(photo):
+    class Broken:
+        def predict(self, image):
+            raise RuntimeError("model exploded")
+
+    client = TestClient(create_app(Broken()), raise_server_exceptions=False)
+    r = client.post("/api/read", content=photo)
+    assert r.status_code == 500 and r.headers["connection"] == "close"
+
+
+def test_only_a_few_photos_are_decoded_at_once(photo, monkeypatch):
+    from xingzi.web import app as web_app
+
+    busy, most, guard = [0], [0], threading.Lock()
+
+    def slow_decode(data, max_pixels):
+        with guard:
+            busy[0] += 1
+            most[0] = max(most[0], busy[0])
+        time.sleep(0.2)
+        with guard:
+            busy[0] -= 1
+        raise ValueError("not an image: a stand-in decoder")
+
+    monkeypatch.setattr(web_app, "decode_image", slow_decode)
+    client, _ = client_for(layout_detections())
+    codes: list[int] = []
+    threads = [threading.Thread(target=lambda: codes.append(client.post("/api/read", content=photo).status_code))
+               for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert codes == [400] * 6
+    assert most[0] == web_app.MAX_DECODING

@@ -23,6 +23,7 @@ import numpy as np
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.requests import ClientDisconnect
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
 from xingzi.engine import check_context, follow_dealer
@@ -50,6 +51,8 @@ from .seats import Seats, parse_seats, table_view
 STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
 MAX_JSON = 1024 * 1024  # a rescore or labels body: marks on at most a few hundred tiles
+MAX_DECODING = 2  # photos decoded at once
+MAX_MESSAGE = 600  # characters of an error message sent back
 MAX_SESSIONS = 16
 
 
@@ -79,6 +82,8 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     app = FastAPI(title="xingzi", docs_url=None, redoc_url=None, openapi_url=None)
     sessions: OrderedDict[str, Session] = OrderedDict()
     lock = threading.Lock()  # one detector call at a time; sessions shared between threads
+    # a 40-MP picture takes up to ~0.6 GB while it is decoded: a few at a time, however many are sent at once
+    decoding = threading.BoundedSemaphore(MAX_DECODING)
     holder: dict[str, TileDetector] = {} if detector is None else {"d": detector}
 
     def get_detector() -> TileDetector:
@@ -90,11 +95,13 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
 
     @app.exception_handler(BadRequest)
     async def bad_request(_request: Request, exc: BadRequest) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        return JSONResponse({"error": _short(str(exc))}, status_code=exc.status)
 
     @app.exception_handler(Exception)
     async def internal(_request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500)
+        # the connection is closed after it: the client should not send on into a request that failed half way
+        return JSONResponse({"error": _short(f"internal error: {type(exc).__name__}: {exc}")}, status_code=500,
+                            headers={"Connection": "close"})
 
     @app.get("/")
     def index() -> FileResponse:
@@ -136,7 +143,8 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
 
     def _read(data: bytes, context: Context, as_read: bool = False, seats: Seats | None = None) -> JSONResponse:
         try:
-            image = decode_image(data, max_pixels=max_pixels)
+            with decoding:
+                image = decode_image(data, max_pixels=max_pixels)
         except ValueError as e:
             raise BadRequest(str(e)) from None
         with lock:
@@ -214,12 +222,20 @@ async def _body(request: Request, limit: int) -> bytes:
     if declared and declared.isdigit() and int(declared) > limit:
         raise BadRequest(f"upload of {_mib(int(declared))} is over the {_mib(limit)} limit", 413)
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise BadRequest(f"upload is over the {_mib(limit)} limit", 413)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BadRequest(f"upload is over the {_mib(limit)} limit", 413)
+            chunks.append(chunk)
+    except ClientDisconnect:  # the client went away mid-upload: nothing to answer, no traceback to log
+        raise BadRequest("the upload was cut off before its end") from None
     return b"".join(chunks)
+
+
+def _short(message: str, limit: int = MAX_MESSAGE) -> str:
+    """An error message of bounded length: some echo what was sent, which may be megabytes."""
+    return message if len(message) <= limit else message[:limit] + f"… ({len(message) - limit} more characters)"
 
 
 @dataclass(frozen=True)
@@ -277,7 +293,7 @@ async def _json(request: Request) -> Any:
     data = await _body(request, MAX_JSON)  # refused past the limit before it is all read
     try:
         return json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
         raise BadRequest("expected a JSON body {token, corrections, added, ignored, removed, claimed, released, win, "
                          "self_draw, dealer, events}") from None
 
@@ -336,7 +352,7 @@ def _param_json(value: Any, name: str) -> Any:
         return value
     try:
         return json.loads(value) if value.strip() else None
-    except ValueError:
+    except (ValueError, RecursionError):
         raise BadRequest(f"{name} in the query must be JSON, got {value[:80]!r}") from None
 
 
