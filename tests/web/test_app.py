@@ -569,3 +569,38 @@ def test_only_a_few_photos_are_decoded_at_once(photo, monkeypatch):
         t.join()
     assert codes == [400] * 6
     assert most[0] == web_app.MAX_DECODING
+
+
+class Upload:
+    """Stands in for a request whose body comes in ``parts`` (bytes), or stalls at a ``None``, or whose client goes."""
+
+    def __init__(self, *parts: bytes | None | type[Exception]) -> None:
+        self.parts, self.headers = parts, {}
+
+    async def stream(self):
+        import asyncio
+
+        for part in self.parts:
+            if part is None:
+                await asyncio.sleep(3600)
+            elif isinstance(part, type):
+                raise part()
+            else:
+                yield part
+
+
+def test_a_stalled_or_abandoned_upload_is_given_up(monkeypatch):
+    import asyncio
+
+    from starlette.requests import ClientDisconnect
+
+    from xingzi.web import app as web_app
+
+    monkeypatch.setattr(web_app, "STALL_SECONDS", 0.05)
+    assert asyncio.run(web_app._body(Upload(b"ab", b"cd"), 10)) == b"abcd"
+    for upload, status, message in ((Upload(b"ab", None), 408, "the upload stalled: nothing came for 0.05 s"),
+                                    (Upload(b"ab", ClientDisconnect), 400, "cut off before its end"),
+                                    (Upload(b"abcdef", b"ghijkl"), 413, "over the")):
+        with pytest.raises(web_app.BadRequest, match=message) as told:
+            asyncio.run(web_app._body(upload, 10))
+        assert told.value.status == status

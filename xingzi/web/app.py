@@ -8,6 +8,7 @@ multipart spooling to disk), decoded with a pixel-count guard, kept in memory fo
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import secrets
@@ -53,6 +54,7 @@ MAX_UPLOAD = 12 * 1024 * 1024  # bytes
 MAX_JSON = 1024 * 1024  # a rescore or labels body: marks on at most a few hundred tiles
 MAX_DECODING = 2  # photos decoded at once
 MAX_MESSAGE = 600  # characters of an error message sent back
+STALL_SECONDS = 30.0  # an upload that sends nothing for this long is given up (a stalled phone, or a slow-loris)
 MAX_SESSIONS = 16
 
 
@@ -222,14 +224,21 @@ async def _body(request: Request, limit: int) -> bytes:
     if declared and declared.isdigit() and int(declared) > limit:
         raise BadRequest(f"upload of {_mib(int(declared))} is over the {_mib(limit)} limit", 413)
     chunks, size = [], 0
+    stream = request.stream().__aiter__()
     try:
-        async for chunk in request.stream():
+        while True:
+            try:
+                chunk = await asyncio.wait_for(stream.__anext__(), STALL_SECONDS)
+            except StopAsyncIteration:
+                break
             size += len(chunk)
             if size > limit:
                 raise BadRequest(f"upload is over the {_mib(limit)} limit", 413)
             chunks.append(chunk)
     except ClientDisconnect:  # the client went away mid-upload: nothing to answer, no traceback to log
         raise BadRequest("the upload was cut off before its end") from None
+    except TimeoutError:
+        raise BadRequest(f"the upload stalled: nothing came for {STALL_SECONDS:g} s", 408) from None
     return b"".join(chunks)
 
 
