@@ -12,10 +12,10 @@ from typing import Final
 
 from .hand import Hand, WinContext
 from .melds import MeldKind
-from .ruleset import Ruleset
+from .ruleset import FLOWER_PATTERNS, Ruleset
 from .shapes import BAI, SEQ, ZHONG, Part, hand_parts
 
-FLOWER: Final = ("qi_xian_nv", "qing_yi_se", "hun_yi_se", "peng_peng_hu", "qi_dui", "yi_tiao_long", "hong_qi")
+FLOWER: Final = FLOWER_PATTERNS
 DRAGONS: Final = (ZHONG, BAI)
 
 # What a reading shows; an item is tried only when the reading shows one of the things it needs.

@@ -39,7 +39,7 @@ def parse_tiles(text: str) -> list[Tile]:
             tiles.append(Tile(word.group(0).lower()))
             i = word.end()
             continue
-        if ch.isdigit():
+        if "0" <= ch <= "9":  # ASCII only: a full-width １ is told as unexpected, not read as a face
             digits += ch
         elif ch in SUITS or ch == "z":
             if not digits:

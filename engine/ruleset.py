@@ -23,6 +23,8 @@ except ModuleNotFoundError:  # Python 3.10
 
 RULESET_DIR: Final = ENGINE_DIR / "rulesets"
 PRESETS: Final = {"default": "default.toml", "text000": "text000.toml"}
+FLOWER_PATTERNS: Final = ("qi_xian_nv", "qing_yi_se", "hun_yi_se", "peng_peng_hu", "qi_dui", "yi_tiao_long", "hong_qi")
+ADDITIONS: Final = ("self_draw", "concealed", "single_wait")  # the additions whose value the hand's 花炮 decides
 OPTIONAL_ITEMS: Final = ("hai_di_lao_yue", "hai_di_pao", "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
 CHOICES: Final[dict[str, tuple[Any, ...]]] = {
     "flower_additions": ("003", "000"),
@@ -202,9 +204,29 @@ def _check(data: dict) -> None:
             raise ValueError(f"ruleset threshold.{key} must be a list of item keys, got {listed!r}")
     if opts["flower_additions"] not in data["flower_additions"]:
         raise ValueError(f"ruleset has no [flower_additions.\"{opts['flower_additions']}\"] table")
+    _check_additions(data["flower_additions"])
     for key, value in data["replaces"].items():
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ValueError(f"ruleset replaces.{key} must be a list of item keys, got {value!r}")
+
+
+def _check_additions(tables: Mapping) -> None:
+    """Each [flower_additions."X"] table: 自摸/门清/单张, each valued for a 平胡 (ping_hu), any 花炮 hand (flower) and
+    any pattern of its own, in whole 炮 ≥ 0 (a negative or fractional value would score nonsense)."""
+    for name, table in tables.items():
+        where = f"ruleset flower_additions.{name}"
+        if not isinstance(table, Mapping) or sorted(table) != sorted(ADDITIONS):
+            got = sorted(table) if isinstance(table, Mapping) else table
+            raise ValueError(f"{where} must hold the tables {list(ADDITIONS)}, got {got!r}")
+        for addition, values in table.items():
+            if not isinstance(values, Mapping) or not {"ping_hu", "flower"} <= set(values):
+                raise ValueError(f"{where}.{addition} must give ping_hu and flower (and any 花炮 pattern), got {values!r}")
+            for key, value in values.items():
+                if key not in ("ping_hu", "flower") and key not in FLOWER_PATTERNS:
+                    raise ValueError(f"{where}.{addition}: {key!r} is neither ping_hu, flower nor a 花炮 pattern "
+                                     f"({', '.join(FLOWER_PATTERNS)})")
+                if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                    raise ValueError(f"{where}.{addition}.{key} must be a whole number ≥ 0, got {value!r}")
 
 
 _DEFAULT: dict | None = None
@@ -236,7 +258,7 @@ def load_ruleset(source: str | Path | None = None) -> Ruleset:
             raise ValueError(f"ruleset file {key!r} not found (or use a preset: {', '.join(PRESETS)})")
     raw = _read_toml(path)
     base = raw.get("base")
-    if base is not None and base not in PRESETS:
+    if base is not None and (not isinstance(base, str) or base not in PRESETS):
         raise ValueError(f"ruleset {path}: base must be one of {list(PRESETS)}, got {base!r}")
     if base and base != "default":
         merged = _merge(_thaw(load_ruleset(base).data), {k: v for k, v in raw.items() if k != "base"})

@@ -122,6 +122,24 @@ def test_json_lines_from_stdin_keep_going_after_a_bad_line(capsys, monkeypatch) 
     assert results[2]["line"] == 3 and "not among the hand" in results[2]["error"]
 
 
+@pytest.mark.parametrize(("bad", "message"), [
+    pytest.param("[" * 100_000, "the input is nested too deeply to be a situation", id="nested-deep"),
+    pytest.param('{"hand": "12m456m789p22345s3m", "win_tile": "3m", "fa": 1' + "0" * 5000 + "}",
+                 "a number of thousands of digits: no situation holds one", id="huge-number"),
+])
+@pytest.mark.parametrize("first", [True, False], ids=["bad-line-first", "bad-line-second"])
+def test_a_json_line_past_the_parsers_limits_is_one_bad_line(capsys, monkeypatch, bad, message, first) -> None:
+    good = json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"})
+    lines = [bad, good, good] if first else [good, bad, good]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    code, out, err = run(["score", "--json", "-"], capsys)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and len(results) == 3 and "Traceback" not in err
+    bad_at = 0 if first else 1
+    assert results[bad_at] == {"error": message, "line": bad_at + 1}
+    assert [r["own"] for i, r in enumerate(results) if i != bad_at] == [3, 3]
+
+
 def test_json_round_with_two_winners(capsys, tmp_path) -> None:
     path = tmp_path / "round.json"
     path.write_text(json.dumps({"dealer": 2, "discarder": 0, "wins": [
@@ -148,6 +166,8 @@ def test_the_example_round_is_settled_between_the_four_seats(capsys) -> None:
     pytest.param('{"hand": "12m456m789p22345s3m", "win_tile": "3m", "events": [5]}', '"events" must be a list of '
                  'names, got [5]', id="event-not-a-name"),
     pytest.param("[" * 100_000 + "]" * 100_000, "nested too deeply", id="nested-deep"),
+    pytest.param('{"hand": "12m456m789p22345s3m", "win_tile": "3m", "fa": 1' + "0" * 5000 + "}",
+                 "a number of thousands of digits: no situation holds one", id="huge-number"),
     pytest.param('{"dealer": 0, "discarder": 1, "wins": [{"seat": 3, "hand": "12m456m789p22345s 3m"}, '
                  '{"seat": 3, "hand": "12m456m789p22345s 3m"}]}', "each seat wins (or claims) once in a round, got "
                  "seats [3, 3]", id="a-seat-wins-twice"),

@@ -48,6 +48,8 @@ def test_parse_tiles(text, expected):
     "text, message",
     [
         pytest.param("12x", "unexpected 'x'", id="unknown_letter"),
+        pytest.param("１２m", "unexpected '１' at position 0 in '１２m': expected digits, m/p/s/z or 中/发/白",
+                     id="full_width_digits"),
         pytest.param("0m", "ranks are 1..9", id="red_five"),
         pytest.param("1z", "no winds", id="wind"),
         pytest.param("123", "no suit letter", id="no_suit"),

@@ -64,6 +64,16 @@ def test_house_file_with_base_and_changes(tmp_path) -> None:
         pytest.param("name = 5\n", "ruleset name must be text, got 5", id="name-not-text"),
         pytest.param("[threshold]\nmin_own = '2'\n", "threshold.min_own must be a whole number", id="min-own-text"),
         pytest.param("base = 'nowhere'\n", r"base must be one of \['default', 'text000'\], got 'nowhere'", id="bad-base"),
+        pytest.param("base = [1]\n", r"base must be one of \['default', 'text000'\], got \[1\]", id="base-a-list"),
+        pytest.param('[flower_additions."003"]\nconcealed = { ping_hu = 1.5, flower = 1 }\n',
+                     r"flower_additions.003.concealed.ping_hu must be a whole number ≥ 0, got 1.5", id="addition-fraction"),
+        pytest.param('[flower_additions."003"]\nself_draw = { ping_hu = -5, flower = 5 }\n',
+                     r"flower_additions.003.self_draw.ping_hu must be a whole number ≥ 0, got -5", id="addition-negative"),
+        pytest.param('[flower_additions."003"]\nsingle_wait = { ping_hu = 1, flower = 1, flying = 2 }\n',
+                     r"'flying' is neither ping_hu, flower nor a 花炮 pattern", id="addition-unknown-pattern"),
+        pytest.param('[flower_additions."house"]\nself_draw = { ping_hu = 1, flower = 5 }\n',
+                     r"flower_additions.house must hold the tables \['self_draw', 'concealed', 'single_wait'\]",
+                     id="addition-table-short"),
     ],
 )
 def test_bad_ruleset_files_say_what_is_wrong(tmp_path, text: str, message: str) -> None:
@@ -71,6 +81,13 @@ def test_bad_ruleset_files_say_what_is_wrong(tmp_path, text: str, message: str) 
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match=message):
         load_ruleset(path)
+
+
+@pytest.mark.parametrize("value", [1.5, -1, True, None, [1]])
+def test_additions_that_are_no_whole_number_are_refused_from_a_situation_too(value) -> None:
+    rules = {"flower_additions": {"003": {"concealed": {"ping_hu": value}}}}
+    with pytest.raises(ValueError, match="flower_additions.003.concealed.ping_hu must be a whole number"):
+        score_situation({**EX6, "rules": rules})
 
 
 def test_missing_file_and_bad_override() -> None:

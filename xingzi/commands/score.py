@@ -73,9 +73,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _value(text: str) -> Any:
     try:
-        return json.loads(text)
+        return _loads(text)
     except json.JSONDecodeError:
         return text
+
+
+def _loads(text: str) -> Any:
+    """JSON text → value; what no situation holds (nesting thousands deep, a number of thousands of digits) is
+    refused as such rather than with the parser's words."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("the input is nested too deeply to be a situation") from None
+    except ValueError as e:
+        if "digits" in str(e) and not isinstance(e, json.JSONDecodeError):  # Python's 4,300-digit limit
+            raise ValueError("a number of thousands of digits: no situation holds one") from None
+        raise
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:
@@ -198,8 +211,12 @@ def _score_stream(text: str, ruleset, out=None, as_lines: bool = False) -> int:
     if not text.strip():
         raise ValueError("no situation given: expected a §10 JSON object, or JSON Lines of them")
     try:
-        whole = None if as_lines else json.loads(text)
-    except json.JSONDecodeError:
+        whole = None if as_lines else _loads(text)
+    except json.JSONDecodeError:  # not one JSON value: JSON Lines, each line told apart
+        whole = None
+    except ValueError:  # too deep or too long a number: said for the whole input, or for its one bad line
+        if sum(1 for line in text.splitlines() if line.strip()) <= 1:
+            raise
         whole = None
     if isinstance(whole, dict):
         out.write(json.dumps(_score_object(whole, ruleset), ensure_ascii=False, indent=2) + "\n")
@@ -212,7 +229,7 @@ def _score_stream(text: str, ruleset, out=None, as_lines: bool = False) -> int:
         if not line.strip():
             continue
         try:
-            result = _score_object(json.loads(line), ruleset)
+            result = _score_object(_loads(line), ruleset)
         except json.JSONDecodeError as e:
             result, failed = {"error": f"not JSON: {e}", "line": n}, failed + 1
         except ValueError as e:
