@@ -7,6 +7,7 @@ which label file, which label files have no image, and the class names a dataset
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -132,9 +133,15 @@ def read_class_names(root: str | Path) -> tuple[str, ...] | None:
         if yaml_path.exists():
             import yaml  # PyYAML comes with ultralytics
 
-            doc = yaml.safe_load(yaml_path.read_text()) or {}
+            try:
+                doc = yaml.safe_load(yaml_path.read_text()) or {}
+            except yaml.YAMLError as e:
+                raise ValueError(f"{yaml_path}: not valid YAML ({str(e).splitlines()[0]})") from None
             names = doc.get("names") if isinstance(doc, dict) else None
             if isinstance(names, dict):
+                if not all(isinstance(k, int) or str(k).isdigit() for k in names):
+                    raise ValueError(f"{yaml_path}: 'names' must be a list of class names or a table from class ids, "
+                                     f"got {names!r}"[:200])
                 return tuple(str(names[k]) for k in sorted(names, key=int))
             if isinstance(names, list):
                 return tuple(str(n) for n in names)
@@ -156,6 +163,9 @@ def parse_label_text(text: str) -> tuple[list[tuple[int, list[float]]], list[tup
             values = [float(v) for v in parts]
         except ValueError:
             bad.append((lineno, f"expected numbers 'cls cx cy w h', got {line.strip()!r}"))
+            continue
+        if not all(math.isfinite(v) for v in values):
+            bad.append((lineno, f"expected finite numbers 'cls cx cy w h', got {line.strip()[:120]!r}"))
             continue
         if len(values) >= 7 and len(values) % 2 == 1:
             xs, ys = np.array(values[1::2]), np.array(values[2::2])

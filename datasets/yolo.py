@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -43,6 +44,9 @@ def read_labels(path: str | Path) -> np.ndarray:
             values = [float(v) for v in parts]
         except ValueError as e:
             raise ValueError(f"{p}:{lineno}: expected numbers 'cls cx cy w h', got {line!r}") from e
+        if not all(math.isfinite(v) for v in values) or values[0] != int(values[0]):  # (ids < 0: told by the caller)
+            raise ValueError(f"{p}:{lineno}: expected a whole class id and finite coordinates, "
+                             f"got {line.strip()[:120]!r}")
         if len(values) == 5:
             rows.append(values)
         elif len(values) >= 7 and len(values) % 2 == 1:

@@ -86,9 +86,11 @@ class Dataset:
 
 
 def _names_from(obj) -> list[str]:
-    if isinstance(obj, dict):
+    if isinstance(obj, dict) and all(isinstance(k, int) or str(k).isdigit() for k in obj):
         return [str(obj[k]) for k in sorted(obj, key=int)]
-    return [str(n) for n in obj]
+    if isinstance(obj, list):
+        return [str(n) for n in obj]
+    raise ValueError(f"data.yaml 'names' must be a list of class names or a table from class ids, got {obj!r}"[:200])
 
 
 def load_dataset(data: Path, split: str = "val") -> Dataset:
@@ -105,9 +107,15 @@ def load_dataset(data: Path, split: str = "val") -> Dataset:
         raise FileNotFoundError(f"dataset not found: {data}")
     import yaml
 
-    cfg = yaml.safe_load(data.read_text())
+    try:
+        cfg = yaml.safe_load(data.read_text())
+    except yaml.YAMLError as e:
+        raise ValueError(f"{data}: not valid YAML ({str(e).splitlines()[0]})") from None
     if not isinstance(cfg, dict) or "names" not in cfg or split not in cfg:
         raise ValueError(f"{data}: expected a data.yaml with 'names' and '{split}'")
+    if not isinstance(cfg[split], (str, list)) or isinstance(cfg[split], list) and not all(
+            isinstance(d, str) for d in cfg[split]):
+        raise ValueError(f"{data}: '{split}' must be a folder (or a list of folders), got {cfg[split]!r}")
     base = Path(cfg.get("path") or data.parent)
     base = base if base.is_absolute() else (data.parent / base)
     dirs = cfg[split] if isinstance(cfg[split], list) else [cfg[split]]
@@ -147,7 +155,13 @@ def _read_rows(txt: Path, with_conf: bool) -> np.ndarray:
     rows = [line.split() for line in txt.read_text().splitlines() if line.strip()]
     if any(len(r) != 6 for r in rows):
         raise ValueError(f"{txt}: prediction rows must be 'cls cx cy w h conf'")
-    return np.array(rows, np.float64).reshape(-1, 6)
+    try:
+        table = np.array(rows, np.float64).reshape(-1, 6)
+    except ValueError:
+        raise ValueError(f"{txt}: prediction rows must be numbers 'cls cx cy w h conf'") from None
+    if not np.isfinite(table).all() or (table[:, 0] != np.round(table[:, 0])).any():
+        raise ValueError(f"{txt}: prediction rows must be a whole class id and finite numbers 'cls cx cy w h conf'")
+    return table
 
 
 def truths_for(ds: Dataset, table: np.ndarray, errata: Errata | None = None,

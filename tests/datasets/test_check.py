@@ -37,6 +37,10 @@ def five_boxes(cls: int, copies: int) -> str:
     pytest.param(five_boxes(0, 5), ["fifth-copy"], id="five-copies"),
     pytest.param(five_boxes(30, 6), [], id="backs-are-not-counted"),
     pytest.param("1 0.4 0.4 0.6 0.4 0.6 0.6 0.4 0.6\n", [], id="polygon-row"),
+    pytest.param("0 nan 0.5 0.2 0.3\n3 NaN NaN NaN NaN\n", ["malformed", "malformed"], id="nan-coordinates"),
+    pytest.param("inf 0.5 0.5 0.2 0.3\n1e400 0.5 0.5 0.2 0.3\nnan 0.5 0.5 0.2 0.3\n3 0.5 0.5 0.1 0.1\n",
+                 ["malformed"] * 3, id="non-finite-classes-and-the-check-goes-on"),
+    pytest.param("1 0.4 0.4 0.6 nan 0.6 0.6 0.4 0.6\n", ["malformed"], id="nan-in-a-polygon"),
     pytest.param("0 0.5 0.5 0.1\n31 0.5 0.5 0.1 0.1\n" + five_boxes(2, 5), ["malformed", "unknown-class", "fifth-copy"],
                  id="several-at-once"),
 ])
@@ -110,6 +114,19 @@ def test_class_list_from_data_yaml_limits_ids(tmp_path):
 def test_read_class_names_formats(tmp_path, name, text, expected):
     (tmp_path / name).write_text(text)
     assert read_class_names(tmp_path) == expected
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    pytest.param("names: [a, b\n", "not valid YAML", id="broken"),
+    pytest.param("names: {a: x, b: y}\n", "'names' must be a list of class names or a table from class ids",
+                 id="names-keyed-by-words"),
+])
+def test_a_data_yaml_that_cannot_be_read_is_said_so(tmp_path, capsys, text, message):
+    root = make_dataset(tmp_path / "ds", {"a": "0 0.5 0.5 0.1 0.1\n"})
+    (root / "data.yaml").write_text(text)
+    assert main(["dataset", "check", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
 
 
 def test_class_names_shared_by_splits_in_the_parent(tmp_path):

@@ -106,6 +106,38 @@ def test_missing_dataset_is_a_clear_error(tmp_path, capsys):
     assert "dataset not found" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("yaml_text", "message"), [
+    pytest.param("names: [a\nval: images\n", "not valid YAML", id="broken"),
+    pytest.param("names: 5\nval: images\n", "'names' must be a list of class names", id="names-a-number"),
+    pytest.param("names: {a: x}\nval: images\n", "'names' must be a list of class names", id="names-keyed-by-words"),
+    pytest.param("names: [x]\nval:\n", "'val' must be a folder (or a list of folders), got None", id="val-empty"),
+    pytest.param("names: [x]\nval: 5\n", "'val' must be a folder (or a list of folders), got 5", id="val-a-number"),
+])
+def test_a_bad_data_yaml_is_a_clear_error(dataset, tmp_path, capsys, yaml_text, message):
+    (dataset / "data.yaml").write_text(yaml_text)
+    assert main(["eval", "--data", str(dataset / "data.yaml"), "--preds", str(tmp_path), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("where", "line", "message"), [
+    pytest.param("labels", "1.7 0.5 0.5 0.2 0.3", "expected a whole class id and finite coordinates",
+                 id="label-fractional-class"),
+    pytest.param("labels", "0 nan 0.5 0.2 0.3", "finite coordinates", id="label-nan"),
+    pytest.param("preds", "0 0.5 0.5 0.2 0.3 nan", "a whole class id and finite numbers", id="pred-nan-conf"),
+    pytest.param("preds", "0.5 0.5 0.5 0.2 0.3 0.9", "a whole class id and finite numbers", id="pred-fractional-class"),
+])
+def test_numbers_that_are_no_label_are_refused_not_scored(dataset, tmp_path, capsys, where, line, message):
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    (preds / "a.txt").write_text("0 0.1 0.5 0.1 0.4 0.9\n")
+    target = (dataset / "labels" / "a.txt") if where == "labels" else (preds / "a.txt")
+    target.write_text(line + "\n")
+    assert main(["eval", "--data", str(dataset), "--preds", str(preds), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
 def test_truth_boxes_become_pixels(dataset):
     from xingzi.vision.evaluate import truths_for
 
