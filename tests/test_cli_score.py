@@ -242,6 +242,13 @@ def test_a_name_that_is_both_option_and_pao(capsys, setting: str, own: int) -> N
     assert code == 0 and json.loads(out)["own"] == own
 
 
+def test_a_situation_file_saved_with_a_byte_order_mark_is_read(capsys, tmp_path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_text(json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"}), encoding="utf-8-sig")
+    code, out, _ = run(["score", "--json", str(path)], capsys)
+    assert code == 0 and json.loads(out)["own"] == 3
+
+
 def test_a_jsonl_file_of_one_line_gets_one_line_back(capsys, tmp_path) -> None:
     good, bad = tmp_path / "one.jsonl", tmp_path / "bad.jsonl"
     good.write_text(json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"}) + "\n", encoding="utf-8")

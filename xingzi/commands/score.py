@@ -263,10 +263,10 @@ def run(args: argparse.Namespace) -> int:
     ruleset = load_ruleset(args.rules) if args.rules else None
     if args.json and not args.hand:
         if args.json == "-":
-            text = sys.stdin.read()
+            text = sys.stdin.read().removeprefix("\ufeff")
         else:
             try:
-                with open(args.json, encoding="utf-8") as fh:
+                with open(args.json, encoding="utf-8-sig") as fh:  # -sig: a byte-order mark (Windows editors) is no text
                     text = fh.read()
             except UnicodeDecodeError:
                 raise ValueError(f"situation file {args.json!r} is not UTF-8 text (expected JSON)") from None
