@@ -78,6 +78,8 @@ def parse_situation(s: Any, ruleset: Ruleset | None = None) -> tuple[Hand, WinCo
     ctx = make_context(hand, _bool(s, "self_draw"), _bool(s, "dealer"), events, payers)
     base = ruleset
     if s.get("ruleset") is not None:
+        if not isinstance(s["ruleset"], str):
+            raise ValueError(f"\"ruleset\" must be a preset name or a ruleset file, got {s['ruleset']!r}")
         base = load_ruleset(s["ruleset"])
     return hand, ctx, _with_overrides(base or load_ruleset(), s.get("rules"))
 
@@ -87,8 +89,10 @@ _OVERRIDDEN: dict[tuple[int, str], tuple[Ruleset, Ruleset]] = {}
 
 def _with_overrides(base: Ruleset, overrides: Any) -> Ruleset:
     """``base.with_overrides``, remembered: JSON Lines often repeat the same overrides."""
-    if not overrides:
+    if overrides is None or overrides == {}:
         return base
+    if not isinstance(overrides, Mapping):
+        raise ValueError(f"\"rules\" must be an object of ruleset options and 炮 numbers, got {overrides!r}"[:300])
     try:
         key = (id(base), json.dumps(overrides, sort_keys=True))
     except TypeError:
@@ -145,7 +149,7 @@ ROUND_FIELDS = ("dealer", "discarder", "wins", "follow_dealer")
 
 
 def _payers(raw: Any) -> tuple[Payer, ...]:
-    raw = raw or []
+    raw = [] if raw is None else raw  # (0, "" or {} are no list of payers: refused, not read as none)
     if not isinstance(raw, list) or not all(isinstance(p, Mapping) for p in raw):
         raise ValueError(f"\"payers\" must be a list of objects like {{\"dealer\": true, \"fa\": 1}}, got {raw!r}")
     payers = []
@@ -158,7 +162,7 @@ def _payers(raw: Any) -> tuple[Payer, ...]:
 
 
 def _events(raw: Any) -> list[str]:
-    events = raw or []
+    events = [] if raw is None else raw
     if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
         raise ValueError(f"\"events\" must be a list of names, got {events!r}")
     return events
