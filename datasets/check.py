@@ -7,7 +7,6 @@ which label file, which label files have no image, and the class names a dataset
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.datasets.errata import Errata, PhotoFix, fix_parsed
-from xingzi.datasets.yolo import IMAGE_SUFFIXES, image_files, label_path_for
+from xingzi.datasets.yolo import IMAGE_SUFFIXES, image_files, label_path_for, parse_label_text
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 
 # A box may poke this far (normalised) past the border before it counts as outside: exporters round.
@@ -149,33 +148,6 @@ def read_class_names(root: str | Path) -> tuple[str, ...] | None:
         if txt.exists():
             return tuple(n.strip() for n in txt.read_text().splitlines() if n.strip())
     return None
-
-
-def parse_label_text(text: str) -> tuple[list[tuple[int, list[float]]], list[tuple[int, str]]]:
-    """Rows ``(line number, [cls cx cy w h])`` and malformed lines ``(line number, reason)``.
-    Polygon rows are reduced to their bounding box, as Ultralytics does."""
-    rows, bad = [], []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        parts = line.split()
-        if not parts:
-            continue
-        try:
-            values = [float(v) for v in parts]
-        except ValueError:
-            bad.append((lineno, f"expected numbers 'cls cx cy w h', got {line.strip()!r}"))
-            continue
-        if not all(math.isfinite(v) for v in values):
-            bad.append((lineno, f"expected finite numbers 'cls cx cy w h', got {line.strip()[:120]!r}"))
-            continue
-        if len(values) >= 7 and len(values) % 2 == 1:
-            xs, ys = np.array(values[1::2]), np.array(values[2::2])
-            values = [values[0], (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2,
-                      xs.max() - xs.min(), ys.max() - ys.min()]
-        elif len(values) != 5:
-            bad.append((lineno, f"expected 5 numbers 'cls cx cy w h', got {len(values)}"))
-            continue
-        rows.append((lineno, values))
-    return rows, bad
 
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -27,35 +27,50 @@ def classes_text() -> str:
     return "\n".join(CLASS_NAMES) + "\n"
 
 
-def read_labels(path: str | Path) -> np.ndarray:
-    """(N, 5) float array ``cls cx cy w h`` (normalised). Missing file → empty array.
-
-    Polygon rows (more than 5 numbers) are reduced to their bounding box.
-    """
-    p = Path(path)
-    if not p.exists():
-        return np.zeros((0, 5), np.float64)
-    rows = []
-    for lineno, line in enumerate(p.read_text().splitlines(), 1):
+def parse_label_text(text: str) -> tuple[list[tuple[int, list[float]]], list[tuple[int, str]]]:
+    """Rows ``(line number, [cls cx cy w h])`` and malformed lines ``(line number, reason)``.
+    Polygon rows are reduced to their bounding box, as Ultralytics does."""
+    rows, bad = [], []
+    for lineno, line in enumerate(text.splitlines(), 1):
         parts = line.split()
         if not parts:
             continue
         try:
             values = [float(v) for v in parts]
-        except ValueError as e:
-            raise ValueError(f"{p}:{lineno}: expected numbers 'cls cx cy w h', got {line!r}") from e
-        if not all(math.isfinite(v) for v in values) or values[0] != int(values[0]):  # (ids < 0: told by the caller)
-            raise ValueError(f"{p}:{lineno}: expected a whole class id and finite coordinates, "
-                             f"got {line.strip()[:120]!r}")
-        if len(values) == 5:
-            rows.append(values)
-        elif len(values) >= 7 and len(values) % 2 == 1:
+        except ValueError:
+            bad.append((lineno, f"expected numbers 'cls cx cy w h', got {line.strip()!r}"))
+            continue
+        if not all(math.isfinite(v) for v in values):
+            bad.append((lineno, f"expected finite numbers 'cls cx cy w h', got {line.strip()[:120]!r}"))
+            continue
+        if len(values) >= 7 and len(values) % 2 == 1:
             xs, ys = np.array(values[1::2]), np.array(values[2::2])
-            rows.append([values[0], (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2,
-                         xs.max() - xs.min(), ys.max() - ys.min()])
-        else:
-            raise ValueError(f"{p}:{lineno}: expected 5 numbers 'cls cx cy w h', got {len(values)}")
-    return np.array(rows, np.float64).reshape(-1, 5)
+            values = [values[0], (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2,
+                      xs.max() - xs.min(), ys.max() - ys.min()]
+        elif len(values) != 5:
+            bad.append((lineno, f"expected 5 numbers 'cls cx cy w h', got {len(values)}"))
+            continue
+        rows.append((lineno, values))
+    return rows, bad
+
+
+def read_labels(path: str | Path) -> np.ndarray:
+    """(N, 5) float array ``cls cx cy w h`` (normalised). Missing file → empty array.
+
+    Polygon rows (more than 5 numbers) are reduced to their bounding box; a malformed line, or a class id that is
+    no whole number, is an error (ids out of range are the caller's to tell).
+    """
+    p = Path(path)
+    if not p.exists():
+        return np.zeros((0, 5), np.float64)
+    rows, bad = parse_label_text(p.read_text())
+    if bad:
+        lineno, why = bad[0]
+        raise ValueError(f"{p}:{lineno}: {why}")
+    for lineno, values in rows:
+        if values[0] != int(values[0]):
+            raise ValueError(f"{p}:{lineno}: expected a whole class id, got {values[0]:g}")
+    return np.array([values for _, values in rows], np.float64).reshape(-1, 5)
 
 
 def format_labels(rows: np.ndarray) -> str:

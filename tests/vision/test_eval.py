@@ -121,9 +121,10 @@ def test_a_bad_data_yaml_is_a_clear_error(dataset, tmp_path, capsys, yaml_text, 
 
 
 @pytest.mark.parametrize(("where", "line", "message"), [
-    pytest.param("labels", "1.7 0.5 0.5 0.2 0.3", "expected a whole class id and finite coordinates",
+    pytest.param("labels", "1.7 0.5 0.5 0.2 0.3", "a.txt:1: expected a whole class id, got 1.7",
                  id="label-fractional-class"),
-    pytest.param("labels", "0 nan 0.5 0.2 0.3", "finite coordinates", id="label-nan"),
+    pytest.param("labels", "0 nan 0.5 0.2 0.3", "a.txt:1: expected finite numbers 'cls cx cy w h', got '0 nan 0.5 0.2 0.3'",
+                 id="label-nan"),
     pytest.param("preds", "0 0.5 0.5 0.2 0.3 nan", "a whole class id and finite numbers", id="pred-nan-conf"),
     pytest.param("preds", "0.5 0.5 0.5 0.2 0.3 0.9", "a whole class id and finite numbers", id="pred-fractional-class"),
 ])
