@@ -185,6 +185,8 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     Several ``wins`` on one discard are 一炮多响: each is scored on its own. A win's ``payers`` are marked
     dealer or not from the seats (missing ones are plain players; a flag that disagrees is refused).
     """
+    if "dealer" not in round_:  # (every payment to or from the dealer is doubled: no seat can be assumed)
+        raise ValueError("a round needs \"dealer\": the seat 0..3 that deals this hand")
     dealer = _int(round_, "dealer")
     discarder = round_.get("discarder")
     if discarder is not None and (not isinstance(discarder, int) or isinstance(discarder, bool)):
@@ -196,7 +198,9 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     for w in wins:
         if not isinstance(w, Mapping):
             raise ValueError(f"each win is a situation object, got {w!r}")
-        seat = _int(w, "seat", -1)
+        if "seat" not in w:
+            raise ValueError("each win in a round needs \"seat\": the winner's seat 0..3")
+        seat = _int(w, "seat")
         s = dict(w)
         s.setdefault("dealer", seat == dealer)
         s.setdefault("self_draw", discarder is None)

@@ -140,6 +140,45 @@ def test_a_json_line_past_the_parsers_limits_is_one_bad_line(capsys, monkeypatch
     assert [r["own"] for i, r in enumerate(results) if i != bad_at] == [3, 3]
 
 
+def test_a_key_given_twice_is_one_bad_line_and_one_bad_item(capsys, monkeypatch) -> None:
+    good = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
+    twice = '{"hand": "12m456m789p22345s3m", "win_tile": "3m", "fa": 0, "fa": 1}'
+    for text in ("\n".join([json.dumps(good), twice, json.dumps(good)]),  # JSON Lines
+                 "[" + ", ".join([json.dumps(good), twice, json.dumps(good)]) + "]"):  # a JSON list of situations
+        monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+        code, out, _ = run(["score", "--json", "-"], capsys)
+        results = [json.loads(line) for line in out.splitlines()]
+        assert code == 1 and [r.get("own") for r in results] == [3, None, 3]
+        assert results[1] == {"error": "key 'fa' is given twice in one object: give it once (which was meant is "
+                                        "unclear; JSON readers keep the last)", "line": 2}
+
+
+def test_a_table_given_twice_in_a_set_override_is_refused(capsys) -> None:
+    code, out, err = run(["score", "--hand", "12m456m789p22345s 3m", "--set",
+                          'flower_additions={"003": {}, "003": {"concealed": {"ping_hu": 1}}}'], capsys)
+    assert code == 2 and "key '003' is given twice in one object" in err and out == ""
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    pytest.param(b'{"hand": "12m456m789p22345s3m\xff", "win_tile": "3m"}',
+                 "standard input is not UTF-8 text (expected JSON): byte 29 is b'\\xff'", id="not-utf8"),
+    pytest.param(b'{"hand": "12m456m789p22345s3m"}\n{"hand": "\xfe"}\n', "standard input is not UTF-8 text",
+                 id="not-utf8-lines"),
+])
+def test_standard_input_that_is_not_utf8_is_refused_whole_as_a_file_is(data: bytes, message: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "xingzi", "score", "--json", "-"], input=data,
+                          capture_output=True, cwd=ROOT, timeout=60)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and message in err and "Traceback" not in err and proc.stdout == b""
+
+
+def test_standard_input_with_a_byte_order_mark_is_read() -> None:
+    data = "\ufeff".encode() + json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"}).encode()
+    proc = subprocess.run([sys.executable, "-m", "xingzi", "score", "--json", "-"], input=data,
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["own"] == 3
+
+
 def test_json_round_with_two_winners(capsys, tmp_path) -> None:
     path = tmp_path / "round.json"
     path.write_text(json.dumps({"dealer": 2, "discarder": 0, "wins": [
@@ -171,6 +210,16 @@ def test_the_example_round_is_settled_between_the_four_seats(capsys) -> None:
     pytest.param('{"dealer": 0, "discarder": 1, "wins": [{"seat": 3, "hand": "12m456m789p22345s 3m"}, '
                  '{"seat": 3, "hand": "12m456m789p22345s 3m"}]}', "each seat wins (or claims) once in a round, got "
                  "seats [3, 3]", id="a-seat-wins-twice"),
+    pytest.param('{"hand": "12m456m789p22345s3m", "win_tile": "3m", "self_draw": true, "self_draw": false}',
+                 "key 'self_draw' is given twice in one object: give it once", id="a-key-twice"),
+    pytest.param('{"hand": "12m456m789p22345s3m", "win_tile": "3m", "payers": [{"fa": 1, "fa": 2}]}',
+                 "key 'fa' is given twice in one object", id="a-key-twice-in-a-payer"),
+    pytest.param('{\n  "hand": "12m456m789p22345s3m",\n  "win_tile": "3m",\n  "win_tile": "9s"\n}',
+                 "key 'win_tile' is given twice", id="a-key-twice-in-an-object-over-lines"),
+    pytest.param('{"discarder": 1, "wins": [{"seat": 3, "hand": "12m456m789p22345s 3m"}]}',
+                 'a round needs "dealer": the seat 0..3 that deals this hand', id="a-round-without-dealer"),
+    pytest.param('{"dealer": 0, "discarder": 1, "wins": [{"hand": "12m456m789p22345s 3m"}]}',
+                 'each win in a round needs "seat": the winner\'s seat 0..3', id="a-win-without-seat"),
 ])
 def test_bad_json_input_says_what_was_expected(capsys, monkeypatch, text: str, message: str) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))

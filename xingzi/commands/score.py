@@ -73,22 +73,59 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _value(text: str) -> Any:
     try:
-        return _loads(text)
+        value = _loads(text)
     except json.JSONDecodeError:
         return text
+    _check_once(value)
+    return value
 
 
 def _loads(text: str) -> Any:
     """JSON text → value; what no situation holds (nesting thousands deep, a number of thousands of digits) is
-    refused as such rather than with the parser's words."""
+    refused as such rather than with the parser's words. An object with a key given twice comes back marked
+    (``_Twice``) for ``_check_once`` to refuse where it is used."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_object)
     except RecursionError:
         raise ValueError("the input is nested too deeply to be a situation") from None
     except ValueError as e:
         if "digits" in str(e) and not isinstance(e, json.JSONDecodeError):  # Python's 4,300-digit limit
             raise ValueError("a number of thousands of digits: no situation holds one") from None
         raise
+
+
+class _Twice(dict):
+    """A JSON object that gave one key twice (JSON parsers keep the last without a word)."""
+
+    key: str = ""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    marked = _Twice(obj)
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            marked.key = key
+            break
+        seen.add(key)
+    return marked
+
+
+def _check_once(value: Any) -> None:
+    """Refuse a value holding an object with a key given twice: which of the two was meant cannot be known."""
+    stack = [value]
+    while stack:  # (a loop, not recursion: the value may be nested as deep as the parser allowed)
+        v = stack.pop()
+        if isinstance(v, _Twice):
+            raise ValueError(f"key {v.key!r} is given twice in one object: give it once (which was meant is "
+                             f"unclear; JSON readers keep the last)")
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:
@@ -195,6 +232,7 @@ def _note_misspelt(obj: Any, known: tuple[str, ...], where: str) -> None:
 
 
 def _score_object(obj: Any, ruleset) -> dict[str, Any]:
+    _check_once(obj)
     if isinstance(obj, dict) and "wins" in obj:
         _note_misspelt(obj, ROUND_FIELDS, "round ")
         for w in obj["wins"] if isinstance(obj["wins"], list) else []:
@@ -223,13 +261,13 @@ def _score_stream(text: str, ruleset, out=None, as_lines: bool = False) -> int:
         return 0
     if whole == []:
         raise ValueError("no situation given: the JSON list is empty")
-    lines = [json.dumps(x) for x in whole] if isinstance(whole, list) else text.splitlines()
+    items: list[Any] = whole if isinstance(whole, list) else text.splitlines()
     failed = 0
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
+    for n, item in enumerate(items, 1):
+        if isinstance(item, str) and not item.strip():
             continue
         try:
-            result = _score_object(_loads(line), ruleset)
+            result = _score_object(_loads(item) if whole is None else item, ruleset)
         except json.JSONDecodeError as e:
             result, failed = {"error": f"not JSON: {e}", "line": n}, failed + 1
         except ValueError as e:
@@ -255,6 +293,19 @@ def _check_mode(args: argparse.Namespace) -> None:
         raise ValueError(f"--{given[0].replace('_', '-')} is for reading a photo: give the photo too")
 
 
+def _read_stdin() -> str:
+    """Standard input decoded as a file is: UTF-8, a byte-order mark dropped, bad bytes refused (the locale's
+    decoding may pass them on as \\udcxx characters)."""
+    raw = getattr(sys.stdin, "buffer", None)
+    if raw is None:  # a text stream put in its place (tests, embedding)
+        return sys.stdin.read().removeprefix("\ufeff")
+    try:
+        return raw.read().decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"standard input is not UTF-8 text (expected JSON): byte {e.start} is "
+                         f"{e.object[e.start:e.start + 1]!r}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     _check_mode(args)
     if args.photo:
@@ -263,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
     ruleset = load_ruleset(args.rules) if args.rules else None
     if args.json and not args.hand:
         if args.json == "-":
-            text = sys.stdin.read().removeprefix("\ufeff")
+            text = _read_stdin()
         else:
             try:
                 with open(args.json, encoding="utf-8-sig") as fh:  # -sig: a byte-order mark (Windows editors) is no text
