@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.datasets.errata import Errata, PhotoFix, fix_parsed
-from xingzi.datasets.yolo import IMAGE_SUFFIXES, image_files, label_path_for, parse_label_text
+from xingzi.datasets.yolo import IMAGE_SUFFIXES, image_files, label_path_for, parse_label_text, read_text
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 
 # A box may poke this far (normalised) past the border before it counts as outside: exporters round.
@@ -133,7 +133,7 @@ def read_class_names(root: str | Path) -> tuple[str, ...] | None:
             import yaml  # PyYAML comes with ultralytics
 
             try:
-                doc = yaml.safe_load(yaml_path.read_text()) or {}
+                doc = yaml.safe_load(read_text(yaml_path)) or {}
             except yaml.YAMLError as e:
                 raise ValueError(f"{yaml_path}: not valid YAML ({str(e).splitlines()[0]})") from None
             names = doc.get("names") if isinstance(doc, dict) else None
@@ -146,7 +146,7 @@ def read_class_names(root: str | Path) -> tuple[str, ...] | None:
                 return tuple(str(n) for n in names)
     for txt in (r / "obj.names", r / "classes.txt", r.resolve().parent / "classes.txt"):
         if txt.exists():
-            return tuple(n.strip() for n in txt.read_text().splitlines() if n.strip())
+            return tuple(n.strip() for n in read_text(txt).splitlines() if n.strip())
     return None
 
 

@@ -13,11 +13,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from xingzi.datasets.labelstudio import save_label, write_labelstudio_files
-from xingzi.datasets.split import place_file
+from xingzi.datasets.split import place_file, refuse_clash
 from xingzi.datasets.yolo import (
     IMAGE_SUFFIXES,
     atomic_write_text,
@@ -28,6 +29,9 @@ from xingzi.datasets.yolo import (
 )
 from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.detections import Detections
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 Predictor = Callable[[np.ndarray], Detections]
 # Photos are decoded at reduced size for the detector (boxes are stored normalised, so the scale
@@ -62,19 +66,30 @@ class PrelabelReport:
 def load_photo(path: Path) -> tuple[np.ndarray, bool]:
     """(BGR image as the viewer sees it, reduced for speed; whether EXIF rotates it). Raises
     OSError/ValueError for files that are not readable images."""
-    from PIL import Image, ImageOps
+    from PIL import ImageOps
 
-    with Image.open(path) as im:
+    with _open_image(path) as im:
         rotated = im.getexif().get(0x0112, 1) not in (1, None)
         im.draft("RGB", DECODE_SIZE)  # JPEG: decode at 1/2..1/8 scale, much faster
         rgb = ImageOps.exif_transpose(im).convert("RGB")
         return np.ascontiguousarray(np.asarray(rgb)[:, :, ::-1]), rotated
 
 
+def _open_image(path: Path) -> Image.Image:
+    """PIL's image; a decompression bomb is a photo not to read (PIL raises no OSError for it)."""
+    from PIL import Image
+
+    try:
+        return Image.open(path)
+    except Image.DecompressionBombError as e:
+        raise ValueError(str(e)) from None
+
+
 def store_photo(src: Path, dst: Path, rotated: bool, link: bool) -> None:
     """Put the photo into the dataset; a rotated one is saved upright so every tool sees the same
     pixels the boxes refer to."""
     if not rotated:
+        refuse_clash(dst, src)  # another photo already there under this name: the new boxes would not fit it
         place_file(src, dst, link)
         return
     if dst.exists():
@@ -135,6 +150,7 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
     photos = [p for p in image_files(src) if out_resolved not in p.resolve().parents]
     if not photos:
         raise ValueError(f"no photos ({' '.join(IMAGE_SUFFIXES)}) found under {src}")
+    _refuse_shared_labels(photos, src, out)
     predicted = kept = replaced = 0
     failed: list[tuple[str, str]] = []
     seconds = 0.0
@@ -150,10 +166,10 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
         t0 = time.perf_counter()
         try:
             image, rotated = load_photo(photo)
-            store_photo(photo, image_dst, rotated, link)
         except (OSError, ValueError, SyntaxError) as e:  # PIL's errors for broken files
             failed.append((str(photo), f"not a readable image ({e})"))
             continue
+        store_photo(photo, image_dst, rotated, link)  # another photo already there under that name: stops the run
         dets = predict(image)
         text = detections_to_label_text(dets, image.shape[1], image.shape[0])
         status = save_label(out, label, text, replace=overwrite)
@@ -167,13 +183,27 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
 
 
 def _is_rotated(photo: Path) -> bool:
-    from PIL import Image
-
     try:
-        with Image.open(photo) as im:
+        with _open_image(photo) as im:
             return im.getexif().get(0x0112, 1) != 1
-    except OSError:
+    except (OSError, ValueError):
         return False
+
+
+def _refuse_shared_labels(photos: list[Path], src: Path, out: Path) -> None:
+    """Two photos on one label file (``x.jpg`` and ``x.png``, ``a/b.jpg`` and ``a__b.jpg``, or a photo and
+    another image already in the dataset) would be given each other's boxes."""
+    images = out / "images"
+    there = {p.stem: p for p in image_files(images)} if images.is_dir() else {}
+    mine: dict[str, Path] = {}
+    for photo in photos:
+        name = dataset_name_for(photo, src)
+        stem = Path(name).stem
+        other = mine.get(stem) or (there[stem] if stem in there and there[stem].name != name else None)
+        if other is not None:
+            raise ValueError(f"{photo} and {other} would share the label file labels/{stem}.txt; expected one "
+                             "photo per name (rename one)")
+        mine[stem] = photo
 
 
 def detector_predictor(weights: str | None = None, imgsz: int | None = None, conf: float = 0.25) -> Predictor:

@@ -22,7 +22,7 @@ import numpy as np
 
 from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names
 from xingzi.datasets.split import class_id_for_name, class_map_for, place_file, remap_label_text
-from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, read_labels
+from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, read_labels, read_text
 from xingzi.engine.tiles import CLASS_NAMES
 
 TASKS_FILE = "labelstudio_tasks.json"
@@ -158,21 +158,50 @@ def _chosen_regions(task: dict) -> list[dict] | None:
             for r in task.get("label", [])]
 
 
+def _finite(value: object, what: str) -> float:
+    """A number of the export; text, NaN, infinity or 1e400 would become a label line no tool reads."""
+    try:
+        x = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
+    except OverflowError:  # an integer past float's range
+        x = math.inf
+    if not math.isfinite(x):
+        raise ValueError(f"expected a finite number for {what}, got {value!r}"[:200])
+    return x
+
+
+def _box_row(r: dict, image: Path, size: tuple[int, int] | None) -> tuple[list[float], tuple[int, int] | None]:
+    """One region as ``[cls, cx, cy, w, h]`` (and the photo's size, once read): refused unless it is a box
+    with one known class and a positive area on the photo."""
+    v = r["value"]
+    names = v.get("rectanglelabels") or v.get("labels") or []
+    if len(names) != 1:
+        raise ValueError(f"a box needs exactly one class name, got {names}")
+    cls = class_id_for_name(names[0])
+    if cls is None:
+        raise ValueError(f"unknown class name {names[0]!r}; expected one of {', '.join(CLASS_NAMES)}")
+    rect = {k: _finite(v.get(k), k) for k in ("x", "y", "width", "height")}
+    rect["rotation"] = _finite(v.get("rotation") or 0, "rotation")
+    w, h = r.get("original_width"), r.get("original_height")
+    if not (w and h):
+        size = size or oriented_size(image)
+        w, h = size
+    if _finite(w, "original_width") <= 0 or _finite(h, "original_height") <= 0:
+        raise ValueError(f"expected a positive image size, got original_width={w}, original_height={h}")
+    box = _rect_to_yolo(rect, float(w), float(h))
+    if not (box[2] > 0 and box[3] > 0):  # clipped to the photo, nothing is left (NaN from inf - inf: neither)
+        raise ValueError(f"{names[0]} box at x={rect['x']:g}%, y={rect['y']:g}% of size {rect['width']:g}% x "
+                         f"{rect['height']:g}% has no area on the photo; expected a box on it")
+    return [cls, *box], size
+
+
 def _labels_text(regions: list[dict], image: Path, where: str) -> str:
     rows, size = [], None
-    for r in regions:
-        v = r["value"]
-        names = v.get("rectanglelabels") or v.get("labels") or []
-        if len(names) != 1:
-            raise ValueError(f"{where}: a box needs exactly one class name, got {names}")
-        cls = class_id_for_name(names[0])
-        if cls is None:
-            raise ValueError(f"{where}: unknown class name {names[0]!r}; expected one of {', '.join(CLASS_NAMES)}")
-        w, h = r.get("original_width"), r.get("original_height")
-        if not (w and h):
-            size = size or oriented_size(image)
-            w, h = size
-        rows.append([cls, *_rect_to_yolo(v, float(w), float(h))])
+    for k, r in enumerate(regions):
+        try:
+            row, size = _box_row(r, image, size)
+        except ValueError as e:
+            raise ValueError(f"{where}: box {k}: {e}") from None
+        rows.append(row)
     return format_labels(np.array(rows, np.float64).reshape(-1, 5))
 
 
@@ -181,14 +210,15 @@ def import_labelstudio(export_json: str | Path, dataset_dir: str | Path) -> Impo
     and checked before any file is written; a changed label file is backed up first."""
     path = Path(export_json)
     try:
-        tasks = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
+        tasks = json.loads(path.read_bytes())  # bytes: UTF-8 with or without a BOM, UTF-16 and -32 all read
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"{path}: not a Label Studio JSON export ({e})") from e
     if not isinstance(tasks, list):
         raise ValueError(f"{path}: expected a JSON list of tasks (Label Studio 'JSON' export), got {type(tasks).__name__}")
     d = Path(dataset_dir)
     by_name = {img.name: (img, lab) for img, lab in dataset_pairs(d / "images")}
-    planned, not_annotated = [], 0
+    planned: dict[Path, tuple[int, str]] = {}  # label file -> (task, its text)
+    not_annotated = 0
     for n, task in enumerate(tasks):
         try:
             ref = (task.get("data") or {}).get("image") or task.get("image")
@@ -202,13 +232,17 @@ def import_labelstudio(export_json: str | Path, dataset_dir: str | Path) -> Impo
             if regions is None:
                 not_annotated += 1
                 continue
-            planned.append((hit[1], _labels_text(regions, hit[0], f"{path}: task {n} ({name})")))
+            text = _labels_text(regions, hit[0], f"{path}: task {n} ({name})")
+            if planned.get(hit[1], (n, text))[1] != text:  # tasks imported twice, annotated both: which is right?
+                raise ValueError(f"{path}: tasks {planned[hit[1]][0]} and {n} label {name} differently; expected one "
+                                 "annotated task per image (delete the other in Label Studio)")
+            planned[hit[1]] = (n, text)
         except (AttributeError, TypeError, KeyError) as e:  # a list or a number where the export has an object
             raise ValueError(f"{path}: task {n} is not shaped like a Label Studio task "
                              f"({type(e).__name__}: {e}); expected {{\"data\": {{\"image\": ...}}, "
                              f"\"annotations\": [...]}}") from None
     counts = {"new": 0, "replaced": 0, "unchanged": 0}
-    for label, text in planned:
+    for label, (_, text) in planned.items():
         counts[save_label(d, label, text, replace=True)] += 1
     return ImportReport(counts["new"], counts["replaced"], counts["unchanged"], not_annotated, str(d / BACKUP_DIR))
 
@@ -221,14 +255,18 @@ def import_yolo_export(src: str | Path, dataset_dir: str | Path, link: bool = Fa
     names = read_class_names(s)
     cmap = class_map_for(names)
     unmapped = tuple(sorted({names[i] for i, v in cmap.items() if v is None})) if names else ()
-    planned, dropped = [], 0
+    planned, dropped, taken = [], 0, dict[str, Path]()
     present = {img.stem: img.name for img, _ in dataset_pairs(d / "images")} if (d / "images").is_dir() else {}
     for image, label in dataset_pairs(s):
         if label.exists():
             if present.get(image.stem, image.name) != image.name:
                 raise ValueError(f"{image.name} would share the label file of {present[image.stem]} in {d / 'images'}; "
                                  "rename one of them")
-            text, n = remap_label_text(label.read_text(), cmap, str(label))
+            if image.stem in taken:  # train/images/x.jpg and valid/images/x.jpg
+                raise ValueError(f"{taken[image.stem]} and {image} would share the label file {image.stem}.txt; "
+                                 "expected one image per name in the export (rename one)")
+            taken[image.stem] = image
+            text, n = remap_label_text(read_text(label), cmap, str(label))
             planned.append((image, text))
             dropped += n
     if not planned:

@@ -7,19 +7,21 @@ training photo.
 
 from __future__ import annotations
 
+import filecmp
 import os
 import random
 import re
 import shutil
 import tempfile
 from collections import defaultdict
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names
-from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels
+from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, image_files, read_text
 from xingzi.datasets.zipped import dataset_folder, is_zip
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 
@@ -61,7 +63,7 @@ def remap_label_text(text: str, class_map: dict[int, int | None], where: str = "
         raise ValueError(f"{where}:{n}: {why} (run `xingzi dataset check` first)")
     kept, dropped = [], 0
     for lineno, (c, *box) in rows:
-        if int(c) not in class_map:
+        if c != int(c) or int(c) not in class_map:  # 1.5 is no class: int() would quietly make it 1
             raise ValueError(f"{where}:{lineno}: class {c:g} is not in the dataset's class list (0..{len(class_map) - 1})")
         ours = class_map[int(c)]
         if ours is None:
@@ -69,6 +71,22 @@ def remap_label_text(text: str, class_map: dict[int, int | None], where: str = "
         else:
             kept.append([ours, *box])
     return format_labels(np.array(kept, np.float64).reshape(-1, 5)), dropped
+
+
+def clashes(dst: Path, src: Path | None = None, text: str | None = None) -> bool:
+    """Whether ``dst`` exists holding something else than the file ``src`` (or the ``text``) meant for it."""
+    if not dst.is_file():
+        return dst.exists()
+    if src is not None:
+        return not filecmp.cmp(src, dst, shallow=False)
+    return dst.read_bytes() != (text or "").encode("utf-8")
+
+
+def refuse_clash(dst: Path, src: Path | None = None, text: str | None = None) -> None:
+    """Stop before replacing another file of the same name: it is someone's photo or labels."""
+    if clashes(dst, src, text):
+        raise ValueError(f"{dst} already exists and differs from what would be written there "
+                         f"({src or 'new labels'}); expected a new folder, or the same data again")
 
 
 def place_file(src: Path, dst: Path, link: bool = False) -> None:
@@ -116,48 +134,97 @@ def merge_datasets(sources: list[str | Path], out: str | Path, link: bool = Fals
     """Copy every labelled image of ``sources`` (folders, or zips such as the page's saved labels) into
     ``out/images`` + ``out/labels`` with our class ids (mapped by name when a source declares its own
     list). File names get the source's name as prefix so that two sources cannot collide. Images
-    without a label file are skipped."""
+    without a label file are skipped. Every source is read and checked before anything is written;
+    a file already in ``out`` under a planned name must be the same file (a re-run), else it is refused."""
     srcs = [Path(s) for s in sources]
     if not srcs:
         raise ValueError("merge needs at least one dataset folder or zip, got none")
     out_dir = Path(out)
+    _check_merge_paths(srcs, out_dir)
+    with ExitStack() as stack:
+        plans = [_plan_one(stack, given, prefix, out_dir) for given, prefix in zip(srcs, _prefixes(srcs), strict=True)]
+        for plan in plans:
+            for image, label_dst, text, meta in plan.files:
+                place_file(image, _image_dst(label_dst, image), link)
+                atomic_write_text(label_dst, text)
+                if meta is not None:  # a pipeline sample's truth (synth, or a photo saved with its score)
+                    place_file(meta, _meta_dst(label_dst), link)
+    atomic_write_text(out_dir / "data.yaml", data_yaml_text(out_dir.resolve()))
+    unmapped = set().union(*(p.unmapped for p in plans))
+    return MergeReport(str(out_dir), sum(len(p.files) for p in plans), sum(p.dropped for p in plans),
+                       sum(p.unlabelled for p in plans), tuple((str(p.given), len(p.files)) for p in plans),
+                       tuple(sorted(unmapped)))
+
+
+def _check_merge_paths(srcs: list[Path], out_dir: Path) -> None:
+    o = out_dir.resolve()
     for s in srcs:
-        if s.resolve() == out_dir.resolve():
-            raise ValueError(f"output {out_dir} is also an input; choose a new folder")
         if not (s.is_dir() or (is_zip(s) and s.is_file())):
             raise FileNotFoundError(f"dataset folder or zip not found: {s}")
-    total = dropped = unlabelled = 0
-    per_source, unmapped = [], set()
-    for given, prefix in zip(srcs, _prefixes(srcs), strict=True):
-        with dataset_folder(given) as src:
-            n, d, u, gone = _merge_one(src, prefix, out_dir, link)
-        per_source.append((str(given), n))
-        total, dropped, unlabelled = total + n, dropped + d, unlabelled + u
-        unmapped |= gone
-    atomic_write_text(out_dir / "data.yaml", data_yaml_text(out_dir.resolve()))
-    return MergeReport(str(out_dir), total, dropped, unlabelled, tuple(per_source), tuple(sorted(unmapped)))
+        r = s.resolve()
+        if o == r:
+            raise ValueError(f"output {out_dir} is also an input; choose a new folder")
+        # an output inside an input would be merged again by the next run, under new names
+        if s.is_dir() and (o.is_relative_to(r) or r.is_relative_to(o)):
+            raise ValueError(f"output {out_dir} overlaps the input {s}; expected a folder outside every input")
+    names = read_class_names(out_dir) if (out_dir / "data.yaml").is_file() else None
+    if names not in (None, CLASS_NAMES):  # its labels would be read with our classes once data.yaml is rewritten
+        raise ValueError(f"{out_dir / 'data.yaml'} names other classes than ours; expected a new folder or one "
+                         "of our datasets")
 
 
-def _merge_one(src: Path, prefix: str, out_dir: Path, link: bool) -> tuple[int, int, int, set[str]]:
-    """One source into ``out_dir``: (images, boxes dropped, images without labels, class names not ours)."""
+@dataclass(frozen=True)
+class _SourcePlan:
+    given: Path
+    files: tuple[tuple[Path, Path, str, Path | None], ...]  # (image, label in out, label text, meta or None)
+    dropped: int
+    unlabelled: int
+    unmapped: set[str]
+
+
+def _image_dst(label_dst: Path, image: Path) -> Path:
+    return label_dst.parent.parent / "images" / (label_dst.stem + image.suffix.lower())
+
+
+def _meta_dst(label_dst: Path) -> Path:
+    return label_dst.parent.parent / "meta" / (label_dst.stem + ".json")
+
+
+def _plan_one(stack: ExitStack, given: Path, prefix: str, out_dir: Path) -> _SourcePlan:
+    """What one source puts into ``out_dir``, checked: no two of its images on one name, nothing different
+    already there. A zip stays unpacked until ``stack`` closes."""
+    src = stack.enter_context(dataset_folder(given))
+    try:
+        return _plan_folder(given, src, prefix, out_dir)
+    except ValueError as e:
+        if src == given:
+            raise
+        raise ValueError(str(e).replace(f"{src}/", f"{given}!/")) from None  # the file in the zip, not in /tmp
+
+
+def _plan_folder(given: Path, src: Path, prefix: str, out_dir: Path) -> _SourcePlan:
     names = read_class_names(src)
     cmap = class_map_for(names)
     unmapped = {names[i] for i, v in cmap.items() if v is None} if names else set()
-    n = dropped = unlabelled = 0
+    files: dict[Path, tuple[Path, Path, str, Path | None]] = {}
+    dropped = unlabelled = 0
     for image, label in dataset_pairs(src):
         if not label.exists():
             unlabelled += 1
             continue
-        text, d = remap_label_text(label.read_text(), cmap, str(label))
-        name = f"{prefix}__{image.stem}"
-        place_file(image, out_dir / "images" / (name + image.suffix.lower()), link)
-        atomic_write_text(out_dir / "labels" / (name + ".txt"), text)
-        meta = src / "meta" / f"{image.stem}.json"  # a pipeline sample's truth (synth, or a photo saved with its score)
+        text, d = remap_label_text(read_text(label), cmap, str(label))
+        label_dst = out_dir / "labels" / f"{prefix}__{image.stem}.txt"
+        if label_dst in files:  # train/images/x.jpg and valid/images/x.jpg, or x.jpg and x.png
+            raise ValueError(f"{files[label_dst][0]} and {image} would both become {label_dst.stem}; expected "
+                             "one image per file name in a source (rename one)")
+        meta = src / "meta" / f"{image.stem}.json"
+        refuse_clash(_image_dst(label_dst, image), image)
+        refuse_clash(label_dst, text=text)
         if meta.is_file():
-            place_file(meta, out_dir / "meta" / (name + ".json"), link)
+            refuse_clash(_meta_dst(label_dst), meta)
+        files[label_dst] = (image, label_dst, text, meta if meta.is_file() else None)
         dropped += d
-        n += 1
-    return n, dropped, unlabelled, unmapped
+    return _SourcePlan(given, tuple(files.values()), dropped, unlabelled, unmapped)
 
 
 @dataclass(frozen=True)
@@ -208,23 +275,39 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
     train, val_set = plan_split(sorted(by_stem), val, seed)
     groups_val = len({source_key(s) for s in val_set})
     groups_train = len({source_key(s) for s in train})
+    names = read_class_names(r) or CLASS_NAMES  # the labels stay as they are: so must the names of their classes
     if out is None:
         lists = {}
         for part, stems in (("train", train), ("val", val_set)):
             rel = sorted(by_stem[s][0].relative_to(r).as_posix() for s in stems)
             atomic_write_text(r / f"{part}.txt", "".join(f"./{p}\n" for p in rel))
             lists[part] = tuple(rel)
-        atomic_write_text(r / "data.yaml", data_yaml_text(r.resolve(), "train.txt", "val.txt"))
+        atomic_write_text(r / "data.yaml", data_yaml_text(r.resolve(), "train.txt", "val.txt", names))
         return SplitReport(str(r), lists["train"], lists["val"], groups_train, groups_val)
     o = Path(out)
-    lists = {}
-    for part, stems in (("train", train), ("val", val_set)):
-        rel = []
-        for s in sorted(stems):
-            image, label = by_stem[s]
-            place_file(image, o / "images" / part / image.name, link)
-            atomic_write_text(o / "labels" / part / (s + ".txt"), label.read_text())
-            rel.append(f"images/{part}/{image.name}")
-        lists[part] = tuple(rel)
-    atomic_write_text(o / "data.yaml", data_yaml_text(o.resolve(), "images/train", "images/val"))
+    if o.resolve().is_relative_to(r.resolve()):
+        raise ValueError(f"--out {o} is inside the dataset {r}; expected a folder outside it")
+    plan = {part: [(*by_stem[s], o / "images" / part / by_stem[s][0].name, o / "labels" / part / (s + ".txt"))
+                   for s in sorted(stems)] for part, stems in (("train", train), ("val", val_set))}
+    _refuse_stale(o, [row for rows in plan.values() for row in rows])
+    for rows in plan.values():
+        for image, label, image_dst, label_dst in rows:
+            place_file(image, image_dst, link)
+            atomic_write_text(label_dst, read_text(label))
+    atomic_write_text(o / "data.yaml", data_yaml_text(o.resolve(), "images/train", "images/val", names))
+    lists = {part: tuple(f"images/{part}/{row[2].name}" for row in rows) for part, rows in plan.items()}
     return SplitReport(str(o), lists["train"], lists["val"], groups_train, groups_val)
+
+
+def _refuse_stale(out: Path, rows: list[tuple[Path, Path, Path, Path]]) -> None:
+    """``out`` may hold only what this split writes there: a photo left from an earlier split (another seed
+    or share) would sit on both sides, and a different file under a planned name is someone's work."""
+    planned = {dst for _, _, image_dst, label_dst in rows for dst in (image_dst, label_dst)}
+    found = [f for f in image_files(out / "images") if f not in planned] if (out / "images").is_dir() else []
+    found += [f for f in sorted((out / "labels").rglob("*.txt")) if f not in planned]
+    if found:
+        raise ValueError(f"{found[0]} is not part of this split (left from an earlier one?); expected an empty "
+                         f"or new --out folder ({len(found)} such files)")
+    for image, label, image_dst, label_dst in rows:
+        refuse_clash(image_dst, image)
+        refuse_clash(label_dst, text=read_text(label))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import tempfile
@@ -14,11 +15,13 @@ from xingzi.engine.tiles import CLASS_NAMES
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
 
-def data_yaml_text(root: str | Path = ".", train: str = "images", val: str = "images") -> str:
-    """data.yaml with the 31 class names generated from the tile enum."""
+def data_yaml_text(root: str | Path = ".", train: str = "images", val: str = "images",
+                   names: tuple[str, ...] = CLASS_NAMES) -> str:
+    """data.yaml naming ``names`` (default: the 31 class names generated from the tile enum)."""
     lines = [f"path: {Path(root).as_posix()}", f"train: {train}", f"val: {val}",
-             f"nc: {len(CLASS_NAMES)}", "names:"]
-    lines += [f"  {i}: {name}" for i, name in enumerate(CLASS_NAMES)]
+             f"nc: {len(names)}", "names:"]
+    # a name not ours is quoted: JSON strings are YAML too, and `yes`, `a: b` or `#1` would not read back
+    lines += [f"  {i}: {n if n in CLASS_NAMES else json.dumps(n, ensure_ascii=False)}" for i, n in enumerate(names)]
     return "\n".join(lines) + "\n"
 
 
@@ -77,6 +80,14 @@ def format_labels(rows: np.ndarray) -> str:
     """YOLO lines ``cls cx cy w h`` from (N, 5) rows, or prediction lines ``cls cx cy w h conf`` from (N, 6)."""
     return "".join(f"{int(r[0])} {r[1]:.6f} {r[2]:.6f} {r[3]:.6f} {r[4]:.6f}" + (f" {r[5]:.5f}\n" if len(r) > 5 else "\n")
                    for r in rows)
+
+
+def read_text(path: str | Path) -> str:
+    """A text file of a dataset; bytes that are not UTF-8 are bad input naming the file, not a bare codec error."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: expected UTF-8 text, got byte {e.object[e.start]:#04x} at {e.start}") from None
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

@@ -1,14 +1,15 @@
 """A dataset given as a zip (the page's "save labels", a CVAT or Roboflow export) read like a folder.
 
 Only what a YOLO dataset holds is unpacked (images, label ``.txt`` files, ``.yaml`` / ``.names``, ``meta/*.json``), into a
-temporary folder removed afterwards; a member that would land outside it, or a zip that unpacks past
-``MAX_UNPACKED`` bytes, is refused before anything is written.
+temporary folder removed afterwards; a member that would land outside it or is named twice, or a zip that
+unpacks past ``MAX_UNPACKED`` bytes, is refused before anything is written.
 """
 
 from __future__ import annotations
 
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -25,7 +26,7 @@ def is_zip(path: str | Path) -> bool:
 
 def zip_members(z: zipfile.ZipFile, where: str = "zip") -> list[zipfile.ZipInfo]:
     """The members worth unpacking, checked: relative paths inside the zip, a bounded total size."""
-    kept, total = [], 0
+    kept, total, seen = [], 0, set[PurePosixPath]()
     for info in z.infolist():
         if info.is_dir():
             continue
@@ -34,6 +35,9 @@ def zip_members(z: zipfile.ZipFile, where: str = "zip") -> list[zipfile.ZipInfo]
             raise ValueError(f"{where}: member {info.filename!r} points outside the zip's folder; not unpacked")
         if path.suffix.lower() not in KEPT_SUFFIXES or path.name.startswith("."):
             continue
+        if path in seen:  # unpacked, the second copy would silently replace the first
+            raise ValueError(f"{where}: expected each member once, got {info.filename!r} twice; not unpacked")
+        seen.add(path)
         total += info.file_size
         if total > MAX_UNPACKED:
             raise ValueError(f"{where}: unpacks to more than {MAX_UNPACKED / 1024**3:.0f} GB; not unpacked")
@@ -56,5 +60,14 @@ def dataset_folder(path: str | Path) -> Iterator[Path]:
         raise ValueError(f"{p}: not a zip file (or a damaged one)") from None
     with z, tempfile.TemporaryDirectory(prefix="xingzi-zip-") as tmp:
         for info in zip_members(z, str(p)):
-            z.extract(info, tmp)
+            _extract(z, info, tmp, p)
         yield Path(tmp)
+
+
+def _extract(z: zipfile.ZipFile, info: zipfile.ZipInfo, folder: str, where: Path) -> None:
+    """Unpack one member; a damaged, encrypted or oddly compressed one is bad input, not a crash."""
+    try:
+        z.extract(info, folder)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as e:
+        raise ValueError(f"{where}: member {info.filename!r} cannot be unpacked ({e}); expected an undamaged "
+                         "zip without a password") from None

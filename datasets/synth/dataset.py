@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from xingzi.engine.tiles import CLASS_NAMES
 
 from . import faces
 from .generate import MAX_SIDE, MIN_SIDE, Sample, check_styles, render_sample
+
+MAX_SHEET = 256  # photos on a contact sheet: 320 px cells, about 80 MB of pixels
 
 
 def stem(seed: int, index: int) -> str:
@@ -66,6 +69,11 @@ def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, w
         raise ValueError(f"--n must be at least 1, got {n}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
+    cpus = os.cpu_count() or 1
+    if workers > 4 * cpus:  # each is a process with its own copy of the faces: thousands would swamp the machine
+        raise ValueError(f"--workers must be at most {4 * cpus} ({cpus} cores here), got {workers}")
+    if seed < 0 or start < 0:
+        raise ValueError(f"--seed and --start must be >= 0, got {seed} and {start}")
     if not MIN_SIDE <= imgsz <= MAX_SIDE:
         raise ValueError(f"--imgsz must be {MIN_SIDE}..{MAX_SIDE} pixels (a phone photo's long side is about 4,000), "
                          f"got {imgsz}")
@@ -75,13 +83,14 @@ def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, w
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "data.yaml", data_yaml_text(out.resolve()))
-    jobs = [(str(out), seed, i, imgsz, styles, blur_share) for i in range(start, start + n)]
+    # made as needed: a list of a billion jobs would fill the memory before the first photo
+    jobs = ((str(out), seed, i, imgsz, styles, blur_share) for i in range(start, start + n))
     if workers == 1:
         yield from map(_job, jobs)
         return
     # spawned (not forked) workers: a fork after OpenCV has started its thread pool can hang
     ctx = mp.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker) as pool:
+    with ctx.Pool(min(workers, n), initializer=_init_worker) as pool:
         yield from pool.imap_unordered(_job, jobs, chunksize=4)
 
 
@@ -105,8 +114,8 @@ def draw_boxes(sample: Sample) -> np.ndarray:
 def contact_sheet(seed: int = 0, count: int = 12, cols: int = 4, cell: int = 320, imgsz: int = 640,
                   styles: tuple[str, ...] | None = None, boxes: bool = True) -> np.ndarray:
     """A grid of generated photos (with their boxes and class names when ``boxes``)."""
-    if count < 1 or cols < 1:
-        raise ValueError(f"a contact sheet needs count >= 1 and cols >= 1, got {count} and {cols}")
+    if not 1 <= count <= MAX_SHEET or cols < 1:
+        raise ValueError(f"a contact sheet needs count 1..{MAX_SHEET} and cols >= 1, got {count} and {cols}")
     rows = -(-count // cols)
     sheet = np.full((rows * cell, cols * cell, 3), 24, np.uint8)
     for i in range(count):

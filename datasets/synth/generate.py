@@ -91,6 +91,8 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
         raise ValueError(f"imgsz must be {MIN_SIDE}..{MAX_SIDE} pixels, got {imgsz}")
     if not 0 <= blur_share <= 1:
         raise ValueError(f"blur share must be between 0 and 1, got {blur_share}")
+    if seed < 0 or index < 0:  # numpy's own word for it names neither
+        raise ValueError(f"seed and index must be >= 0, got {seed} and {index}")
     styles = check_styles(styles)
     rng = np.random.default_rng([seed, index])
     deal = sample_deal(rng, pattern)

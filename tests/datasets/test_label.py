@@ -105,6 +105,61 @@ def test_corrupt_photo_is_reported_and_skipped(tmp_path, capsys):
     assert "skipped" in report.summary() and "b.jpg" in report.summary()
 
 
+def bomb(photos: Path, monkeypatch) -> None:
+    """A photo of more pixels than PIL agrees to decode (made small by lowering PIL's limit)."""
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", W * H)  # past twice the limit PIL refuses outright
+    make_photos(photos, ["x.jpg"], size=(3 * W, 3 * H))
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(bomb, id="decompression-bomb"),
+    pytest.param(lambda photos, _: (photos / "x.jpg").write_bytes(b""), id="empty-file"),
+    pytest.param(lambda photos, _: (photos / "x.jpg").mkdir(), id="a-folder-named-like-a-photo"),
+])
+def test_a_photo_that_cannot_be_read_is_skipped(tmp_path, monkeypatch, make):
+    photos = make_photos(tmp_path / "photos", ["a.jpg"])
+    make(photos, monkeypatch)
+    report = prelabel_folder(photos, tmp_path / "ds", FakeDetector(), show_progress=False)
+    assert [(Path(p).name, "not a readable image" in why) for p, why in report.failed] == [("x.jpg", True)]
+    assert sorted(p.name for p in (tmp_path / "ds" / "labels").iterdir()) == ["a.txt"]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def labelled_then(tmp_path: Path, change) -> Path:
+    """``photos/x.jpg`` pre-labelled into ``ds``, then ``change(photos, ds)`` made."""
+    photos = make_photos(tmp_path / "photos", ["x.jpg"])
+    prelabel_folder(photos, tmp_path / "ds", FakeDetector(), show_progress=False)
+    change(photos, tmp_path / "ds")
+    return photos
+
+
+def another_photo(path: Path) -> None:
+    Image.new("RGB", (W, H), "blue").save(path)
+
+
+@pytest.mark.parametrize(("setup", "message"), [
+    pytest.param(lambda t: make_photos(t / "photos", ["x.jpg", "x.png"]), "share the label file labels/x.txt",
+                 id="same-name-two-suffixes"),
+    pytest.param(lambda t: make_photos(t / "photos", ["sub/a.jpg", "sub__a.jpg"]),
+                 "share the label file labels/sub__a.txt", id="sub-folder-and-its-flat-name"),
+    pytest.param(lambda t: labelled_then(t, lambda p, ds: ((p / "x.jpg").unlink(), another_photo(p / "x.png"))),
+                 "share the label file labels/x.txt", id="another-photo-of-the-name-already-in-the-dataset"),
+    pytest.param(lambda t: labelled_then(t, lambda p, ds: ((ds / "labels" / "x.txt").unlink(),
+                                                           another_photo(p / "x.jpg"))),
+                 "already exists and differs", id="photo-changed-since-it-was-copied"),
+])
+def test_photos_that_would_get_anothers_boxes_are_refused(tmp_path, setup, message):
+    photos = setup(tmp_path)
+    before = snapshot(tmp_path)
+    fake = FakeDetector()
+    with pytest.raises(ValueError, match=message):
+        prelabel_folder(photos, tmp_path / "ds", fake, show_progress=False)
+    assert snapshot(tmp_path) == before and fake.seen == []
+
+
 def test_only_corrupt_photos_still_finish(tmp_path):
     photos = tmp_path / "photos"
     photos.mkdir()

@@ -123,6 +123,20 @@ def test_json_min_export(tmp_path):
     np.testing.assert_allclose(read_labels(d / "labels" / "a.txt"), [[30, 0.25, 0.4, 0.3, 0.4]])
 
 
+def box(**changes) -> dict:
+    """A region of the export with ``changes`` to its value (or to its image size)."""
+    r = rect(10, 10, 20, 20, "1m")
+    for key, value in changes.items():
+        (r if key.startswith("original_") else r["value"])[key] = value
+    return r
+
+
+def after_a_good_task(region: dict, image: str = "a.jpg") -> list[dict]:
+    """An export whose second task has ``region``: the first one, good, must not be written either."""
+    return [{"data": {"image": "b.jpg"}, "annotations": [{"result": [rect(10, 10, 5, 5, "2m")]}]},
+            {"data": {"image": image}, "annotations": [{"result": [region]}]}]
+
+
 @pytest.mark.parametrize(("export", "message"), [
     pytest.param({"not": "a list"}, "expected a JSON list", id="not-a-list"),
     pytest.param([{"data": {}}], "no image reference", id="no-image"),
@@ -135,6 +149,16 @@ def test_json_min_export(tmp_path):
     pytest.param([{"data": {"image": 5}}], "task 0 has no image reference", id="image-a-number"),
     pytest.param([{"data": {"image": "a.jpg"}, "annotations": 5}], "task 0 is not shaped like a Label Studio task",
                  id="annotations-a-number"),
+    pytest.param(after_a_good_task(box(x=float("nan"))), "finite number for x, got nan", id="x-nan"),
+    pytest.param(after_a_good_task(box(width=float("inf"))), "finite number for width, got inf", id="width-infinite"),
+    pytest.param(after_a_good_task(box(x=10**400)), "finite number for x", id="x-past-what-a-float-holds"),
+    pytest.param(after_a_good_task(box(y="12")), "finite number for y, got '12'", id="y-text"),
+    pytest.param(after_a_good_task(box(rotation=float("nan"))), "finite number for rotation", id="rotation-nan"),
+    pytest.param(after_a_good_task(box(original_width=-W)), "positive image size", id="negative-image-width"),
+    pytest.param(after_a_good_task(box(x=150)), "no area on the photo", id="box-right-of-the-photo"),
+    pytest.param(after_a_good_task(box(width=0)), "no area on the photo", id="box-of-no-width"),
+    pytest.param(after_a_good_task(rect(0, 0, 5, 5, "1m"), image="b.jpg"), "tasks 0 and 1 label b.jpg differently",
+                 id="one-image-annotated-in-two-tasks"),
 ])
 def test_bad_exports_change_nothing(tmp_path, export, message):
     d = make_dataset(tmp_path / "d", {"a": ROWS, "b": ROWS})
@@ -143,6 +167,46 @@ def test_bad_exports_change_nothing(tmp_path, export, message):
     with pytest.raises(ValueError, match=message):
         import_labelstudio(tmp_path / "e.json", d)
     assert {p.name: p.read_text() for p in (d / "labels").iterdir()} == before
+
+
+@pytest.mark.parametrize(("encode", "message"), [
+    pytest.param(lambda text: text.encode("utf-8-sig"), None, id="utf-8-with-a-bom"),
+    pytest.param(lambda text: text.encode("utf-16"), None, id="utf-16"),
+    pytest.param(lambda text: b"\x81\x82" + text.encode(), "e.json: not a Label Studio JSON export", id="not-unicode"),
+])
+def test_export_encodings(tmp_path, encode, message):
+    d = make_dataset(tmp_path / "d", {"a": None})
+    (tmp_path / "e.json").write_bytes(encode(json.dumps(after_a_good_task(rect(10, 10, 5, 5, "中"))[1:])))
+    if message is None:
+        import_labelstudio(tmp_path / "e.json", d)
+        assert read_labels(d / "labels" / "a.txt")[:, 0].tolist() == [27]
+    else:
+        with pytest.raises(ValueError, match=message):
+            import_labelstudio(tmp_path / "e.json", d)
+
+
+def export_with(tmp_path: Path, images: list[str]) -> Path:
+    """A YOLO export holding ``images`` (paths under it), each with its label file beside or in labels/."""
+    src = tmp_path / "export"
+    for i, rel in enumerate(images):
+        image = src / rel
+        image.parent.mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", (W, H), ("red", "blue")[i]).save(image)
+        label = image.parent.parent / "labels" / f"{image.stem}.txt" if image.parent.name == "images" \
+            else image.with_suffix(".txt")
+        label.parent.mkdir(parents=True, exist_ok=True)
+        label.write_text(f"{i} 0.5 0.5 0.1 0.1\n")
+    return src
+
+
+@pytest.mark.parametrize("images", [
+    pytest.param(["train/images/x.jpg", "valid/images/x.jpg"], id="same-name-in-two-splits"),
+    pytest.param(["obj_train_data/x.jpg", "obj_train_data/x.png"], id="same-stem-two-suffixes"),
+])
+def test_yolo_import_refuses_two_images_on_one_label_file(tmp_path, images):
+    with pytest.raises(ValueError, match="would share the label file x.txt"):
+        import_yolo_export(export_with(tmp_path, images), tmp_path / "d")
+    assert not (tmp_path / "d").exists()
 
 
 def test_roboflow_yolo_export_mapped_by_name(tmp_path):

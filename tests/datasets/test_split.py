@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from xingzi.cli import main
+from xingzi.datasets.check import read_class_names
 from xingzi.datasets.split import (
     class_id_for_name,
     merge_datasets,
@@ -163,3 +164,105 @@ def test_cli_merge_then_split(tmp_path, capsys):
     assert "m: 15 images" in out and "val 3 images" in out
     assert main(["dataset", "split", str(tmp_path / "m"), "--val", "2"]) == 2
     assert "--val must be a fraction between 0 and 1, got 2.0" in capsys.readouterr().err
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def another_photo(path: Path) -> None:
+    Image.new("RGB", (16, 16), "red").save(path)
+
+
+def merged_then(tmp_path: Path, change) -> tuple[list[Path], Path]:
+    """``a`` merged into ``m`` once, then ``change(a)`` made: the sources and output of a second merge."""
+    a = make_dataset(tmp_path / "a", {"p": f"0{BOX}"})
+    merge_datasets([a], tmp_path / "m")
+    change(a)
+    return [a], tmp_path / "m"
+
+
+def nested_sources(tmp_path: Path, stems: dict[str, str]) -> tuple[list[Path], Path]:
+    """One source holding ``images/<sub>/x.jpg`` for each ``sub: suffix``."""
+    rf = tmp_path / "rf"
+    for i, (sub, suffix) in enumerate(stems.items()):
+        (rf / sub / "images").mkdir(parents=True, exist_ok=True)
+        (rf / sub / "labels").mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", (16, 16), ("gray", "red")[i]).save(rf / sub / "images" / f"x{suffix}")
+        (rf / sub / "labels" / "x.txt").write_text(f"{i}{BOX}")
+    return [rf], tmp_path / "m"
+
+
+@pytest.mark.parametrize(("setup", "message"), [
+    pytest.param(lambda t: merged_then(t, lambda a: another_photo(a / "images" / "p.jpg")),
+                 "already exists and differs", id="existing-output-another-photo"),
+    pytest.param(lambda t: merged_then(t, lambda a: (a / "labels" / "p.txt").write_text(f"5{BOX}")),
+                 "already exists and differs", id="existing-output-other-labels"),
+    pytest.param(lambda t: ([make_dataset(t / "a", {"p": f"0{BOX}"})], t / "a" / "merged"), "overlaps the input",
+                 id="output-inside-an-input"),
+    pytest.param(lambda t: ([make_dataset(t / "m" / "a", {"p": f"0{BOX}"})], t / "m"), "overlaps the input",
+                 id="input-inside-the-output"),
+    pytest.param(lambda t: nested_sources(t, {"train": ".jpg", "valid": ".jpg"}), "would both become rf__x",
+                 id="same-name-in-two-subfolders"),
+    pytest.param(lambda t: nested_sources(t, {"": ".jpg", ".": ".png"}), "would both become rf__x",
+                 id="same-stem-two-suffixes"),
+    pytest.param(lambda t: ([make_dataset(t / "a", {"p": f"1.5{BOX}"})], t / "m"), "class 1.5 is not",
+                 id="fractional-class"),
+    pytest.param(lambda t: ([make_dataset(t / "a", {"p": f"0{BOX}"})],
+                            make_dataset(t / "m", {"q": f"0{BOX}"}, names=["East", "5p"])), "names other classes",
+                 id="output-with-its-own-classes"),
+])
+def test_merge_refuses_to_mix_photos_and_labels(tmp_path, setup, message):
+    sources, out = setup(tmp_path)
+    before = snapshot(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        merge_datasets(sources, out)
+    assert snapshot(tmp_path) == before  # refused before anything was written
+
+
+def test_merging_the_same_data_again_is_allowed(tmp_path):
+    a = make_dataset(tmp_path / "a", {"p": f"0{BOX}"})
+    merge_datasets([a], tmp_path / "m")
+    assert merge_datasets([a], tmp_path / "m").images == 1
+
+
+def with_names(root: Path) -> Path:
+    (root / "data.yaml").write_text("names: [9s, 1m, 'no']\n")
+    return root
+
+
+@pytest.mark.parametrize("out", [pytest.param(None, id="in-place"), pytest.param("o", id="to-a-new-folder")])
+def test_split_keeps_the_datasets_class_names(tmp_path, out):
+    root = with_names(make_dataset(tmp_path / "d", {f"p{i}": f"0{BOX}" for i in range(4)}))
+    report = split_dataset(root, val=0.5, out=out and tmp_path / out)
+    assert read_class_names(report.root) == ("9s", "1m", "no")  # class 0 is still 9s, and 'no' is no False
+
+
+def split_then(tmp_path: Path, change) -> Path:
+    root = make_dataset(tmp_path / "d", {f"p{i}": f"{i}{BOX}" for i in range(6)})
+    split_dataset(root, val=0.5, seed=0, out=tmp_path / "o")
+    change(root, tmp_path / "o")
+    return root
+
+
+@pytest.mark.parametrize(("setup", "out", "seed", "message"), [
+    pytest.param(lambda t: split_then(t, lambda r, o: None), "o", 1, "not part of this split",
+                 id="earlier-split-with-another-seed"),
+    pytest.param(lambda t: split_then(t, lambda r, o: another_photo(r / "images" / "p0.jpg")), "o", 0,
+                 "already exists and differs", id="a-photo-changed-since"),
+    pytest.param(lambda t: make_dataset(t / "d", {"p0": f"0{BOX}", "p1": f"0{BOX}"}), "d/split", 0,
+                 "inside the dataset", id="out-inside-the-dataset"),
+    pytest.param(lambda t: make_dataset(t / "d", {"p0": f"0{BOX}", "p1": f"0{BOX}"}), "d", 0,
+                 "inside the dataset", id="out-is-the-dataset"),
+])
+def test_split_to_a_folder_refuses_leftovers(tmp_path, setup, out, seed, message):
+    root = setup(tmp_path)
+    before = snapshot(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        split_dataset(root, val=0.5, seed=seed, out=tmp_path / out)
+    assert snapshot(tmp_path) == before
+
+
+def test_split_to_a_folder_again_with_the_same_seed(tmp_path):
+    root = split_then(tmp_path, lambda r, o: None)
+    assert len(split_dataset(root, val=0.5, seed=0, out=tmp_path / "o").val) == 3

@@ -4,6 +4,7 @@ output is deterministic, every face style renders, bad arguments are refused cle
 from __future__ import annotations
 
 import json
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 from xingzi.cli import main as cli_main
+from xingzi.datasets.synth import dataset as synth_dataset
 from xingzi.datasets.synth.dataset import contact_sheet, generate_dataset, stem
 from xingzi.datasets.synth.faces import brush_set, known_styles, procedural_set, style_names
 from xingzi.datasets.synth.generate import check_styles, render_sample
@@ -143,6 +145,8 @@ def test_contact_sheet_has_the_asked_grid():
                  id="negative-blur-share"),
     pytest.param(lambda: list(generate_dataset("unused", 1, blur_share=1.5)), "--blur-share must be between 0 and 1",
                  id="blur-share-over-1"),
+    pytest.param(lambda: render_sample(-1, 0, 128), "seed and index must be >= 0, got -1 and 0", id="negative-seed"),
+    pytest.param(lambda: contact_sheet(count=10**8), "count 1..256", id="sheet-of-a-hundred-million"),
 ])
 def test_bad_arguments_raise_clear_errors(call, message):
     with pytest.raises(ValueError) as e:
@@ -162,6 +166,35 @@ def test_cli_reports_bad_arguments(tmp_path, capsys, argv, message):
     assert cli_main(["synth", *argv]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "d").exists()  # nothing written
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    pytest.param({"seed": -1}, "--seed and --start must be >= 0, got -1 and 0", id="negative-seed"),
+    pytest.param({"start": -3}, "--seed and --start must be >= 0, got 0 and -3", id="negative-start"),
+    pytest.param({"workers": 100_000}, "--workers must be at most", id="a-hundred-thousand-workers"),
+])
+def test_generate_dataset_refuses_before_writing_or_starting_processes(tmp_path, monkeypatch, kwargs, message):
+    monkeypatch.setattr(synth_dataset.mp, "get_context", lambda *_: pytest.fail("started worker processes"))
+    with pytest.raises(ValueError, match=message):
+        list(generate_dataset(tmp_path / "d", 1, **kwargs))
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_huge_n_starts_at_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(synth_dataset, "_job", lambda job: (job[2], {}))  # no drawing: only the bookkeeping
+    tracemalloc.start()
+    try:
+        first = next(generate_dataset(tmp_path, 10**6, workers=1))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert first == (0, {}) and peak < 20_000_000  # a list of the million jobs would take over 100 MB
+
+
+def test_a_preview_that_cannot_be_written_says_so(tmp_path, capsys):
+    (tmp_path / "sheet.jpg").mkdir()
+    assert cli_main(["synth", "--preview", "--out", str(tmp_path / "sheet.jpg"), "--count", "1", "--imgsz", "64"]) == 2
+    assert "--out for --preview must be a writable file" in capsys.readouterr().err
 
 
 def test_cli_writes_a_preview_and_a_dataset(tmp_path, capsys):

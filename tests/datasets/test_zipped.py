@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -115,3 +116,57 @@ def test_not_a_zip_and_a_missing_zip_say_so(tmp_path):
         pass
     with dataset_folder(tmp_path) as folder:  # a folder is read where it is
         assert folder == tmp_path
+
+
+def with_flag(data: bytes, header_flag: int) -> bytes:
+    """The zip ``data`` with a general-purpose flag bit set in every header (1: encrypted)."""
+    b = bytearray(data)
+    for sig, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        i = b.find(sig)
+        while i >= 0:
+            b[i + offset] |= header_flag
+            i = b.find(sig, i + 4)
+    return bytes(b)
+
+
+def with_method(data: bytes, method: int) -> bytes:
+    """The zip ``data`` claiming compression ``method`` in every header."""
+    b = bytearray(data)
+    for sig, offset in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+        i = b.find(sig)
+        while i >= 0:
+            b[i + offset] = method
+            i = b.find(sig, i + 4)
+    return bytes(b)
+
+
+def zip_bytes(members: list[tuple[str, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # zipfile's "Duplicate name": made on purpose
+        for name, data in members:
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+GOOD = [("images/h.jpg", jpeg()), ("labels/h.txt", b"0" + BOX.encode())]
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    pytest.param(lambda: zip_bytes([*GOOD, ("labels/h.txt", b"1" + BOX.encode())]), "got 'labels/h.txt' twice",
+                 id="same-name-twice"),
+    pytest.param(lambda: with_flag(zip_bytes(GOOD), 1), "cannot be unpacked", id="encrypted"),
+    pytest.param(lambda: with_method(zip_bytes(GOOD), 99), "cannot be unpacked", id="unknown-compression"),
+    pytest.param(lambda: zip_bytes(GOOD).replace(b"0" + BOX.encode(), b"9" + BOX.encode()), "cannot be unpacked",
+                 id="damaged-member"),
+    pytest.param(lambda: zip_bytes([*GOOD, ("images/x.jpg", jpeg()), ("labels/x.txt", b"\xff\xfe")]), "expected UTF-8 text", id="binary-label"),
+    pytest.param(lambda: zip_bytes([*GOOD, ("images/x.jpg", jpeg()), ("labels/x.txt", b"1.5" + BOX.encode())]), "class 1.5 is not",
+                 id="fractional-class"),
+])
+def test_a_zip_that_cannot_be_merged_is_a_clear_error(tmp_path, capsys, data, message):
+    path = tmp_path / "hand.zip"
+    path.write_bytes(data())
+    assert main(["dataset", "merge", str(path), "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "xingzi-zip-" not in err  # the file as inside the zip, not in a temporary folder
+    assert not (tmp_path / "m").exists()

@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--out for --preview must be a .jpg or .png file, got {str(out)!r}")
         sheet = contact_sheet(args.seed, args.count, imgsz=args.imgsz, styles=styles)
         out.parent.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(out), sheet, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        if out.is_dir() or not cv2.imwrite(str(out), sheet, [cv2.IMWRITE_JPEG_QUALITY, 85]):  # OpenCV only says False
+            raise ValueError(f"--out for --preview must be a writable file, got {str(out)!r}")
         print(f"wrote {out} ({args.count} photos)")
         return 0
     out = Path(args.out or "synth_data")
