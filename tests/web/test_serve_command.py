@@ -15,7 +15,24 @@ def served(monkeypatch):
 
     got: dict = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, host, port, log_level: got.update(app=app, host=host, port=port))
+    monkeypatch.setattr("xingzi.commands.serve.check_port", lambda host, port: None)  # a port in use here is no matter
     return got
+
+
+def test_a_port_another_server_holds_is_refused_before_the_address_is_printed(monkeypatch, capsys):
+    import socket
+
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("the server was started"))
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert f"--port {port}: cannot listen on 127.0.0.1:{port}" in err and "choose another --port" in err
+    assert out == ""
 
 
 def test_serve_with_a_dataset_folder(served, tmp_path, capsys):

@@ -37,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
         socket.getaddrinfo(args.host, args.port)
     except (socket.gaierror, UnicodeError):
         raise ValueError(f"--host: not an address of this machine or a name it can resolve: {args.host!r}") from None
+    check_port(args.host, args.port)
     import uvicorn
 
     from xingzi.commands.score import parse_overrides
@@ -52,6 +53,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"saved labels go to {args.collect} (check them with `xingzi dataset check {args.collect}`)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse a port that cannot be listened on before saying where the page is (uvicorn would print the address,
+    then fail on it): taken by another server, or under 1024 without the right."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a closing socket is no hold
+        try:
+            probe.bind(address)
+        except OSError as e:
+            raise ValueError(f"--port {port}: cannot listen on {host}:{port} ({e.strerror}); another server may "
+                             "hold it: choose another --port") from None
 
 
 def startup_text(host: str, port: int, qr: bool = True, lan: list[str] | None = None) -> str:
