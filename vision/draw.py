@@ -97,10 +97,11 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
     line = max(2, int(round(2 * scale)))
     taken: list[Rect] = []  # tags drawn so far: a new one goes where it covers none of them
     if isinstance(what, HandReading):
-        _outline_melds(canvas, what, line, taken)
+        _outline_melds(canvas, what, line, taken, img.size)
     tags = []
+    boxes = on_picture(det.xyxy, img.size)
     for i in range(len(det)):
-        x0, y0, x1, y1 = (float(v) for v in det.xyxy[i])
+        x0, y0, x1, y1 = (float(v) for v in boxes[i])
         role = roles[i] if i < len(roles) else "concealed"
         color = COLORS.get(role, COLORS["loose"])
         width = line * 2 if role == "win" else line
@@ -128,6 +129,15 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
     return img
 
 
+def on_picture(xyxy: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Boxes cut to the picture and a strip around it wider than any outline (the outline of a box running
+    off the picture stays off it): PIL draws an outline row by row and sizes a meld's tag by its boxes, so a
+    box a billion pixels tall (boxes from a file) took seconds to draw, or made a font too big to exist."""
+    spare = 16 + 0.01 * max(size)
+    w, h = size
+    return np.clip(np.asarray(xyxy, np.float64), -spare, [w + spare, h + spare, w + spare, h + spare])
+
+
 def tag_text(cls: int, conf: float, role: str, scored_as: int | None = -1, by_user: bool = False) -> str:
     """A tile's label: its Chinese name over its confidence (``USER_MARK`` for a face the user set), 胡 before
     the winning tile's, × under a tile set aside; ``scored_as`` (-1: as read) the face it was scored as
@@ -141,13 +151,14 @@ def tag_text(cls: int, conf: float, role: str, scored_as: int | None = -1, by_us
     return "胡" + text if role == "win" else text
 
 
-def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int, taken: list[Rect]) -> None:
+def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int, taken: list[Rect],
+                   size: tuple[int, int]) -> None:
     det = reading.detections
     for k, meld in enumerate(reading.melds):
         members = [i for i, m in enumerate(reading.meld_of) if m == k]
         if not members:
             continue
-        box = det.xyxy[members]
+        box = on_picture(det.xyxy[members], size)
         pad = float(np.median(box[:, 3] - box[:, 1])) * 0.12
         x0, y0 = box[:, :2].min(axis=0) - pad
         x1, y1 = box[:, 2:].max(axis=0) + pad

@@ -96,6 +96,9 @@ def hand_layout(
     boxes = _project(np.array(rects, np.float64), angle, size, perspective, center)
     if jitter:
         boxes += rng.normal(0.0, jitter * size, boxes.shape)
+        # Noise on each side may cross a box's sides over: a detector's box never has x0 > x1.
+        low, high = np.minimum(boxes[:, :2], boxes[:, 2:]), np.maximum(boxes[:, :2], boxes[:, 2:])
+        boxes = np.concatenate([low, high], axis=1)
     cls_arr = np.array(classes, np.int64)
     conf = np.clip(rng.normal(0.9, 0.04, len(classes)), 0.3, 0.99).astype(np.float32)
     prob_arr = None

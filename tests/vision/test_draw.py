@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from fontTools.ttLib import TTFont
@@ -197,3 +199,22 @@ def test_tags_stay_inside_the_picture_at_its_edges():
                       img.size)
     for x0, y0, x1, y1 in rects:
         assert x0 >= 0 and y0 >= 0 and x1 <= 200 and y1 <= 120
+
+
+def one_box(xyxy) -> Detections:
+    return Detections(np.array([xyxy], np.float32), np.array([3]), np.array([0.9], np.float32))
+
+
+@pytest.mark.parametrize("what", [
+    pytest.param(one_box([10, 10, 50, 1e9]), id="a-billion-pixels-tall"),
+    pytest.param(one_box([10, -np.inf, 50, 50]), id="from-minus-infinity"),
+    pytest.param(group(hand_layout("123m55p12s", "3s", ["pung 中"], 0, size=3e7, center=(0, 5e8)).detections),
+                 id="a-meld-laid-out-huge"),
+])
+def test_boxes_far_beyond_the_picture_are_drawn_at_once(what):
+    """Only the picture is drawn on: a box reaching a billion pixels past it (boxes from a file) took seconds
+    (a meld's tag: a font too big to exist)."""
+    start = time.perf_counter()
+    out = draw(np.zeros((100, 100, 3), np.uint8), what)
+    assert time.perf_counter() - start < 1.0
+    assert out.shape == (100, 100, 3)

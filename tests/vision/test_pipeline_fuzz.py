@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,3 +66,10 @@ def test_damaged_detections_are_answered_never_crash(seed):
     win = rng.choice(standing) if standing and rng.random() < 0.5 else None
     marked = analyse(IMAGE, det, context, win_index=win, fixed=[k])
     assert (marked.result is None) == (marked.error is not None)
+
+
+@pytest.mark.parametrize("seed", [3695, 4494, 6044])  # their layout's noise crossed a box's sides (x0 > x1)
+def test_jittered_layouts_box_each_tile_as_a_detector_would(seed):
+    det = damaged_hand(random.Random(seed))
+    assert (det.xyxy[:, 2:] >= det.xyxy[:, :2]).all()
+    assert analyse(IMAGE, det).annotated.shape == IMAGE.shape  # and the drawing takes them
