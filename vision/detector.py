@@ -47,6 +47,7 @@ STRIDE = 32  # the coarsest grid of YOLO11's head: canvas sides are multiples of
 # (read on canvases of their own shape, 3 real_cn_val photos were read worse: docs/detector.md).
 FIT_MIN = 0.5
 DEFAULT_IMGSZ = 640
+MAX_IMGSZ = 4096  # a 4,032-px phone photo at full size; beyond, the network's activations alone need many GB
 # A box's score is the sum of its three likeliest faces' scores (at most 1): a tile the model sees
 # clearly but cannot place between two or three look-alike faces (2m/3m/5m) is still a tile, and the
 # classifier or the hand's legality settles the face. Measured in docs/detector.md ("Box score").
@@ -172,7 +173,11 @@ class _TorchBackend:
         import torch
         from ultralytics.nn.tasks import load_checkpoint
 
-        model, ckpt = load_checkpoint(str(path), device="cpu", fuse=True)
+        try:
+            model, ckpt = load_checkpoint(str(path), device="cpu", fuse=True)
+        except Exception as e:  # noqa: BLE001 — a file of any bytes: torch and Ultralytics raise many kinds
+            why = str(e).replace("ERROR ❌️", "").strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ValueError(f"{path}: not a YOLO checkpoint (.pt) that Ultralytics can load: {why}") from None
         self.model = model.float().eval()
         self.torch = torch
         trained = (ckpt.get("train_args") or {}).get("imgsz")
@@ -287,8 +292,8 @@ class Detector:
             raise FileNotFoundError(f"detector weights not found: {path}")
         if path.suffix not in (".pt", ".onnx"):
             raise ValueError(f"weights must be a .pt or .onnx file, got {path.name!r}")
-        if imgsz is not None and imgsz % 32:
-            raise ValueError(f"imgsz must be a multiple of 32, got {imgsz}")
+        if imgsz is not None and (imgsz % 32 or not 32 <= imgsz <= MAX_IMGSZ):
+            raise ValueError(f"imgsz must be a multiple of 32 from 32 to {MAX_IMGSZ}, got {imgsz}")
         if back_far < 0 or noisy < 0 or shaken < 0 or defocused < 0:
             raise ValueError(f"back_far, noisy, shaken and defocused must be >= 0, got back_far={back_far}, "
                              f"noisy={noisy}, shaken={shaken}, defocused={defocused}")

@@ -147,12 +147,33 @@ def test_wrong_class_count_is_rejected():
     ("kwargs", "error", "message"),
     [pytest.param({"weights": "missing.pt"}, FileNotFoundError, "not found", id="missing"),
      pytest.param({"imgsz": 100}, ValueError, "multiple of 32", id="imgsz"),
+     pytest.param({"imgsz": 64000}, ValueError, "multiple of 32 from 32 to 4096, got 64000", id="imgsz-huge"),
+     pytest.param({"imgsz": 0}, ValueError, "multiple of 32 from 32 to 4096, got 0", id="imgsz-zero"),
      pytest.param({"conf": 1.5}, ValueError, "conf", id="conf"),
      pytest.param({"back_conf": -0.1}, ValueError, "back_conf", id="back_conf")],
 )
 def test_bad_settings(kwargs, error, message):
     with pytest.raises(error, match=message):
         Detector(**({"weights": DEFAULT_ONNX} | kwargs))
+
+
+@pytest.mark.parametrize(("content", "why"), [
+    pytest.param(b"junk\n", "not a loadable checkpoint", id="text"),
+    pytest.param(bytes(range(256)) * 8, "not a loadable checkpoint", id="random-bytes"),
+    pytest.param(b"", "not a loadable checkpoint", id="empty"),
+    pytest.param("TORCH_DICT", "", id="a-torch-file-of-no-model"),
+])
+def test_weights_that_are_no_checkpoint_are_a_clear_error(tmp_path, no_network, content, why):
+    path = tmp_path / "weights.pt"
+    if content == "TORCH_DICT":
+        import torch
+
+        torch.save({"a": 1}, path)
+    else:
+        path.write_bytes(content)
+    with pytest.raises(ValueError, match="not a YOLO checkpoint \\(.pt\\) that Ultralytics can load") as err:
+        Detector(weights=path)
+    assert why in str(err.value) and "\n" not in str(err.value)
 
 
 @pytest.mark.parametrize("weights", [pytest.param(DEFAULT_WEIGHTS, id="pytorch"), pytest.param(DEFAULT_ONNX, id="onnx")])
