@@ -33,6 +33,13 @@ class Detections:
                 f"detections need xyxy (N,4), cls (N,), conf (N,); got {self.xyxy.shape}, "
                 f"{self.cls.shape}, {self.conf.shape}"
             )
+        if n and not (self.cls.min() >= 0 and self.cls.max() < len(CLASS_NAMES)):
+            raise ValueError(f"class ids must be 0..{len(CLASS_NAMES) - 1} (30 faces, then back), got "
+                             f"{sorted({int(c) for c in self.cls if not 0 <= c < len(CLASS_NAMES)})[:5]}")
+        if n and not (np.isfinite(self.xyxy).all() and (self.xyxy[:, 2:] >= self.xyxy[:, :2]).all()):
+            bad = int(np.flatnonzero(~(np.isfinite(self.xyxy).all(1) & (self.xyxy[:, 2:] >= self.xyxy[:, :2]).all(1)))[0])
+            raise ValueError(f"boxes must be finite [x0, y0, x1, y1] with x0 <= x1 and y0 <= y1, got box {bad}: "
+                             f"{self.xyxy[bad].tolist()}")
         if self.probs is not None and self.probs.shape != (n, len(CLASS_NAMES)):
             raise ValueError(f"probs must be (N, {len(CLASS_NAMES)}), got {self.probs.shape}")
         if self.foreign is not None and self.foreign.shape != (n,):

@@ -1,0 +1,42 @@
+"""The vision boundary itself: what a Detections may hold (any caller's detector output passes through it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.vision.detections import Detections
+from xingzi.vision.draw import draw
+from xingzi.vision.grouping import group
+
+
+def _det(xyxy, cls, conf=None) -> Detections:
+    xyxy = np.asarray(xyxy, np.float32).reshape(-1, 4)
+    conf = np.full(len(xyxy), 0.9, np.float32) if conf is None else np.asarray(conf, np.float32)
+    return Detections(xyxy, np.asarray(cls, np.int64), conf)
+
+
+@pytest.mark.parametrize(("xyxy", "cls", "message"), [
+    pytest.param([[0, 0, 10, 14]], [31], r"class ids must be 0..30 \(30 faces, then back\), got \[31\]", id="class-31"),
+    pytest.param([[0, 0, 10, 14], [20, 0, 30, 14]], [3, -1], r"class ids must be 0..30 .*got \[-1\]", id="class-minus-1"),
+    pytest.param([[0, 0, np.nan, 14]], [3], r"got box 0: \[0.0, 0.0, nan, 14.0\]", id="nan"),
+    pytest.param([[0, 0, 10, 14], [0, -np.inf, 10, 14]], [3, 4], r"got box 1: \[0.0, -inf, 10.0, 14.0\]", id="inf"),
+    pytest.param([[10, 0, 0, 14]], [3], r"with x0 <= x1 and y0 <= y1, got box 0: \[10.0, 0.0, 0.0, 14.0\]",
+                 id="corners-reversed"),
+    pytest.param([[0, 0, 10, 14]], [3, 4], r"detections need xyxy \(N,4\), cls \(N,\), conf \(N,\)", id="shapes"),
+])
+def test_detections_that_no_detector_gives_are_refused(xyxy, cls, message):
+    with pytest.raises(ValueError, match=message):
+        _det(xyxy, cls, [0.9] * len(cls) if len(cls) == len(xyxy) else None)
+
+
+@pytest.mark.parametrize(("xyxy", "cls"), [
+    pytest.param(np.zeros((0, 4)), [], id="none"),
+    pytest.param([[5, 5, 5, 19]], [30], id="a-box-of-no-width-back"),  # a box clipped at the frame
+    pytest.param([[-40, -3, 10, 14]], [29], id="partly-off-the-picture"),
+])
+def test_detections_a_detector_can_give_are_grouped_and_drawn(xyxy, cls):
+    det = _det(xyxy, cls)
+    reading = group(det)
+    out = draw(np.zeros((60, 80, 3), np.uint8), reading)
+    assert out.shape == (60, 80, 3) and len(reading.detections) == len(cls)
