@@ -17,7 +17,7 @@ from xingzi.datasets.synth import dataset as synth_dataset
 from xingzi.datasets.synth.dataset import contact_sheet, generate_dataset, stem
 from xingzi.datasets.synth.faces import brush_set, known_styles, procedural_set, style_names
 from xingzi.datasets.synth.generate import check_styles, render_sample
-from xingzi.datasets.yolo import read_labels, yolo_to_xyxy
+from xingzi.datasets.yolo import data_yaml_text, read_labels, yolo_to_xyxy
 from xingzi.engine.notation import parse_meld, parse_tiles
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 
@@ -178,6 +178,24 @@ def test_generate_dataset_refuses_before_writing_or_starting_processes(tmp_path,
     with pytest.raises(ValueError, match=message):
         list(generate_dataset(tmp_path / "d", 1, **kwargs))
     assert not (tmp_path / "d").exists()
+
+
+@pytest.mark.parametrize(("names", "refused"), [
+    pytest.param("names: [cat, dog]\n", True, id="another-class-list"),
+    pytest.param(None, False, id="one-of-ours"),  # more photos of a synthetic set: its data.yaml written again
+])
+def test_photos_are_added_only_to_a_dataset_of_our_classes(tmp_path, monkeypatch, names, refused):
+    monkeypatch.setattr(synth_dataset, "_job", lambda job: (job[2], {}))  # no drawing: only the bookkeeping
+    out = tmp_path / "d"
+    out.mkdir()
+    yaml_text = names if names is not None else data_yaml_text(out.resolve())
+    (out / "data.yaml").write_text(yaml_text)
+    if refused:
+        with pytest.raises(ValueError, match="names other classes than ours; expected a new folder"):
+            list(generate_dataset(out, 1))
+    else:
+        assert list(generate_dataset(out, 1)) == [(0, {})]
+    assert (out / "data.yaml").read_text() == yaml_text  # kept, or written again the same
 
 
 def test_a_huge_n_starts_at_once(tmp_path, monkeypatch):
