@@ -40,6 +40,8 @@ bench: $(STAMP)
 
 # Detector accuracy on the real validation photos (next to the mahjong-detector baseline).
 eval: $(STAMP)
+	# the baseline's weights ship in its package (MIT per its metadata; its deps are ours already)
+	$(BIN)/python -c "import mahjong_detector" 2>/dev/null || $(BIN)/pip install --no-deps mahjong-detector==0.0.6
 	$(BIN)/python -m xingzi.models.mahjong_detector_baseline $(REAL_VAL)/images runs/eval/preds_mahjong_detector
 	$(BIN)/xingzi eval --data $(REAL_VAL) --model models/xingzi_yolo11n.onnx \
 	    --preds runs/eval/preds_mahjong_detector --out runs/eval/real_cn_val --markdown

@@ -33,8 +33,9 @@ def onnx_model_path() -> Path:
     try:
         import mahjong_detector
     except ModuleNotFoundError:
-        raise ValueError("the start weights come from the package mahjong-detector (pip install mahjong-detector==0.0.6), "
-                         "or pass --model with weights to start from (e.g. models/xingzi_yolo11n.pt)") from None
+        raise ValueError("the mahjong-detector network comes in its package: pip install --no-deps "
+                         "mahjong-detector==0.0.6 (`make eval` does; to train, --model may name other start weights "
+                         "instead, e.g. models/xingzi_yolo11n.pt)") from None
 
     return Path(mahjong_detector.__file__).parent / "model.onnx"
 

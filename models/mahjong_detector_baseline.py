@@ -11,6 +11,7 @@ riichi classes; ``xingzi eval`` maps them by name (winds are ignored).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--conf", type=float, default=0.001)
     args = ap.parse_args(argv)
-    n = write_predictions(args.images, args.out, args.conf)
+    try:
+        n = write_predictions(args.images, args.out, args.conf)
+    except (ValueError, FileNotFoundError) as e:  # no package, no images: said in a line, as the CLI does
+        print(f"mahjong_detector_baseline: error: {e}", file=sys.stderr)
+        return 2
     print(f"wrote predictions for {n} images to {args.out}")
     return 0
 

@@ -3,6 +3,8 @@ converter, and where shipping finds a checkpoint."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -225,3 +227,14 @@ def test_a_bf16_cpu_training_runs_and_saves_weights(tmp_path):
     assert ckpt["train_args"]["amp"] == "bf16"
     weights = [p for p in ckpt["model"].parameters()]
     assert weights and all(torch.isfinite(p).all() for p in weights)
+
+
+def test_the_baseline_without_its_package_says_how_to_get_it(tmp_path, monkeypatch, capsys):
+    from xingzi.models import mahjong_detector_baseline
+
+    monkeypatch.setitem(sys.modules, "mahjong_detector", None)  # as on a machine where it is not installed
+    (tmp_path / "IMAGES").mkdir()
+    code = mahjong_detector_baseline.main([str(tmp_path / "IMAGES"), str(tmp_path / "OUT")])
+    err = capsys.readouterr().err
+    assert code == 2 and "pip install --no-deps mahjong-detector==0.0.6 (`make eval` does" in err
+    assert "Traceback" not in err and not (tmp_path / "OUT").exists()
