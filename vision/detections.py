@@ -39,7 +39,7 @@ class Detections:
         if n and not (np.isfinite(self.xyxy).all() and (self.xyxy[:, 2:] >= self.xyxy[:, :2]).all()):
             bad = int(np.flatnonzero(~(np.isfinite(self.xyxy).all(1) & (self.xyxy[:, 2:] >= self.xyxy[:, :2]).all(1)))[0])
             raise ValueError(f"boxes must be finite [x0, y0, x1, y1] with x0 <= x1 and y0 <= y1, got box {bad}: "
-                             f"{self.xyxy[bad].tolist()}")
+                             f"{[round(float(v), 2) for v in self.xyxy[bad]]}")  # (float32: 317.57, not 317.5700073)
         if self.probs is not None and self.probs.shape != (n, len(CLASS_NAMES)):
             raise ValueError(f"probs must be (N, {len(CLASS_NAMES)}), got {self.probs.shape}")
         if self.foreign is not None and self.foreign.shape != (n,):
