@@ -153,6 +153,13 @@ def test_a_key_given_twice_is_one_bad_line_and_one_bad_item(capsys, monkeypatch)
                                         "unclear; JSON readers keep the last)", "line": 2}
 
 
+def test_an_empty_text_in_a_json_list_is_a_bad_item_not_a_blank_line(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO('["", {"hand": "12m456m789p22345s3m", "win_tile": "3m"}]'))
+    code, out, _ = run(["score", "--json", "-"], capsys)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and results[0]["line"] == 1 and "got str" in results[0]["error"] and results[1]["own"] == 3
+
+
 def test_a_table_given_twice_in_a_set_override_is_refused(capsys) -> None:
     code, out, err = run(["score", "--hand", "12m456m789p22345s 3m", "--set",
                           'flower_additions={"003": {}, "003": {"concealed": {"ping_hu": 1}}}'], capsys)

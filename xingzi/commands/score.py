@@ -264,7 +264,7 @@ def _score_stream(text: str, ruleset, out=None, as_lines: bool = False) -> int:
     items: list[Any] = whole if isinstance(whole, list) else text.splitlines()
     failed = 0
     for n, item in enumerate(items, 1):
-        if isinstance(item, str) and not item.strip():
+        if whole is None and not item.strip():  # (a blank line; a "" in a JSON list is a bad situation)
             continue
         try:
             result = _score_object(_loads(item) if whole is None else item, ruleset)
