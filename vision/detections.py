@@ -36,8 +36,9 @@ class Detections:
         if n and not (self.cls.min() >= 0 and self.cls.max() < len(CLASS_NAMES)):
             raise ValueError(f"class ids must be 0..{len(CLASS_NAMES) - 1} (30 faces, then back), got "
                              f"{sorted({int(c) for c in self.cls if not 0 <= c < len(CLASS_NAMES)})[:5]}")
-        if n and not (np.isfinite(self.xyxy).all() and (self.xyxy[:, 2:] >= self.xyxy[:, :2]).all()):
-            bad = int(np.flatnonzero(~(np.isfinite(self.xyxy).all(1) & (self.xyxy[:, 2:] >= self.xyxy[:, :2]).all(1)))[0])
+        ordered = (self.xyxy[:, 2:] >= self.xyxy[:, :2]).all(1)  # (False for NaN too)
+        if not ordered.all() or not np.isfinite(self.xyxy).all():
+            bad = int(np.flatnonzero(~(ordered & np.isfinite(self.xyxy).all(1)))[0])
             raise ValueError(f"boxes must be finite [x0, y0, x1, y1] with x0 <= x1 and y0 <= y1, got box {bad}: "
                              f"{[round(float(v), 2) for v in self.xyxy[bad]]}")  # (float32: 317.57, not 317.5700073)
         if self.probs is not None and self.probs.shape != (n, len(CLASS_NAMES)):
