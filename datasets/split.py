@@ -282,7 +282,8 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
             rel = sorted(by_stem[s][0].relative_to(r).as_posix() for s in stems)
             atomic_write_text(r / f"{part}.txt", "".join(f"./{p}\n" for p in rel))
             lists[part] = tuple(rel)
-        atomic_write_text(r / "data.yaml", data_yaml_text(r.resolve(), "train.txt", "val.txt", names))
+        kept = _other_keys(r / "data.yaml")  # read before it is written again
+        atomic_write_text(r / "data.yaml", data_yaml_text(r.resolve(), "train.txt", "val.txt", names) + kept)
         return SplitReport(str(r), lists["train"], lists["val"], groups_train, groups_val)
     o = Path(out)
     if o.resolve().is_relative_to(r.resolve()):
@@ -297,6 +298,21 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
     atomic_write_text(o / "data.yaml", data_yaml_text(o.resolve(), "images/train", "images/val", names))
     lists = {part: tuple(f"images/{part}/{row[2].name}" for row in rows) for part, rows in plan.items()}
     return SplitReport(str(o), lists["train"], lists["val"], groups_train, groups_val)
+
+
+def _other_keys(yaml_path: Path) -> str:
+    """What a data.yaml says beside where its images are and what their classes are (a test set, a note, a
+    download line), as YAML to keep when the split writes the file again."""
+    if not yaml_path.is_file():
+        return ""
+    import yaml  # PyYAML comes with ultralytics
+
+    doc = yaml.safe_load(read_text(yaml_path))
+    extra = {k: v for k, v in doc.items() if k not in SPLIT_KEYS} if isinstance(doc, dict) else {}
+    return yaml.safe_dump(extra, allow_unicode=True, sort_keys=False) if extra else ""
+
+
+SPLIT_KEYS = ("path", "train", "val", "nc", "names")  # what data_yaml_text writes
 
 
 def _refuse_stale(out: Path, rows: list[tuple[Path, Path, Path, Path]]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -236,6 +237,16 @@ def test_split_keeps_the_datasets_class_names(tmp_path, out):
     root = with_names(make_dataset(tmp_path / "d", {f"p{i}": f"0{BOX}" for i in range(4)}))
     report = split_dataset(root, val=0.5, out=out and tmp_path / out)
     assert read_class_names(report.root) == ("9s", "1m", "no")  # class 0 is still 9s, and 'no' is no False
+
+
+def test_split_in_place_keeps_what_else_the_data_yaml_says(tmp_path):
+    root = make_dataset(tmp_path / "d", {f"p{i}": f"0{BOX}" for i in range(4)})
+    (root / "data.yaml").write_text("train: images\nval: images\ntest: ../held_out/images\n"
+                                    "note: 牌 from table 3\nnames: [9s, 1m]\n", encoding="utf-8")
+    split_dataset(root, val=0.5)
+    doc = yaml.safe_load((root / "data.yaml").read_text(encoding="utf-8"))
+    assert (doc["train"], doc["val"], doc["names"]) == ("train.txt", "val.txt", {0: "9s", 1: "1m"})
+    assert (doc["test"], doc["note"]) == ("../held_out/images", "牌 from table 3")  # kept, not dropped
 
 
 def split_then(tmp_path: Path, change) -> Path:
