@@ -277,6 +277,10 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
     groups_train = len({source_key(s) for s in train})
     names = read_class_names(r) or CLASS_NAMES  # the labels stay as they are: so must the names of their classes
     if out is None:
+        broken = sorted(i.relative_to(r).as_posix() for i, _ in by_stem.values() if "\n" in i.name or "\r" in i.name)
+        if broken:  # a list file holds one path a line
+            raise ValueError(f"{broken[0]!r}: a file name with a line break cannot be listed in train.txt/val.txt; "
+                             "expected names without one (rename it), or --out to copy the images instead")
         lists = {}
         for part, stems in (("train", train), ("val", val_set)):
             rel = sorted(by_stem[s][0].relative_to(r).as_posix() for s in stems)

@@ -249,6 +249,13 @@ def test_split_in_place_keeps_what_else_the_data_yaml_says(tmp_path):
     assert (doc["test"], doc["note"]) == ("../held_out/images", "牌 from table 3")  # kept, not dropped
 
 
+def test_split_in_place_refuses_a_name_it_cannot_list(tmp_path):
+    root = make_dataset(tmp_path / "d", {"p0": f"0{BOX}", "p1": f"0{BOX}", "two\nlines": f"0{BOX}"})
+    with pytest.raises(ValueError, match=r"'images/two\\nlines.jpg': a file name with a line break cannot be listed in train.txt/val.txt"):
+        split_dataset(root, val=0.5, seed=0)
+    assert not (root / "train.txt").exists() and not (root / "val.txt").exists()
+
+
 def split_then(tmp_path: Path, change) -> Path:
     root = make_dataset(tmp_path / "d", {f"p{i}": f"{i}{BOX}" for i in range(6)})
     split_dataset(root, val=0.5, seed=0, out=tmp_path / "o")
