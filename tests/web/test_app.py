@@ -91,6 +91,11 @@ def test_the_payers_tiles_are_eaten_from_the_query_or_the_rescore(photo):
     assert three_fa["payments"] == [{"payer": 0, "eaten": 3, "pao": 6, "amount": 6}]
     bad = client.post("/api/read", params={"payers": "[{"}, content=photo)
     assert bad.status_code == 400 and "payers in the query must be JSON" in bad.json()["error"]
+    twice = client.post("/api/rescore", content=f'{{"token": "{read["token"]}", "self_draw": true, "self_draw": false}}',
+                        headers={"content-type": "application/json"})
+    assert twice.status_code == 400 and "key 'self_draw' is given twice in one object" in twice.json()["error"]
+    twice = client.post("/api/read", params={"payers": '[{"fa": 1, "fa": 2}]'}, content=photo)
+    assert twice.status_code == 400 and "payers in the query: key 'fa' is given twice" in twice.json()["error"]
     clash = client.post("/api/rescore", json={"token": read["token"], "payers": [{"melds": ["kong 1m"]}]}).json()
     assert clash["valid"] is False and "5 copies of 1m" in clash["error"]
 

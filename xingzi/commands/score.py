@@ -13,6 +13,7 @@ from xingzi.engine import load_ruleset, parse_meld, score_round, score_situation
 from xingzi.engine.hand import EVENTS, SELF_DRAW_EVENTS
 from xingzi.engine.notation import format_tiles, parse_hand, parse_tiles
 from xingzi.engine.situation import ROUND_FIELDS, SITUATION_FIELDS
+from xingzi.jsontext import repeated_key, twice_message
 
 from .rules import pad
 
@@ -105,12 +106,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(obj) == len(pairs):
         return obj
     marked = _Twice(obj)
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            marked.key = key
-            break
-        seen.add(key)
+    marked.key = repeated_key(pairs) or ""
     return marked
 
 
@@ -120,8 +116,7 @@ def _check_once(value: Any) -> None:
     while stack:  # (a loop, not recursion: the value may be nested as deep as the parser allowed)
         v = stack.pop()
         if isinstance(v, _Twice):
-            raise ValueError(f"key {v.key!r} is given twice in one object: give it once (which was meant is "
-                             f"unclear; JSON readers keep the last)")
+            raise ValueError(twice_message(v.key))
         if isinstance(v, dict):
             stack.extend(v.values())
         elif isinstance(v, list):
