@@ -8,6 +8,7 @@ no earlier work is ever lost.
 
 from __future__ import annotations
 
+import filecmp
 import json
 import math
 import re
@@ -20,6 +21,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from xingzi.datasets.photo_match import same_photo
 from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names
 from xingzi.datasets.split import class_id_for_name, class_map_for, place_file, remap_label_text
 from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, read_labels, read_text
@@ -247,6 +249,15 @@ def import_labelstudio(export_json: str | Path, dataset_dir: str | Path) -> Impo
     return ImportReport(counts["new"], counts["replaced"], counts["unchanged"], not_annotated, str(d / BACKUP_DIR))
 
 
+def _refuse_other_photo(image: Path, ours: Path) -> None:
+    """Our photo of that name stays (the export's copy is often re-compressed or scaled), so the export's
+    labels go with it only when the two show the same picture."""
+    if ours.exists() and not filecmp.cmp(image, ours, shallow=False) and not same_photo(image, ours):
+        raise ValueError(f"{image} is another photo than {ours} of the same name, so its labels would be put on "
+                         "the wrong picture; expected the dataset's own photos back (rename one of them, or import "
+                         "into a new folder)")
+
+
 def import_yolo_export(src: str | Path, dataset_dir: str | Path, link: bool = False) -> ImportReport:
     """Take a YOLO export of another tool (Roboflow ``data.yaml`` + ``*/images``, CVAT ``obj.names``
     + labels next to the images) into ``dataset_dir``, mapping its classes to ours by name. Boxes
@@ -266,6 +277,7 @@ def import_yolo_export(src: str | Path, dataset_dir: str | Path, link: bool = Fa
                 raise ValueError(f"{taken[image.stem]} and {image} would share the label file {image.stem}.txt; "
                                  "expected one image per name in the export (rename one)")
             taken[image.stem] = image
+            _refuse_other_photo(image, d / "images" / image.name)
             text, n = remap_label_text(read_text(label), cmap, str(label))
             planned.append((image, text))
             dropped += n

@@ -230,8 +230,8 @@ def test_cvat_yolo_export_and_cli(tmp_path, capsys):
     src = tmp_path / "cvat"
     (src / "obj_train_data").mkdir(parents=True)
     (src / "obj.names").write_text("zhong\nfa\nbai\n")
-    for stem, cls in (("h1", 1), ("h2", 2)):
-        Image.new("RGB", (W, H)).save(src / "obj_train_data" / f"{stem}.jpg")
+    for stem, cls in (("h1", 1), ("h2", 2)):  # h1 comes back scaled and re-compressed: the same photo
+        Image.new("RGB", (W // 2, H // 2), "white").save(src / "obj_train_data" / f"{stem}.jpg", quality=60)
         (src / "obj_train_data" / f"{stem}.txt").write_text(f"{cls} 0.5 0.5 0.1 0.1\n")
     d = make_dataset(tmp_path / "d", {"h1": ROWS})
     assert main(["label", "--import-yolo", str(src), "--out", str(d), "--no-progress"]) == 0
@@ -240,6 +240,8 @@ def test_cvat_yolo_export_and_cli(tmp_path, capsys):
     [backup] = (d / "labels_backup").iterdir()
     np.testing.assert_allclose(read_labels(backup), ROWS)
     assert len(json.loads((d / TASKS_FILE).read_text())) == 2
+    with Image.open(d / "images" / "h1.jpg") as kept:
+        assert kept.size == (W, H)  # our original stays, its labels replaced
 
 
 def test_yolo_import_of_a_folder_without_labelled_images_is_refused(tmp_path):
@@ -283,3 +285,48 @@ def test_any_labels_survive_the_round_trip(tmp_path_factory, rows):
     export.write_text(json.dumps([{"data": task["data"], "annotations": [{"result": task["predictions"][0]["result"]}]}]))
     import_labelstudio(export, d)
     np.testing.assert_allclose(read_labels(d / "labels" / "a.txt"), rows_arr, atol=2e-6)
+
+
+def scene(seed: int, size: tuple[int, int] = (W, H)) -> Image.Image:
+    """A smooth picture of colours, as photos are at a thumbnail's scale; another seed, another picture."""
+    rng = np.random.default_rng(seed)
+    small = rng.integers(0, 256, (6, 12, 3), dtype=np.uint8)
+    return Image.fromarray(small).resize(size, Image.Resampling.BICUBIC)
+
+
+def test_yolo_import_refuses_another_photo_under_one_of_our_names(tmp_path, capsys):
+    d = make_dataset(tmp_path / "d", {"h1": ROWS})
+    scene(1).save(d / "images" / "h1.jpg")
+    before = {p: p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+    src = tmp_path / "cvat"
+    (src / "obj_train_data").mkdir(parents=True)
+    (src / "obj.names").write_text("zhong\nfa\nbai\n")
+    for stem, seed in (("h0", 0), ("h1", 2)):  # h1: a different photo of the same name
+        scene(seed).save(src / "obj_train_data" / f"{stem}.jpg")
+        (src / "obj_train_data" / f"{stem}.txt").write_text("1 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(ValueError, match="another photo than .*h1.jpg of the same name"):
+        import_yolo_export(src, d)
+    assert main(["label", "--import-yolo", str(src), "--out", str(d), "--no-progress"]) == 2
+    assert "another photo" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()} == before  # nothing written
+
+
+@pytest.mark.parametrize("redo", [
+    pytest.param(lambda im: im, id="re-compressed"),
+    pytest.param(lambda im: im.resize((W // 2, H // 2)), id="halved"),
+    pytest.param(lambda im: im.resize((64, 64)), id="stretched-square"),
+])
+def test_yolo_import_takes_labels_for_our_photo_come_back_altered(tmp_path, redo):
+    d = make_dataset(tmp_path / "d", {"h1": ROWS})
+    scene(1).save(d / "images" / "h1.jpg", quality=95)
+    ours = (d / "images" / "h1.jpg").read_bytes()
+    src = tmp_path / "rf"
+    (src / "train" / "images").mkdir(parents=True)
+    (src / "train" / "labels").mkdir()
+    (src / "data.yaml").write_text("names: ['1m']\n")
+    redo(scene(1)).save(src / "train" / "images" / "h1.jpg", quality=50)
+    (src / "train" / "labels" / "h1.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    report = import_yolo_export(src, d)
+    assert (report.new, report.replaced) == (0, 1)
+    assert (d / "images" / "h1.jpg").read_bytes() == ours
+    assert read_labels(d / "labels" / "h1.txt").tolist() == [[0, 0.5, 0.5, 0.1, 0.1]]
