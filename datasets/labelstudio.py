@@ -21,8 +21,8 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from xingzi.datasets.photo_match import same_photo
 from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names
+from xingzi.datasets.photo_match import same_photo
 from xingzi.datasets.split import class_id_for_name, class_map_for, place_file, remap_label_text
 from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, read_labels, read_text
 from xingzi.engine.tiles import CLASS_NAMES

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from xingzi.cli import main
+from xingzi.datasets import photo_match
 from xingzi.datasets.labelstudio import (
     CONFIG_FILE,
     TASKS_FILE,
@@ -330,3 +331,17 @@ def test_yolo_import_takes_labels_for_our_photo_come_back_altered(tmp_path, redo
     assert (report.new, report.replaced) == (0, 1)
     assert (d / "images" / "h1.jpg").read_bytes() == ours
     assert read_labels(d / "labels" / "h1.txt").tolist() == [[0, 0.5, 0.5, 0.1, 0.1]]
+
+
+def test_photo_match_measure_prints_the_figures_its_threshold_rests_on(tmp_path, capsys):
+    for seed in (1, 2, 3):
+        scene(seed, (320, 240)).save(tmp_path / f"p{seed}.jpg", quality=95)
+    assert photo_match.main([str(tmp_path), "--sample", "2"]) == 0
+    out = dict(line.rsplit(None, 1) for line in capsys.readouterr().out.splitlines())
+    assert out["photos"] == "3"
+    assert float(out["different_photos_min"]) > photo_match.MAX_MEAN_DIFFERENCE
+    assert max(float(v) for k, v in out.items() if k.startswith("re-encoded")) < photo_match.MAX_MEAN_DIFFERENCE
+    for seed in (2, 3):
+        (tmp_path / f"p{seed}.jpg").unlink()
+    assert photo_match.main([str(tmp_path)]) == 2
+    assert "expected at least two photos" in capsys.readouterr().err
