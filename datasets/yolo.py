@@ -18,11 +18,22 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 def data_yaml_text(root: str | Path = ".", train: str = "images", val: str = "images",
                    names: tuple[str, ...] = CLASS_NAMES) -> str:
     """data.yaml naming ``names`` (default: the 31 class names generated from the tile enum)."""
-    lines = [f"path: {Path(root).as_posix()}", f"train: {train}", f"val: {val}",
+    lines = [f"path: {_yaml_text(Path(root).as_posix())}", f"train: {_yaml_text(train)}", f"val: {_yaml_text(val)}",
              f"nc: {len(names)}", "names:"]
-    # a name not ours is quoted: JSON strings are YAML too, and `yes`, `a: b` or `#1` would not read back
-    lines += [f"  {i}: {n if n in CLASS_NAMES else json.dumps(n, ensure_ascii=False)}" for i, n in enumerate(names)]
+    lines += [f"  {i}: {n if n in CLASS_NAMES else _yaml_text(n)}" for i, n in enumerate(names)]
     return "\n".join(lines) + "\n"
+
+
+def _yaml_text(value: str) -> str:
+    """``value`` as YAML reads it back: plain when it is, else quoted (JSON strings are YAML too);
+    `yes`, `a: b`, `x #1` or `/data/ 2024` would not read back plain."""
+    import yaml
+
+    try:
+        plain = yaml.safe_load(f"k: {value}") == {"k": value}
+    except yaml.YAMLError:
+        plain = False
+    return value if plain else json.dumps(value, ensure_ascii=False)
 
 
 def classes_text() -> str:

@@ -284,3 +284,15 @@ def test_split_to_a_folder_refuses_leftovers(tmp_path, setup, out, seed, message
 def test_split_to_a_folder_again_with_the_same_seed(tmp_path):
     root = split_then(tmp_path, lambda r, o: None)
     assert len(split_dataset(root, val=0.5, seed=0, out=tmp_path / "o").val) == 3
+
+
+@pytest.mark.parametrize("folder", [
+    pytest.param("set #2", id="hash-after-space"), pytest.param("a: b", id="colon-space"),
+    pytest.param("yes", id="yaml-boolean"), pytest.param("[x]", id="brackets"), pytest.param("中文", id="chinese"),
+])
+def test_merged_data_yaml_reads_back_its_own_folder(tmp_path, folder):
+    src = make_dataset(tmp_path / "src", {"a": f"0{BOX}"})
+    merge_datasets([src], tmp_path / folder)
+    written = yaml.safe_load((tmp_path / folder / "data.yaml").read_text(encoding="utf-8"))
+    assert Path(written["path"]) == (tmp_path / folder).resolve()
+    assert written["nc"] == 31 and written["names"][0] == "1m"
