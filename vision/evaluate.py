@@ -22,6 +22,7 @@ from xingzi.datasets.errata import UNREAD_ID, Errata, row_fixer
 from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
 from xingzi.engine.tiles import CLASS_NAMES, Tile
 from xingzi.vision import eval_report
+from xingzi.vision.eval_plots import confusion_png, per_class_png
 from xingzi.vision.metrics import IGNORE, UNREAD, ImageBoxes, Scores, score
 from xingzi.vision.perturb import Perturbation
 from xingzi.vision.second import Second, second_paths
@@ -366,61 +367,3 @@ def markdown_rows(results: list[dict]) -> str:
         lines.append(f"| {r['row']} | {s['mAP50']:.3f} | {s['mAP50-95']:.3f} | {s['precision']:.3f} | "
                      f"{s['recall']:.3f} | {s['f1']:.3f} | {s['image_exact']:.1%} | {s['hand_exact']:.1%} | {ms} |")
     return "\n".join(lines)
-
-
-def _font():
-    from matplotlib import font_manager
-
-    from xingzi.vision.runtime import CJK_FONT
-
-    font_manager.fontManager.addfont(str(CJK_FONT))
-    return font_manager.FontProperties(fname=str(CJK_FONT))
-
-
-def confusion_png(cm: np.ndarray, path: Path, title: str) -> None:
-    """Counts with colour by share of the truth row; Chinese tile names on both axes."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from xingzi.engine.tiles import CLASS_NAMES_CN
-
-    font = _font()
-    labels = [*CLASS_NAMES_CN, "背景"]
-    share = cm / np.maximum(cm.sum(axis=1, keepdims=True), 1)
-    fig, ax = plt.subplots(figsize=(15, 13))
-    ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
-    for (i, j), v in np.ndenumerate(cm):
-        if v:
-            ax.text(j, i, str(v), ha="center", va="center", fontsize=6, color="white" if share[i, j] > 0.5 else "black")
-    ax.set_xticks(range(len(labels)), labels, rotation=90, fontproperties=font, fontsize=8)
-    ax.set_yticks(range(len(labels)), labels, fontproperties=font, fontsize=8)
-    ax.set_xlabel("预测 prediction", fontproperties=font)
-    ax.set_ylabel("真值 truth", fontproperties=font)
-    ax.set_title(title, fontproperties=font)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def per_class_png(s: Scores, path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from xingzi.engine.tiles import CLASS_NAMES_CN
-
-    font = _font()
-    x = np.arange(NC)
-    fig, ax = plt.subplots(figsize=(14, 4))
-    ax.bar(x - 0.2, np.nan_to_num(s.ap50), 0.4, label="AP50")
-    ax.bar(x + 0.2, np.nan_to_num(s.f1), 0.4, label="F1")
-    ax.set_xticks(x, CLASS_NAMES_CN, rotation=90, fontproperties=font, fontsize=8)
-    ax.set_ylim(0, 1)
-    ax.legend()
-    ax.set_title(title, fontproperties=font)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
