@@ -182,11 +182,13 @@ def _print_reading(args: argparse.Namespace, res: PhotoResult, context: Context,
         for line in tiles_table(r):
             out.write(f"tile      {line}\n")
     out.write(f"read      {r.notation or '-'}\n")
+    reasons = () if res.diagnosis.legal else res.diagnosis.reasons
     for p in r.problems:
-        out.write(f"problem   {p}\n")
+        if p not in reasons:  # said once, as what makes the reading no hand
+            out.write(f"problem   {p}\n")
+    for reason in reasons:
+        out.write(f"not legal {reason}\n")
     if not res.diagnosis.legal:
-        for reason in res.diagnosis.reasons:
-            out.write(f"not legal {reason}\n")
         for s in res.diagnosis.suggestions:
             out.write(f"maybe     {s.text}  (cost {s.cost:.2f})\n")
     if res.repair is not None:  # the hand it gives is printed next, by print_result

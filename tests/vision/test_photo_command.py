@@ -72,6 +72,13 @@ def test_what_the_user_says_is_scored(photo, monkeypatch, capsys, detections, fl
     assert (f"own       {3 + fa} 炮") in text
 
 
+def test_a_reading_that_is_no_hand_says_why_once(photo, monkeypatch, capsys):
+    code, text = run(photo, HAND.subset(np.arange(len(HAND)) != FOUR_M), monkeypatch, capsys, "--as-read")
+    lines = text.splitlines()
+    assert sum("a winning hand has 14" in line for line in lines) == 1
+    assert "not legal 13 tiles (a winning hand has 14, plus one per kong: 14 here)" in lines
+
+
 def test_the_tiles_are_listed_along_the_row_with_their_numbers(photo, monkeypatch, capsys):
     det = misread(HAND, FIVE_P, Tile.P6)
     code, text = run(photo, det, monkeypatch, capsys, "--tiles", "--as-read")
