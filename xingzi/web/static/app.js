@@ -16,13 +16,25 @@ function status(text, bad) {
   $("status").className = bad ? "bad" : "";
 }
 
-// The response of a request that went well; else an Error with the server's message.
+// The response of a request that went well; else an Error with the server's message and the HTTP status.
 async function fetched(url, options) {
-  const response = await fetch(url, options);
+  let response;
+  try {
+    response = await fetch(url, options);
+  } catch (e) {  // no answer at all (off the table's Wi-Fi, the server stopped): "Failed to fetch" says little
+    throw new Error("连不上服务器 the server cannot be reached (" + e.message + ")");
+  }
   if (response.ok) return response;
   let body = {};
   try { body = await response.json(); } catch (e) { /* not JSON */ }
-  throw new Error(body.error || ("HTTP " + response.status));
+  throw Object.assign(new Error(body.error || ("HTTP " + response.status)), { status: response.status });
+}
+
+// The server says why it refused a photo in English: the gist in Chinese before it, by the kind of refusal.
+const READ_REFUSED = { 400: "读不了这个文件（不是照片，或已损坏）", 408: "上传中断了", 413: "照片太大" };
+
+function readFailure(e) {
+  return (READ_REFUSED[e.status] ? READ_REFUSED[e.status] + " " : "") + e.message;
 }
 
 async function call(url, options) {
@@ -55,8 +67,8 @@ async function upload(file) {
     $("result").scrollIntoView({ block: "start" });  // the score, not the buttons, after a read on a small screen
     if (payers().length) await rescore();
   } catch (e) {
-    status("出错 Error: " + e.message, true);
-    stale("这张照片没读成，下面是上一张的结果 This photo was not read; below is the previous photo's score: " + e.message);
+    status("出错 Error: " + readFailure(e), true);
+    stale("这张照片没读成，下面是上一张的结果 This photo was not read; below is the previous photo's score: " + readFailure(e));
   } finally {
     state.pending -= 1;
     showTable();

@@ -5,9 +5,11 @@
 // winner eats 炮 from their 发 and their kongs and 中/白 sets; which suit a kong is of does not change what is eaten,
 // so a suit kong is given a face none of the hand's tiles has (a set holds four of each).
 const SUIT_FACES = ["m", "p", "s"].flatMap((suit) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => n + suit));
-const DRAGON_SETS = [["", "—"], ["pung", "碰"], ["kong", "明杠"], ["concealed_kong", "暗杠"]];
+const DRAGON_SETS = [["", "—"], ["pung", "碰 pung"], ["kong", "明杠 kong"], ["concealed_kong", "暗杠 concealed kong"]];
 const SEATS = [["下家", "next player"], ["对家", "opposite"], ["上家", "previous player"]];
-const PAYER_FIELDS = [["fa", "发", 4], ["kongs", "明杠 万筒条", 4], ["concealed_kongs", "暗杠 万筒条", 4]];
+// each field named in both languages, as the rest of the page is: [key, Chinese, English, most]
+const PAYER_FIELDS = [["fa", "发", "fa", 4], ["kongs", "明杠 万筒条", "suit kongs", 4],
+  ["concealed_kongs", "暗杠 万筒条", "concealed suit kongs", 4]];
 
 function buildPayers() {
   const kept = payerRows();
@@ -30,18 +32,18 @@ function buildPayers() {
     const label = document.createElement("label");
     label.append(dealer, " 庄家 ", smallText("dealer"));
     row.appendChild(label);
-    for (const [key, name, most] of PAYER_FIELDS) {
-      row.appendChild(choice(key, name, Array.from({ length: most + 1 }, (_, i) => [String(i), String(i)]),
+    for (const [key, zh, en, most] of PAYER_FIELDS) {
+      row.appendChild(choice(key, zh, en, Array.from({ length: most + 1 }, (_, i) => [String(i), String(i)]),
         kept[k] ? String(kept[k][key]) : "0"));
     }
-    for (const [key, name] of [["zhong", "中"], ["bai", "白"]]) {
-      row.appendChild(choice(key, name, DRAGON_SETS, kept[k] ? kept[k][key] : ""));
+    for (const [key, zh, en] of [["zhong", "中", "zhong set"], ["bai", "白", "bai set"]]) {
+      row.appendChild(choice(key, zh, en, DRAGON_SETS, kept[k] ? kept[k][key] : ""));
     }
     box.appendChild(row);
   }
 }
 
-function choice(key, name, options, value) {
+function choice(key, zh, en, options, value) {
   const label = document.createElement("label");
   const select = document.createElement("select");
   select.dataset.key = key;
@@ -53,7 +55,7 @@ function choice(key, name, options, value) {
   }
   select.value = value;
   select.addEventListener("change", rescore);
-  label.append(name + " ", select);
+  label.append(zh + " ", smallText(en), " ", select);
   return label;
 }
 

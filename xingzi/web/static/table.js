@@ -75,11 +75,11 @@ function buildTable() {
     dealer.type = "radio";
     dealer.name = "table-dealer";
     dealer.className = "seat-dealer";
-    dealer.setAttribute("aria-label", "dealer 庄家");
     dealer.addEventListener("change", () => { table.dealer = s; saveTable(); showTable(); syncDealer(); });
     const name = document.createElement("input");
     name.className = "seat-name";
     name.maxLength = 12;
+    name.setAttribute("aria-label", `座位 ${s + 1} 名字 seat ${s + 1} name`);  // no visible label of its own
     name.addEventListener("change", () => { table.names[s] = name.value.trim() || SEAT_NAMES[s]; saveTable(); showTable(); });
     const total = document.createElement("span");
     total.className = "seat-total";
@@ -126,7 +126,9 @@ function fillSeats(select, seats, value) {
 function showTable() {
   for (const row of document.querySelectorAll("#seats .seat")) {
     const s = Number(row.dataset.seat);
-    row.querySelector(".seat-dealer").checked = s === table.dealer;
+    const dealer = row.querySelector(".seat-dealer");
+    dealer.checked = s === table.dealer;
+    dealer.setAttribute("aria-label", "庄家 dealer: " + table.names[s]);  // which seat, not four alike
     const name = row.querySelector(".seat-name");
     if (document.activeElement !== name) name.value = table.names[s];  // not under the user's typing
     row.querySelector(".seat-total").textContent = signed(table.totals[s]);

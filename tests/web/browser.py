@@ -1,0 +1,99 @@
+"""Headless Chromium for the page's tests (Playwright): finding or installing the browser, a server of the
+app with a fixed detector, and the page opened at a phone's size.
+
+Uses /usr/bin/chromium (Debian's ``chromium`` package). Where it is missing and we are root
+with apt-get, the browser is installed; a test skips, saying why, only where no browser can be had.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from web_helpers import FakeDetector, jpeg_bytes
+
+from xingzi.web.loadtest import start_server
+
+CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+
+
+def find_chromium() -> str | None:
+    for path in CANDIDATES:
+        if Path(path).is_file():
+            return path
+    return shutil.which("chromium")
+
+
+def chromium_or_skip() -> str:
+    path = find_chromium()
+    if path is None and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        for cmd in (["apt-get", "install", "-y", "-q", "chromium"], ["apt-get", "update", "-q"],
+                    ["apt-get", "install", "-y", "-q", "chromium"]):
+            subprocess.run(cmd, env=env, capture_output=True, timeout=900, check=False)
+            path = find_chromium()
+            if path:
+                break
+    if path is None:
+        pytest.skip("no Chromium: install Debian's 'chromium' package (apt-get install -y chromium)")
+    return path
+
+
+def serve_with(detector, **options):
+    url, srv, thread = start_server(detector, **options)
+    yield url
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def serve(detections):
+    yield from serve_with(FakeDetector(detections))
+
+
+@contextmanager
+def opened(url: str):
+    """A phone-sized page of ``url`` in headless Chromium; yields the page."""
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1)
+            page.goto(url)
+            expect(page.locator("#faces button")).to_have_count(31)
+            yield page
+        finally:
+            browser.close()
+
+
+@contextmanager
+def uploaded(url: str):
+    """:func:`opened` with a photo uploaded."""
+    with opened(url) as page:
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        yield page
+
+
+
+@contextmanager
+def on_phone(url: str, width: int = 360, height: int = 740):
+    """:func:`opened` as a small touch phone at 2×: the page at the width where things get cut off or too small."""
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=2,
+                                          has_touch=True, is_mobile=True)
+            page = context.new_page()
+            page.goto(url)
+            expect(page.locator("#faces button")).to_have_count(31)
+            yield page
+        finally:
+            browser.close()

@@ -1,0 +1,89 @@
+"""The page in headless Chromium at a small phone's size, by keyboard and by screen reader: nothing cut off, every
+control big enough to tap and named in both languages, refusals said in Chinese too."""
+
+from __future__ import annotations
+
+from browser import on_phone, opened, uploaded
+from web_helpers import jpeg_bytes
+
+# Each visible control, with its height when under 40 px (a finger's width); tile boxes on the photo are as big
+# as the tiles in it, and a checkbox or radio in a label is tapped through its label.
+SMALL_TARGETS = """() => Array.from(document.querySelectorAll(
+    'button, summary, select, input[type=text], input:not([type]), .toggles label, .payer label'))
+  .filter((e) => !e.closest('#hits') && e.getClientRects().length && e.getBoundingClientRect().height < 39.5)
+  .map((e) => (e.id || e.className || e.tagName) + ' ' + Math.round(e.getBoundingClientRect().height) + 'px')"""
+
+
+def test_on_a_small_phone_nothing_is_cut_off_and_every_control_is_big_enough_to_tap(server_ok):
+    from playwright.sync_api import expect
+
+    with on_phone(server_ok) as page:
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("3")
+        page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        expect(page.locator("#add-hand")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scrolling
+        assert page.evaluate(SMALL_TARGETS) == []
+        page.locator("#copy-tally").click()  # the tally as text, the last thing on the page
+        expect(page.locator("#tally-text")).to_be_visible()
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        expect(page.locator("#score-peek")).to_be_visible()  # the score is out of view at the foot of the page
+        last = page.locator("#tally-text").bounding_box()
+        hit = "([x, y]) => document.elementFromPoint(x, y).closest('#tally-text') !== null"
+        for x in (last["x"] + 4, last["x"] + last["width"] / 2, last["x"] + last["width"] - 4):
+            assert page.evaluate(hit, [x, last["y"] + last["height"] - 4])  # not under the floating score
+
+
+def test_the_photo_buttons_are_reached_and_used_by_keyboard(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.on("filechooser", lambda chooser: None)  # asks Chromium for its file choosers now, not racing the key
+        page.keyboard.press("Tab")  # the first thing on the page: taking a photo
+        expect(page.locator("#photo")).to_be_focused()
+        expect(page.get_by_role("button", name="拍照 Take a photo")).to_be_focused()
+        page.keyboard.press("Tab")
+        expect(page.get_by_role("button", name="选照片 Choose a photo")).to_be_focused()
+        with page.expect_file_chooser() as chooser:
+            page.keyboard.press(" ")
+        chooser.value.set_files(files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("3")
+
+
+def test_a_stale_score_says_so_in_full_colour_and_a_refused_photo_says_why_in_chinese(server_ok):
+    from playwright.sync_api import expect
+
+    # how see-through an element looks: its own opacity times all its ancestors'
+    seen = "(id) => { let o = 1; for (let e = document.getElementById(id); e; e = e.parentElement) " \
+           "o *= Number(getComputedStyle(e).opacity); return o; }"
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.set_input_files("#photo", files=[{"name": "notes.jpg", "mimeType": "image/jpeg", "buffer": b"not a photo"}])
+        expect(page.locator("#status")).to_contain_text("读不了这个文件（不是照片，或已损坏） not an image")
+        expect(page.locator("#verdict")).to_contain_text("这张照片没读成")
+        assert page.evaluate(seen, "total") < 0.5  # the old score greyed...
+        assert page.evaluate(seen, "verdict") == 1  # ...the words saying it is out of date not
+        big = b"\xff\xd8" + bytes(13 * 2**20)  # over the 12 MB limit, and no picture the page can shrink
+        page.set_input_files("#photo", files=[{"name": "big.jpg", "mimeType": "image/jpeg", "buffer": big}])
+        expect(page.locator("#status")).to_contain_text("照片太大 upload of 13.0 MiB is over the 12 MiB limit")
+        page.route("**/api/read*", lambda route: route.abort())  # off the table's Wi-Fi
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#status")).to_contain_text("连不上服务器 the server cannot be reached")
+
+
+def test_every_payer_field_and_seat_is_named_in_both_languages(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#payers-box summary").click()
+        for name in ["发 fa", "明杠 万筒条 suit kongs", "暗杠 万筒条 concealed suit kongs", "中 zhong set",
+                     "白 bai set"]:
+            expect(page.get_by_role("combobox", name=name, exact=True)).to_have_count(1)
+        expect(page.locator('#payers select[data-key="zhong"] option')).to_have_text(
+            ["—", "碰 pung", "明杠 kong", "暗杠 concealed kong"])
+        page.locator("#table-box summary").click()
+        expect(page.get_by_role("textbox", name="座位 2 名字 seat 2 name")).to_have_value("南")
+        expect(page.get_by_role("radio", name="庄家 dealer: 东")).to_be_checked()  # which seat deals, by name
+        page.get_by_role("radio", name="庄家 dealer: 西").check()
+        expect(page.locator('.seat[data-seat="2"] .seat-dealer')).to_be_checked()

@@ -1,0 +1,363 @@
+"""The page in headless Chromium: the table's tally (hands added, the deal moved, undone, copied), the rules
+changed on the page, and the list of tiles read."""
+
+from __future__ import annotations
+
+import re
+
+from browser import opened, uploaded
+from web_helpers import jpeg_bytes
+
+from xingzi.engine.tiles import Tile
+
+
+def _totals(page) -> list[str]:
+    return [t.strip() for t in page.locator("#seats .seat-total").all_text_contents()]
+
+
+def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()  # open: the dealer ticks follow the table (东 deals, 南 wins)
+        expect(page.locator("#payments li")).to_have_text(["东付 pays 6 (3 炮 ×2 庄家 dealer)"])  # seats named
+        expect(page.locator("#dealer")).to_be_disabled()  # the tally says who deals; the tick only shows it
+        expect(page.locator("#dealer")).not_to_be_checked()
+        expect(page.locator("#add-hand")).to_contain_text("南 +6")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        expect(page.locator("#hands li")).to_have_text(["1. 南 胡 东 放炮 3 炮: 东 -6, 南 +6, 西 0, 北 0"])
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # the winner deals next
+        expect(page.locator("#add-hand")).to_be_disabled()  # added once: a second tap adds nothing
+        expect(page.locator("#add-hand")).to_contain_text("已记入 added")  # and says why
+        page.locator("#self_draw").check()  # 南, now the dealer, draws the winning tile: each of three pays 4 ×2
+        expect(page.locator("#dealer")).to_be_checked()
+        expect(page.locator("#discarder-box")).to_be_hidden()
+        expect(page.locator("#add-hand")).to_contain_text("南 +24")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-14", "+30", "-8", "-8"])
+        page.locator("#undo-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        page.once("dialog", lambda dialog: dialog.dismiss())  # a tap in passing, taken back: nothing added
+        page.locator("#follow-plain").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        asked = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+        page.locator("#follow-plain").click()  # 跟庄: 南, the dealer, pays each of the others 1 ×2
+        expect(page.locator("#seats .seat-total")).to_have_text(["-4", "0", "+2", "+2"])
+        assert asked == ["跟庄: 南 付每家 pays each 2?"]
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # play goes on: the deal stays
+        page.locator("#undo-hand").click()
+        page.locator('.seat[data-seat="2"] .seat-name').fill("Ann")
+        page.locator('.seat[data-seat="2"] .seat-name').press("Enter")
+        expect(page.locator("#winner option")).to_have_text(["东", "南", "Ann", "北"])
+        page.reload()  # kept in this browser
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.locator("#table-box summary").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        expect(page.locator('.seat[data-seat="2"] .seat-name')).to_have_value("Ann")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.locator("#new-game").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["0", "0", "0", "0"])
+        expect(page.locator("#hands li")).to_have_count(0)
+        expect(page.locator("#undo-hand")).to_be_disabled()
+
+
+def test_the_score_follows_the_player_up_the_page(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.set_viewport_size({"width": 360, "height": 640})  # a small phone
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#total").scroll_into_view_if_needed()
+        expect(page.locator("#score-peek")).to_be_hidden()  # the score itself in view: no bar
+        page.evaluate("window.scrollTo(0, 0)")  # up to the toggles: the score is out of view
+        expect(page.locator("#score-peek")).to_be_visible()
+        expect(page.locator("#score-peek")).to_have_text("3 炮 · 胡牌")
+        page.locator("#self_draw").check()
+        expect(page.locator("#score-peek")).to_have_text("4 炮 · 胡牌")  # a change above the score, seen at once
+        page.locator("#score-peek").click()
+        expect(page.locator("#score-peek")).to_be_hidden()
+        expect(page.locator("#total")).to_be_in_viewport()
+
+
+def test_a_score_that_no_longer_matches_is_greyed_and_never_added(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        expect(page.locator("#add-hand")).to_be_enabled()
+        # the server no longer holds the photo (restarted, or 16 photos read since): the correction cannot be scored
+        page.route("**/api/rescore", lambda route: route.fulfill(
+            status=404, content_type="application/json",
+            body='{"error": "this photo is no longer held by the server: upload it again"}'))
+        page.locator('.hit[data-index="0"]').click()
+        page.locator('#faces button[data-cls="1"]').click()
+        expect(page.locator("#verdict")).to_contain_text("已过时 没有按刚才的改动重新计分 Not scored again with your last change")
+        expect(page.locator("#verdict")).to_contain_text("upload it again")
+        expect(page.locator("#result")).to_have_class(re.compile("stale"))
+        expect(page.locator("#add-hand")).to_be_disabled()  # the old score is not added as if corrected
+        page.unroute("**/api/rescore")
+        page.set_input_files("#photo", files=[{"name": "notes.jpg", "mimeType": "image/jpeg", "buffer": b"not a photo"}])
+        expect(page.locator("#status")).to_contain_text("not an image")
+        expect(page.locator("#verdict")).to_contain_text("这张照片没读成")
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(page.locator("#result")).not_to_have_class(re.compile("stale"))
+        expect(page.locator("#add-hand")).to_be_enabled()
+
+
+def test_a_false_win_in_the_tally_pays_the_three_others(server):
+    from playwright.sync_api import expect
+
+    with uploaded(server) as page:
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        page.locator("#as_read").check()  # the misread as read: no hand, 诈胡
+        expect(page.locator("#verdict")).to_contain_text("诈胡")
+        expect(page.locator("#total")).to_have_text("诈胡 −60")  # what the claimant owes, not "0 炮"
+        expect(page.locator("#total-unit")).to_be_hidden()
+        expect(page.locator("#payments li")).to_have_text(["诈胡付 false win: pays 放炮者 the discarder 20",
+                                                           "诈胡付 false win: pays 另一家 another player 20",
+                                                           "诈胡付 false win: pays 另一家 another player 20"])
+        page.locator("#table-box summary").click()
+        page.locator("#winner").select_option("2")  # 西 claims; 东 deals: 20 to each, doubled with the dealer
+        page.locator("#discarder").select_option("1")
+        expect(page.locator("#add-hand")).to_contain_text("西 -80")
+        expect(page.locator("#payments li")).to_have_text(["诈胡付 false win: pays 南 20", "诈胡付 false win: pays 北 20",
+                                                           "诈胡付 false win: pays 东 40"])  # the dealer, though no discarder
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["+40", "+20", "-80", "+20"])
+        expect(page.locator('.seat[data-seat="0"] .seat-dealer')).to_be_checked()  # a false win keeps the deal
+
+
+def test_two_winners_on_one_discard_pass_the_deal_to_the_first_after_the_discarder(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        expect(page.locator("#same-box")).to_be_hidden()  # nothing added yet
+        page.locator("#winner").select_option("3")  # 北 wins on 南's discard; 东 deals
+        page.locator("#discarder").select_option("1")
+        expect(page.locator("#add-hand")).to_contain_text("北 +3")
+        page.locator("#add-hand").click()
+        expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
+        page.locator("#winner").select_option("0")  # 东, who dealt this hand, won the same discard too
+        page.locator("#same-discard").check()
+        expect(page.locator("#dealer")).to_be_checked()  # the hand's dealer, not the deal's next holder
+        expect(page.locator("#add-hand")).to_contain_text("东 +6")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["+6", "-9", "0", "+3"])
+        expect(page.locator("#hands li").last).to_contain_text("(一炮多响)")
+        # the first winner after the discarder 南 in play order: 西 no, 北 yes
+        expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
+        expect(page.locator("#same-discard")).not_to_be_checked()
+        page.locator("#undo-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["0", "-3", "0", "+3"])
+        expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
+
+
+def test_a_damaged_tally_in_the_browser_starts_afresh(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.evaluate("""localStorage.setItem("xingzi.table.v1", JSON.stringify({names: ["a", "b", "c", "d"],
+            totals: [1, 2, 3, -6], dealer: 0, winner: 1, discarder: 0, hands: [{deltas: "oops", dealer: 0}]}))""")
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.locator("#table-box summary").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["0", "0", "0", "0"])
+        expect(page.locator("#winner option")).to_have_text(["东", "南", "西", "北"])
+        page.evaluate('localStorage.setItem("xingzi.table.v1", "{not json")')
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)  # the page still starts
+
+
+def test_a_name_being_typed_is_not_overwritten_by_a_score_coming_back(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        name = page.locator('.seat[data-seat="3"] .seat-name')
+        name.fill("Bo")  # typed, not yet committed (no change event)
+        page.evaluate("rescore()")  # a score comes back meanwhile and the table is shown again
+        expect(name).to_have_value("Bo")
+        name.press("Enter")
+        expect(page.locator("#winner option").last).to_have_text("Bo")
+
+
+def test_a_drawn_hand_is_written_down_and_the_tally_copied_as_text(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        page.locator("#add-hand").click()  # 南 wins on 东's discard (东 deals): 南 deals next
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        page.locator("#drawn-hand").click()  # 黄庄: nothing moves, 南 deals again
+        expect(page.locator("#hands li").last).to_have_text("2. 黄庄 南 连庄 keeps the deal")
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()
+        expect(page.locator("#tally-text")).to_be_hidden()
+        page.locator("#copy-tally").click()
+        box = page.locator("#tally-text")
+        expect(box).to_be_visible()
+        text = box.input_value()
+        lines = text.split("\n")
+        assert lines[0].startswith("星子麻将记分 Xingzi tally, ") and lines[0].endswith(", 2 hand(s)")
+        assert lines[1:] == ["规则 rules: default (003 text)", "东 -6 · 南 +6 (庄 dealer) · 西 0 · 北 0",
+                             "1. 南 胡 东 放炮 3 炮: 东 -6, 南 +6, 西 0, 北 0", "2. 黄庄 南 连庄 keeps the deal"]
+        expect(page.locator("#status")).to_contain_text(re.compile("已复制|请选中复制"))  # clipboard or not, the user is told
+        page.locator("#undo-hand").click()  # the copy shown follows the tally
+        expect(box).not_to_contain_text("黄庄")
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()
+
+
+def test_the_tables_rules_changed_on_the_page_and_kept(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#rules-name")).to_have_text("default (003 text)")
+        page.locator("#events").locator("xpath=..").locator("summary").click()
+        page.locator("#ev-hai_di_pao").check()  # an optional addition: these rules do not count it, and say so
+        expect(page.locator("#total")).to_have_text("3")
+        assert page.evaluate("getComputedStyle(document.getElementById('ev-hai_di_pao').parentElement, '::after')"
+                             ".content").find("not counted") >= 0
+        page.locator("#rules-box > summary").click()
+        page.locator("#rule-opt-hai_di_pao").check()  # this table counts it
+        expect(page.locator("#total")).to_have_text("8")
+        expect(page.locator("#rules-name")).to_contain_text("1 changed on this page")
+        assert page.locator("#ev-hai_di_pao").evaluate("e => e.parentElement.hasAttribute('data-off')") is False
+        page.locator("#rule-hai_di_pao").select_option(label="从10起 counts from 10")
+        expect(page.locator("#total")).to_have_text("12")
+        page.reload()  # kept in this browser: a new photo is scored by them from the start
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.locator("#events").locator("xpath=..").locator("summary").click()
+        page.locator("#ev-hai_di_pao").check()
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("12")
+        page.locator("#rules-box > summary").click()
+        page.locator("#rules-reset").click()  # back to the server's rules
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#rules-name")).to_have_text("default (003 text)")
+        expect(page.locator("#rules-reset")).to_be_disabled()
+
+
+def test_damaged_saved_rules_leave_the_servers_rules(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.evaluate("""localStorage.setItem("xingzi.rules.v1", JSON.stringify({four_fa: 5, optional: "all",
+            qing_yi_se: 99, hai_di_pao: "start_at_10"}))""")
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)
+        # only the one change the page offers survives; the rest are not sent
+        expect(page.locator("#rules-name")).to_have_text("default (003 text) · 本页改了 1 项 1 changed on this page")
+        assert page.evaluate("JSON.stringify(rulesOverrides())") == '{"hai_di_pao":"start_at_10"}'
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("3")
+        page.evaluate('localStorage.setItem("xingzi.rules.v1", "[1, 2")')
+        page.reload()
+        expect(page.locator("#rules-name")).to_have_text("default (003 text)")
+
+
+def test_the_pao_table_follows_the_rules_chosen_on_the_page(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.locator("#rules-box > summary").click()
+        page.locator("#pao-box summary").click()
+        expect(page.locator("#pao-table tr")).to_have_count(34)
+        expect(page.locator('#pao-table tr[data-key="qing_yi_se"] td').last).to_have_text("15")
+        expect(page.locator('#pao-table tr[data-key="fa"] td').last).to_have_text("1 each, four = 10")
+        expect(page.locator('#pao-table tr[data-key="tong_ku"]')).to_have_class("off")
+        page.locator("#rule-four_fa").select_option(label="4+10 = 14")
+        expect(page.locator('#pao-table tr[data-key="fa"] td').last).to_have_text("1 each, four = 4+10")
+        page.locator("#rule-opt-tong_ku").check()
+        expect(page.locator('#pao-table tr[data-key="tong_ku"]')).not_to_have_class("off")
+        expect(page.locator('#pao-table tr[data-key="tong_ku"] td').last).to_have_text("5")
+
+
+def test_an_answer_overtaken_by_a_later_one_is_not_shown(server_ok):
+    """Two rescores in flight whose answers come back out of order: the page shows the later request's score."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        held = []
+
+        def hold_the_first(route):
+            if held:
+                route.continue_()
+            else:  # the first rescore waits here until the second has been answered and shown
+                held.append(route)
+
+        page.route("**/api/rescore", hold_the_first)
+        page.locator("#self_draw").check()  # 自摸: 4 炮, asked first
+        expect(page.locator("#status")).to_contain_text("Scoring")
+        page.locator("#self_draw").uncheck()  # back to a discard: 3 炮, asked last, answered first
+        expect(page.locator("#status")).to_have_text("")
+        assert len(held) == 1
+        with page.expect_response("**/api/rescore"):
+            held[0].continue_()  # the 自摸 answer comes last
+        page.wait_for_timeout(300)
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#payments li")).to_have_count(1)
+
+
+def test_the_tiles_read_are_listed_in_chinese_and_a_tap_on_one_corrects_it(server):
+    from playwright.sync_api import expect
+
+    with uploaded(server) as page:
+        strip = page.locator("#strip")
+        expect(strip.locator(".chip")).to_have_count(14)  # every tile found, big enough to read on a phone
+        expect(strip.locator(".group-name")).to_have_text(["手牌hand", "胡won"])
+        expect(strip.locator('.chip[data-index="13"]')).to_have_text("三条")  # the 3s set apart: the winning tile
+        # the 2s read as 3s: scored as the likeliest legal hand's 2s, and the chip says so
+        misread = strip.locator('.chip[data-index="10"]')
+        expect(misread).to_have_class(re.compile(r"\bscored-as\b"))
+        expect(misread).to_have_text("二条")
+        expect(misread).to_have_attribute("title", re.compile(r"^三条 .* · 算作 scored as 二条$"))
+        page.locator("#as_read").check()  # exactly as read: the chip shows what was read
+        expect(misread).to_have_text("三条")
+        expect(misread).not_to_have_class(re.compile(r"\bscored-as\b"))
+        misread.click()  # a chip opens its tile's picker, as the tile on the photo does
+        expect(page.locator("#picker-current")).to_have_text("三条")
+        page.locator(f'#faces button[data-cls="{Tile.S2.index}"]').click()
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        expect(misread).to_have_text("二条")
+        expect(misread).to_have_class(re.compile(r"\bfixed\b"))  # set by hand: marked 改
+        expect(misread).to_have_attribute("title", re.compile(r"^二条 改 set by hand$"))
+
+
+def test_a_tile_left_out_is_listed_apart_and_named_back_in_from_the_list(server_foreign):
+    from playwright.sync_api import expect
+
+    with uploaded(server_foreign) as page:
+        strip = page.locator("#strip")
+        expect(strip.locator(".group-name")).to_have_text(["手牌hand", "胡won", "不计not counted"])
+        wind = strip.locator('.chip[data-index="14"]')
+        expect(wind).to_have_class(re.compile(r"\bleft-out\b"))
+        wind.click()
+        expect(page.locator("#picker-current")).to_have_text("非星子牌？(发财)")
+        page.locator(f'#faces button[data-cls="{Tile.FA.index}"]').click()
+        expect(page.locator("#total")).to_have_text("4")
+        expect(strip.locator(".group-name")).to_have_text(["手牌hand", "胡won", "发bonus"])
+        expect(wind).not_to_have_class(re.compile(r"\bleft-out\b"))
+
+
+def test_a_box_the_score_leaves_out_is_listed_struck_through_with_its_face(server_extra_box):
+    from playwright.sync_api import expect
+
+    with uploaded(server_extra_box) as page:
+        expect(page.locator("#total")).to_have_text("3")  # scored as the hand without the faint 9m
+        dropped = page.locator('#strip .chip[data-index="14"]')
+        expect(dropped).to_have_class(re.compile(r"\bdropped\b"))
+        expect(dropped).to_have_text("九万")  # the face read, not a blank
+        expect(dropped).to_have_attribute("title", re.compile(r"^九万 0\.30 · 算作不是牌 scored as no tile$"))
+
