@@ -18,13 +18,15 @@ from xingzi.engine import (
     parse_meld,
     parse_tiles,
 )
-from xingzi.engine.tiles import CHINESE_NAMES
+from xingzi.engine.notation import format_counts
+from xingzi.engine.tiles import CHINESE_NAMES, tile_counts
 
 
 def test_class_order_is_the_yolo_order():
     assert [t.value for t in TILES][:9] == [f"{r}m" for r in range(1, 10)]
     assert CLASS_NAMES[27:] == ("zhong", "fa", "bai", "back")
     assert len(CLASS_NAMES) == 31 and Tile("5p").index == 13 and Tile.from_index(29) is Tile.BAI
+    assert Tile.from_index(0) is Tile.M1
 
 
 @pytest.mark.parametrize(
@@ -84,6 +86,11 @@ def test_parse_meld(text, kind, tile):
     assert parse_meld(format_meld(meld)) == meld
 
 
+def test_melds_of_one_kind_sort_by_tile():
+    assert sorted([parse_meld("pung 中"), parse_meld("pung 9p"), parse_meld("pung 1m")]) == [
+        parse_meld("pung 1m"), parse_meld("pung 9p"), parse_meld("pung 中")]
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -102,6 +109,7 @@ def test_parse_meld_rejects(text, message):
 def test_format_then_parse_round_trips(tiles):
     assert parse_tiles(format_tiles(tiles)) == sorted(tiles)
     assert parse_tiles(format_tiles(tiles, sort=False)) == tiles
+    assert format_counts(tile_counts(tiles)) == format_tiles(tiles)  # the count-vector formatter writes the same
 
 
 def test_chinese_names_are_unique_and_parse_back():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from xingzi.engine import score_situation
+from xingzi.engine import check_context, score_round, score_situation
 
 EX1 = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
 
@@ -42,6 +42,9 @@ EX1 = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
                      id="two-dealers"),
         pytest.param({**EX1, "fa": 3, "payers": [{"fa": 2}]}, "four 发", id="too-many-fa"),
         pytest.param({**EX1, "payers": [{"melds": ["kong 3m", "pung 3m"]}]}, "copies of 3m", id="payer-copies"),
+        pytest.param({"hand": "123m456m234s55s", "win_tile": "5s", "melds": ["pung 9p"], "payers": [{"melds": ["pung 9p"]}]},
+                     "6 copies of 9p", id="winner-and-payer-melds-copies"),
+        pytest.param({**EX1, "payers": [{"fa": "1"}]}, "'fa' must be a whole number, got '1'", id="payer-fa-text"),
     ],
 )
 def test_malformed_situation(situation, message: str) -> None:
@@ -53,3 +56,29 @@ def test_a_false_claim_is_a_result_not_an_error() -> None:
     result = score_situation({"hand": "123m456m789p1234s9s", "win_tile": "9s", "self_draw": True})
     assert result["valid"] is False and "not a winning hand" in result["reason"]
     assert [(p["payee"], p["amount"]) for p in result["payments"]] == [(0, 20), (1, 20), (2, 20)]
+
+
+@pytest.mark.parametrize(
+    "events, payers, message",
+    [
+        pytest.param("kong_bloom", [], "\"events\" must be a list of names", id="events-text"),
+        pytest.param([], {"fa": 1}, "\"payers\" must be a list of objects", id="payers-an-object"),
+    ],
+)
+def test_malformed_context_before_the_tiles_are_known(events, payers, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_context(events, payers)
+
+
+@pytest.mark.parametrize(
+    "round_, message",
+    [
+        pytest.param({"dealer": 0, "discarder": True, "wins": [{"seat": 2, **EX1}]}, "\"discarder\" must be a seat",
+                     id="discarder-true"),
+        pytest.param({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, **EX1, "payers": {"fa": 1}}]},
+                     "\"payers\" must be a list of objects", id="win-payers-an-object"),
+    ],
+)
+def test_malformed_round(round_, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        score_round(round_)

@@ -6,10 +6,12 @@ the Python source."""
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib
 import importlib.machinery
 import json
 import os
+import pickle
 import random
 import shutil
 import subprocess
@@ -18,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from xingzi.engine import bench, compiled, score_situation
+from xingzi.engine import bench, compiled, parse_situation, score_situation
 from xingzi.engine.bench import random_win
-from xingzi.engine.hand import EVENTS
+from xingzi.engine.hand import EVENTS, WinContext
 from xingzi.engine.ruleset import OPTIONAL_ITEMS
 from xingzi.engine.scoring import SYMBOLS
 
@@ -164,3 +166,14 @@ def test_the_bench_says_which_build_ran(capsys: pytest.CaptureFixture[str]) -> N
     assert lines[0] == f"xingzi engine build: {compiled.describe()}"
     assert any(line.startswith("ratio: ") for line in lines)
     assert any(line.startswith("CPU time per closed hand: xingzi ") for line in lines)
+
+
+@pytest.mark.parametrize("which", [pytest.param(0, id="hand"), pytest.param(1, id="context"),
+                                   pytest.param(2, id="payer")])
+def test_values_survive_copy_and_pickle(which: int) -> None:
+    """Hand, WinContext and Payer rebuild from their fields (``__reduce__``), in either build."""
+    hand, ctx, _rules = parse_situation({"hand": "12m456m789p22345s3m", "win_tile": "3m", "self_draw": True,
+                                         "events": [], "payers": [{"dealer": True, "fa": 1, "melds": ["pung 中"]}]})
+    value = (hand, ctx, ctx.payers[0])[which]
+    assert copy.copy(value) == value and copy.deepcopy(value) == value and pickle.loads(pickle.dumps(value)) == value
+    assert WinContext() == WinContext(False, False, frozenset(), ())  # the default: a plain discard win

@@ -26,6 +26,9 @@ def check(result: dict, expect: dict) -> None:
         assert [p["amount"] for p in result["payments"]] == expect["amounts"]
     if "reason" in expect:  # why a claim is refused (诈胡)
         assert expect["reason"] in result["reason"]
+    for key in ("reading", "ruleset"):  # readable extras of the result: the chosen split, the ruleset's name
+        if key in expect:
+            assert result[key] == expect[key], key
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in CASES])

@@ -37,6 +37,7 @@ winning_hands = st.builds(
         pytest.param("1133m5577p99s白白中", (), "中", id="seven-pairs"),
         pytest.param("中中123m456m789s55p", (), "5p中", id="dragon-shanpon"),
         pytest.param("1111m", (MeldKind.PUNG,) * 3, "", id="no-fifth-copy"),
+        pytest.param("5s789m", (MeldKind.PUNG,) * 3, "", id="no-fifth-copy-of-a-melded-pung"),
     ],
 )
 def test_wait_set(hand: str, melds: tuple, expected: str) -> None:
