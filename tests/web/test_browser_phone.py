@@ -3,15 +3,21 @@ control big enough to tap and named in both languages, refusals said in Chinese 
 
 from __future__ import annotations
 
+import re
+
 from browser import on_phone, opened, uploaded
 from web_helpers import jpeg_bytes
 
-# Each visible control, with its height when under 40 px (a finger's width); tile boxes on the photo are as big
-# as the tiles in it, and a checkbox or radio in a label is tapped through its label.
+# Each visible control, with its height or width when under 40 px (a finger's width); tile boxes on the photo are as
+# big as the tiles in it, and a checkbox or radio in a label is tapped through its label.
 SMALL_TARGETS = """() => Array.from(document.querySelectorAll(
-    'button, summary, select, input[type=text], input:not([type]), .toggles label, .payer label'))
-  .filter((e) => !e.closest('#hits') && e.getClientRects().length && e.getBoundingClientRect().height < 39.5)
-  .map((e) => (e.id || e.className || e.tagName) + ' ' + Math.round(e.getBoundingClientRect().height) + 'px')"""
+    'button, summary, select, input[type=text], input:not([type]), input[type=checkbox], input[type=radio]'))
+  .filter((e) => !e.closest('#hits') && e.getClientRects().length)
+  .map((e) => [e, (e.type === 'checkbox' || e.type === 'radio') && e.closest('label') || e])
+  .filter(([e, hit]) => hit.getBoundingClientRect().height < 39.5
+    || (e.type === 'checkbox' || e.type === 'radio') && hit.getBoundingClientRect().width < 39.5)
+  .map(([e, hit]) => (e.id || e.className || e.tagName) + ' ' + Math.round(hit.getBoundingClientRect().width) + 'x'
+    + Math.round(hit.getBoundingClientRect().height) + 'px')"""
 
 
 def test_on_a_small_phone_nothing_is_cut_off_and_every_control_is_big_enough_to_tap(server_ok):
@@ -24,6 +30,8 @@ def test_on_a_small_phone_nothing_is_cut_off_and_every_control_is_big_enough_to_
         expect(page.locator("#add-hand")).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scrolling
         assert page.evaluate(SMALL_TARGETS) == []
+        page.locator('.seat[data-seat="3"] .seat-dealer-pick').tap(position={"x": 3, "y": 3})  # beside the radio
+        expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
         page.locator("#copy-tally").click()  # the tally as text, the last thing on the page
         expect(page.locator("#tally-text")).to_be_visible()
         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
@@ -87,3 +95,22 @@ def test_every_payer_field_and_seat_is_named_in_both_languages(server_ok):
         expect(page.get_by_role("radio", name="庄家 dealer: 东")).to_be_checked()  # which seat deals, by name
         page.get_by_role("radio", name="庄家 dealer: 西").check()
         expect(page.locator('.seat[data-seat="2"] .seat-dealer')).to_be_checked()
+
+
+def test_the_score_before_is_dimmed_and_untouchable_while_the_next_photo_is_read(server_ok):
+    from playwright.sync_api import expect
+
+    held = []
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#result")).to_have_attribute("aria-busy", "false")
+        page.route("**/api/read*", lambda route: held.append(route))  # the next photo's answer held back
+        page.set_input_files("#photo", files=[{"name": "next.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#result")).to_have_attribute("aria-busy", "true")
+        expect(page.locator("#result")).to_have_class(re.compile(r"\breading\b"))
+        expect(page.locator("#status")).to_contain_text("读取中")
+        assert page.locator("#result").evaluate("(e) => getComputedStyle(e).pointerEvents") == "none"
+        held[0].continue_()
+        expect(page.locator("#result")).to_have_attribute("aria-busy", "false")
+        expect(page.locator("#result")).not_to_have_class(re.compile(r"\breading\b"))
+        expect(page.locator("#total")).to_have_text("3")

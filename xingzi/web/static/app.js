@@ -3,7 +3,7 @@
 const $ = (id) => document.getElementById(id);
 const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
   win: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
-  collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, asked: 0, queue: [] };
+  collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, reading: 0, asked: 0, queue: [] };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -48,6 +48,8 @@ async function upload(file) {
   const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, as_read: c.as_read,
     events: c.events.join(","), rules: JSON.stringify(c.rules), table: c.table ? JSON.stringify(c.table) : "" });
   state.pending += 1;
+  state.reading += 1;
+  reading();
   showTable();
   try {
     const body = await shrunk(file);
@@ -71,9 +73,18 @@ async function upload(file) {
     stale("这张照片没读成，下面是上一张的结果 This photo was not read; below is the previous photo's score: " + readFailure(e));
   } finally {
     state.pending -= 1;
+    state.reading -= 1;
+    reading();
     showTable();
     showQueue();
   }
+}
+
+// While a photo is read, the score of the one before is dimmed and cannot be tapped: a correction made on it now
+// would be lost when the new photo's score replaces it a moment later.
+function reading() {
+  $("result").classList.toggle("reading", state.reading > 0);
+  $("result").setAttribute("aria-busy", String(state.reading > 0));
 }
 
 // Photos chosen together wait their turn behind a "next photo" button.

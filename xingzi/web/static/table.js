@@ -83,7 +83,10 @@ function buildTable() {
     name.addEventListener("change", () => { table.names[s] = name.value.trim() || SEAT_NAMES[s]; saveTable(); showTable(); });
     const total = document.createElement("span");
     total.className = "seat-total";
-    row.append(dealer, name, total);
+    const pick = document.createElement("label");  // a finger-sized place to tap around the small radio
+    pick.className = "seat-dealer-pick";
+    pick.append(dealer);
+    row.append(pick, name, total);
     seats.appendChild(row);
   }
   $("winner").addEventListener("change", () => { table.winner = Number($("winner").value); seatsChanged(); });
