@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -165,19 +165,25 @@ def tile_score(scores: np.ndarray) -> np.ndarray:
     return np.minimum(1.0, np.partition(scores, -k, axis=1)[:, -k:].sum(axis=1))
 
 
+def load_yolo_checkpoint(path: Path, fuse: bool = True) -> tuple[Any, dict]:
+    """The network and checkpoint dict of a YOLO ``.pt`` on the CPU; a ValueError naming the file when it is none."""
+    from ultralytics.nn.tasks import load_checkpoint
+
+    try:
+        return load_checkpoint(str(path), device="cpu", fuse=fuse)
+    except Exception as e:  # noqa: BLE001 — a file of any bytes: torch and Ultralytics raise many kinds
+        why = str(e).replace("ERROR ❌️", "").strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"{path}: not a YOLO checkpoint (.pt) that Ultralytics can load: {why}") from None
+
+
 class _TorchBackend:
     def __init__(self, path: Path, threads: int | None) -> None:
         from xingzi.vision.runtime import configure_ultralytics
 
         configure_ultralytics(threads)
         import torch
-        from ultralytics.nn.tasks import load_checkpoint
 
-        try:
-            model, ckpt = load_checkpoint(str(path), device="cpu", fuse=True)
-        except Exception as e:  # noqa: BLE001 — a file of any bytes: torch and Ultralytics raise many kinds
-            why = str(e).replace("ERROR ❌️", "").strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise ValueError(f"{path}: not a YOLO checkpoint (.pt) that Ultralytics can load: {why}") from None
+        model, ckpt = load_yolo_checkpoint(path)
         self.model = model.float().eval()
         self.torch = torch
         trained = (ckpt.get("train_args") or {}).get("imgsz")

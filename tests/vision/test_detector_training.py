@@ -238,3 +238,35 @@ def test_the_baseline_without_its_package_says_how_to_get_it(tmp_path, monkeypat
     err = capsys.readouterr().err
     assert code == 2 and "pip install --no-deps mahjong-detector==0.0.6 (`make eval` does" in err
     assert "Traceback" not in err and not (tmp_path / "OUT").exists()
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    pytest.param(["--imgsz", "0"], "--imgsz must be a multiple of 32 from 32 to 4096, got 0", id="imgsz-0"),
+    pytest.param(["--imgsz", "8192"], "--imgsz must be a multiple of 32 from 32 to 4096, got 8192", id="imgsz-huge"),
+    pytest.param(["--imgsz", "500"], "--imgsz must be a multiple of 32", id="imgsz-off-stride"),
+    pytest.param(["--epochs", "0"], "--epochs must be at least 1, got 0", id="epochs-0"),
+    pytest.param(["--batch", "0"], "--batch must be at least 1, got 0", id="batch-0"),
+    pytest.param(["--workers", "-1"], "--workers must be at least 0, got -1", id="workers-negative"),
+    pytest.param(["--freeze", "-3"], "--freeze must be at least 0, got -3", id="freeze-negative"),
+    pytest.param(["--close-mosaic", "-1"], "--close-mosaic must be at least 0", id="close-mosaic-negative"),
+    pytest.param(["--lr0", "nan"], "--lr0 must be a learning rate above 0 and at most 1, got nan", id="lr0-nan"),
+    pytest.param(["--lr0", "0"], "--lr0 must be a learning rate above 0", id="lr0-0"),
+    pytest.param(["--warmup-epochs", "-1"], "--warmup-epochs must be 0 or more, got -1.0", id="warmup-negative"),
+    pytest.param(["--time", "-2"], "--time must be a budget in hours above 0, got -2.0", id="time-negative"),
+    pytest.param(["--time", "inf"], "--time must be a budget in hours above 0, got inf", id="time-inf"),
+    pytest.param(["--model", "MODEL.txt"], "--model: expected start weights (.pt) or a model .yaml", id="model-not-pt"),
+    pytest.param(["--model", "JUNK.pt"], "not a YOLO checkpoint (.pt) that Ultralytics can load", id="model-junk-pt"),
+])
+def test_train_refuses_bad_settings_before_any_work(tmp_path, capsys, monkeypatch, flags, message):
+    from xingzi.cli import main
+    from xingzi.models import train as tr
+
+    data = tmp_path / "data.yaml"
+    data.write_text("path: .\ntrain: images\nval: images\nnames: {0: 1m}\n")
+    (tmp_path / "MODEL.txt").write_text("not weights\n")
+    (tmp_path / "JUNK.pt").write_bytes(b"\x80\x04junk" * 50)
+    monkeypatch.setattr(tr, "train", lambda cfg: pytest.fail("training started"))
+    flags = [str(tmp_path / f) if f in ("MODEL.txt", "JUNK.pt") else f for f in flags]
+    assert main(["train", "--data", str(data), "--name", "refused", *flags]) == 2
+    assert message in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["JUNK.pt", "MODEL.txt", "data.yaml"]  # nothing written

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 
@@ -35,6 +36,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "mAP50-95) to models/ (stripped) and export ONNX")
 
 
+def check_numbers(args: argparse.Namespace) -> None:
+    """Every number of a training checked before any work: Ultralytics would train on some nonsense (an image size
+    of 0, a negative budget or freeze) and stop on the rest only after building the data view."""
+    from xingzi.vision.detector import MAX_IMGSZ
+
+    if args.imgsz % 32 or not 32 <= args.imgsz <= MAX_IMGSZ:
+        raise ValueError(f"--imgsz must be a multiple of 32 from 32 to {MAX_IMGSZ}, got {args.imgsz}")
+    wholes = {"--epochs": (args.epochs, 1), "--batch": (args.batch, 1), "--workers": (args.workers, 0),
+              "--close-mosaic": (args.close_mosaic, 0), "--freeze": (args.freeze, 0)}
+    for flag, (value, least) in wholes.items():
+        if value is not None and value < least:
+            raise ValueError(f"{flag} must be at least {least}, got {value}")
+    if not (math.isfinite(args.lr0) and 0 < args.lr0 <= 1):
+        raise ValueError(f"--lr0 must be a learning rate above 0 and at most 1, got {args.lr0}")
+    if not (math.isfinite(args.warmup_epochs) and args.warmup_epochs >= 0):
+        raise ValueError(f"--warmup-epochs must be 0 or more, got {args.warmup_epochs}")
+    if args.time is not None and not (math.isfinite(args.time) and args.time > 0):
+        raise ValueError(f"--time must be a budget in hours above 0, got {args.time}")
+
+
+def check_start_model(path: Path) -> None:
+    """A model .yaml (from scratch) or a checkpoint Ultralytics can load; else a line saying so, not a traceback."""
+    if path.suffix in (".yaml", ".yml"):
+        return  # a model name Ultralytics knows (yolo11n.yaml) or a file of its own: it says which is wrong
+    if not path.is_file():
+        raise ValueError(f"--model: start weights not found: {path}")
+    if path.suffix != ".pt":
+        raise ValueError(f"--model: expected start weights (.pt) or a model .yaml, got {path}")
+    from xingzi.vision.detector import load_yolo_checkpoint
+    from xingzi.vision.runtime import configure_ultralytics
+
+    configure_ultralytics()  # offline, fonts and settings in the project, before Ultralytics is first imported
+    load_yolo_checkpoint(path, fuse=False)  # a ValueError naming the file when it is no checkpoint
+
+
 def run(args: argparse.Namespace) -> int:
     from xingzi.models import train as tr
 
@@ -51,12 +87,11 @@ def run(args: argparse.Namespace) -> int:
     if args.bf16 and str(args.device or "cpu").lower() != "cpu":
         raise ValueError("--bf16 is for training on the CPU (give --device cpu); a GPU uses its own mixed precision")
     device = "cpu" if args.bf16 else args.device  # bfloat16 here means the CPU even where a GPU is present
-    if args.imgsz % 32:
-        raise ValueError(f"--imgsz must be a multiple of 32, got {args.imgsz}")
+    check_numbers(args)
     if args.data is not None and not Path(args.data).is_file():
         raise ValueError(f"--data: dataset file not found: {args.data}")
-    if args.model is not None and not Path(args.model).is_file() and not str(args.model).endswith(".yaml"):
-        raise ValueError(f"--model: start weights not found: {args.model}")
+    if args.model is not None:
+        check_start_model(Path(args.model))
     data = args.data or tr.prepare_real_view(extra_train=args.extra_train)
     model = args.model
     if model is None:
