@@ -190,6 +190,8 @@ def run_layouts() -> int:
 def run(args: argparse.Namespace) -> int:
     if args.layouts:
         return run_layouts()
+    if args.limit < 0:
+        raise ValueError(f"--limit must be 0 (all samples) or more, got {args.limit}")
     if not args.data:
         raise ValueError("give --data DIR (a `xingzi synth` output folder or labelled photos) or --layouts")
     data = Path(args.data)

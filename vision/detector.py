@@ -315,7 +315,7 @@ class Detector:
         self.classifier = _load_classifier(classifier, threads)
         self.stretched, self.negative = stretched, negative
         self.back_conf, self.sharpen = back_conf, sharpen
-        if second_doubt < 0:
+        if not second_doubt >= 0:  # NaN too: it would never ask
             raise ValueError(f"second_doubt must be >= 0 (above 1: always asked), got {second_doubt}")
         self.second = load_second(second, threads, path, self.imgsz)
         self.second_doubt = second_doubt

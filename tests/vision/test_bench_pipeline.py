@@ -214,3 +214,10 @@ def test_a_true_tile_outside_the_photo_is_no_correction_to_try():
     fixes = corrections(res, *synth_truth(meta, 1280))
     assert [next(iter(f)) for f in fixes] == ["add"]
     assert one_fix_right(res, fixes, Context(), lambda again: total_right(again, meta)) is False
+
+
+def test_a_negative_limit_is_refused(tmp_path, capsys):
+    from xingzi.cli import main
+
+    assert main(["bench", "pipeline", "--data", str(tmp_path), "--limit", "-1"]) == 2
+    assert "--limit must be 0 (all samples) or more, got -1" in capsys.readouterr().err

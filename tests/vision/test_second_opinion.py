@@ -126,6 +126,7 @@ def _pairwise(det: Detector, image: np.ndarray) -> np.ndarray:
     pytest.param(["auto", DEFAULT_SECOND], 0.88, "stand alone", id="auto-among-paths"),
     pytest.param([DEFAULT_SECOND, "missing.onnx"], 0.88, "not found", id="one-missing"),
     pytest.param(DEFAULT_SECOND, -0.1, "second_doubt", id="negative-gate"),
+    pytest.param(DEFAULT_SECOND, float("nan"), "second_doubt", id="nan-gate-never-asks"),
 ])
 def test_bad_second_opinion_lists_and_gates_are_refused(second, doubt, message):
     with pytest.raises((ValueError, FileNotFoundError), match=message):
