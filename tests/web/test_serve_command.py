@@ -52,6 +52,8 @@ def test_serve_with_a_dataset_folder(served, tmp_path, capsys):
                  id="upload-limit-infinite"),
     pytest.param(["--max-upload-mb", "nan"], "--max-upload-mb must be more than 0 and at most 1024, got nan",
                  id="upload-limit-nan"),
+    pytest.param(["--conf", "nan"], "--conf must be a confidence from 0 to 1, got nan", id="conf-nan"),
+    pytest.param(["--conf", "1.5"], "--conf must be a confidence from 0 to 1, got 1.5", id="conf-over-1"),
     pytest.param(["--model", "/nonexistent/weights.onnx"], "--model: detector weights not found", id="no-weights"),
     pytest.param(["--host", "256.1.1.1"], "--host: not an address of this machine", id="bad-host"),
     pytest.param(["--collect", "FILE"], "expected a dataset folder, got the file", id="collect-into-a-file"),
