@@ -64,10 +64,11 @@ def measure(folders: list[Path], sample: int = 80, seed: int = 0) -> dict[str, f
     for p in random.Random(seed).sample(paths, min(sample, len(paths))):
         with Image.open(p) as im:
             upright = ImageOps.exif_transpose(im).convert("RGB")
+        original = thumbnail(p)
         for name, redo in redone.items():
             buf = io.BytesIO()
             redo(upright).save(buf, "JPEG", quality=30)
-            worst[name] = max(worst[name], float(np.abs(thumbnail(p) - thumbnail(buf)).mean()))
+            worst[name] = max(worst[name], float(np.abs(original - thumbnail(buf)).mean()))
     return {"photos": len(paths), "different_photos_min": different, **{f"re-encoded {k} max": v for k, v in worst.items()}}
 
 

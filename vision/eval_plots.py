@@ -7,10 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.metrics import Scores
-
-NC = len(CLASS_NAMES)
 
 
 def _font():
@@ -58,7 +55,7 @@ def per_class_png(s: Scores, path: Path, title: str) -> None:
     from xingzi.engine.tiles import CLASS_NAMES_CN
 
     font = _font()
-    x = np.arange(NC)
+    x = np.arange(len(CLASS_NAMES_CN))
     fig, ax = plt.subplots(figsize=(14, 4))
     ax.bar(x - 0.2, np.nan_to_num(s.ap50), 0.4, label="AP50")
     ax.bar(x + 0.2, np.nan_to_num(s.f1), 0.4, label="F1")
