@@ -81,6 +81,21 @@ def test_extra_tile_offers_to_drop_it():
     diagnosis = diagnose(reading)
     assert diagnosis.reasons[0].startswith("15 tiles")
     assert [c.old for s in diagnosis.suggestions for c in s.changes] == [Tile.S6]
+    assert diagnosis.suggestions[0].text == "drop tile #13 (6s)"
+
+
+@pytest.mark.parametrize(
+    "change, text",
+    [
+        pytest.param(Change(13, Tile.S6, None, drop=True), "drop tile #13 (6s)", id="drop-a-face-names-it"),
+        pytest.param(Change(3, None, None, drop=True), "drop tile #3 (face down)", id="drop-a-back-says-face-down"),
+        pytest.param(Change(10, Tile.S3, Tile.S2), "read tile #10 3s as 2s", id="read-as-another-face"),
+        pytest.param(Change(4, None, Tile.ZHONG), "read tile #4 face down as 中", id="read-a-back-as-a-face"),
+        pytest.param(Change(None, None, Tile.S2), "add a missed 2s", id="add-a-missed-tile"),
+    ],
+)
+def test_each_change_says_what_it_does(change, text):
+    assert str(change) == text
 
 
 def test_five_of_a_tile_is_named_and_never_suggested():
@@ -89,6 +104,31 @@ def test_five_of_a_tile_is_named_and_never_suggested():
     assert "five 3p (only four of each tile exist)" in diagnosis.reasons
     for s in diagnosis.suggestions:
         assert s.tiles.count(Tile.P3) <= 4
+
+
+GUESSED = "winning tile not set apart: guessed the end tile of the row standing furthest from its neighbour"
+THIRTEEN = "13 tiles (a winning hand has 14, plus one per kong: 14 here)"
+NO_FACE = "a concealed kong shows no face: cannot tell which tile it is"
+
+
+@pytest.mark.parametrize(
+    "layout, problems, reasons",
+    [
+        pytest.param(lambda: hand_layout("123m456m789p12s55p", "3s", win_apart=False), (GUESSED,), (),
+                     id="a-guessed-winning-tile-is-no-reason"),
+        pytest.param(lambda: hand_layout("123m456m789p1s55p", "3s", win_apart=False), (GUESSED, THIRTEEN),
+                     (THIRTEEN,), id="a-count-problem-named-once"),
+        pytest.param(lambda: hand_layout("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], kong_shown="DDDD"),
+                     (NO_FACE,), ("11 tiles (a winning hand has 14, plus one per kong: 14 here)", NO_FACE),
+                     id="a-faceless-concealed-kong-is-a-reason"),
+    ],
+)
+def test_only_count_and_concealed_kong_problems_are_reasons(layout, problems, reasons):
+    reading = group(layout().detections)
+    assert reading.problems == problems
+    assert explain(reading) == reasons
+    diagnosis = diagnose(reading)
+    assert diagnosis.legal is (reasons == ()) and diagnosis.reasons == reasons
 
 
 def test_no_winning_tile_is_a_reason():
@@ -185,3 +225,59 @@ def test_search_stops_once_legal_readings_are_found(monkeypatch):
 def test_negative_budget_is_refused():
     with pytest.raises(ValueError, match="max_regroups must be >= 0, got -1"):
         diagnose(misread_2s_as_3s(), max_regroups=-1)
+
+
+def misread_twice(*edits):
+    """123m456m789p12s55p + 3s with each (index, shown, second) read as ``shown``, ``second`` half as likely."""
+    det = hand_layout("123m456m789p12s55p", "3s", probs=True).detections
+    cls, probs = det.cls.copy(), det.probs.copy()
+    for index, shown, second in edits:
+        probs[index] = 0.001
+        probs[index, Tile.parse(shown).index] = 0.6
+        probs[index, Tile.parse(second).index] = 0.3
+        cls[index] = Tile.parse(shown).index
+    return group(replace(det, cls=cls, probs=probs))
+
+
+@pytest.mark.parametrize(
+    "edits, best, others",
+    [
+        pytest.param([(10, "3s", "2s"), (1, "3m", "2m")], {Change(1, Tile.M3, Tile.M2), Change(10, Tile.S3, Tile.S2)},
+                     0, id="two-chow-tiles-misread"),
+        pytest.param([(10, "3s", "2s"), (12, "6p", "5p")], {Change(10, Tile.S3, Tile.S2), Change(12, Tile.P6, Tile.P5)},
+                     2, id="the-pair-before-dearer-single-swaps"),
+    ],
+)
+def test_two_misreads_at_once_are_offered_when_no_single_one_gives_a_hand(edits, best, others):
+    diagnosis = diagnose(misread_twice(*edits))
+    first = diagnosis.suggestions[0]
+    assert set(first.changes) == best
+    assert first.cost == pytest.approx(2 * np.log(2.0), rel=1e-3)  # each second choice half as likely
+    assert sorted(first.tiles) == sorted(parse_tiles("123m456m789p12s55p3s")) and first.win_tile is Tile.S3
+    assert len(diagnosis.suggestions) == 1 + others
+    assert all(s.cost > first.cost for s in diagnosis.suggestions[1:])
+
+
+@pytest.mark.parametrize(
+    "unsure, best",
+    [
+        pytest.param(10, {Change(10, Tile.S4, Tile.S2)}, id="the-unsure-misread-tile-first"),
+        pytest.param(9, {Change(9, Tile.S1, Tile.S2), Change(9, Tile.S1, Tile.S5)},
+                     id="an-unsure-neighbour-first-both-ways"),
+    ],
+)
+def test_one_misread_is_found_without_the_detectors_probabilities(unsure, best):
+    # 2s read as 4s by a detector giving no per-class probabilities: any standing tile that the rest
+    # waits on may be the misread one, a less confident tile cheaper to change (1 + confidence).
+    det = hand_layout("123m456m789p12s55p", "3s").detections
+    cls, conf = det.cls.copy(), np.full(len(det), 0.9, np.float32)
+    cls[10], conf[unsure] = Tile.S4.index, 0.5
+    reading = group(replace(det, cls=cls, conf=conf))
+    assert reading.detections.probs is None and "does not split" in explain(reading)[0]
+    diagnosis = diagnose(reading)
+    costs = [s.cost for s in diagnosis.suggestions]
+    assert costs == sorted(costs)
+    assert all(len(s.changes) == 1 for s in diagnosis.suggestions)
+    assert {s.changes[0] for s in diagnosis.suggestions[:len(best)]} == best
+    assert costs[:len(best)] == pytest.approx([1.5] * len(best)) and costs[len(best)] == pytest.approx(1.9)
+    assert {Change(10, Tile.S4, Tile.S2)} <= {c for s in diagnosis.suggestions for c in s.changes}

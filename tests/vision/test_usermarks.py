@@ -12,7 +12,7 @@ from xingzi.engine.melds import MeldKind
 from xingzi.engine.tiles import Tile
 from xingzi.vision.grouping import group, is_legal_reading
 from xingzi.vision.layouts import hand_layout
-from xingzi.vision.pipeline import Context, analyse
+from xingzi.vision.pipeline import Context, analyse, reading_json
 from xingzi.vision.usermarks import add_tiles, apply_claims, claim_meld, release_meld
 
 IMG = np.full((960, 1280, 3), 60, np.uint8)
@@ -66,6 +66,24 @@ def test_releasing_a_meld_stands_its_tiles_back_in_the_hand():
     assert back.melds == () and back.roles.count("pung") == 0 and len(back.tiles) == 14
     assert sorted(back.tiles) == sorted((*read.tiles, Tile("8s"), Tile("8s"), Tile("8s")))
     assert apply_claims(read, claimed=[i], released=[i]).melds == read.melds  # stood back, then taken again
+
+
+@pytest.mark.parametrize("released,left", [
+    pytest.param(Tile.ZHONG, Tile("8s"), id="the-first-released-the-second-renumbered-0"),
+    pytest.param(Tile("8s"), Tile.ZHONG, id="the-last-released-the-first-kept-0"),
+])
+def test_releasing_one_of_two_melds_renumbers_the_other_and_stands_its_tiles_at_minus_one(released, left):
+    det = hand_layout("123m55p12s", "3s", ["pung 中", "pung 8s"]).detections
+    read = group(det)
+    assert [m.tile for m in read.melds] == [Tile.ZHONG, Tile("8s")]
+    gone = [m.tile for m in read.melds].index(released)
+    back = release_meld(read, read.meld_of.index(gone))
+    assert [m.tile for m in back.melds] == [left]
+    expected = tuple(0 if read.meld_of[i] >= 0 and read.melds[read.meld_of[i]].tile is left else -1
+                     for i in range(len(det)))
+    assert back.meld_of == expected  # the index into melds, or -1 (grouping.HandReading)
+    assert [t["meld"] for t in reading_json(back)["tiles"]] == list(expected)  # the page groups tiles by it
+    assert [back.roles[i] for i, m in enumerate(read.meld_of) if m == gone] == ["concealed"] * 3
 
 
 @pytest.mark.parametrize("call,message", [
