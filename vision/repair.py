@@ -190,6 +190,8 @@ def may_be_legal(r: HandReading, edits: Edit) -> bool:
         tiles.remove(Tile.from_index(old))
         if k is not None:
             tiles.append(Tile.from_index(k))
+    if any(tiles.count(t) == 4 for t in set(tiles)):  # four alike standing: grouped again, they may be a kong
+        return True
     return not count_problems(tuple(tiles), r.melds, r.fa) and is_legal(tiles, r.melds)
 
 

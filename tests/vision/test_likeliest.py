@@ -50,6 +50,24 @@ def test_a_misread_tile_is_scored_as_the_detectors_second_choice():
     assert marked_pixels(res.annotated) > 0  # the changed tile is drawn in its own colour
 
 
+@pytest.mark.parametrize(("kind", "own"), [
+    pytest.param("kong", 5, id="claimed-kong"),  # 平胡 1 + 明杠中 3 + 单张 1: was scored as a pung of 中 (3)
+    pytest.param("pung", 3, id="claimed-pung"),
+])
+def test_a_misread_tile_of_a_claimed_dragon_meld_is_read_back_into_it(kind, own):
+    layout = hand_layout("123m456m55p12s", "3s", [f"{kind} 中"], size=70, center=(W / 2, H / 2), probs=True)
+    det = layout.detections
+    i = layout.roles.index(kind)
+    cls, probs = det.cls.copy(), det.probs.copy()
+    probs[i] = 0.001
+    probs[i, Tile.BAI.index], probs[i, Tile.ZHONG.index] = 0.6, 0.3
+    cls[i] = Tile.BAI.index
+    res = analyse(IMAGE, replace(det, cls=cls, probs=probs), Context())
+    assert res.repair is not None and res.repair.changes == (Change(i, Tile.BAI, Tile.ZHONG),)
+    assert res.situation["melds"] == [f"{kind} 中"]
+    assert res.result["valid"] and res.result["own"] == own
+
+
 def test_as_read_scores_exactly_what_was_read():
     res = analyse(IMAGE, misread(), Context(), as_read=True)
     assert res.repair is None and res.result["valid"] is False
