@@ -32,6 +32,11 @@ def test_on_a_small_phone_nothing_is_cut_off_and_every_control_is_big_enough_to_
         assert page.evaluate(SMALL_TARGETS) == []
         page.locator('.seat[data-seat="3"] .seat-dealer-pick').tap(position={"x": 3, "y": 3})  # beside the radio
         expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
+        page.locator("#strip button").first.tap()  # a tile's picker: its actions and the 31 faces
+        expect(page.locator("#picker")).to_be_visible()
+        assert page.evaluate(SMALL_TARGETS) == []
+        page.get_by_role("button", name="取消 Cancel").tap()
+        expect(page.locator("#picker")).to_be_hidden()
         page.locator("#copy-tally").click()  # the tally as text, the last thing on the page
         expect(page.locator("#tally-text")).to_be_visible()
         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
