@@ -119,3 +119,49 @@ def test_the_score_before_is_dimmed_and_untouchable_while_the_next_photo_is_read
         expect(page.locator("#result")).to_have_attribute("aria-busy", "false")
         expect(page.locator("#result")).not_to_have_class(re.compile(r"\breading\b"))
         expect(page.locator("#total")).to_have_text("3")
+
+
+def test_on_a_small_phone_the_photo_zooms_in_scrolls_and_its_tiles_can_still_be_tapped(server_ok):
+    from playwright.sync_api import expect
+
+    width = 360
+    box = "() => { const b = document.getElementById('zoom-box'); " \
+          "return [b.scrollWidth, b.clientWidth, b.scrollHeight, b.clientHeight]; }"
+    with on_phone(server_ok, width=width) as page:
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("3")
+        photo, zoom = page.locator("#annotated"), page.get_by_role("button", name="放大 Zoom")
+        fit = photo.bounding_box()["width"]
+        assert fit <= width
+        tile = page.locator('.hit[data-index="13"]')  # the 3s set apart, the winning tile, at the hand's right end
+        small = tile.bounding_box()["width"]
+        expect(zoom).to_have_attribute("aria-pressed", "false")
+        zoom.tap()
+        expect(zoom).to_have_attribute("aria-pressed", "true")
+        assert photo.bounding_box()["width"] >= 2 * width
+        scroll_width, client_width, _, _ = page.evaluate(box)
+        assert scroll_width > client_width  # the photo scrolls sideways in its box...
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # ...the page itself does not
+        assert tile.bounding_box()["width"] >= 2 * small - 1  # the tap targets grew with the photo
+        assert zoom.bounding_box()["height"] >= 39.5
+        seen = page.locator("#zoom-box").bounding_box()
+        assert tile.bounding_box()["x"] >= seen["x"] + seen["width"]  # the hand is wider than the box: out of view
+        tile.scroll_into_view_if_needed()
+        assert seen["x"] <= tile.bounding_box()["x"] <= seen["x"] + seen["width"] - small
+        tile.tap()
+        expect(page.locator("#picker")).to_be_visible()
+        expect(page.locator("#picker-current")).to_have_text("三条")
+        page.get_by_role("button", name="取消 Cancel").tap()
+        expect(page.locator("#picker")).to_be_hidden()
+        zoom.tap()  # back to the page's width
+        expect(zoom).to_have_attribute("aria-pressed", "false")
+        assert abs(photo.bounding_box()["width"] - fit) < 1
+        scroll_width, client_width, _, _ = page.evaluate(box)
+        assert scroll_width <= client_width
+        zoom.tap()  # a new photo read while zoomed: read and shown whole
+        expect(zoom).to_have_attribute("aria-pressed", "true")
+        page.set_input_files("#photo", files=[{"name": "next.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(zoom).to_have_attribute("aria-pressed", "false")
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator(".hit")).to_have_count(14)
+        assert abs(photo.bounding_box()["width"] - fit) < 1

@@ -65,6 +65,7 @@ async function upload(file) {
     state.claimed = [];
     state.released = [];
     state.win = null;
+    setZoom(false);  // a new photo is first shown whole; corrections to it (rescores) keep the zoom
     show(data);
     $("result").scrollIntoView({ block: "start" });  // the score, not the buttons, after a read on a small screen
     if (payers().length) await rescore();
@@ -387,6 +388,7 @@ async function init() {
     if (!(await rescore())) [state.claimed, state.released] = saved;  // refused: as it was
   });
   $("hits").addEventListener("click", addAt);
+  watchZoom();
   for (const id of ["photo", "photo-pick"]) {
     $(id).addEventListener("change", (ev) => {
       const files = Array.from(ev.target.files);
