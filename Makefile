@@ -7,7 +7,7 @@ export YOLO_OFFLINE := 1
 export YOLO_CONFIG_DIR := $(CURDIR)/models/ultralytics_config
 REAL_VAL ?= ../shared/data/real_cn_val
 
-.PHONY: demo test lint bench eval ship install clean
+.PHONY: demo test lint bench eval ship mutants install clean
 
 # engine/*.py: the install compiles the rules engine (mypyc), so an edited engine is rebuilt
 $(STAMP): pyproject.toml setup.py $(wildcard engine/*.py)
@@ -52,6 +52,15 @@ eval: $(STAMP)
 # Copy the best training checkpoint into models/ (optimizer stripped) and export ONNX.
 ship: $(STAMP)
 	$(BIN)/xingzi train --ship best
+
+# How many small wrong changes to the code the tests catch (tools/mutants.py; a clone of HEAD in runs/mutants/clone;
+# minutes to hours: not part of `make test`). PRESET: engine, grouping or repair (tools/mutants.toml).
+PRESET ?= engine
+SAMPLE ?= 300
+SEED ?= 0
+mutants: $(STAMP)
+	$(BIN)/python -m tools.mutants run $(PRESET) --sample $(SAMPLE) --seed $(SEED) \
+	    --out runs/mutants/$(PRESET)-$(shell git rev-parse --short HEAD)-n$(SAMPLE)-s$(SEED).jsonl
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

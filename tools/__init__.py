@@ -1,0 +1,1 @@
+"""Developer tools run from the repository root (``python -m tools.NAME``); not installed."""
