@@ -63,7 +63,7 @@ class _Source:
 
 
 def _untouched(tree: ast.AST) -> set[int]:
-    """Nodes left alone: docstrings, annotations, raise statements and f-strings (messages)."""
+    """Nodes left alone: docstrings, annotations, decorators, raise statements and f-strings (messages)."""
     skip: set[int] = set()
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -77,6 +77,8 @@ def _untouched(tree: ast.AST) -> set[int]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = node.args
             notes += [node.returns, *(a.annotation for a in args.posonlyargs + args.args + args.kwonlyargs)]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            notes += node.decorator_list
         if isinstance(node, (ast.Raise, ast.JoinedStr)):
             notes.append(node)
         for note in notes:
@@ -86,7 +88,7 @@ def _untouched(tree: ast.AST) -> set[int]:
 
 
 def _scaled(value: float) -> list[str]:
-    return [repr(round(value * f, 6)) for f in (0.8, 1.25)] if value else ["0.1"]
+    return [repr(float(f"{value * f:.6g}")) for f in (0.8, 1.25)] if value else ["0.1"]
 
 
 def _python_changes(src: _Source, tree: ast.AST) -> Iterator[tuple[ast.AST, str, int, int, str]]:
