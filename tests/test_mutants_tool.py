@@ -78,7 +78,8 @@ def test_python_mutants_change_code_not_texts() -> None:
 
 
 def test_toml_mutants_each_parse_and_name_what_changed() -> None:
-    text = 'mode = "each"  # "pool" too\nlimit = 10\nflag = true\nkeys = ["a", "b"]\n[pao]\nping_hu = 1\n'
+    text = ('mode = "each"  # "pool" too\nlimit = 10\nflag = true\nkeys = ["a", "b"]\n[pao]\nping_hu = 1\n'
+            'name = "default (003 text, true)"\n')
     found = toml_mutants("r.toml", text.encode(), [["each", "pool"]])
     pairs = {(m.kind, m.old, m.new) for m in found}
     assert {("choice", "each", "pool"), ("number", "10", "11"), ("number", "10", "9"), ("flag", "true", "false"),
@@ -86,6 +87,7 @@ def test_toml_mutants_each_parse_and_name_what_changed() -> None:
     dropped = [tomllib.loads(m.apply(text.encode()).decode())["keys"] for m in found if m.kind == "drop_element"]
     assert sorted(dropped) == [["a"], ["b"]]
     assert all(m.line != 5 for m in found)  # a table header is no setting
+    assert all(m.line != 7 for m in found)  # digits and words inside a text are no numbers or flags
     for m in found:
         tomllib.loads(m.apply(text.encode()).decode())
 

@@ -200,12 +200,13 @@ def toml_mutants(file: str, data: bytes, choices: list[list[str]] | None = None)
         code = line.split("#", 1)[0]
         changes: list[tuple[str, int, int, str]] = []
         if "=" in code and not code.lstrip().startswith("["):
-            for m in re.finditer(r"(?<![\w.\"])(\d+)(?![\w.\"])", code):
+            bare = re.sub(r'"[^"]*"', lambda q: '"' + " " * (len(q[0]) - 2) + '"', code)  # no digits of a text
+            for m in re.finditer(r"(?<![\w.\"])(\d+)(?![\w.\"])", bare):
                 value = int(m.group(1))
                 changes += [("number", m.start(), m.end(), str(value + 1))]
                 changes += [("number", m.start(), m.end(), str(value - 1))] if value else []
             changes += [("flag", m.start(), m.end(), "false" if m.group() == "true" else "true")
-                        for m in re.finditer(r"\b(true|false)\b", code)]
+                        for m in re.finditer(r"\b(true|false)\b", bare)]
             setting = re.fullmatch(r"\s*[\w-]+\s*=\s*\"([^\"]*)\"\s*", code)
             if setting:
                 changes += [("choice", setting.start(1), setting.end(1), w) for w in other.get(setting[1], [])]
