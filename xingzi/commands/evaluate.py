@@ -16,7 +16,7 @@ SECOND_READINGS = (
     ("sharpen", "never read a sharpened copy of a photo (done when the tiles found are read with some doubt: "
                 "blurred photos)"),
     ("recheck", "never read a doubtful tile again from crops shifted four ways (the classifier's 'recheck')"),
-    ("cut", "keep the boxes of tiles the photo's frame cuts to a sliver (less than a third of a tile inside: "
+    ("cut", "keep the boxes of tiles the photo's frame cuts to a sliver (under 0.35 of a tile inside: "
             "dropped by default)"),
     ("lone", "keep the boxes read with doubt that lie far from every tile read surely (dropped by default: "
              "tiles of the heap behind, things on the table)"),
