@@ -72,8 +72,9 @@ class WinContext:
         return (WinContext, (self.self_draw, self.dealer, self.events, self.payers))  # as Hand.__reduce__
 
 
-def make_hand(tiles: list[Tile], win_tile: Tile | None, melds: tuple[Meld, ...] = (), fa: int = 0) -> Hand:
+def make_hand(tiles: list[Tile], win_tile: Tile | None, melds: tuple[Meld, ...] = (), fa: object = 0) -> Hand:
     """Check and build a Hand. Raises ValueError naming what is wrong."""
+    # fa typed object: compiled, an int parameter would take True as 1 and refuse text with a TypeError
     if not isinstance(fa, int) or isinstance(fa, bool) or not 0 <= fa <= 4:
         raise ValueError(f"fa (发 in front of the winner) must be 0..4, got {fa!r}")
     if len(melds) > 4:

@@ -98,8 +98,9 @@ def apply_replaces(values: dict[str, int], rules: Ruleset) -> dict[str, int]:
     return {k: v for k, v in values.items() if k not in removed}
 
 
-def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool, run: bool | None = None) -> tuple[str, ...]:
-    """The 花炮 patterns of a reading; ``run``: the split holds 123 456 789 of one suit (None: look)."""
+def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool, run: bool = False) -> tuple[str, ...]:
+    """The 花炮 patterns of a reading; ``run``: the split holds 123 456 789 of one suit (the split knows;
+    seven pairs never do)."""
     found: list[str] = []
     if suits in ONE_SUIT:
         found.append("hun_yi_se" if dragons else "qing_yi_se")
@@ -116,12 +117,8 @@ def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool,
         return tuple(found)
     if r.peng_peng:
         found.append("peng_peng_hu")
-    else:
-        if run is None:
-            seqs = [t for k, t in r.sets if k == SEQ]
-            run = len(seqs) >= 3 and any(b in seqs and b + 3 in seqs and b + 6 in seqs for b in (0, 9, 18))
-        if run:
-            found.append("yi_tiao_long")
+    elif run:
+        found.append("yi_tiao_long")
     if len(r.dragon_sets) >= 2:
         dragon_tiles = {t for t, _k, _b in r.dragon_sets}
         if ZHONG in dragon_tiles and BAI in dragon_tiles:

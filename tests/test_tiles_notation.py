@@ -117,3 +117,12 @@ def test_chinese_names_are_unique_and_parse_back():
     assert all(Tile.parse(t.chinese) is t for t in TILES)
     with pytest.raises(ValueError, match="unknown tile"):
         Tile.parse("east")
+
+
+def test_tiles_order_strictly_by_their_class_index() -> None:
+    faces = list(Tile)
+    for a in faces:
+        assert not a < a  # strict: a tile is not before itself
+        for b in faces:
+            assert (a < b) == (a.index < b.index)
+    assert Tile("1m").__lt__("1m") is NotImplemented  # a tile compares only with tiles

@@ -26,6 +26,7 @@ EX1 = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
         pytest.param({"win_tile": "3m"}, "no \"hand\"", id="no-hand"),
         pytest.param([1, 2], "JSON object", id="not-an-object"),
         pytest.param({**EX1, "fa": 5}, r"must be 0\.\.4, got 5", id="five-fa"),
+        pytest.param({**EX1, "fa": True}, "'fa' must be a whole number, got True", id="fa-a-switch"),
         pytest.param({**EX1, "self_draw": "yes"}, "true or false", id="self-draw-not-bool"),
         pytest.param({**EX1, "events": ["dragon_dance"]}, "unknown event", id="unknown-event"),
         pytest.param({**EX1, "events": ["kong_bloom"]}, "self_draw true", id="bloom-on-discard"),
@@ -82,3 +83,13 @@ def test_malformed_context_before_the_tiles_are_known(events, payers, message: s
 def test_malformed_round(round_, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         score_round(round_)
+
+
+@pytest.mark.parametrize("fa", [True, False, -1, 5, "1", 1.0])
+def test_make_hand_takes_only_a_whole_number_of_fa(fa) -> None:
+    from xingzi.engine import make_hand
+    from xingzi.engine.notation import parse_tiles
+
+    tiles = parse_tiles("12m456m789p22345s3m")
+    with pytest.raises(ValueError, match=rf"fa \(发 in front of the winner\) must be 0\.\.4, got {fa!r}"):
+        make_hand(tiles, tiles[-1], (), fa)
