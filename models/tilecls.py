@@ -272,10 +272,33 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     return out / "best.pt"
 
 
-def export(checkpoint: Path, onnx_path: Path, weight: float = 0.5, min_conf: float = 0.05,
-           recheck: float = 0.0) -> Path:
+EXPORT_DEFAULTS = {"weight": 0.5, "min_conf": 0.05, "turns": 1, "recheck": 0.0}
+
+
+def export_settings(json_path: Path, weight: float | None = None, min_conf: float | None = None,
+                    recheck: float | None = None) -> tuple[dict, list[str]]:
+    """The settings an export writes beside its .onnx, and the keys kept from the JSON already there: writing
+    over a shipped classifier keeps what was tuned on it (partners, partner_gate, recheck, shift, weight...)
+    unless a value is given; a fresh path gets the defaults (``recheck`` 0 reads every box once)."""
+    kept: dict = {}
+    if json_path.is_file():
+        try:
+            kept = json.loads(json_path.read_text(encoding="utf-8"))
+        except ValueError as e:
+            raise ValueError(f"{json_path}: expected the JSON settings of an exported classifier "
+                             f"(or no file there): {e}") from None
+        if not isinstance(kept, dict):
+            raise ValueError(f"{json_path}: expected a JSON object of classifier settings, got {type(kept).__name__}")
+        kept = {k: v for k, v in kept.items() if k not in ("size", "context")}  # the checkpoint's own
+    given = {k: v for k, v in (("weight", weight), ("min_conf", min_conf), ("recheck", recheck)) if v is not None}
+    return {**EXPORT_DEFAULTS, **kept, **given}, sorted(k for k in kept if k not in given)
+
+
+def export(checkpoint: Path, onnx_path: Path, weight: float | None = None, min_conf: float | None = None,
+           recheck: float | None = None) -> Path:
     """best.pt → .onnx (dynamic batch, input ``crops`` (N,3,S,S) at the size it was trained at, output ``logits``
-    (N,32)) + .json settings (``recheck``: see ``ClassifierInfo``; 0 reads every box once)."""
+    (N,32)) + .json settings (:func:`export_settings`: those of a classifier written over are kept)."""
+    settings, _kept = export_settings(onnx_path.with_suffix(".json"), weight, min_conf, recheck)
     ck = torch.load(checkpoint, weights_only=False)
     size = ck.get("size", CROP_SIZE)  # checkpoints from before sizes were chosen are 64 px
     model = TileNet(ck["config"]["width"], size=size)
@@ -285,7 +308,7 @@ def export(checkpoint: Path, onnx_path: Path, weight: float = 0.5, min_conf: flo
     dummy = torch.zeros(1, 3, size, size)
     torch.onnx.export(model, (dummy,), str(onnx_path), input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
-    info = {"size": size, "context": CONTEXT, "weight": weight, "min_conf": min_conf, "turns": 1, "recheck": recheck}
+    info = {"size": size, "context": CONTEXT, **settings}
     onnx_path.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n")
     return onnx_path
 
@@ -308,10 +331,16 @@ def main(argv: list[str] | None = None) -> int:
     ex = sub.add_parser("export")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("onnx", type=Path)
-    ex.add_argument("--weight", type=float, default=0.5, help="combination weight stored beside the .onnx")
-    ex.add_argument("--min-conf", type=float, default=0.05)
-    ex.add_argument("--recheck", type=float, default=0.0,
-                    help="boxes read less surely than this are read again from shifted crops (0: never)")
+    def keep(key: str) -> str:
+        return f" (default: as in the JSON already beside ONNX, else {EXPORT_DEFAULTS[key]})"
+
+    ex.add_argument("--weight", type=float, default=None,
+                    help="combination weight stored beside the .onnx" + keep("weight"))
+    ex.add_argument("--min-conf", type=float, default=None,
+                    help="boxes the detector read less surely than this are left as they are" + keep("min_conf"))
+    ex.add_argument("--recheck", type=float, default=None,
+                    help="boxes read less surely than this are read again from shifted crops (0: never)"
+                    + keep("recheck"))
     a = ap.parse_args(argv)
     if a.cmd == "teach":
         print(teach(a.crops, a.classifier, a.turns))
@@ -322,7 +351,10 @@ def main(argv: list[str] | None = None) -> int:
         print(import_checkpoint(a.onnx, a.checkpoint, a.crops))
         return 0
     if a.cmd == "export":
+        _settings, kept = export_settings(a.onnx.with_suffix(".json"), a.weight, a.min_conf, a.recheck)
         print(export(a.checkpoint, a.onnx, a.weight, a.min_conf, a.recheck))
+        if kept:
+            print(f"kept from the settings written over: {', '.join(kept)}")
         return 0
     values = {f.name: getattr(a, f.name) for f in fields(TrainConfig)}
     saved = Path(a.out) / "config.json"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from xingzi.models.tilecls import TileNet, TrainConfig, export, main, to_tensor, train
+from xingzi.models.tilecls import CONTEXT, TileNet, TrainConfig, export, main, to_tensor, train
 from xingzi.models.tilecls_import import check_against_onnx, import_checkpoint, model_from_onnx
 from xingzi.vision.classifier import TileClassifier
 
@@ -103,3 +104,30 @@ def test_import_refuses_what_it_cannot_rebuild(tmp_path):
     torch.onnx.export(torch.nn.Linear(3, 2), (torch.zeros(1, 3),), str(not_ours), dynamo=False)
     with pytest.raises(ValueError, match=r"expected an input of shape \(N,3,S,S\)"):
         model_from_onnx(not_ours)
+
+
+def test_an_export_over_a_tuned_classifier_keeps_its_settings_unless_given(tmp_path, capsys):
+    _trained_onnx(tmp_path)  # writes net.pt (and a first net.onnx)
+    shipped = tmp_path / "shipped.onnx"
+    tuned = {"size": 999, "context": 0.5, "weight": 0.8, "min_conf": 0.05, "turns": 1,
+             "partners": ["net.onnx"], "partner_gate": 0.9, "recheck": 0.8, "shift": 0.06}
+    shipped.with_suffix(".json").write_text(json.dumps(tuned))
+    assert main(["export", str(tmp_path / "net.pt"), str(shipped), "--recheck", "0.7"]) == 0
+    assert "kept from the settings written over: min_conf, partner_gate, partners, shift, turns, weight" in \
+        capsys.readouterr().out
+    written = json.loads(shipped.with_suffix(".json").read_text())
+    assert written == {**tuned, "size": 64, "context": CONTEXT, "recheck": 0.7}  # size/context: the checkpoint's
+    assert TileClassifier(shipped).info.partners == ("net.onnx",)  # and its partner is read
+    fresh = export(tmp_path / "net.pt", tmp_path / "fresh.onnx")
+    assert json.loads(fresh.with_suffix(".json").read_text()) == {
+        "size": 64, "context": CONTEXT, "weight": 0.5, "min_conf": 0.05, "turns": 1, "recheck": 0.0}
+
+
+@pytest.mark.parametrize("text", ["not json", "[1, 2]"])
+def test_an_export_over_settings_that_are_not_ours_is_refused_first(tmp_path, text):
+    _trained_onnx(tmp_path)
+    target = tmp_path / "other.onnx"
+    target.with_suffix(".json").write_text(text)
+    with pytest.raises(ValueError, match="expected .*classifier"):
+        export(tmp_path / "net.pt", target)
+    assert target.with_suffix(".json").read_text() == text and not target.exists()
