@@ -126,3 +126,13 @@ def test_tiles_order_strictly_by_their_class_index() -> None:
         for b in faces:
             assert (a < b) == (a.index < b.index)
     assert Tile("1m").__lt__("1m") is NotImplemented  # a tile compares only with tiles
+
+
+@pytest.mark.parametrize("index", [-1, len(TILES), len(TILES) + 1])
+def test_a_class_id_outside_the_faces_is_refused(index: int) -> None:
+    with pytest.raises(ValueError, match=rf"tile class id must be 0\.\.{len(TILES) - 1}, got {index}"):
+        Tile.from_index(index)
+
+
+def test_only_the_three_dragons_are_dragons() -> None:
+    assert {t.symbol for t in Tile if t.is_dragon} == {"中", "发", "白"}

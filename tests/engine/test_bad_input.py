@@ -78,6 +78,11 @@ def test_malformed_context_before_the_tiles_are_known(events, payers, message: s
                      id="discarder-true"),
         pytest.param({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, **EX1, "payers": {"fa": 1}}]},
                      "\"payers\" must be a list of objects", id="win-payers-an-object"),
+        pytest.param({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, **EX1, "payers": [{}, {}]}]},
+                     r"a discard win has 1 payer \(the discarder\), got 2", id="two-payers-of-a-discard"),
+        pytest.param({"dealer": 0, "discarder": None, "wins": [{"seat": 2, **EX1, "self_draw": True,
+                                                                 "payers": [{}, {}, {}, {}]}]},
+                     "a self-drawn win has 3 payers, got 4", id="four-payers-of-a-self-draw"),
     ],
 )
 def test_malformed_round(round_, message: str) -> None:
