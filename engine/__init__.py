@@ -15,6 +15,10 @@ from .tiles import CLASS_NAMES, TILES, Tile
 
 
 def _count(tiles: list[Tile], melds: tuple[Meld, ...]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    if not isinstance(tiles, (list, tuple)) or not all(isinstance(t, Tile) for t in tiles):
+        raise ValueError(f"tiles must be a list of Tile (parse_tiles('123m456p中中')), got {tiles!r}"[:300])
+    if not isinstance(melds, (list, tuple)) or not all(isinstance(m, Meld) for m in melds):
+        raise ValueError(f"melds must be a tuple of Meld (parse_meld('pung 中')), got {melds!r}"[:300])
     counts = [0] * len(TILES)
     for t in tiles:
         counts[t.index] += 1
@@ -27,13 +31,15 @@ def _count(tiles: list[Tile], melds: tuple[Meld, ...]) -> tuple[tuple[int, ...],
 def wait_set(tiles: list[Tile], melds: tuple[Meld, ...] = ()) -> set[Tile]:
     """Tiles that would complete a hand of ``13 - 3*len(melds)`` concealed tiles (a fifth copy never)."""
     counts, used, n_sets = _count(tiles, melds)
+    if max(used) > 4:  # a fifth copy (melds included): no hand, as waits() says of one in the hand
+        return set()
     return {TILES[i] for i in waits(counts, used, n_sets)}
 
 
 def is_winning(tiles: list[Tile], melds: tuple[Meld, ...] = ()) -> bool:
     """4 sets + a pair (melds counting as sets) or, without melds, seven pairs (RULES §2)."""
-    counts, _used, n_sets = _count(tiles, melds)
-    return is_complete(counts, n_sets)
+    counts, used, n_sets = _count(tiles, melds)
+    return max(used) <= 4 and is_complete(counts, n_sets)
 
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from .melds import Meld, MeldKind
 from .tiles import TILES, Tile
@@ -16,6 +16,7 @@ EVENTS: Final = ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "
                  "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
 SELF_DRAW_EVENTS: Final = frozenset({"kong_bloom", "hai_di_lao_yue"})
 DISCARD_EVENTS: Final = frozenset({"kong_tears", "robbing_kong", "hai_di_pao", "hui_tou", "wang_en"})
+_C = TypeVar("_C")
 
 
 @dataclass(frozen=True)
@@ -47,13 +48,34 @@ class Hand:
         return (Hand, (self.counts, self.win_tile, self.melds, self.fa))
 
 
+def _python_class(cls: type[_C]) -> type[_C]:
+    """Leaves a class as it is. Under mypyc a decorator it does not know keeps the class an ordinary Python
+    class (as scoring.Score): its fields are then stored as given in both builds, so that its own checks see
+    True or 1.0 where a compiled int field would have taken True as 1 and refused 1.0 with a TypeError."""
+    return cls
+
+
+@_python_class
 @dataclass(frozen=True)
 class Payer:
-    """What a paying player shows in front of them (for 吃炮)."""
+    """What a paying player shows in front of them (for 吃炮). Checked when made: ValueError saying what is wrong."""
 
     dealer: bool = False
     fa: int = 0
     melds: tuple[Meld, ...] = ()
+
+    def __post_init__(self) -> None:
+        # read from __dict__, as given: compiled, self.fa would be read as an int (True as 1, 1.0 a TypeError)
+        fields = self.__dict__
+        dealer, fa, melds = fields["dealer"], fields["fa"], fields["melds"]
+        if not isinstance(dealer, bool):
+            raise ValueError(f"Payer dealer must be True or False, got {dealer!r}")
+        if not isinstance(fa, int) or isinstance(fa, bool) or not 0 <= fa <= 4:
+            raise ValueError(f"Payer fa (发 in front of the payer) must be 0..4, got {fa!r}")
+        if not isinstance(melds, (list, tuple)) or len(melds) > 4 or not all(isinstance(m, Meld) for m in melds):
+            raise ValueError(f"Payer melds must be up to 4 Meld (parse_meld('pung 中')), got {melds!r}")
+        if isinstance(melds, list):
+            object.__setattr__(self, "melds", tuple(melds))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Payer, (self.dealer, self.fa, self.melds))  # as Hand.__reduce__
@@ -72,11 +94,19 @@ class WinContext:
         return (WinContext, (self.self_draw, self.dealer, self.events, self.payers))  # as Hand.__reduce__
 
 
-def make_hand(tiles: list[Tile], win_tile: Tile | None, melds: tuple[Meld, ...] = (), fa: object = 0) -> Hand:
+def make_hand(tiles: object, win_tile: object, melds: object = (), fa: object = 0) -> Hand:
     """Check and build a Hand. Raises ValueError naming what is wrong."""
-    # fa typed object: compiled, an int parameter would take True as 1 and refuse text with a TypeError
+    # every parameter typed object: compiled, a typed one would take True as 1 for fa, and refuse a tuple for
+    # the list of tiles (or a list for the melds) with a TypeError, before the checks below could say what came
     if not isinstance(fa, int) or isinstance(fa, bool) or not 0 <= fa <= 4:
         raise ValueError(f"fa (发 in front of the winner) must be 0..4, got {fa!r}")
+    if not isinstance(tiles, (list, tuple)) or not all(isinstance(t, Tile) for t in tiles):
+        raise ValueError(f"tiles must be a list of Tile (parse_tiles('123m456p中中')), got {_first_not(tiles, Tile)}")
+    if not isinstance(melds, (list, tuple)) or not all(isinstance(m, Meld) for m in melds):
+        raise ValueError(f"melds must be a tuple of Meld (parse_meld('pung 中')), got {_first_not(melds, Meld)}")
+    if win_tile is not None and not isinstance(win_tile, Tile):
+        raise ValueError(f"win_tile must be a Tile (Tile.parse('3m')) or None, got {win_tile!r}")
+    melds = tuple(melds)
     if len(melds) > 4:
         raise ValueError(f"at most 4 melds, got {len(melds)}")
     if Tile.FA in tiles:
@@ -95,7 +125,15 @@ def make_hand(tiles: list[Tile], win_tile: Tile | None, melds: tuple[Meld, ...] 
     for t in tiles:
         counts[_INDEX_OF_VALUE[t._value_]] += 1  # the enum's index property is slow in bulk
     _check_copies(counts, melds, "the winner's hand and melds")
-    return Hand(tuple(counts), win_tile.index, tuple(melds), fa)
+    return Hand(tuple(counts), win_tile.index, melds, fa)
+
+
+def _first_not(value: object, kind: type) -> str:
+    """For a message: what came instead of a list of ``kind`` (its type, or the first item that is not one)."""
+    if not isinstance(value, (list, tuple)):
+        return repr(value) if value is None or isinstance(value, (str, bytes, int, float)) else type(value).__name__
+    bad = next(v for v in value if not isinstance(v, kind))
+    return f"{bad!r} ({type(bad).__name__}) among them"
 
 
 def _check_copies(counts: list[int], melds: tuple[Meld, ...], what: str) -> list[int]:
@@ -108,9 +146,20 @@ def _check_copies(counts: list[int], melds: tuple[Meld, ...], what: str) -> list
     return total
 
 
-def make_context(hand: Hand, self_draw: bool, dealer: bool, events: list[str] | tuple[str, ...],
-                 payers: tuple[Payer, ...] = ()) -> WinContext:
+def make_context(hand: object, self_draw: object, dealer: object, events: object, payers: object = ()) -> WinContext:
     """Check events and payers against the hand and build the WinContext."""
+    # typed object: compiled, typed parameters would refuse 1 for True (or a list of payers) with a TypeError
+    # before these checks could say what was expected
+    if not isinstance(hand, Hand):
+        raise ValueError(f"hand must be a Hand (make_hand(...)), got {type(hand).__name__}")
+    if not isinstance(self_draw, bool):
+        raise ValueError(f"self_draw must be True or False, got {self_draw!r}")
+    if not isinstance(dealer, bool):
+        raise ValueError(f"dealer must be True or False, got {dealer!r}")
+    if not isinstance(events, (list, tuple, set, frozenset)):
+        raise ValueError(f"events must be a list of event names, got {events!r}")
+    if not isinstance(payers, (list, tuple)) or not all(isinstance(p, Payer) for p in payers):
+        raise ValueError(f"payers must be a tuple of Payer, got {_first_not(payers, Payer)}")
     for e in events:
         if e not in EVENTS:
             raise ValueError(f"unknown event {e!r}; expected any of {', '.join(EVENTS)}")

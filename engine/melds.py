@@ -33,6 +33,10 @@ class Meld:
     tile: Tile
 
     def __post_init__(self) -> None:
+        if not isinstance(self.kind, MeldKind):
+            raise ValueError(f"a meld's kind must be a MeldKind (PUNG, KONG, CONCEALED_KONG), got {self.kind!r}")
+        if not isinstance(self.tile, Tile):
+            raise ValueError(f"a meld's tile must be a Tile (parse_meld('pung 中') reads text), got {self.tile!r}")
         if self.tile is Tile.FA:
             raise ValueError("发 is a bonus tile and cannot form a meld; count it with fa=N")
 

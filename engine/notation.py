@@ -76,6 +76,8 @@ def parse_hand(text: str) -> tuple[list[Tile], Tile | None]:
     ``"12m456m789p22345s 3m"`` gives the 14 tiles (winning tile included, last) and ``3m``.
     Without a separated last group the winning tile is None.
     """
+    if not isinstance(text, str):
+        raise ValueError(f"expected a hand string such as '12m456m789p22345s 3m', got {type(text).__name__}")
     parts = text.split()
     if len(parts) >= 2:
         last = parse_tiles(parts[-1])
@@ -86,6 +88,8 @@ def parse_hand(text: str) -> tuple[list[Tile], Tile | None]:
 
 def format_tiles(tiles: list[Tile] | tuple[Tile, ...], sort: bool = True) -> str:
     """Compact notation: ``123m456p99s中中``. Unsorted keeps order, still grouping runs of a suit."""
+    if not isinstance(tiles, (list, tuple)) or not all(isinstance(t, Tile) for t in tiles):
+        raise ValueError(f"expected a list of Tile (parse_tiles('123m')), got {tiles!r}"[:300])
     seq = sorted(tiles) if sort else list(tiles)
     out: list[str] = []
     run = ""
@@ -127,6 +131,8 @@ def parse_meld(text: str) -> Meld:
 
 
 def format_meld(meld: Meld) -> str:
+    if not isinstance(meld, Meld):
+        raise ValueError(f"expected a Meld (parse_meld('pung 中')), got {meld!r}")
     return f"{meld.kind.value} {meld.tile.symbol}"
 
 

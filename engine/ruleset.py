@@ -242,8 +242,11 @@ def _default_data() -> dict:
 _CACHE: Final[dict[str, Ruleset]] = {}
 
 
-def load_ruleset(source: str | Path | None = None) -> Ruleset:
+def load_ruleset(source: object = None) -> Ruleset:
     """The default ruleset, a preset name (``default``, ``text000``) or a TOML file path."""
+    # typed object: compiled, nothing checked a str | Path parameter (0 and False loaded the default)
+    if source is not None and not isinstance(source, (str, Path)):
+        raise ValueError(f"a ruleset is a preset name ({', '.join(PRESETS)}) or a TOML file path, got {source!r}")
     key = str(source or "default")
     hit = _CACHE.get(key)
     if hit is not None:

@@ -258,8 +258,13 @@ def _waits_before(parts: tuple[Part, ...], counts: tuple[int, ...], w: int, meld
     return tuple([t for t in found if held[t] < 4])
 
 
-def score_hand(hand: Hand, ctx: WinContext, rules: Ruleset) -> Score:
+def score_hand(hand: object, ctx: object, rules: object) -> Score:
     """Score a claim: the best reading, validity, and the payments it settles to."""
+    # typed object: compiled, typed parameters would refuse a wrong one with a TypeError (the Python source: an
+    # AttributeError somewhere inside); checked once here, the rest reads them as the types they are
+    if not isinstance(hand, Hand) or not isinstance(ctx, WinContext) or not isinstance(rules, Ruleset):
+        raise ValueError(f"score_hand takes a Hand (make_hand), a WinContext (make_context) and a Ruleset "
+                         f"(load_ruleset), got {type(hand).__name__}, {type(ctx).__name__}, {type(rules).__name__}")
     counts, w = hand.counts, hand.win_tile
     melds = hand.meld_ids if hand.melds else ()
     n_sets = 4 - len(melds)

@@ -3,7 +3,6 @@ and who deals next. Seats are numbered 0..3 in the order of play (counter-clockw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 from .hand import Hand, Payer, WinContext, robbed
@@ -84,11 +83,17 @@ def settle(valid: bool, own: int, hand: Hand, ctx: WinContext, rules: Ruleset) -
     return tuple(out)
 
 
-def follow_dealer(tile: Tile, rules: Ruleset) -> tuple[Payment, ...]:
+def follow_dealer(tile: object, rules: object) -> tuple[Payment, ...]:
     """§8 跟庄: the three others discarded the dealer's first discard; the dealer pays each.
 
     Payer CLAIMANT here is the dealer; payees 0..2 are the other three players.
     """
+    # typed object, checked: text such as '中' used to pass as a plain tile (paid as one), and compiled, a rules
+    # that is no Ruleset was a TypeError
+    if not isinstance(tile, Tile):
+        raise ValueError(f"跟庄 takes the dealer's first discard as a Tile (Tile.parse('中')), got {tile!r}")
+    if not isinstance(rules, Ruleset):
+        raise ValueError(f"rules must be a Ruleset (load_ruleset()), got {type(rules).__name__}")
     if tile is Tile.FA:
         raise ValueError("跟庄 follows the dealer's first discard, which is never 发 (a 发 is set aside), got 发")
     s = rules.settlement
@@ -97,12 +102,21 @@ def follow_dealer(tile: Tile, rules: Ruleset) -> tuple[Payment, ...]:
     return tuple(Payment(CLAIMANT, i, 0, pao, amount) for i in range(3))
 
 
-def next_dealer(dealer: int, winners: Sequence[int], discarder: int | None = None) -> int:
+def _seat(seat: object) -> int:
+    if not isinstance(seat, int) or isinstance(seat, bool) or seat not in range(4):
+        raise ValueError(f"seats are 0..3 in order of play, got {seat!r}")
+    return seat
+
+
+def next_dealer(dealer: object, winners: object, discarder: object = None) -> int:
     """§8: the winner deals next; several winners on one discard: the first one in play order
     after the discarder; nobody won (黄庄): the dealer stays."""
-    for seat in (dealer, *winners, *([] if discarder is None else [discarder])):
-        if seat not in range(4):
-            raise ValueError(f"seats are 0..3 in order of play, got {seat!r}")
+    # typed object: compiled, int parameters would take True as seat 1 and refuse 1.0 with a TypeError
+    if not isinstance(winners, (list, tuple)):
+        raise ValueError(f"winners must be a list of seats 0..3, got {winners!r}")
+    dealer = _seat(dealer)
+    winners = [_seat(w) for w in winners]
+    discarder = None if discarder is None else _seat(discarder)
     if not winners:
         return dealer
     if discarder is None:

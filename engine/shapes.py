@@ -279,9 +279,29 @@ def is_seven_pairs(counts: tuple[int, ...]) -> bool:
     return 1 not in counts and 3 not in counts and not counts[FA] and sum(counts) == 14
 
 
-def is_complete(counts: tuple[int, ...], n_sets: int = 4) -> bool:
-    """Standard shape (n_sets sets + a pair) or, with no melds (n_sets 4), seven pairs."""
-    if counts[FA] or sum(counts) != 3 * n_sets + 2:
+def _count_vector(counts: object, what: str = "counts") -> tuple[int, ...]:
+    """``counts`` if it is a count vector (a tuple of 30 whole numbers ≥ 0, indexed by tile class id), else
+    ValueError saying what came. (Typed object, as the callers' parameters: compiled, typed ones would refuse a
+    list with a TypeError and take True as 1 before this could say so.)"""
+    if not isinstance(counts, tuple) or len(counts) != N_TILES:
+        got = f"a {type(counts).__name__} of {len(counts)}" if isinstance(counts, (tuple, list)) else repr(counts)
+        raise ValueError(f"{what} must be a tuple of {N_TILES} counts indexed by tile class id, got {got}")
+    for n in counts:
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise ValueError(f"{what} must hold whole numbers ≥ 0, got {n!r}")
+    return counts
+
+
+def _n_sets(n_sets: object) -> int:
+    if not isinstance(n_sets, int) or isinstance(n_sets, bool):
+        raise ValueError(f"n_sets must be a whole number (4 minus the melds), got {n_sets!r}")
+    return n_sets
+
+
+def is_complete(counts: object, n_sets: object = 4) -> bool:
+    """Standard shape (n_sets sets + a pair) or, with no melds (n_sets 4), seven pairs; never with a fifth copy."""
+    counts, n_sets = _count_vector(counts), _n_sets(n_sets)
+    if counts[FA] or sum(counts) != 3 * n_sets + 2 or max(counts) > 4:
         return False
     if n_sets == 4 and is_seven_pairs(counts):
         return True
@@ -361,11 +381,13 @@ def completing(parts: tuple[Part, ...], seven_pairs: bool, taking: int = -1) -> 
     return found
 
 
-def waits(counts: tuple[int, ...], used: tuple[int, ...] | None = None, n_sets: int = 4) -> frozenset[int]:
+def waits(counts: object, used: object = None, n_sets: object = 4) -> frozenset[int]:
     """Tile indices that complete a hand one tile short (``3*n_sets + 1`` concealed tiles).
 
     ``used`` counts every copy already held (hand and melds); a fifth copy cannot be waited on.
     """
+    counts, n_sets = _count_vector(counts), _n_sets(n_sets)
+    used = None if used is None or used == () else _count_vector(used, "used")
     if counts[FA] or sum(counts) != 3 * n_sets + 1 or max(counts) > 4:  # a misread photo can show five
         return frozenset()
     used = used or counts

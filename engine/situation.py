@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .hand import Hand, Payer, WinContext, make_context, make_hand
+from .hand import EVENTS, Hand, Payer, WinContext, make_context, make_hand
 from .items import NAMES
 from .melds import Meld
 from .notation import format_counts, parse_hand, parse_meld, parse_tiles
@@ -53,8 +53,15 @@ def _tile(text: Any, what: str) -> Tile:
     return tiles[0]
 
 
+def _base(ruleset: Any) -> Ruleset | None:
+    if ruleset is not None and not isinstance(ruleset, Ruleset):
+        raise ValueError(f"the base ruleset must be a Ruleset (load_ruleset(\"text000\")) or None, got {ruleset!r}")
+    return ruleset
+
+
 def parse_situation(s: Any, ruleset: Ruleset | None = None) -> tuple[Hand, WinContext, Ruleset]:
     """Check a §10 situation and turn it into values. Raises ValueError on malformed input."""
+    ruleset = _base(ruleset)
     if not isinstance(s, Mapping):
         raise ValueError(f"a situation is a JSON object with at least \"hand\", got {type(s).__name__}")
     if "hand" not in s:
@@ -172,7 +179,9 @@ def check_context(events: Any, payers: Any) -> None:
     """The shape of what a §10 situation says beside the winner's tiles (``events`` a list of names, ``payers`` of
     ``{dealer, fa, melds}`` with readable melds), checked before the tiles are known (a photo not read yet):
     ValueError saying what was expected. Whether they fit the hand is the score's to say."""
-    _events(events)
+    for e in _events(events):
+        if e not in EVENTS:
+            raise ValueError(f"unknown event {e!r}; expected any of {', '.join(EVENTS)}")
     _payers(payers)
 
 
@@ -185,13 +194,17 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     Several ``wins`` on one discard are 一炮多响: each is scored on its own. A win's ``payers`` are marked
     dealer or not from the seats (missing ones are plain players; a flag that disagrees is refused).
     """
+    if not isinstance(round_, Mapping):
+        raise ValueError(f"a round is a JSON object with \"dealer\" and \"wins\", got {type(round_).__name__}")
+    ruleset = _base(ruleset)
     if "dealer" not in round_:  # (every payment to or from the dealer is doubled: no seat can be assumed)
         raise ValueError("a round needs \"dealer\": the seat 0..3 that deals this hand")
     dealer = _int(round_, "dealer")
     discarder = round_.get("discarder")
     if discarder is not None and (not isinstance(discarder, int) or isinstance(discarder, bool)):
         raise ValueError(f"\"discarder\" must be a seat 0..3 or null, got {discarder!r}")
-    wins = round_.get("wins") or []
+    wins = round_.get("wins")
+    wins = [] if wins is None else wins  # ({} or "" are no list of wins: refused, not read as none)
     if not isinstance(wins, list):
         raise ValueError("\"wins\" must be a list of situations with a \"seat\"")
     results, seats = [], []
@@ -268,8 +281,11 @@ def seat_settlement(result: Mapping[str, Any], seat: int, discarder: int | None,
     dealer flags said.
     """
     for who in (seat, dealer, *(() if discarder is None else (discarder,))):
-        if isinstance(who, bool) or who not in range(4):
+        if isinstance(who, bool) or not isinstance(who, int) or who not in range(4):  # (1.0 is in range(4))
             raise ValueError(f"seats are 0..3 in order of play, got {who!r}")
+    if not isinstance(result, Mapping) or "valid" not in result or "payments" not in result:
+        raise ValueError(f"result must be a score_situation result (with \"valid\" and \"payments\"), got {result!r}"[:300])
+    rules = _base(rules)
     if discarder == seat:
         raise ValueError(f"the discarder (seat {discarder}) cannot win on their own discard")
     others = [(seat + k) % 4 for k in (1, 2, 3)]

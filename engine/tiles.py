@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import Enum
+from numbers import Integral
 
 
 class Tile(Enum):
@@ -75,13 +76,16 @@ class Tile(Enum):
 
     @classmethod
     def from_index(cls, index: int) -> Tile:
-        if not 0 <= index < len(TILES):
+        # any whole number (a numpy class id too), but not True/False
+        if isinstance(index, bool) or not isinstance(index, Integral) or not 0 <= index < len(TILES):
             raise ValueError(f"tile class id must be 0..{len(TILES) - 1}, got {index!r}")
         return TILES[index]
 
     @classmethod
     def parse(cls, text: str) -> Tile:
         """One tile from any accepted spelling: '5p', '中', 'Z', '7z', 'zhong', '红中'."""
+        if not isinstance(text, str):
+            raise ValueError(f"a tile is text such as '5p' or '中', got {text!r}")
         key = text.strip()
         tile = _ALIASES.get(key) or _ALIASES.get(key.lower())
         if tile is None:

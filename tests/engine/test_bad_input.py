@@ -4,7 +4,33 @@ from __future__ import annotations
 
 import pytest
 
-from xingzi.engine import check_context, score_round, score_situation
+from xingzi.engine import (
+    Meld,
+    MeldKind,
+    Payer,
+    Tile,
+    WinContext,
+    check_context,
+    follow_dealer,
+    format_meld,
+    format_tiles,
+    is_complete,
+    is_winning,
+    load_ruleset,
+    make_context,
+    make_hand,
+    next_dealer,
+    parse_hand,
+    parse_meld,
+    parse_tiles,
+    score_hand,
+    score_round,
+    score_situation,
+    seat_settlement,
+    wait_set,
+    waits,
+)
+from xingzi.engine.tiles import tile_counts
 
 EX1 = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
 
@@ -64,6 +90,7 @@ def test_a_false_claim_is_a_result_not_an_error() -> None:
     [
         pytest.param("kong_bloom", [], "\"events\" must be a list of names", id="events-text"),
         pytest.param([], {"fa": 1}, "\"payers\" must be a list of objects", id="payers-an-object"),
+        pytest.param(["dragon_dance"], [], "unknown event 'dragon_dance'", id="unknown-event-name"),
     ],
 )
 def test_malformed_context_before_the_tiles_are_known(events, payers, message: str) -> None:
@@ -83,6 +110,8 @@ def test_malformed_context_before_the_tiles_are_known(events, payers, message: s
         pytest.param({"dealer": 0, "discarder": None, "wins": [{"seat": 2, **EX1, "self_draw": True,
                                                                  "payers": [{}, {}, {}, {}]}]},
                      "a self-drawn win has 3 payers, got 4", id="four-payers-of-a-self-draw"),
+        pytest.param(None, "a round is a JSON object", id="round-null"),
+        pytest.param({"dealer": 0, "discarder": 1, "wins": {}}, "\"wins\" must be a list", id="wins-an-object"),
     ],
 )
 def test_malformed_round(round_, message: str) -> None:
@@ -98,3 +127,93 @@ def test_make_hand_takes_only_a_whole_number_of_fa(fa) -> None:
     tiles = parse_tiles("12m456m789p22345s3m")
     with pytest.raises(ValueError, match=rf"fa \(发 in front of the winner\) must be 0\.\.4, got {fa!r}"):
         make_hand(tiles, tiles[-1], (), fa)
+
+
+# The Python API: wrong types and values are a ValueError saying what was expected, the same in the compiled build
+# (where a typed parameter would take True as 1, or refuse a list for a tuple with a TypeError) and the source.
+TILES14 = parse_tiles("12m456m789p22345s3m")
+HAND = make_hand(TILES14, Tile.M3)
+RULES = load_ruleset()
+RESULT = score_situation(EX1)
+COUNTS13 = tuple(tile_counts(parse_tiles("12m456m789p22345s")))
+NEGATIVE = tuple(-1 if i == 29 else n for i, n in enumerate(HAND.counts))
+
+
+@pytest.mark.parametrize(
+    "call, args, message",
+    [
+        pytest.param(make_hand, ("12m456m789p22345s3m", Tile.M3), "tiles must be a list of Tile", id="tiles-text"),
+        pytest.param(make_hand, ([t.value for t in TILES14], Tile.M3), r"got '1m' \(str\) among them", id="tiles-names"),
+        pytest.param(make_hand, (TILES14, "3m"), "win_tile must be a Tile .* got '3m'", id="win-tile-text"),
+        pytest.param(make_hand, (TILES14, Tile.M3, None), "melds must be a tuple of Meld .* got None", id="melds-none"),
+        pytest.param(make_hand, (TILES14, Tile.M3, ("pung 中",)), r"got 'pung 中' \(str\) among them", id="melds-text"),
+        pytest.param(make_context, (HAND, 1, False, []), "self_draw must be True or False, got 1", id="self-draw-one"),
+        pytest.param(make_context, (HAND, False, None, []), "dealer must be True or False, got None", id="dealer-none"),
+        pytest.param(make_context, (HAND, False, False, "hui_tou"), "events must be a list of event names, got 'hui_tou'",
+                     id="events-text"),
+        pytest.param(make_context, (HAND, False, False, [], [{"fa": 1}]), "payers must be a tuple of Payer", id="payer-dicts"),
+        pytest.param(make_context, (None, False, False, []), "hand must be a Hand", id="context-without-hand"),
+        pytest.param(Payer, (False, -1), r"Payer fa \(发 in front of the payer\) must be 0\.\.4, got -1", id="payer-fa-negative"),
+        pytest.param(Payer, (False, 7), r"must be 0\.\.4, got 7", id="payer-fa-seven"),
+        pytest.param(Payer, (False, True), r"must be 0\.\.4, got True", id="payer-fa-true"),
+        pytest.param(Payer, (False, 1.0), r"must be 0\.\.4, got 1\.0", id="payer-fa-float"),
+        pytest.param(Payer, (1,), "Payer dealer must be True or False, got 1", id="payer-dealer-one"),
+        pytest.param(Payer, (False, 0, ("pung 中",)), "Payer melds must be up to 4 Meld", id="payer-melds-text"),
+        pytest.param(Meld, (MeldKind.PUNG, "中"), "a meld's tile must be a Tile .* got '中'", id="meld-tile-text"),
+        pytest.param(Meld, ("pung", Tile.ZHONG), "a meld's kind must be a MeldKind .* got 'pung'", id="meld-kind-text"),
+        pytest.param(score_hand, (HAND, WinContext(), None), "score_hand takes .* got Hand, WinContext, NoneType",
+                     id="score-without-rules"),
+        pytest.param(score_hand, (HAND, WinContext(), "default"), "got Hand, WinContext, str", id="score-rules-name"),
+        pytest.param(follow_dealer, ("中", RULES), "跟庄 takes the dealer's first discard as a Tile", id="follow-dealer-text"),
+        pytest.param(follow_dealer, (Tile.ZHONG, None), "rules must be a Ruleset", id="follow-dealer-no-rules"),
+        pytest.param(next_dealer, (True, []), r"seats are 0\.\.3 in order of play, got True", id="dealer-true"),
+        pytest.param(next_dealer, (0, [2.0], 1), r"got 2\.0", id="winner-float"),
+        pytest.param(next_dealer, (0, [2], 1.0), r"got 1\.0", id="discarder-float"),
+        pytest.param(next_dealer, (0, None), "winners must be a list of seats", id="winners-none"),
+        pytest.param(seat_settlement, (RESULT, 1.0, 2, 0), r"seats are 0\.\.3 in order of play, got 1\.0", id="seat-float"),
+        pytest.param(seat_settlement, (None, 1, 2, 0), "result must be a score_situation result", id="no-result"),
+        pytest.param(score_situation, (EX1, "default"), "the base ruleset must be a Ruleset", id="base-ruleset-name"),
+        pytest.param(waits, (list(COUNTS13),), "counts must be a tuple of 30 counts .* got a list of 30", id="waits-list"),
+        pytest.param(waits, (COUNTS13, list(COUNTS13)), "used must be a tuple of 30", id="waits-used-list"),
+        pytest.param(waits, (COUNTS13, None, 4.0), r"n_sets must be a whole number .* got 4\.0", id="n-sets-float"),
+        pytest.param(waits, (COUNTS13, None, True), "n_sets must be a whole number .* got True", id="n-sets-true"),
+        pytest.param(is_complete, (NEGATIVE,), "counts must hold whole numbers ≥ 0, got -1", id="negative-count"),
+        pytest.param(wait_set, ("12m456m789p22345s",), "tiles must be a list of Tile", id="wait-set-text"),
+        pytest.param(is_winning, (TILES14, None), "melds must be a tuple of Meld", id="is-winning-melds-none"),
+        pytest.param(load_ruleset, (0,), "a ruleset is a preset name .* got 0", id="ruleset-zero"),
+        pytest.param(load_ruleset, (False,), "a ruleset is a preset name .* got False", id="ruleset-false"),
+        pytest.param(parse_hand, (None,), "expected a hand string .* got NoneType", id="parse-hand-none"),
+        pytest.param(format_tiles, ("123m",), "expected a list of Tile", id="format-tiles-text"),
+        pytest.param(format_meld, ("pung 中",), "expected a Meld", id="format-meld-text"),
+        pytest.param(Tile.from_index, (True,), r"tile class id must be 0\.\.29, got True", id="class-id-true"),
+        pytest.param(Tile.parse, (None,), "a tile is text such as", id="parse-tile-none"),
+    ],
+)
+def test_python_api_refuses_bad_input(call, args, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call(*args)
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        pytest.param(lambda: is_winning(parse_tiles("11111m456m789p222s")), False, id="fifth-copy-no-win"),
+        pytest.param(lambda: wait_set(parse_tiles("3m45m678m99p22s"), (parse_meld("kong 3m"),)), set(),
+                     id="fifth-copy-with-meld-no-waits"),
+        pytest.param(lambda: is_complete(tuple(5 if i == 0 else 3 if i in (1, 2, 3) else 0 for i in range(30))), False,
+                     id="fifth-copy-not-complete"),
+    ],
+)
+def test_a_fifth_copy_is_no_hand_not_an_error(value, expected) -> None:
+    assert value() == expected
+
+
+def test_lists_and_tuples_are_taken_alike() -> None:
+    pung = parse_meld("pung 中")
+    tiles = parse_tiles("123m456m22s")
+    assert make_hand(tuple(TILES14), Tile.M3) == HAND
+    assert make_hand(tiles, Tile.M1, [pung, parse_meld("pung 9p")]) == make_hand(tiles, Tile.M1, (pung, parse_meld("pung 9p")))
+    assert Payer(melds=[pung]) == Payer(melds=(pung,))
+    assert make_context(HAND, False, False, {"hui_tou"}, [Payer(fa=1)]) == make_context(HAND, False, False, ("hui_tou",),
+                                                                                         (Payer(fa=1),))
+    assert next_dealer(0, (2, 3), 1) == next_dealer(0, [2, 3], 1) == 2
