@@ -250,10 +250,16 @@ def shipped_errata(folder: Path) -> Errata | None:
     return errata
 
 
-def training_images(folder: Path) -> list[Path]:
-    """A dataset folder's photos less those its shipped errata leave out (labels that cannot be mended)."""
+def training_images(folder: Path, loose_over: float | None = None) -> list[Path]:
+    """A dataset folder's photos less those its shipped errata leave out (labels that cannot be mended), and with
+    ``loose_over`` the augmented copies whose boxes are looser than that (:mod:`xingzi.datasets.loose_boxes`; the
+    tightest copy of each source photo stays)."""
     errata = shipped_errata(folder)
-    unusable = errata.left_out if errata else frozenset()
+    unusable = set(errata.left_out if errata else ())
+    if loose_over is not None:
+        from .loose_boxes import copy_looseness, loose_copies
+
+        unusable |= loose_copies(copy_looseness(Path(folder)), loose_over)
     return [img for img in image_files(Path(folder) / "images") if img.name not in unusable]
 
 

@@ -22,13 +22,19 @@ from xingzi.models.train import SHARED_DATA, remap_real_labels
 QUALITY = {"train": 70, "val": 80}
 
 
-def pack_split(src: Path, dst: Path, quality: int, every: int = 1) -> int:
-    """Write every ``every``-th of ``src``'s images as WebP, with remapped labels, under ``dst``."""
-    images = training_images(src)[::every]  # less photos whose labels cannot be mended (datasets/errata)
+def pack_split(src: Path, dst: Path, quality: int, every: int = 1, loose_over: float | None = None) -> int:
+    """Write every ``every``-th of ``src``'s images as WebP, with remapped labels, under ``dst`` (``loose_over``:
+    without the augmented copies whose boxes are looser, datasets/loose_boxes)."""
+    images = training_images(src, loose_over)[::every]  # less photos whose labels cannot be mended (datasets/errata)
     if not images:
         raise FileNotFoundError(f"no images under {src / 'images'}")
     (dst / "images").mkdir(parents=True, exist_ok=True)
     (dst / "labels").mkdir(parents=True, exist_ok=True)
+    kept = {img.stem for img in images}
+    for old in list((dst / "images").glob("*.webp")):  # packed before with other photos left out
+        if old.stem not in kept:
+            old.unlink()
+            (dst / "labels" / f"{old.stem}.txt").unlink(missing_ok=True)
     fixed = shipped_fixer(src)  # known label errors corrected (datasets/errata)
     for img in images:
         out = dst / "images" / f"{img.stem}.webp"
@@ -46,10 +52,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(".devdata"))
     ap.add_argument("--val-every", type=int, default=3, help="keep every N-th val photo (size limit)")
     ap.add_argument("--tar", action="store_true", help="also write OUT/real.tar.gz (what travels)")
+    ap.add_argument("--leave-loose", type=float, default=None, metavar="IOU",
+                    help="leave out the training copies whose boxes overlap at a median IoU over this (as xingzi train)")
     args = ap.parse_args(argv)
+    if args.leave_loose is not None and not 0 < args.leave_loose <= 1:
+        ap.error(f"--leave-loose: expected an IoU in (0, 1], got {args.leave_loose}")
     for split, quality in QUALITY.items():
         every = args.val_every if split == "val" else 1
-        n = pack_split(args.shared / f"real_cn_{split}", args.out / split, quality, every)
+        loose = args.leave_loose if split == "train" else None
+        n = pack_split(args.shared / f"real_cn_{split}", args.out / split, quality, every, loose)
         size = sum(p.stat().st_size for p in (args.out / split).rglob("*") if p.is_file())
         print(f"{split}: {n} images, {size / 2**20:.1f} MiB")
     if args.tar:  # one file per split: the transfer counts disk blocks, and 2,000 label files waste them

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.errata import shipped_errata, shipped_fixer, training_images
+from xingzi.datasets.errata import shipped_fixer, training_images
 from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels
 from xingzi.engine.tiles import CLASS_NAMES
 
@@ -72,18 +72,20 @@ def remap_real_labels(rows: np.ndarray) -> np.ndarray:
     return rows[rows[:, 0] != REAL_OTHER_CLASS]
 
 
-def make_view(src: Path, dst: Path) -> int:
-    """Symlink ``src/images/*`` into ``dst/images`` and write remapped labels to ``dst/labels``."""
-    images = training_images(src)  # less photos whose labels cannot be mended (datasets/errata)
+def make_view(src: Path, dst: Path, loose_over: float | None = None) -> int:
+    """Symlink ``src/images/*`` into ``dst/images`` and write remapped labels to ``dst/labels`` (with
+    ``loose_over``: without the augmented copies whose boxes are looser, datasets/loose_boxes)."""
+    images = training_images(src, loose_over)  # less photos whose labels cannot be mended (datasets/errata)
     if not images:
         raise FileNotFoundError(f"no images under {src / 'images'}")
     (dst / "images").mkdir(parents=True, exist_ok=True)
     (dst / "labels").mkdir(parents=True, exist_ok=True)
     fixed = shipped_fixer(src)  # known label errors corrected (datasets/errata)
-    errata = shipped_errata(src)
-    for name in errata.left_out if errata else ():  # from a view made before the photo was found out
-        (dst / "images" / name).unlink(missing_ok=True)
-        (dst / "labels" / f"{Path(name).stem}.txt").unlink(missing_ok=True)
+    kept = {img.name for img in images}
+    for link in list((dst / "images").iterdir()):  # from a view made with other photos left out
+        if link.name not in kept:
+            link.unlink()
+            (dst / "labels" / f"{link.stem}.txt").unlink(missing_ok=True)
     for img in images:
         link = dst / "images" / img.name
         if not link.is_symlink():
@@ -103,10 +105,11 @@ def data_yaml(path: Path, train: list[Path], val: list[Path]) -> Path:
 
 
 def prepare_real_view(shared: Path = SHARED_DATA, out: Path = RUNS / "data" / "real_cn",
-                      extra_train: list[Path] | None = None) -> Path:
-    """Build the real_cn view and return its data.yaml (optionally with extra train image dirs)."""
+                      extra_train: list[Path] | None = None, loose_over: float | None = None) -> Path:
+    """Build the real_cn view and return its data.yaml (optionally with extra train image dirs; ``loose_over``:
+    training copies with looser boxes left out, the validation photos all kept)."""
     for split in ("train", "val"):
-        make_view(shared / f"real_cn_{split}", out / split)
+        make_view(shared / f"real_cn_{split}", out / split, loose_over if split == "train" else None)
     train = [out / "train" / "images"] + list(extra_train or [])
     name = "data.yaml" if not extra_train else "data_plus.yaml"
     return data_yaml(out / name, train, [out / "val" / "images"])
