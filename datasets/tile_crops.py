@@ -134,6 +134,7 @@ class CropConfig:
     dev_share: float = 0.08
     size: int = CROP_SIZE
     context: float = CONTEXT
+    leave_loose: float | None = None  # real copies whose boxes cover their neighbours left out (datasets/loose_boxes)
 
 
 def build(cfg: CropConfig, jit: Jitter = Jitter()) -> dict:
@@ -142,7 +143,7 @@ def build(cfg: CropConfig, jit: Jitter = Jitter()) -> dict:
     sources = []
     if cfg.real:
         real = Path(cfg.real)
-        sources.append((real, training_images(real), cfg.real_copies, True))
+        sources.append((real, training_images(real, cfg.leave_loose), cfg.real_copies, True))
     if cfg.synth:
         synth = Path(cfg.synth)
         images = image_files(synth / "images")
@@ -185,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shift", type=float, default=Jitter.shift,
                     help="std of the centre shift of jittered copies, share of the box's longer side (detector boxes "
                          "sit a few pixels off the tile)")
+    ap.add_argument("--leave-loose", type=float, default=None, metavar="IOU",
+                    help="leave out the real copies whose boxes overlap at a median IoU over this (their crops hold "
+                         "several tiles; the tightest copy of each photo stays; as xingzi train --leave-loose)")
     a = ap.parse_args(argv)
     if not 0 <= a.shift < 0.5:
         raise SystemExit(f"--shift must be in [0, 0.5), got {a.shift}")
@@ -194,8 +198,10 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--size: {e}") from None
     if not a.real and not a.synth:
         raise SystemExit("give --real and/or --synth")
+    if a.leave_loose is not None and not 0 < a.leave_loose <= 1:
+        raise SystemExit(f"--leave-loose: expected an IoU in (0, 1], got {a.leave_loose}")
     info = build(CropConfig(a.real, a.synth, a.out, a.seed, a.real_copies, a.synth_copies, a.synth_images,
-                            a.dev_share, a.size), Jitter(shift=a.shift))
+                            a.dev_share, a.size, leave_loose=a.leave_loose), Jitter(shift=a.shift))
     print(json.dumps(info["counts"]["train"]["crops"]), "train crops,", info["counts"]["dev"]["crops"], "dev crops")
     return 0
 

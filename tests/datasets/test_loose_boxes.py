@@ -92,3 +92,12 @@ def test_train_refuses_a_bad_leave_loose_before_any_work(argv, message, capsys, 
     assert cli(["train", *argv]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+def test_crops_for_the_classifier_leave_loose_copies_out_when_asked(copies, tmp_path):
+    from xingzi.datasets.tile_crops import REAL_NAMES, CropConfig, build
+
+    (copies / "classes.txt").write_text("\n".join(REAL_NAMES) + "\n")
+    every = build(CropConfig(str(copies), None, str(tmp_path / "all"), real_copies=1, dev_share=0))
+    tight = build(CropConfig(str(copies), None, str(tmp_path / "tight"), real_copies=1, dev_share=0, leave_loose=0.3))
+    assert every["counts"]["train"]["crops"] == 12 and tight["counts"]["train"]["crops"] == 6
