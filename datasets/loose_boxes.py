@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .check import iou_matrix
 from .yolo import image_files, read_labels
 
 
@@ -26,12 +27,8 @@ def looseness(rows: np.ndarray) -> float:
     if len(rows) < 2:
         return 0.0
     cx, cy, w, h = (rows[:, k].astype(np.float64) for k in (1, 2, 3, 4))
-    x0, y0, x1, y1 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
-    iw = np.clip(np.minimum(x1[:, None], x1) - np.maximum(x0[:, None], x0), 0, None)
-    ih = np.clip(np.minimum(y1[:, None], y1) - np.maximum(y0[:, None], y0), 0, None)
-    inter = iw * ih
-    union = (w * h)[:, None] + w * h - inter
-    iou = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    iou = iou_matrix(xyxy, xyxy)
     np.fill_diagonal(iou, 0.0)
     return float(np.median(iou.max(axis=1)))
 
