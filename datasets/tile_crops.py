@@ -84,6 +84,12 @@ def photo_group(path: Path) -> str:
     return path.name.split(".rf.")[0]
 
 
+def in_dev(path: Path, share: float) -> bool:
+    """Whether a real photo's crops go to ``dev``: a stable hash of its source photo's name, so the split
+    depends on neither the seed nor the order, and a photo's variants fall together."""
+    return (zlib.crc32(photo_group(path).encode()) % 1000) < share * 1000
+
+
 def labelled_photo(image_path: Path, table: np.ndarray, fix: Callable[[str, np.ndarray], np.ndarray] | None = None,
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """A labelled photo as (BGR image, pixel xyxy boxes, class ids through ``table``), its label errata applied
@@ -152,8 +158,7 @@ def build(cfg: CropConfig, jit: Jitter = Jitter()) -> dict:
     for root, images, copies, split_dev in sources:
         table, fix = class_table(names_of(root)), shipped_fixer(root)
         for p in images:
-            # a stable hash of the photo's name, so the split does not depend on the seed
-            dev = split_dev and (zlib.crc32(photo_group(p).encode()) % 1000) < cfg.dev_share * 1000
+            dev = split_dev and in_dev(p, cfg.dev_share)
             xs, ys = parts["dev" if dev else "train"]
             for crop, c in crops_of(p, table, 1 if dev else copies, rng, jit, cfg.size, cfg.context, fix):
                 xs.append(crop)
