@@ -122,3 +122,23 @@ def test_score_command_says_what_it_changed(tmp_path, monkeypatch, capsys):
     assert main(["score", str(photo), "--as-read"]) == 0
     text = capsys.readouterr().out
     assert "scored as" not in text and "hand      123456m55789p13s + 3s" in text and "诈胡 false win" in text
+
+
+def _suggestion(cost: float, detection: int):
+    from xingzi.vision.repair import Suggestion
+
+    return Suggestion((Change(detection, Tile.S3, Tile.S2),), (), Tile.S2, (), 0, cost)
+
+
+@pytest.mark.parametrize("max_cost,fixed,picked", [
+    pytest.param(1.0, frozenset(), 0, id="the-cheapest-at-exactly-the-bar"),
+    pytest.param(0.99, frozenset(), None, id="the-cheapest-over-the-bar-nothing"),
+    pytest.param(2.0, frozenset({3}), 1, id="a-user-set-tile-skipped-the-next-taken"),
+    pytest.param(1.5, frozenset({3}), None, id="the-next-over-the-bar"),
+])
+def test_likeliest_takes_the_cheapest_within_the_bar_that_leaves_the_users_faces(max_cost, fixed, picked):
+    from xingzi.vision.repair import Diagnosis, likeliest
+
+    suggestions = (_suggestion(1.0, 3), _suggestion(2.0, 5))
+    got = likeliest(Diagnosis(False, ("why",), suggestions), fixed, max_cost)
+    assert got is (None if picked is None else suggestions[picked])

@@ -281,3 +281,40 @@ def test_one_misread_is_found_without_the_detectors_probabilities(unsure, best):
     assert {s.changes[0] for s in diagnosis.suggestions[:len(best)]} == best
     assert costs[:len(best)] == pytest.approx([1.5] * len(best)) and costs[len(best)] == pytest.approx(1.9)
     assert {Change(10, Tile.S4, Tile.S2)} <= {c for s in diagnosis.suggestions for c in s.changes}
+
+
+@pytest.mark.parametrize("hand,melds,reason", [
+    pytest.param("123m456m789p12s55p", [], "123456m55789p124s does not split into sets and a pair (nor seven pairs)",
+                 id="no-melds-seven-pairs-named"),
+    pytest.param("123m456m12s55p", ["pung 中"], "123456m55p124s does not split into sets and a pair",
+                 id="with-a-meld-no-seven-pairs"),
+])
+def test_a_hand_of_the_right_count_and_no_shape_says_so(hand, melds, reason):
+    assert explain(group(hand_layout(hand, "4s", melds).detections)) == (reason,)
+
+
+def test_a_missed_tile_beside_a_claimed_meld_is_offered_and_the_winning_tile_kept():
+    reading = group(hand_layout("123m456m1s55p", "3s", ["pung 中"]).detections)  # 2s missed
+    assert reading.win_tile is Tile.S3 and len(reading.melds) == 1
+    suggestions = diagnose(reading).suggestions
+    assert [s.changes for s in suggestions] == [(Change(None, None, Tile.S2),)]
+    assert suggestions[0].win_tile is Tile.S3 and suggestions[0].melds == reading.melds
+
+
+def test_the_budget_counts_every_regrouping_even_of_meld_tiles(monkeypatch):
+    import xingzi.vision.repair as repair
+
+    layout = hand_layout("123m456m55p12s", "4s", ["pung 中"], probs=True)  # 12s waits on 3s: 4s misread
+    det = layout.detections
+    probs = det.probs.copy()
+    for i in range(len(det)):  # every tile has three plausible second choices: meld tiles are always regrouped
+        probs[i] = 0.001
+        probs[i, det.cls[i]] = 0.5
+        probs[i, (det.cls[i] + np.arange(1, 4)) % 27] = 0.1
+    reading = group(replace(det, probs=probs))
+    calls = []
+    monkeypatch.setattr(repair, "group", lambda d, ignored=(): calls.append(1) or group(d, ignored))
+    for budget in (2, 3):
+        calls.clear()
+        diagnose(reading, max_regroups=budget)
+        assert len(calls) == budget

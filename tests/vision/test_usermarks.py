@@ -8,12 +8,20 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from xingzi.engine.melds import MeldKind
+from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.tiles import Tile
 from xingzi.vision.grouping import group, is_legal_reading
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.pipeline import Context, analyse, reading_json
-from xingzi.vision.usermarks import add_tiles, apply_claims, claim_meld, release_meld
+from xingzi.vision.usermarks import (
+    COUNT_WORDS,
+    MAX_ADDED,
+    add_tiles,
+    apply_claims,
+    apply_corrections,
+    claim_meld,
+    release_meld,
+)
 
 IMG = np.full((960, 1280, 3), 60, np.uint8)
 # A tray: the claimed pung of 8s lies against the row, no gap, no tile turned: it reads as standing.
@@ -150,3 +158,108 @@ def test_a_missed_tile_added_where_it_lies_joins_its_row():
     res = analyse(IMG, add_tiles(det, [(Tile("5m").index, full.xyxy[gone])], IMG.shape), Context(), as_read=True)
     assert res.result["valid"] and res.result["own"] == 3
     assert res.reading.roles[len(det)] == "concealed" and res.reading.notation == "123456m55789p12s 3s"
+
+
+def _released_kong_of_8m(hand: str, melds: list[str]):
+    """A reading with four 8m standing: grouping takes them as a kong where the count asks for one, so the
+    kong is stood back first (as the page's tap does)."""
+    det = hand_layout(hand, "6s", melds).detections
+    reading = group(det)
+    kong = [i for i in faces(det, "8m") if reading.roles[i] == "kong"]
+    return (release_meld(reading, kong[0]) if kong else reading), faces(det, "8m")
+
+
+@pytest.mark.parametrize("hand,melds,kind", [
+    pytest.param("222788889m6s中中中", [], MeldKind.PUNG, id="14-tiles-four-alike-a-pung"),
+    pytest.param("2228888m345p6s中中中", [], MeldKind.KONG, id="15-tiles-one-too-many-a-kong"),
+    pytest.param("222788889m6s", ["kong 中"], MeldKind.PUNG, id="15-tiles-with-a-kong-already-a-pung"),
+    pytest.param("2228888m345p6s", ["kong 中"], MeldKind.KONG, id="16-tiles-with-a-kong-already-a-kong"),
+])
+def test_four_like_tiles_claimed_make_a_kong_only_when_the_count_has_room(hand, melds, kind):
+    reading, eights = _released_kong_of_8m(hand, melds)
+    assert [reading.roles[i] for i in eights] == ["concealed"] * 4
+    claimed = claim_meld(reading, eights[0])
+    assert claimed.melds[-1] == Meld(kind, Tile("8m"))
+    assert sum(claimed.roles[i] == kind.value for i in eights) == kind.size
+    assert not any(w in p for p in claimed.problems for w in COUNT_WORDS)  # the count now adds up
+
+
+@pytest.mark.parametrize("tap,left", [pytest.param(0, 3, id="first-tapped-last-left"),
+                                      pytest.param(3, 0, id="last-tapped-first-left")])
+def test_a_pung_claimed_from_four_takes_the_three_nearest_the_tapped_tile(tap, left):
+    reading, eights = _released_kong_of_8m("222788889m6s中中中", [])
+    claimed = claim_meld(reading, eights[tap])
+    assert [claimed.roles[i] for i in eights] == ["concealed" if k == left else "pung" for k in range(4)]
+
+
+def test_claiming_the_guessed_winning_tile_guesses_the_standing_tile_nearest_it():
+    reading = group(tray(win_apart=False))
+    old = reading.roles.index("win")
+    claimed = claim_meld(reading, old)
+    centers = reading.detections.centers.astype(float)
+    standing = [i for i, r in enumerate(claimed.roles) if r in ("concealed", "win")]
+    nearest = min(standing, key=lambda i: float(np.hypot(*(centers[i] - centers[old]))))
+    assert claimed.roles[nearest] == "win" and claimed.win_tile == Tile.from_index(int(reading.detections.cls[nearest]))
+
+
+def test_a_claim_beside_a_face_down_kong_counts_the_kong_and_keeps_the_other_problems():
+    det = hand_layout("222m6s中中中888m", "6s", ["concealed_kong 5p"], kong_shown="DDDD", gap=0.0,
+                      sideways_at=-1).detections
+    reading = group(det)
+    assert reading.roles.count("concealed_kong") == 4 and reading.melds == ()  # no face shown: no meld read
+    others = [p for p in reading.problems if not any(w in p for w in COUNT_WORDS)]
+    assert others and len(others) == len(reading.problems)
+    claimed = claim_meld(reading, faces(det, "8m")[0])
+    assert claimed.melds == (Meld(MeldKind.PUNG, Tile("8m")),)
+    assert claimed.problems == reading.problems  # 11 faces and a hidden kong still make a hand; the rest kept
+    assert release_meld(claimed, faces(det, "8m")[0]).problems == reading.problems
+
+
+def test_apply_claims_stands_back_only_claimed_melds_and_checks_every_index():
+    det = hand_layout("22288m66s中中中", "6s", ["pung 8s"]).detections  # the pung apart, a tile turned
+    read = group(det)
+    pung, standing = read.roles.index("pung"), read.roles.index("concealed")
+    back = apply_claims(read, released=[pung])
+    assert back.melds == () and back.roles.count("pung") == 0
+    assert apply_claims(read, released=[standing]) == read  # not a meld: nothing to stand back
+    assert apply_claims(read, claimed=[pung]) == read  # already claimed: left as it is
+    assert len(det) == 14
+    for call, what in ((lambda: apply_claims(read, claimed=[14]), "claimed meld"),
+                       (lambda: apply_claims(read, released=[14]), "meld to release"),
+                       (lambda: release_meld(read, 14), "meld to release")):
+        with pytest.raises(ValueError, match=rf"{what} #14: there are 14 tiles \(0..13\)"):
+            call()
+
+
+@pytest.mark.parametrize("box,kept", [
+    pytest.param((-10, -10, 0, 20), None, id="right-edge-on-the-left-border"),
+    pytest.param((-10, -10, 20, 0), None, id="bottom-edge-on-the-top-border"),
+    pytest.param((1280, 10, 1300, 20), None, id="left-edge-on-the-right-border"),
+    pytest.param((10, 960, 20, 990), None, id="top-edge-on-the-bottom-border"),
+    pytest.param((-10, -10, 0.5, 0.5), [0, 0, 0.5, 0.5], id="half-a-pixel-inside"),
+    pytest.param((1279.5, 959.5, 1300, 990), [1279.5, 959.5, 1280, 960], id="half-a-pixel-inside-far-corner"),
+])
+def test_an_added_tile_must_reach_into_the_photo(box, kept):
+    det = hand_layout("123m456m789p12s55p", "3s").detections
+    assert det.probs is None and det.foreign is None
+    if kept is None:
+        with pytest.raises(ValueError, match="lies outside the 1280x960 photo"):
+            add_tiles(det, [(4, box)], IMG.shape)
+    else:
+        out = add_tiles(det, [(4, box)], IMG.shape)
+        assert out.xyxy[-1].tolist() == kept and out.probs is None and out.foreign is None
+
+
+def test_as_many_tiles_as_allowed_may_be_added():
+    det = hand_layout("123m456m789p12s55p", "3s").detections
+    assert len(add_tiles(det, [(4, (10, 10, 40, 50))] * MAX_ADDED, IMG.shape)) == len(det) + MAX_ADDED
+
+
+@pytest.mark.parametrize("face", [pytest.param(0, id="first-class-1m"), pytest.param(30, id="last-class-back")])
+def test_a_corrected_face_is_a_tile_of_the_game_whatever_the_classifier_thought(face):
+    det = hand_layout("123m456m789p12s55p", "3s").detections
+    det = replace(det, foreign=np.full(len(det), 0.9, np.float32))
+    out = apply_corrections(det, {2: face})
+    assert out.cls[2] == face and out.foreign[2] == 0.0
+    assert np.array_equal(np.delete(out.foreign, 2), np.delete(det.foreign, 2)) and det.foreign[2] == pytest.approx(0.9)
+    assert apply_corrections(det, {}) is det and apply_corrections(det, None) is det
