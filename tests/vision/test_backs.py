@@ -53,12 +53,22 @@ def test_nothing_changes_without_a_plate_to_compare_with():
     assert (settle_backs(image, det, far=FAR).cls[-1]) == BACK_CLASS
 
 
-def test_a_box_outside_the_photo_or_no_wider_than_a_pixel_is_left_alone():
-    image, det = photo([PURPLE])
+@pytest.mark.parametrize("where", ["right", "below"])
+def test_a_box_outside_the_photo_or_no_wider_than_a_pixel_is_left_alone(where):
+    image, det = photo([PURPLE])  # wider than high: each side is clipped to its own size
+    h, w = image.shape[:2]
     boxes = det.xyxy.copy()
-    boxes[-1] = [image.shape[1] + 10, 60, image.shape[1] + 60, 140]
+    boxes[-1] = [w + 10, 60, w + 60, 140] if where == "right" else [10, h + 10, 60, h + 90]
     out = settle_backs(image, Detections(boxes, det.cls, det.conf, det.probs))
     assert int(out.cls[-1]) == BAI
+
+
+def test_no_plate_when_only_half_the_sure_faces_are_whitish():
+    # Two of the four faces lie on red plates: not most of them whitish, so no plate to go by.
+    image, det = photo([PURPLE])
+    for box in det.xyxy[2:4].astype(int):
+        image[box[1]:box[3], box[0]:box[2]] = RED
+    assert settle_backs(image, det) is det
 
 
 def test_the_detector_settles_backs_unless_told_not_to(monkeypatch):
@@ -76,3 +86,12 @@ def test_the_detector_settles_backs_unless_told_not_to(monkeypatch):
     assert len(kept) == len(faint) and int(kept.cls[-1]) == BACK_CLASS
     with pytest.raises(ValueError, match="back_far, noisy, shaken and defocused must be >= 0, got back_far=-1"):
         Detector(DEFAULT_ONNX, classifier=None, second=None, back_far=-1)
+
+
+def test_a_loose_box_is_judged_by_its_middle_not_the_felt_it_reaches_over():
+    # The white blank's box reaches 60 px up over the green felt: its middle is still mostly plate.
+    image, det = photo([PLATE])
+    boxes = det.xyxy.copy()
+    boxes[-1, 1] = 0
+    out = settle_backs(image, Detections(boxes, det.cls, det.conf, det.probs))
+    assert int(out.cls[-1]) == BAI

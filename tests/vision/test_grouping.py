@@ -64,6 +64,15 @@ def test_roles_per_detection_match_layout(melds_row, scale):
     assert [str(m) for m in reading.melds] == ["pung 中", "kong 9p", "concealed_kong 4s"]
 
 
+def test_sideways_tile_of_a_pung_alone_on_its_row_is_seen():
+    # Three tiles are enough to compare a tile's shape with its neighbours'.
+    layout = hand_layout("123m456m789p5p", "5p", ["pung 中"], melds_row=1, sideways_at=0)
+    reading = group(layout.detections)
+    first = layout.roles.index("pung")
+    assert [i for i, s in enumerate(reading.sideways) if s] == [first]
+    assert reading.melds == (Meld(MeldKind.PUNG, Tile.ZHONG),)
+
+
 def test_meld_touching_the_row_is_found_by_its_sideways_tile():
     layout = hand_layout("123m55p12s", "3s", ["pung 中"], angle=30, gap=0.0, win_apart=False, sideways_at=1)
     reading = group(layout.detections)
@@ -141,6 +150,21 @@ def test_degenerate_tables(classes, expected):
     reading = group(det)
     assert expected in reading.problems
     assert reading.tiles == ()
+    assert reading.direction == (1.0, 0.0)  # no row to follow: along the photo's x axis
+
+
+def test_a_lone_tile_is_read_not_dropped_as_a_duplicate():
+    det = Detections(np.array([[0, 0, 45, 60]], np.float32), np.array([Tile.M4.index]), np.array([0.9], np.float32))
+    reading = group(det)
+    assert reading.tiles == (Tile.M4,) and reading.roles == ("win",)
+    assert not any("duplicate" in p for p in reading.problems)
+
+
+def test_face_down_tiles_only_have_no_winning_tile_set_apart():
+    n = 8
+    xyxy = np.array([[i * 46, 0, i * 46 + 45, 60] for i in range(n)], np.float32)
+    reading = group(Detections(xyxy, np.full(n, BACK_CLASS, np.int64), np.full(n, 0.9, np.float32)))
+    assert reading.tiles == () and reading.win_tile is None and not reading.win_set_apart
 
 
 def test_duplicate_box_of_one_tile_is_ignored():
@@ -266,8 +290,29 @@ def test_extra_tile_by_the_hand_row_is_ignored(where, shift, problem):
     assert problem in reading.problems
 
 
+@pytest.mark.parametrize("shift,jitter,dropped", [
+    # Touching the row's last tile, a sixth of a tile off its line: that tile, not its neighbour, is dropped.
+    pytest.param((46, -10), 0.0, True, id="extra-at-the-end-off-the-line"),
+    # No tile clearly off the line (boxes jittered a little): none is dropped, the count says why.
+    pytest.param(None, 0.01, False, id="none-clearly-off"),
+])
+def test_which_tile_a_row_one_too_long_drops(shift, jitter, dropped):
+    hand = "123m456m789p12s55p" + ("" if shift else "6s")  # with no shift, the 15th tile stands in the row
+    det = hand_layout(hand, "3s", win_apart=False, size=60, center=(640, 300), jitter=jitter).detections
+    if shift:
+        x0, y0, x1, y1 = det.xyxy[len(det) - 1]
+        det = with_tiles(det, [[x0 + shift[0], y0 + shift[1], x1 + shift[0], y1 + shift[1]]], [Tile.S9.index])
+    reading = group(det)
+    assert ("1 tile(s) off the hand's line ignored" in reading.problems) is dropped
+    if dropped:
+        assert reading.roles[-1] == "loose" and reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
+    else:
+        assert any(p.startswith("15 tiles") for p in reading.problems)
+
+
+# 0.09: a step a tenth longer than the others, not cut as a gap, seen by the end step alone.
 @pytest.mark.parametrize("angle", [0, 35, 90, 180, 250])
-@pytest.mark.parametrize("gap", [0.12, 0.2], ids=["gap-0.12", "gap-0.2"])
+@pytest.mark.parametrize("gap", [0.09, 0.12, 0.2], ids=["gap-0.09", "gap-0.12", "gap-0.2"])
 def test_winning_tile_pushed_a_little_off_either_end_is_seen_apart(angle, gap):
     # Less than a gap between groups, more than the row's own spacing: the drawn tile pushed aside.
     layout = hand_layout("123m456m789p12s55p", "3s", [], gap=gap, angle=angle)
@@ -284,6 +329,22 @@ def test_winning_tile_pushed_a_little_off_either_end_is_seen_apart(angle, gap):
 def test_evenly_spaced_row_still_guesses_the_last_tile(hand, win):
     reading = group(hand_layout(hand, win, [], win_apart=False, angle=10).detections)
     assert reading.win_tile is Tile.parse(win) and not reading.win_set_apart
+
+
+def test_tile_seen_sideways_inside_the_hand_row_may_be_noise():
+    # 11123m456p789s999s: a 1m boxed as if turned (and a little apart) made the run of 1m a claimed
+    # pung, leaving 23m broken; read again with no sideways cue in the row, the hand is legal.
+    faces = parse_tiles("11123m456p789s999s")
+    boxes, x = [], 200.0
+    for k in range(len(faces)):
+        w, h = (60, 45) if k == 2 else (45, 60)
+        boxes.append([x, 360 - h, x + w, 360])
+        x += w + (5 if k == 2 else 0)
+    det = Detections(np.array(boxes, np.float32), np.array([t.index for t in faces], np.int64),
+                     np.full(len(faces), 0.9, np.float32))
+    reading = group(det)
+    assert reading.sideways[2] and reading.melds == ()
+    assert is_legal_reading(reading) and sorted(reading.tiles) == sorted(faces)
 
 
 @pytest.mark.parametrize("stray", [Tile.M9, Tile.BAI, Tile.P4], ids=lambda t: t.symbol)

@@ -9,7 +9,7 @@ import pytest
 
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.notation import parse_tiles
-from xingzi.engine.tiles import Tile
+from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group, is_legal_reading
 from xingzi.vision.layouts import hand_layout, with_tiles
@@ -96,3 +96,28 @@ def test_all_face_down_kong_counts_when_the_row_is_short_without_it(strays):
     assert reading.roles[len(det) - 4:len(det)] == ("concealed_kong",) * 4
     assert NO_FACE in reading.problems
     assert not any(" tiles (a winning hand" in p for p in reading.problems)  # the count is right
+
+
+@pytest.mark.parametrize("hand,win,apart,kong", [
+    pytest.param("123m456m789p1s", "5p", True, True, id="eleven-a-set-short-kong"),
+    pytest.param("123m456m789p1s", "5p", False, True, id="eleven-in-the-row-kong"),
+    pytest.param("123m456m789p12s", "5p", False, False, id="twelve-no-room-strays"),
+])
+def test_four_backs_are_a_kong_only_while_the_row_is_a_set_short(hand, win, apart, kong):
+    layout = hand_layout(hand, win, win_apart=apart, size=60, center=(640, 300))
+    backs = [[400 + k * 46, 450, 445 + k * 46, 510] for k in range(4)]
+    reading = group(with_tiles(layout.detections, backs, [BACK_CLASS] * 4))
+    assert reading.roles[-4:] == ("concealed_kong" if kong else "loose",) * 4
+    assert (NO_FACE in reading.problems) is kong
+    assert ("4 face-down tile(s) the hand does not need ignored" in reading.problems) is not kong
+
+
+def test_winning_tile_off_the_row_fills_a_hand_with_an_all_face_down_kong():
+    # Ten tiles stand and four backs make a set: the hand lacks one tile, so the 8p lying just
+    # past the row's end and below its line (on no row of the hand) is the winning tile.
+    layout = hand_layout("2245667p白白白", None, ["concealed_kong 中"], kong_shown="DDDD", size=60,
+                         center=(640, 300), melds_row=1)
+    x0, y0, x1, y1 = layout.detections.xyxy[9]
+    reading = group(with_tiles(layout.detections, [[x0 + 60, y0 + 50, x1 + 60, y1 + 50]], [Tile.P8.index]))
+    assert reading.win_tile is Tile.P8 and reading.win_set_apart and reading.roles[-1] == "win"
+    assert sorted(reading.tiles) == sorted(parse_tiles("22456678p白白白"))

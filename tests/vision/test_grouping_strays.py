@@ -208,3 +208,13 @@ def test_short_hand_in_a_row_is_not_filled_from_far_off(face, below, role, legal
     left_out = role == "loose"
     assert any(p.startswith("13 tiles") for p in reading.problems) is left_out, reading.problems
     assert ("1 tile(s) lying away from the hand ignored" in reading.problems) is left_out
+
+
+def test_tile_off_the_line_of_a_full_row_stays_out_even_when_the_row_is_no_hand():
+    # 14 tiles stand in the row (12s 9s: no winning hand, a face misread); a tile lies in front of
+    # its middle, off its line. It is a stray: the 14 are handed on to the repair, not 15.
+    layout = hand_layout(HAND, "9s", win_apart=False, size=60, center=(640, 300))
+    x0, y0, x1, y1 = layout.detections.xyxy[6]
+    reading = group(with_tiles(layout.detections, [[x0, y0 + 80, x1, y1 + 80]], [Tile.M9.index]))
+    assert reading.roles[-1] == "loose" and len(reading.tiles) == 14
+    assert "1 tile(s) lying away from the hand ignored" in reading.problems

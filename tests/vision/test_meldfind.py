@@ -7,19 +7,25 @@ import pytest
 
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.tiles import BACK_CLASS, Tile
-from xingzi.vision.grouping import _take_melds, group
+from xingzi.vision.grouping import _meld_like, _take_melds, group, row_kongs
 from xingzi.vision.layouts import hand_layout
 
 NO_FACE = "a concealed kong shows no face: cannot tell which tile it is"
 
 
+def classes(seq: str) -> np.ndarray:
+    """Faces (e.g. '7m', '7m*' lying sideways) or D for a back, as class ids."""
+    return np.array([BACK_CLASS if t == "D" else Tile.parse(t.rstrip("*")).index for t in seq.split()], np.int64)
+
+
 def take(seq: str) -> tuple[list[Meld], list[str], list[str]]:
-    """Melds, roles and problems of one segment written as faces (e.g. '7m') or D for a back."""
-    cls = np.array([BACK_CLASS if t == "D" else Tile.parse(t).index for t in seq.split()], np.int64)
+    """Melds, roles and problems of one segment (not the hand row) written as for ``classes``."""
+    cls = classes(seq)
     n = len(cls)
     melds: list[Meld] = []
     roles, meld_of, problems = ["loose"] * n, [-1] * n, []
-    _take_melds(list(range(n)), cls, np.zeros(n, bool), False, melds, roles, meld_of, problems)
+    sideways = np.array([t.endswith("*") for t in seq.split()], bool)
+    _take_melds(list(range(n)), cls, sideways, False, melds, roles, meld_of, problems)
     return melds, roles, problems
 
 
@@ -33,6 +39,16 @@ def take(seq: str) -> tuple[list[Meld], list[str], list[str]]:
     pytest.param("2s 2s 2s 2s D D D", [Meld(MeldKind.KONG, Tile.S2)], False, id="kong-then-three-backs"),
     pytest.param("D D D D D D 3s", [], False, id="wall-then-a-face"),
     pytest.param("D D D D D D D D", [], False, id="eight-backs-are-a-wall"),
+    pytest.param("D D D D 5m D D 5m", [Meld(MeldKind.CONCEALED_KONG, Tile.M5)], True, id="all-down-then-face-up-ends"),
+    # 2s 2s beside three backs: a 2s kong shown FDDD would make five 2s.
+    pytest.param("2s 2s D D D", [], False, id="pair-beside-three-backs-is-no-kong"),
+    pytest.param("D D D 4p 9m 9m 9m", [Meld(MeldKind.CONCEALED_KONG, Tile.P4), Meld(MeldKind.PUNG, Tile.M9)],
+                 False, id="kong-face-up-at-near-end-then-pung"),
+    # The face before four backs belongs to what lies before it: the backs are a kong of their own.
+    pytest.param("5m D D D D 7m 7m 7m", [Meld(MeldKind.PUNG, Tile.M7)], True, id="face-then-all-down-kong"),
+    pytest.param("5m D D 7m", [], False, id="two-faces-are-no-kong"),
+    pytest.param("7m* 7m 7m 9m", [Meld(MeldKind.PUNG, Tile.M7)], False, id="sideways-first-of-a-pung"),
+    pytest.param("7m 7m* 7m 9m", [Meld(MeldKind.PUNG, Tile.M7)], False, id="sideways-mid-pung-then-other-face"),
 ])
 def test_kongs_laid_end_to_end(seq, melds, no_face):
     found, roles, problems = take(seq)
@@ -53,3 +69,35 @@ def test_kong_touching_an_all_down_kong_keeps_its_four_faces(order, shown, angle
     assert NO_FACE in reading.problems
     in_melds = [i for i, r in enumerate(layout.roles) if r not in ("concealed", "win")]
     assert [reading.roles[i] for i in in_melds] == [layout.roles[i] for i in in_melds]
+
+
+@pytest.mark.parametrize("seq,meld_like", [
+    pytest.param("7m D D 7m", True, id="kong-ends-up"),
+    pytest.param("5m 5m 5m 7m 7m 7m 7m", True, id="pung-and-kong"),
+    pytest.param("D 5m 7m", False, id="a-back-covers-only-its-neighbour"),
+    pytest.param("5m 5m 7m", False, id="pair-and-single"),
+    pytest.param("D 5m", False, id="too-short"),
+])
+def test_meld_like_segments(seq, meld_like):
+    cls = classes(seq)
+    assert _meld_like(list(range(len(cls))), cls) is meld_like
+
+
+ROW = classes("1m 1m 1m 1m 5p 5p 5p 5p 9s")
+
+
+def legal_if_rest(expected: str):
+    """A ``legal`` for row_kongs: true when the tiles left in the row are ``expected``."""
+    return lambda rest, extra: [int(c) for c in ROW[rest]] == list(classes(expected))
+
+
+@pytest.mark.parametrize("over,rest,taken", [
+    pytest.param(1, "1m 1m 1m 1m 9s", [[4, 5, 6, 7]], id="the-run-that-leaves-a-hand"),
+    pytest.param(2, "9s", [[0, 1, 2, 3], [4, 5, 6, 7]], id="two-over-two-kongs"),
+    pytest.param(1, "9s", [], id="no-single-kong-leaves-a-hand"),
+    pytest.param(3, "", [], id="more-over-than-runs"),
+    pytest.param(0, "1m 1m 1m 1m 5p 5p 5p 5p 9s", [], id="not-over"),
+    pytest.param(-1, "", [], id="short-row"),
+])
+def test_row_kongs_taken_only_when_the_rest_is_legal(over, rest, taken):
+    assert row_kongs(list(range(len(ROW))), ROW, over, legal_if_rest(rest)) == taken

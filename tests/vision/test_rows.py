@@ -100,6 +100,7 @@ LINEAR = [50.0 - k for k in range(12)]  # spacing shrinking along the row (persp
     pytest.param(LINEAR[:-1] + [LINEAR[-1] * 1.12], "last", id="shrinking-last-pushed-at-the-narrow-end"),
     pytest.param([LINEAR[0] * 1.12] + LINEAR[1:], "first", id="shrinking-first-pushed-at-the-wide-end"),
     pytest.param([46.0] * 11 + [48.0], None, id="even-last-a-little-further"),
+    pytest.param([46.0] * 3 + [52.0], "last", id="five-tiles-last-pushed"),
 ])
 def test_end_tile_pushed_aside_is_judged_against_the_rows_own_trend(steps, apart):
     # The spacing of a row under perspective changes steadily; an end step is compared with the
@@ -109,11 +110,28 @@ def test_end_tile_pushed_aside_is_judged_against_the_rows_own_trend(steps, apart
     assert rowgeom.end_gap(order, along, scale) == expected
 
 
+@pytest.mark.parametrize("first_step,apart", [
+    pytest.param(1.0, None, id="evenly-laid"),
+    pytest.param(1.12, "first", id="first-pushed"),
+])
+def test_end_steps_are_measured_in_the_local_tile_size(first_step, apart):
+    # Perspective shrinks the tiles from 1.4 to 0.6 of the typical size along the row, and their
+    # steps with them: in tile sizes the steps are even, so only a pushed end stands out.
+    scale = np.linspace(1.4, 0.6, 13)
+    steps = 46.0 * (scale[:-1] + scale[1:]) / 2
+    steps[0] *= first_step
+    along = np.concatenate([[0.0], np.cumsum(steps)])
+    order = list(range(13))
+    assert rowgeom.end_gap(order, along, scale) == {None: None, "first": 0}[apart]
+
+
 @pytest.mark.parametrize("steps,end", [
     pytest.param([46.0] * 12, "last", id="even-ties-to-last"),
     pytest.param([47.5] + [46.0] * 11, "first", id="first-a-little-further"),
     pytest.param([46.0] * 11 + [47.5], "last", id="last-a-little-further"),
     pytest.param([LINEAR[0] * 1.03] + LINEAR[1:], "first", id="first-a-little-further-than-the-trend"),
+    pytest.param([50.0, 46.0, 46.0], "first", id="four-tiles-first-further"),
+    pytest.param([50.0, 46.0], "last", id="three-tiles-always-last"),
 ])
 def test_guessed_winning_tile_is_the_end_standing_further_out(steps, end):
     order, along, scale = steps_row(steps)
@@ -126,6 +144,7 @@ def test_guessed_winning_tile_is_the_end_standing_further_out(steps, end):
     pytest.param([46.0] * 4 + [50.0] + [46.0] * 3, [], id="within-the-rows-spread"),
     pytest.param([46.0, 45.0, 47.0, 44.0, 56.0, 46.5, 45.5, 47.0], [5], id="gap-among-uneven-steps"),
     pytest.param([46.0] * 4 + [70.0] + [46.0] * 3, [5], id="a-usual-gap"),
+    pytest.param([56.0, 46.0, 46.0, 46.0], [1], id="five-tiles-the-first-a-fifth-of-a-tile-apart"),
 ])
 def test_a_step_standing_out_among_its_neighbours_is_a_gap(steps, cuts):
     order, along, scale = steps_row(steps)
@@ -139,3 +158,52 @@ def test_a_sideways_tiles_longer_steps_are_not_a_gap():
     turned[7] = True  # the tile between the two longer steps lies sideways
     assert len(rowgeom.split_gaps(np.array(order), along, scale, 46.0, 1.35, turned)) == 1
     assert len(rowgeom.split_gaps(np.array(order), along, scale, 46.0, 1.35)) == 3
+
+
+def test_a_piece_continuing_the_line_is_joined_before_a_nearer_one_off_it():
+    # After 0-1-2 come 3-4-5 on its line two tile sizes on, and tile 6 nearer (1.8) but 0.3 across:
+    # the cost counts both offsets, so 6 stays a piece of its own.
+    centers = np.array([[0, 0], [1, 0], [2, 0], [4, 0], [5, 0], [6, 0], [3.8, 0.3]], np.float64)
+    rows = rowlink.join([[0, 1, 2], [3, 4, 5], [6]], centers, np.array([1.0, 0.0]), np.ones(7), rowgeom.LINE_TOL)
+    assert rows == [[0, 1, 2, 3, 4, 5], [6]]
+
+
+def test_mean_direction_weighs_the_groups_by_size():
+    # Three tiles along x and four at 20°: the doubled-angle mean lies between, nearer the larger group.
+    t = np.deg2rad(20.0)
+    centers = np.vstack([boxes_along(3, (0.0, 0.0), 0.0, step=1.0),
+                         [10.0, 5.0] + np.arange(4)[:, None] * [np.cos(t), np.sin(t)]])
+    d = rowlink.mean_direction([[0, 1, 2], [3, 4, 5, 6]], centers, np.array([1.0, 0.0]))
+    assert 10.0 < np.rad2deg(np.arctan2(d[1], d[0])) < 13.0
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_tiles_on_one_line_suggest_that_line_alone(n):
+    centers = boxes_along(n, (100.0, 100.0), 32.0)
+    found = rowlink.candidate_directions(centers, np.arange(n))
+    assert len(found) == 1
+    assert abs(float(found[0] @ [np.cos(np.deg2rad(32.0)), np.sin(np.deg2rad(32.0))])) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("wh,direction", [
+    pytest.param((45.0, 60.0), (1.0, 0.0), id="upright-tile-row-along-x"),
+    pytest.param((60.0, 45.0), (0.0, 1.0), id="turned-tile-row-along-y"),
+])
+def test_a_lone_tiles_row_direction_follows_its_box(wh, direction):
+    assert rowgeom.row_direction(np.array([[100.0, 100.0]]), np.array([wh])).tolist() == list(direction)
+
+
+def test_columns_side_by_side_run_along_their_length():
+    # Two columns of tiles 80 px apart, tiles 46 px apart in each: the nearest neighbour is in the column.
+    centers = np.vstack([boxes_along(6, (100.0, 100.0), 90.0), boxes_along(6, (180.0, 100.0), 90.0)])
+    u = rowgeom.row_direction(centers, np.tile([W, H], (12, 1)))
+    assert abs(float(u[1])) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("u,expected", [
+    pytest.param((0.0, -1.0), (0.0, 1.0), id="vertical-points-down"),
+    pytest.param((-0.6, 0.8), (0.6, -0.8), id="leftwards-turned-right"),
+    pytest.param((0.6, -0.8), (0.6, -0.8), id="rightwards-kept"),
+])
+def test_canonical_row_direction(u, expected):
+    assert rowgeom.canonical(np.array(u)).tolist() == pytest.approx(list(expected))

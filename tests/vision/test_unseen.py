@@ -13,7 +13,7 @@ from xingzi.engine.melds import MeldKind
 from xingzi.engine.notation import parse_meld, parse_tiles
 from xingzi.engine.tiles import TILES, Tile
 from xingzi.vision import unseen
-from xingzi.vision.grouping import group
+from xingzi.vision.grouping import group, mark_win
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.pipeline import Context, analyse, apply_corrections, score_reading
 
@@ -22,6 +22,9 @@ from xingzi.vision.pipeline import Context, analyse, apply_corrections, score_re
     pytest.param("123m5p", "5p", ["concealed_kong 4s", "concealed_kong 7m", "pung 9p"], id="two-down-and-a-pung"),
     pytest.param("5p", "5p", ["concealed_kong 4s", "concealed_kong 7m", "concealed_kong 中", "pung 9p"],
                  id="three-down"),
+    # 1m is in view only in the pung: neither guessed nor used to fill the kongs still to come.
+    pytest.param("5p", "5p", ["concealed_kong 4s", "concealed_kong 7m", "concealed_kong 中", "pung 1m"],
+                 id="three-down-and-a-pung-of-the-first-face"),
 ])
 @pytest.mark.parametrize("angle", [0, 60])
 def test_several_all_face_down_kongs_get_distinct_unseen_faces(hand, win, melds, angle):
@@ -147,3 +150,34 @@ def test_naming_the_kong_from_a_choice_scores_that_choice():
     res = analyse(img, named, fixed=[zhong.index])
     assert res.result["own"] == zhong.own == 6 and "concealed_kong 中" in res.situation["melds"]
     assert res.kong_choices == ()  # named: nothing left to choose
+
+
+@pytest.mark.parametrize("row,win,guess,scored,own", [
+    # 1m 4m 6m 9p 5s give 2 炮 (7 votes), 2m 3m 5m 7p 8p 9p 1s 3 炮 (7): the guess's extra votes decide.
+    pytest.param("123456m789p1155s", "5s", "2m", "2m", 3, id="tie-broken-by-the-guess-for-3"),
+    pytest.param("123456m789p1155s", "5s", "1m", "1m", 2, id="tie-broken-by-the-guess-for-2"),
+    # 3m 4p 9s give 3 炮 (4 votes, 5.5 with the guess), the other ten 2 炮: the first of those is scored.
+    pytest.param("234567m678m345p9s", "9s", "4p", "2m", 2, id="outvoted-guess-first-in-the-row-scored"),
+])
+def test_best_win_tile_votes_by_count_plus_the_guess(row, win, guess, scored, own):
+    reading = group(hand_layout(row, win, win_apart=False).detections)
+    reading = mark_win(reading, unseen.standing_index(reading, Tile(guess)), set_apart=False)
+    situation, result, error = score_reading(reading, Context())
+    assert error is None and situation["win_tile"] == scored and result["own"] == own
+
+
+def test_one_face_down_kong_is_guessed_with_the_default_of_no_more_to_come():
+    reading = group(hand_layout(*KONG_DOWN, kong_shown="DDDD").detections)
+    situation = {**reading.situation(), **Context().situation_part()}
+    # Most faces give 4 炮 (only 白 and 中, dragons, give 6): the first of them, 4m, is taken.
+    assert unseen.guess_kong_face(situation, reading)["melds"] == [*situation["melds"], "concealed_kong 4m"]
+
+
+@pytest.mark.parametrize("choice,expected", [
+    pytest.param(unseen.Choice(Tile("3s"), 13, 3, True), {"tile": "3s", "index": 13, "own": 3, "chosen": True},
+                 id="scored"),
+    pytest.param(unseen.Choice(Tile.ZHONG, None, None, False), {"tile": "中", "index": None, "own": None,
+                                                               "chosen": False}, id="no-win-nothing-to-mark"),
+])
+def test_choice_to_json(choice, expected):
+    assert choice.to_json() == expected
