@@ -184,6 +184,22 @@ def test_four_like_tiles_claimed_make_a_kong_only_when_the_count_has_room(hand, 
     assert not any(w in p for p in claimed.problems for w in COUNT_WORDS)  # the count now adds up
 
 
+def test_three_like_tiles_claimed_are_a_pung_even_when_the_hand_holds_one_too_many():
+    det = hand_layout("1222m345p678s9s中中中", "9s").detections  # 15 tiles, no kong among them
+    claimed = claim_meld(group(det), faces(det, "2m")[0])
+    assert claimed.melds == (Meld(MeldKind.PUNG, Tile("2m")),)
+    assert any(p.startswith("15 tiles") for p in claimed.problems)  # still one too many: the count says so
+
+
+def test_a_claim_beside_a_concealed_kong_showing_its_face_counts_the_kong_once():
+    # FDDF: the kong is a meld (meld_of 0), not one of the hidden kongs counted apart.
+    det = hand_layout("222m6s中中中888m", "6s", ["concealed_kong 5p"], gap=0.0, sideways_at=-1).detections
+    reading = group(det)
+    assert reading.melds == (Meld(MeldKind.CONCEALED_KONG, Tile("5p")),)
+    claimed = claim_meld(reading, faces(det, "8m")[0])
+    assert claimed.melds[-1] == Meld(MeldKind.PUNG, Tile("8m")) and claimed.problems == reading.problems
+
+
 @pytest.mark.parametrize("tap,left", [pytest.param(0, 3, id="first-tapped-last-left"),
                                       pytest.param(3, 0, id="last-tapped-first-left")])
 def test_a_pung_claimed_from_four_takes_the_three_nearest_the_tapped_tile(tap, left):
@@ -232,6 +248,8 @@ def test_apply_claims_stands_back_only_claimed_melds_and_checks_every_index():
 
 
 @pytest.mark.parametrize("box,kept", [
+    pytest.param((10, 10, 10, 20), "expected x0 < x1", id="no-width"),
+    pytest.param((10, 10, 20, 10), "expected x0 < x1", id="no-height"),
     pytest.param((-10, -10, 0, 20), None, id="right-edge-on-the-left-border"),
     pytest.param((-10, -10, 20, 0), None, id="bottom-edge-on-the-top-border"),
     pytest.param((1280, 10, 1300, 20), None, id="left-edge-on-the-right-border"),
@@ -242,17 +260,18 @@ def test_apply_claims_stands_back_only_claimed_melds_and_checks_every_index():
 def test_an_added_tile_must_reach_into_the_photo(box, kept):
     det = hand_layout("123m456m789p12s55p", "3s").detections
     assert det.probs is None and det.foreign is None
-    if kept is None:
-        with pytest.raises(ValueError, match="lies outside the 1280x960 photo"):
+    if kept is None or isinstance(kept, str):
+        with pytest.raises(ValueError, match=kept or "lies outside the 1280x960 photo"):
             add_tiles(det, [(4, box)], IMG.shape)
     else:
         out = add_tiles(det, [(4, box)], IMG.shape)
         assert out.xyxy[-1].tolist() == kept and out.probs is None and out.foreign is None
 
 
-def test_as_many_tiles_as_allowed_may_be_added():
+def test_as_many_tiles_as_allowed_may_be_added_of_any_class():
     det = hand_layout("123m456m789p12s55p", "3s").detections
     assert len(add_tiles(det, [(4, (10, 10, 40, 50))] * MAX_ADDED, IMG.shape)) == len(det) + MAX_ADDED
+    assert add_tiles(det, [(0, (10, 10, 40, 50)), (30, (50, 10, 80, 50))], IMG.shape).cls[-2:].tolist() == [0, 30]
 
 
 @pytest.mark.parametrize("face", [pytest.param(0, id="first-class-1m"), pytest.param(30, id="last-class-back")])
@@ -263,3 +282,5 @@ def test_a_corrected_face_is_a_tile_of_the_game_whatever_the_classifier_thought(
     assert out.cls[2] == face and out.foreign[2] == 0.0
     assert np.array_equal(np.delete(out.foreign, 2), np.delete(det.foreign, 2)) and det.foreign[2] == pytest.approx(0.9)
     assert apply_corrections(det, {}) is det and apply_corrections(det, None) is det
+    with pytest.raises(ValueError, match="class must be 0..30, got 31"):
+        apply_corrections(det, {2: 31})
