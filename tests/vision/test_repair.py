@@ -318,3 +318,32 @@ def test_the_budget_counts_every_regrouping_even_of_meld_tiles(monkeypatch):
         calls.clear()
         diagnose(reading, max_regroups=budget)
         assert len(calls) == budget
+
+
+def test_a_hand_of_four_kongs_one_tile_short_is_offered_the_tile():
+    # 17 of 18 tiles: near a hand once each kong's extra tile is counted.
+    reading = group(hand_layout("5p", None, ["kong 中", "kong 9p", "kong 1s", "kong 4m"]).detections)
+    assert reading.tile_count == 17
+    assert [s.changes for s in diagnose(reading).suggestions] == [(Change(None, None, Tile.P5),)]
+
+
+def test_a_misread_beside_a_claimed_meld_is_found_without_the_detectors_probabilities():
+    det = hand_layout("123m456m12s55p", "3s", ["pung 中"]).detections
+    two = [i for i, c in enumerate(det.cls) if int(c) == Tile.S2.index][0]
+    cls = det.cls.copy()
+    cls[two] = Tile.S4.index
+    reading = group(replace(det, cls=cls))
+    assert reading.detections.probs is None and reading.melds == (Meld(MeldKind.PUNG, Tile.ZHONG),)
+    assert diagnose(reading).suggestions[0].changes == (Change(two, Tile.S4, Tile.S2),)
+
+
+def test_pairs_of_misreads_are_not_tried_once_a_single_one_gives_a_hand(monkeypatch):
+    import xingzi.vision.repair as repair
+
+    tried = []
+    real = repair._regroup
+    monkeypatch.setattr(repair, "_regroup", lambda r, edits, cost: tried.append(edits) or real(r, edits, cost))
+    diagnosis = diagnose(misread_2s_as_3s())
+    assert diagnosis.suggestions[0].changes == (Change(10, Tile.S3, Tile.S2),)
+    assert tried and all(len(edits) == 1 for edits in tried)
+    assert len(tried) == len(set(tried))  # no edit regrouped twice
