@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -58,15 +57,14 @@ def dev_photos(folder: Path, share: float) -> list[Path]:
     return [p for p in image_files(folder / "images") if in_dev(p, share)]
 
 
-def tally(folder: Path, reader: Reader, over: float, share: float = 0.08,
-          photos: Iterable[Path] | None = None) -> dict[str, Tally]:
+def tally(folder: Path, reader: Reader, over: float, share: float = 0.08) -> dict[str, Tally]:
     """{"tight": …, "loose": …}: the reader's answers on every labelled box of the dev photos (label errata applied)."""
     if not 0 < over <= 1:
         raise ValueError(f"--over: expected an IoU in (0, 1], got {over}")
     looseness = copy_looseness(folder)
     table, fix = class_table(names_of(folder)), shipped_fixer(folder)
     out = {"tight": Tally(), "loose": Tally()}
-    for path in photos if photos is not None else dev_photos(folder, share):
+    for path in dev_photos(folder, share):
         photo = labelled_photo(path, table, fix)
         if photo is None:
             continue
@@ -99,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     all_boxes = sum(g.boxes for g in groups.values())
     all_right = sum(g.right for g in groups.values())
     for name, g in groups.items():
-        common = ", ".join(f"{a} read as {b} ×{n}" for (a, b), n in g.misreads.most_common(5)) or "none"
+        common = ", ".join(f"{t} read as {r} ×{n}" for (t, r), n in g.misreads.most_common(5)) or "none"
         print(f"{name:<6} {g.photos:>4} photos {g.boxes:>5} boxes  {g.right:>5} right  accuracy {g.accuracy:.3f}"
               f"  misreads: {common}")
     print(f"all    {all_boxes:>17} boxes  {all_right:>5} right  accuracy {all_right / max(all_boxes, 1):.3f}")
