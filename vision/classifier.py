@@ -226,6 +226,11 @@ class TileClassifier:
         boxes = np.asarray(boxes)
         return reread(det_probs, read, self.info.weight, gate, lambda doubt: self.moved_readings(image, boxes[doubt]))
 
+    def _combined(self, image: np.ndarray, boxes: np.ndarray, det_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(classifier reading, combined reading) of ``boxes`` in ``image``, the doubtful ones read again."""
+        read, joint = self.reread_doubtful(image, boxes, det_probs, self.classify(image, boxes))
+        return read.copy(), joint.copy()
+
     def moved_readings(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(N,32): per box, the sum of the readings of its crop moved ``shift`` of its size each way."""
         box = np.asarray(boxes, np.float64).reshape(-1, 4)
@@ -233,12 +238,14 @@ class TileClassifier:
         moved = np.concatenate([box + np.tile(step * d, 2) for d in np.array(SHIFTS, np.float64)])
         return self.classify(image, moved).reshape(len(SHIFTS), len(box), -1).sum(0)
 
-    def refine(self, image: np.ndarray, det: Detections) -> Detections:
+    def refine(self, image: np.ndarray, det: Detections, also: np.ndarray | None = None) -> Detections:
         """The detections with ``cls``/``probs`` from the combined reading; boxes and ``conf`` unchanged.
 
         ``probs`` keeps the detector's scale: the chosen class scores ``conf`` and the others keep
         their ratios to it, so thresholds and second-choice costs read as before. ``foreign`` is the
         classifier's probability of ``other`` (a wind, flower or season; 0 for boxes left alone).
+        ``also``: another picture of the same geometry (the photo, when ``image`` is its negative); each
+        box keeps whichever of the two readings is the surer (a dark set it learnt reads best as it is).
         """
         if len(det) == 0:
             return det
@@ -247,7 +254,13 @@ class TileClassifier:
         todo = np.flatnonzero(det.conf >= self.info.min_conf)
         if todo.size == 0:
             return det
-        read, joint = self.reread_doubtful(image, det.xyxy[todo], det.probs[todo], self.classify(image, det.xyxy[todo]))
+        read, joint = self._combined(image, det.xyxy[todo], det.probs[todo])
+        if also is not None:
+            if also.shape != image.shape:
+                raise ValueError(f"the other picture must match the image's shape {image.shape}, got {also.shape}")
+            other_read, other_joint = self._combined(also, det.xyxy[todo], det.probs[todo])
+            surer = other_joint.max(1) > joint.max(1)
+            read[surer], joint[surer] = other_read[surer], other_joint[surer]
         cls, probs, foreign = det.cls.copy(), det.probs.copy(), np.zeros(len(det), np.float32)
         cls[todo] = joint.argmax(1)
         probs[todo] = (joint * (det.conf[todo] / joint.max(1))[:, None]).astype(np.float32)

@@ -339,7 +339,9 @@ class Detector:
         refine = None if self.classifier is None else self.classifier.refine
         first = read(image)
         first = read_stretched(detect, image, first, refine) if self.stretched else first
-        det, picture = (read_negative(read, image, first) if self.negative else first), image
+        # the negative's boxes; the classifier reads each also in the photo itself and keeps the surer face
+        as_negative = partial(self.read, ask_second=ask_second, also=image)
+        det, picture = (read_negative(as_negative, image, first) if self.negative else first), image
         if det is first:  # a kept negative is a reading of another picture: not compared
             det, picture = read_balanced(read, image, det) if self.balance else (det, image)
             det = read_sharpened(read, picture, det) if self.sharpen else det
@@ -348,10 +350,11 @@ class Detector:
         whole = drop_cut_tiles(det, image.shape, self.min_inside)
         return drop_lone_boxes(whole, self.lone_conf)
 
-    def read(self, image: np.ndarray, ask_second: bool = False) -> Detections:
-        """One model call on the image as it is, then the classifier if there is one."""
+    def read(self, image: np.ndarray, ask_second: bool = False, also: np.ndarray | None = None) -> Detections:
+        """One model call on the image as it is, then the classifier if there is one (reading each box in
+        ``also`` too, another picture of the same geometry, where that is the surer: ``TileClassifier.refine``)."""
         det = self.detect(image, ask_second)
-        return det if self.classifier is None else self.classifier.refine(image, det)
+        return det if self.classifier is None else self.classifier.refine(image, det, also)
 
     def detect(self, image: np.ndarray, ask_second: bool = False) -> Detections:
         """The model's boxes for the image as it is (no second stage); with the second opinion averaged

@@ -177,6 +177,8 @@ PERTURBATIONS: dict[str, Perturbation] = {p.name: p for p in (
     Perturbation("shadow", "a soft shadow over the lower-left half, 40 % of the light left", _shadow, _same),
     Perturbation("glare", "two washed-out patches near the middle (a lamp mirrored in glossy tiles)", _glare, _same),
     Perturbation("tilt", "perspective: shot low across the table, the far side 68 % as wide", _tilt, _tilt_boxes),
+    Perturbation("negate", "the photo's negative: dark tiles with light faces, a set no training photo shows",
+                 lambda im: 255 - im, _same),
 )}
 
 

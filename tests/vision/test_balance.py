@@ -81,7 +81,7 @@ def test_the_detector_reads_a_warm_photo_balanced_unless_told_not_to(monkeypatch
     image, det = hand_photo(TUNGSTEN)
     as_back = Detections(det.xyxy, np.where(det.cls == Tile.BAI.index, BACK_CLASS, det.cls), det.conf)
 
-    def read(self, picture, ask_second=False):  # orange: the blank is a back; balanced: a 白板
+    def read(self, picture, ask_second=False, also=None):  # orange: the blank is a back; balanced: a 白板
         return as_back if light_cast(plate_colour(picture, det)) else det
 
     monkeypatch.setattr(mod.Detector, "read", read)

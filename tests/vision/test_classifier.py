@@ -172,6 +172,28 @@ def test_refine_changes_classes_only_and_keeps_the_detector_scale(random_classif
         clf.refine(_photo(), Detections(xyxy, det.cls, det.conf))
 
 
+def test_refine_with_a_second_picture_keeps_the_surer_reading_per_box(random_classifier, monkeypatch):
+    clf = TileClassifier(random_classifier, weight=1.0)
+    photo, negative = _photo(), 255 - _photo()
+    xyxy = np.array([(50, 30, 70, 60), (100, 20, 120, 50)], np.float32)
+    det = Detections(xyxy, np.zeros(2, np.int64), np.full(2, 0.5, np.float32), np.full((2, NC), 0.5, np.float32))
+
+    def reading(sure: list[tuple[int, float]]) -> np.ndarray:  # per box: (face, its probability)
+        out = np.full((len(sure), len(CLS_NAMES)), 0.0, np.float32)
+        for i, (face, p) in enumerate(sure):
+            out[i] = (1 - p) / (len(CLS_NAMES) - 1)
+            out[i, face] = p
+        return out
+
+    readings = {photo.tobytes(): reading([(3, 0.6), (4, 0.9)]), negative.tobytes(): reading([(7, 0.95), (8, 0.5)])}
+    monkeypatch.setattr(clf, "classify", lambda image, boxes: readings[image.tobytes()])
+    assert clf.refine(photo, det).cls.tolist() == [3, 4] and clf.refine(negative, det).cls.tolist() == [7, 8]
+    assert clf.refine(photo, det, also=negative).cls.tolist() == [7, 4]  # the surer face of each box
+    assert clf.refine(negative, det, also=photo).cls.tolist() == [7, 4]  # either way round
+    with pytest.raises(ValueError, match="other picture must match"):
+        clf.refine(photo, det, also=photo[:50])
+
+
 def _with_settings(onnx: Path, folder: Path, **changes) -> Path:
     """A copy of an exported classifier with some JSON settings changed."""
     import shutil

@@ -114,7 +114,7 @@ def test_the_detector_also_reads_a_blurred_photo_with_the_blur_divided_out(monke
 
     seen = []
 
-    def read(self, picture, ask_second=False):
+    def read(self, picture, ask_second=False, also=None):
         seen.append(picture.shape)
         boxes = photo([], faces=6)[1]  # boxes in the picture read
         conf = copy_conf if picture.shape[0] == 800 else 0.8  # the copy is read at 800

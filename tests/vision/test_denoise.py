@@ -82,7 +82,7 @@ def test_the_detector_reads_a_grainy_photo_smoothed_unless_told_not_to(monkeypat
 
     seen = []
 
-    def read(self, picture, ask_second=False):
+    def read(self, picture, ask_second=False, also=None):
         seen.append(noise_sigma(picture, self.imgsz))
         return photo([], faces=6)[1]  # boxes in the picture read
 

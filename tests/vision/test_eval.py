@@ -273,7 +273,7 @@ def test_eval_reads_a_grainy_photo_quietened_unless_told_not_to(tmp_path, monkey
     small = cv2.resize(image, (640, round(640 * image.shape[0] / image.shape[1])), interpolation=cv2.INTER_AREA)
     scale = 640 / image.shape[1]
 
-    def read(self, picture, ask_second=False):
+    def read(self, picture, ask_second=False, also=None):
         if noise_sigma(picture, self.imgsz) > NOISY:
             return Detections.empty()
         k = scale * picture.shape[1] / small.shape[1]  # boxes in the picture read (it may be shrunk)

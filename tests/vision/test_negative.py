@@ -104,3 +104,23 @@ def test_eval_reads_the_negative_unless_told_not_to(tmp_path, always_prefer_the_
         assert ("-nonegative" in row.name) == bool(flags)
         f1[bool(flags)] = json.loads(row.read_text())["summary"]["f1"]
     assert f1[False] == pytest.approx(1.0) and f1[True] < 0.9, f1
+
+
+def test_the_classifier_reads_the_negatives_boxes_in_the_photo_too(always_prefer_the_negative, monkeypatch):
+    """A dark set the classifier learnt reads best as it is: each box of the negative is read in both pictures."""
+    from xingzi.vision.classifier import TileClassifier
+    from xingzi.vision.detector import Detector
+
+    image, _, _ = demo_photo()
+    dark = np.ascontiguousarray(255 - image)
+    seen: list[tuple[float, float | None]] = []  # (mean of the picture read, mean of the other one)
+    refine = TileClassifier.refine
+
+    def spy(self, picture, det, also=None):
+        seen.append((float(picture.mean()), None if also is None else float(also.mean())))
+        return refine(self, picture, det, also)
+
+    monkeypatch.setattr(TileClassifier, "refine", spy)
+    Detector(stretched=False, sharpen=False, balance=False).predict(dark)
+    assert (float(dark.mean()), None) in seen  # the photo as it is
+    assert (float(image.mean()), float(dark.mean())) in seen  # its negative, each box also read in the photo

@@ -23,7 +23,8 @@ def _photo_and_box() -> tuple[np.ndarray, np.ndarray]:
     return image, np.array([[40.0, 30.0, 100.0, 110.0]])
 
 
-LIGHT_ONLY = {"blur", "jpeg30", "dim", "warm", "cold", "noise", "shot", "motion", "shake", "defocus", "shadow", "glare"}
+LIGHT_ONLY = {"blur", "jpeg30", "dim", "warm", "cold", "noise", "shot", "motion", "shake", "defocus", "shadow", "glare",
+              "negate"}
 
 
 @pytest.mark.parametrize("name", sorted(set(PERTURBATIONS) - LIGHT_ONLY))

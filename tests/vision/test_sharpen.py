@@ -80,7 +80,7 @@ def test_a_photo_read_in_the_negative_is_not_also_sharpened(monkeypatch):
 
     calls = []
 
-    def read(self, image, ask_second=False):
+    def read(self, image, ask_second=False, also=None):
         calls.append(image.mean())
         dark = image.mean() < 127  # the photo is light; its negative dark
         return tiles(14, 0.7) if dark else tiles(14, 0.5)  # the negative: surer, still doubtful

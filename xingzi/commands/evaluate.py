@@ -64,7 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: the shipped gate; above 1: on every photo)")
     parser.add_argument("--perturb", default=None, metavar="NAME",
                         help="read every photo changed (true boxes moved with it): rot90, rot180, half, blur, "
-                             "jpeg30, dim, warm, cold, noise, shot, motion, shake, defocus, shadow, glare or tilt; the row name "
+                             "jpeg30, dim, warm, cold, noise, shot, motion, shake, defocus, shadow, glare, tilt or negate; "
+                             "the row name "
                              "ends in ~NAME")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave out images whose file name matches (repeatable; e.g. known label errors)")
