@@ -251,13 +251,13 @@ class TileClassifier:
             return det
         if det.probs is None:
             raise ValueError("the classifier needs the detector's per-class scores (Detections.probs)")
+        if also is not None and also.shape != image.shape:
+            raise ValueError(f"the other picture must match the image's shape {image.shape}, got {also.shape}")
         todo = np.flatnonzero(det.conf >= self.info.min_conf)
         if todo.size == 0:
             return det
         read, joint = self._combined(image, det.xyxy[todo], det.probs[todo])
         if also is not None:
-            if also.shape != image.shape:
-                raise ValueError(f"the other picture must match the image's shape {image.shape}, got {also.shape}")
             other_read, other_joint = self._combined(also, det.xyxy[todo], det.probs[todo])
             surer = other_joint.max(1) > joint.max(1)
             read[surer], joint[surer] = other_read[surer], other_joint[surer]
