@@ -227,9 +227,9 @@ class TileClassifier:
         return reread(det_probs, read, self.info.weight, gate, lambda doubt: self.moved_readings(image, boxes[doubt]))
 
     def _combined(self, image: np.ndarray, boxes: np.ndarray, det_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(classifier reading, combined reading) of ``boxes`` in ``image``, the doubtful ones read again."""
-        read, joint = self.reread_doubtful(image, boxes, det_probs, self.classify(image, boxes))
-        return read.copy(), joint.copy()
+        """(classifier reading, combined reading) of ``boxes`` in ``image``, the doubtful ones read again
+        (new arrays, which ``refine`` may change in place)."""
+        return self.reread_doubtful(image, boxes, det_probs, self.classify(image, boxes))
 
     def moved_readings(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(N,32): per box, the sum of the readings of its crop moved ``shift`` of its size each way."""
