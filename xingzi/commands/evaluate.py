@@ -65,8 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--perturb", default=None, metavar="NAME",
                         help="read every photo changed (true boxes moved with it): rot90, rot180, half, blur, "
                              "jpeg30, dim, warm, cold, noise, shot, motion, shake, defocus, shadow, glare, tilt or negate; "
-                             "the row name "
-                             "ends in ~NAME")
+                             "the row name ends in ~NAME")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave out images whose file name matches (repeatable; e.g. known label errors)")
     parser.add_argument("--errata", default="none", metavar="FILE",
