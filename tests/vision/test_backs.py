@@ -40,8 +40,9 @@ def test_nothing_changes_without_a_plate_to_compare_with():
     image, det = photo([PURPLE], faces=MIN_PLATES - 1)
     assert settle_backs(image, det) is det
     for plate in (RED, (30, 30, 30)):  # light faces on a red or black plate: its blanks are not told from backs
-        image, det = photo([plate, GREY_BACK], plate=plate)
-        assert settle_backs(image, det) is det
+        for cell in (GREY_BACK, PURPLE):  # a black plate is colourless, yet too dark to be a plate to go by
+            image, det = photo([plate, cell], plate=plate)
+            assert settle_backs(image, det) is det
     image, det = photo([PURPLE])
     dragons = Detections(det.xyxy, np.where(det.cls == BAI, BAI, Tile.ZHONG.index), det.conf, det.probs)
     assert settle_backs(image, dragons) is dragons  # a 中 fills its middle with its character: no plate from it
@@ -95,3 +96,17 @@ def test_a_loose_box_is_judged_by_its_middle_not_the_felt_it_reaches_over():
     boxes[-1, 1] = 0
     out = settle_backs(image, Detections(boxes, det.cls, det.conf, det.probs))
     assert int(out.cls[-1]) == BAI
+
+
+SKY_BLUE, OCHRE = (243, 146, 0), (0, 138, 173)  # BGR: alike in lightness and red-green (Lab), apart in blue-yellow
+
+
+def test_a_faces_plate_is_its_commonest_colour_even_where_strokes_of_two_inks_cover_more():
+    # Each face's middle: 41 % plate, 34 % sky-blue strokes, 25 % ochre strokes. The plate is still its
+    # commonest colour, so the photo has a plate to compare with and the purple blank is a back.
+    image, det = photo([PURPLE])
+    for x0, y0, x1, y1 in det.xyxy[:-1].astype(int):  # the middle: x0+15..x1-15, y0+24..y1-24 (20 x 32 px)
+        image[y0 + 24:y0 + 35, x0 + 15:x1 - 15] = SKY_BLUE
+        image[y0 + 35:y0 + 43, x0 + 15:x1 - 15] = OCHRE
+        image[y0 + 43:y1 - 24, x0 + 15:x1 - 15] = PLATE
+    assert int(settle_backs(image, det).cls[-1]) == BACK_CLASS

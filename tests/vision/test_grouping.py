@@ -290,6 +290,32 @@ def test_extra_tile_by_the_hand_row_is_ignored(where, shift, problem):
     assert problem in reading.problems
 
 
+@pytest.mark.parametrize("angle", [0, 30, 45, 135, 300])
+def test_extra_tile_a_sixth_off_the_rows_line_is_dropped_at_any_rotation(angle):
+    # As "in-line-a-sixth-off" above, the table turned: near 45° a box's shape hardly tells a tile's
+    # width from its height, yet the tile a sixth of its height off the line is still clearly off it.
+    det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300), angle=angle).detections
+    t = np.deg2rad(angle)
+    along, across = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+    shift = -45.0 * along - 10.0 * across  # touching the row's first tile, a sixth of a tile off its line
+    reading = group(with_tiles(det, [det.xyxy[0] + np.concatenate([shift, shift])], [Tile.S9.index]))
+    assert reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
+    assert reading.roles[-1] == "loose"
+    assert "1 tile(s) off the hand's line ignored" in reading.problems
+
+
+def test_two_lone_tiles_filling_a_hand_leave_the_winning_tile_a_guess():
+    # Twelve tiles stand in the row; 1m and 3s lie in front of its two ends. Both complete the hand,
+    # so either may be the one drawn: the nearer is taken, and the reading says it is a guess.
+    det = hand_layout("23m456m789p12s55p", None, size=60, center=(640, 300)).detections
+    first, last = det.xyxy[0], det.xyxy[len(det) - 1]
+    reading = group(with_tiles(det, [first + [0, 90, 0, 90], last + [0, 75, 0, 75]], [Tile.M1.index, Tile.S3.index]))
+    assert reading_key(reading) == truth_key("123m456m789p12s55p", "3s", [], 0)
+    assert reading.roles[-2:] == ("concealed", "win")
+    assert not reading.win_set_apart
+    assert "winning tile not set apart: 2 tiles lie apart from the hand" in reading.problems
+
+
 @pytest.mark.parametrize("shift,jitter,dropped", [
     # Touching the row's last tile, a sixth of a tile off its line: that tile, not its neighbour, is dropped.
     pytest.param((46, -10), 0.0, True, id="extra-at-the-end-off-the-line"),

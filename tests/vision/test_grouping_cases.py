@@ -86,6 +86,8 @@ def test_melds_are_numbered_in_the_order_they_lie(hand, win, melds, expected, an
     for i, m in enumerate(reading.meld_of):
         if m >= 0:
             assert Tile.from_index(int(layout.detections.cls[i])) == reading.melds[m].tile, (i, m)
+    # every tile of each meld points at it, the kong found by the count too
+    assert [reading.meld_of.count(k) for k in range(len(reading.melds))] == [m.kind.size for m in reading.melds]
 
 
 # The classifier's foreign score says how likely a box is a wind or flower rather than any face of

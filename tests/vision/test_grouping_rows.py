@@ -121,3 +121,30 @@ def test_winning_tile_off_the_row_fills_a_hand_with_an_all_face_down_kong():
     reading = group(with_tiles(layout.detections, [[x0 + 60, y0 + 50, x1 + 60, y1 + 50]], [Tile.P8.index]))
     assert reading.win_tile is Tile.P8 and reading.win_set_apart and reading.roles[-1] == "win"
     assert sorted(reading.tiles) == sorted(parse_tiles("22456678p白白白"))
+
+
+def bent_row(faces: str, bend: float, first: int) -> Detections:
+    """The tiles of ``faces`` side by side (46 px apart) along an arc turning by ``bend`` degrees from the
+    row's start to its end (a wide lens bends lines near the photo's edge), the ``first`` tile listed first."""
+    tiles = parse_tiles(faces)
+    n = len(tiles)
+    t = np.deg2rad(np.linspace(-bend / 2, bend / 2, n))
+    radius = 46.0 * (n - 1) / np.deg2rad(bend)
+    cx, cy = 640 + radius * np.sin(t), 300 + radius * (1 - np.cos(t))
+    half_w = (45 * np.abs(np.cos(t)) + 60 * np.abs(np.sin(t))) / 2  # each tile turned along the arc
+    half_h = (45 * np.abs(np.sin(t)) + 60 * np.abs(np.cos(t))) / 2
+    order = [first] + [k for k in range(n) if k != first]
+    xyxy = np.stack([cx - half_w, cy - half_h, cx + half_w, cy + half_h], axis=1)[order]
+    return Detections(xyxy.astype(np.float32), np.array([tiles[k].index for k in order], np.int64),
+                      np.full(n, 0.9, np.float32))
+
+
+@pytest.mark.parametrize("first", [0, 7, 10], ids=["start-listed-first", "middle-listed-first", "a-later-one-first"])
+def test_hand_on_a_bent_row_is_one_row_whatever_the_detections_order(first):
+    # Bent 10° end to end: each half's far end lies further off the other half's line than a tile may
+    # lie off its neighbour's, so two pieces of it are not joined into one row; tile by tile, each is
+    # in line with its neighbours, so the 14 tiles are chained into one row however they are listed.
+    reading = group(bent_row("123m456m789p12s55p3s", 10.0, first))
+    assert is_legal_reading(reading)
+    assert sorted(reading.tiles) == sorted(parse_tiles("123m456m789p12s55p3s"))
+    assert reading.win_tile is Tile.S3 and not reading.win_set_apart

@@ -194,6 +194,8 @@ def short_row() -> Detections:
 @pytest.mark.parametrize("face,below,role,legal", [
     # Five tile sizes in front of the row, a face that makes no hand: a tile of the heap, not the hand's.
     pytest.param(Tile.M9, 260, "loose", False, id="far-stray-left-out"),
+    # Under three tile sizes: still further than a winning tile is laid (at most 1.8), so also a stray.
+    pytest.param(Tile.M9, 150, "loose", False, id="stray-under-three-sizes-off-left-out"),
     # As far, but the one face that completes the hand: taken as the winning tile laid far off.
     pytest.param(Tile.S3, 260, "win", True, id="far-tile-that-makes-the-hand"),
     # A tile size and a half in front: where a winning tile is laid; it fills the short hand whatever its face.

@@ -40,10 +40,14 @@ def take(seq: str) -> tuple[list[Meld], list[str], list[str]]:
     pytest.param("D D D D D D 3s", [], False, id="wall-then-a-face"),
     pytest.param("D D D D D D D D", [], False, id="eight-backs-are-a-wall"),
     pytest.param("D D D D 5m D D 5m", [Meld(MeldKind.CONCEALED_KONG, Tile.M5)], True, id="all-down-then-face-up-ends"),
-    # 2s 2s beside three backs: a 2s kong shown FDDD would make five 2s.
+    # 2s 2s beside three backs, on either side: a 2s kong shown FDDD or DDDF would make five 2s.
     pytest.param("2s 2s D D D", [], False, id="pair-beside-three-backs-is-no-kong"),
+    pytest.param("D D D 2s 2s", [], False, id="three-backs-beside-a-pair-at-the-end-is-no-kong"),
     pytest.param("D D D 4p 9m 9m 9m", [Meld(MeldKind.CONCEALED_KONG, Tile.P4), Meld(MeldKind.PUNG, Tile.M9)],
                  False, id="kong-face-up-at-near-end-then-pung"),
+    # Face up at its start, a pung after it: no back beyond, so the four are a kong.
+    pytest.param("4p D D D 9m 9m 9m", [Meld(MeldKind.CONCEALED_KONG, Tile.P4), Meld(MeldKind.PUNG, Tile.M9)],
+                 False, id="kong-face-up-at-its-start-then-pung"),
     # The face before four backs belongs to what lies before it: the backs are a kong of their own.
     pytest.param("5m D D D D 7m 7m 7m", [Meld(MeldKind.PUNG, Tile.M7)], True, id="face-then-all-down-kong"),
     pytest.param("5m D D 7m", [], False, id="two-faces-are-no-kong"),

@@ -28,11 +28,16 @@ def rows_of(centers: np.ndarray, sizes: np.ndarray) -> list[set[int]]:
     pytest.param(23.0, -20.0, id="between-row-tiles"),
     pytest.param(3.0, -20.0, id="behind-row-tiles"),
     pytest.param(23.0, -26.0, id="further-behind"),
+    # Nearer the row's line, within a neighbour's reach across: the wall's end tile lies before a row
+    # tile whose own best neighbour is the row tile beside it, so the two are not linked.
+    pytest.param(23.0, -15.0, id="between-a-quarter-higher"),
+    # Right behind the row's tiles, a sixth higher: they overlap along the row, so they are not side by side.
+    pytest.param(3.0, -10.0, id="right-behind-a-sixth-higher"),
 ])
 def test_wall_overlapping_a_standing_row_is_a_row_of_its_own(along_shift, across_shift):
     # A standing row hides most of a flat wall behind it: the wall's boxes lie between or behind
-    # the row's along the row, a third of a tile higher. Tiles overlapping along a row are not
-    # in one row, and the wall lies off the row's line.
+    # the row's along the row, a sixth to a half of a tile higher. Tiles overlapping along a row are
+    # not in one row, and the wall lies off the row's line.
     row = boxes_along(10, (200.0, 300.0), 0.0)
     wall = boxes_along(7, (200.0 + along_shift, 300.0 + across_shift), 0.0, step=46.0)
     centers = np.vstack([row, wall])
@@ -101,6 +106,8 @@ LINEAR = [50.0 - k for k in range(12)]  # spacing shrinking along the row (persp
     pytest.param([LINEAR[0] * 1.12] + LINEAR[1:], "first", id="shrinking-first-pushed-at-the-wide-end"),
     pytest.param([46.0] * 11 + [48.0], None, id="even-last-a-little-further"),
     pytest.param([46.0] * 3 + [52.0], "last", id="five-tiles-last-pushed"),
+    # Both ends as far out: neither is surely the drawn tile.
+    pytest.param([52.0] + [46.0] * 10 + [52.0], None, id="both-ends-pushed-alike"),
 ])
 def test_end_tile_pushed_aside_is_judged_against_the_rows_own_trend(steps, apart):
     # The spacing of a row under perspective changes steadily; an end step is compared with the
@@ -136,6 +143,14 @@ def test_end_steps_are_measured_in_the_local_tile_size(first_step, apart):
 def test_guessed_winning_tile_is_the_end_standing_further_out(steps, end):
     order, along, scale = steps_row(steps)
     assert rowgeom.likely_end(order, along, scale) == {"first": order[0], "last": order[-1]}[end]
+
+
+@pytest.mark.parametrize("step", [6.0, 46.0, 400.0], ids=["tiny-tiles", "usual", "close-up"])
+def test_short_rows_end_tiles_are_judged_alike_at_any_scale(step):
+    # A hand row of five (three melds laid) or four tiles has too few inner steps for a trend: the
+    # spacing is taken as even, in the row's own units, whatever size the tiles show in the photo.
+    assert rowgeom.end_gap(*steps_row([step] * 3 + [1.12 * step])) == 4  # the last pushed out a little
+    assert rowgeom.likely_end(*steps_row([step] * 3)) == 3  # evenly laid: the guess is the last
 
 
 @pytest.mark.parametrize("steps,cuts", [

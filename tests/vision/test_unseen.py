@@ -116,6 +116,23 @@ def test_standing_index_finds_the_face_or_says_what_was_read():
         unseen.standing_index(reading, Tile("9s"))
 
 
+def test_naming_a_face_that_stands_twice_marks_the_winning_tile_set_apart():
+    # 55p: one 5p stands in the row, the other was set apart as the winning tile.
+    reading = group(hand_layout("123m456m789p333s5p", "5p").detections)
+    fives = [i for i, c in enumerate(reading.detections.cls) if int(c) == Tile("5p").index]
+    assert [reading.roles[i] for i in fives] == ["concealed", "win"]
+    assert unseen.standing_index(reading, Tile("5p")) == fives[1]
+
+
+def test_naming_the_winning_face_marks_the_tile_its_choice_offers():
+    # No tile set apart (3s guessed): naming a face (``--win 5p``) marks the same tile as tapping that
+    # face's choice on the page, also where the face stands twice (55p).
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), hand_layout(*HAND_IN_ROW, win_apart=False).detections)
+    others = [c for c in res.win_choices if c.tile is not res.reading.win_tile]
+    assert Tile("5p") in [c.tile for c in others]
+    assert [unseen.standing_index(res.reading, c.tile) for c in others] == [c.index for c in others]
+
+
 KONG_DOWN = ("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"])  # the 中 kong lies all face down
 
 
