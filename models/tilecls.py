@@ -79,6 +79,7 @@ class TrainConfig:
     recolour: float = 0.0  # share of crops whose colour channels are swapped at random (0.3 read no better: docs)
     squash: float = 0.0  # share of crops shrunk along one axis (a tile seen from low down: its face foreshortened)
     tilt: float = 0.0  # crops turned by up to this many degrees either way (tiles lying askew in their box)
+    negate: float = 0.0  # share of crops made negatives (dark tile sets; 0.3 read them better, the rest worse: docs)
     init: str = ""  # start from this checkpoint's weights (same width), with a fresh schedule
     teacher: str = ""  # (N,32) probabilities of the train crops from `teach`: learn them as well as the labels
     distill: float = 0.7  # with a teacher: the share of the loss that follows it
@@ -110,10 +111,11 @@ def reshape(x: torch.Tensor, gen: torch.Generator, squash: float, tilt: float) -
 
 
 def augment(x: torch.Tensor, gen: torch.Generator, colour: float, recolour: float = 0.0, squash: float = 0.0,
-            tilt: float = 0.0) -> torch.Tensor:
+            tilt: float = 0.0, negate: float = 0.0) -> torch.Tensor:
     """Random quarter turns and colour jitter on a (B,3,H,W) float batch in [0,1]; no flips. ``recolour``: the
     share of crops whose colour channels are put in a random order (red ink becomes blue or green...);
-    ``squash``/``tilt``: see :func:`reshape`."""
+    ``negate``: the share made their negative (a light face becomes a dark one); ``squash``/``tilt``: see
+    :func:`reshape`."""
     if squash or tilt:
         x = reshape(x, gen, squash, tilt)
     turns = torch.randint(0, 4, (x.shape[0],), generator=gen)
@@ -125,6 +127,9 @@ def augment(x: torch.Tensor, gen: torch.Generator, colour: float, recolour: floa
     if recolour:
         for i in torch.nonzero(torch.rand(x.shape[0], generator=gen) < recolour).flatten().tolist():
             out[i] = out[i][torch.randperm(3, generator=gen)]
+    if negate:
+        flip = torch.rand(x.shape[0], generator=gen) < negate
+        out[flip] = 1.0 - out[flip]
     b = x.shape[0]
     gain = 1 + colour * (torch.rand(b, 1, 1, 1, generator=gen) * 2 - 1)
     tint = 1 + 0.4 * colour * (torch.rand(b, 3, 1, 1, generator=gen) * 2 - 1)
@@ -233,7 +238,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     model.train()
     while step < cfg.steps:
         idx = np.sort(rng.integers(0, len(ytr), cfg.batch))
-        xb = augment(to_tensor(xtr[idx]), gen, cfg.colour, cfg.recolour, cfg.squash, cfg.tilt)
+        xb = augment(to_tensor(xtr[idx]), gen, cfg.colour, cfg.recolour, cfg.squash, cfg.tilt, cfg.negate)
         logits = model(xb)
         loss = lossf(logits, torch.from_numpy(ytr[idx]))
         if soft is not None:

@@ -99,6 +99,19 @@ def test_recolour_swaps_colour_channels_of_the_share_asked_and_nothing_else():
     assert 0.15 < (half[:, 0].mean(dim=(1, 2)) < 0.5).float().mean().item() < 0.55
 
 
+def test_negate_makes_the_share_asked_its_negative_and_leaves_the_rest():
+    from xingzi.models.tilecls import augment
+
+    x = torch.full((200, 3, 8, 8), 0.8)
+    x[:, :, 2:6, 2:6] = 0.1  # dark ink on a light face
+    out = augment(x, torch.Generator().manual_seed(0), colour=0.0, negate=0.3)
+    dark_face = out[:, 0, 0, 0] < 0.5
+    assert 0.2 < dark_face.float().mean().item() < 0.4
+    assert torch.allclose(out[dark_face], 1.0 - x[dark_face])  # light ink on a dark face
+    assert torch.allclose(out[~dark_face], x[~dark_face])
+    assert torch.allclose(augment(x, torch.Generator().manual_seed(0), colour=0.0), x)  # off by default
+
+
 @pytest.mark.parametrize("size", [pytest.param(96, id="96px"), pytest.param(128, id="128px")])
 def test_a_network_trained_at_64_px_starts_one_at_a_larger_size(tmp_path, size):
     torch.manual_seed(0)
