@@ -37,11 +37,6 @@ class Hand:
         """(kind, tile id) of each meld in the order made; cached as enum lookups are slow."""
         return tuple((m.kind._value_, _INDEX_OF_VALUE[m.tile._value_]) for m in self.melds)
 
-    @property
-    def n_sets(self) -> int:
-        """Sets the concealed tiles must still form (4 minus the melds)."""
-        return 4 - len(self.melds)
-
     def __reduce__(self) -> tuple[Any, ...]:
         # pickle and copy rebuild from the fields: a compiled (mypyc) frozen dataclass cannot be
         # restored attribute by attribute

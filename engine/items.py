@@ -19,19 +19,18 @@ FLOWER: Final = FLOWER_PATTERNS
 DRAGONS: Final = (ZHONG, BAI)
 
 # What a reading shows; an item is tried only when the reading shows one of the things it needs.
-FLOWER_SHOWN: Final = 1
-FA_SHOWN: Final = 1 << 1
-MELDS_SHOWN: Final = 1 << 2
-DRAGONS_SHOWN: Final = 1 << 3
-SELF_DRAW: Final = 1 << 4
-SINGLE: Final = 1 << 5
-EVENTS_SHOWN: Final = 1 << 6
-SEVEN: Final = 1 << 7
-PENG: Final = 1 << 8
-SEQ_WIN: Final = 1 << 9
+FA_SHOWN: Final = 1
+MELDS_SHOWN: Final = 1 << 1
+SELF_DRAW: Final = 1 << 2
+SINGLE: Final = 1 << 3
+EVENTS_SHOWN: Final = 1 << 4
+SEVEN: Final = 1 << 5
+PENG: Final = 1 << 6
+SEQ_WIN: Final = 1 << 7
 # finer bits: each 花炮 pattern, and each kind of 中/白 set, on its own
-PATTERN_SHOWN: Final = {key: 1 << (10 + i) for i, key in enumerate(FLOWER)}
-DRAGON_KIND_SHOWN: Final = {kind: 1 << (17 + i) for i, kind in enumerate(("pung", "concealed_pung", "kong", "concealed_kong"))}
+PATTERN_SHOWN: Final = {key: 1 << (8 + i) for i, key in enumerate(FLOWER)}
+DRAGON_KIND_SHOWN: Final = {kind: 1 << (8 + len(FLOWER) + i)
+                            for i, kind in enumerate(("pung", "concealed_pung", "kong", "concealed_kong"))}
 
 
 class Facts:
@@ -147,7 +146,7 @@ def _addition(r: Reading, key: str) -> int:
 def _pattern(key: str) -> Item:
     def item(r: Reading) -> int:
         return r.rules.pao[key] if key in r.patterns else 0
-    item.__doc__ = f"§5 花炮 pattern {key}: its 炮 when the reading shows it."
+    item.__doc__ = f"§5 {key} (a 花炮 pattern): its 炮 when the reading shows it."
     return item
 
 
@@ -175,13 +174,16 @@ def fa(r: Reading) -> int:
 
 
 def _suit_kongs(kind: MeldKind) -> Item:
-    key = "kong" if kind is MeldKind.KONG else "concealed_kong"
+    key, name = ("kong", "明杠") if kind is MeldKind.KONG else ("concealed_kong", "暗杠")
 
     def item(r: Reading) -> int:
         n = sum(1 for i, (k, t) in enumerate(r.f.melds) if k == kind.value and t < 27 and i != r.bloom)
         return n * r.rules.pao[key]
-    item.__doc__ = f"§3 {key} of m/p/s in front of the winner (the 杠上开花 kong is reported apart)."
+    item.__doc__ = f"§3 {name} ({key}) of m/p/s in front of the winner (the 杠上开花 kong is reported apart)."
     return item
+
+
+DRAGON_SET_NAMES: Final = {"pung": "碰", "concealed_pung": "暗刻", "kong": "明杠", "concealed_kong": "暗杠"}
 
 
 def _dragon(kind: str, key: str) -> Item:
@@ -189,7 +191,7 @@ def _dragon(kind: str, key: str) -> Item:
         if "hong_qi" in r.patterns:
             return 0
         return sum(r.rules.pao[key] for _t, k, bloom in r.dragon_sets if k == kind and not bloom)
-    item.__doc__ = f"§3 {key}: 中/白 {kind} at its own value, unless 红旗飘飘 values it."
+    item.__doc__ = f"§3 {DRAGON_SET_NAMES[kind]} 中/白 ({key}): at its own value, unless 红旗飘飘 values it."
     return item
 
 
@@ -366,12 +368,10 @@ def shown(r: Reading) -> int:
     if r.patterns:
         bits = _PATTERNS_SHOWN.get(r.patterns)
         if bits is None:
-            bits = _PATTERNS_SHOWN[r.patterns] = FLOWER_SHOWN | sum(PATTERN_SHOWN[p] for p in set(r.patterns))
+            bits = _PATTERNS_SHOWN[r.patterns] = sum(PATTERN_SHOWN[p] for p in set(r.patterns))
         mask |= bits
-    if r.dragon_sets:
-        mask |= DRAGONS_SHOWN
-        for _t, kind, _bloom in r.dragon_sets:
-            mask |= DRAGON_KIND_SHOWN[kind]
+    for _t, kind, _bloom in r.dragon_sets:
+        mask |= DRAGON_KIND_SHOWN[kind]
     if r.seven:
         mask |= SEVEN
     if r.peng_peng:

@@ -308,11 +308,8 @@ def is_complete(counts: object, n_sets: object = 4) -> bool:
     flags = [part.flags for part in hand_parts(counts)]
     if not all(flags):
         return False
-    pairs = sum(1 for f in flags if not f & NO_PAIR)
-    if pairs != 0:
-        return pairs == 1
-    # every part can go without a pair: one suit must take the pair
-    return any(f & WITH_PAIR for f in flags[:3])
+    # exactly one part must take the pair (3·n_sets + 2 tiles: a part going without one holds 3k, so never none)
+    return sum(1 for f in flags if not f & NO_PAIR) == 1
 
 
 _PLANS: Final[dict[int, tuple[tuple[int, int], ...]]] = {}

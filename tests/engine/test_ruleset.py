@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import re
+from pathlib import Path
+
 import pytest
 
 from xingzi.engine import load_ruleset, score_situation
@@ -110,3 +114,29 @@ def test_a_folder_or_bytes_that_are_not_text_are_no_ruleset(tmp_path) -> None:
     binary.write_bytes(b"\xff\xfe[pao]")
     with pytest.raises(ValueError, match=r"not valid TOML \(UTF-8 text\)"):
         load_ruleset(binary)
+
+
+RULES_MD = Path(__file__).resolve().parents[3] / "shared" / "RULES.md"
+
+
+def _rules_sections() -> dict[int, str]:
+    text = RULES_MD.read_text(encoding="utf-8")
+    heads = [(int(m.group(1)), m.start()) for m in re.finditer(r"^## (\d+)\.", text, re.M)]
+    return {n: text[start:end] for (n, start), (_n, end) in zip(heads, [*heads[1:], (0, len(text))], strict=True)}
+
+
+def _source_docstrings() -> dict[str, str]:
+    """Docstrings of the module-level functions of engine/items.py, read from its source (the compiled build
+    drops them; the items made by factories set theirs at run time)."""
+    tree = ast.parse((Path(__file__).resolve().parents[2] / "engine" / "items.py").read_text(encoding="utf-8"))
+    return {f.name: ast.get_docstring(f) or "" for f in tree.body if isinstance(f, ast.FunctionDef)}
+
+
+@pytest.mark.parametrize("key, item", [pytest.param(k, f, id=k) for k, _n, f, _needs in ITEMS])
+def test_every_item_names_the_rules_section_it_implements(key: str, item) -> None:
+    """The docstring opens with §N and the thing it scores, and RULES.md §N speaks of that thing."""
+    doc = item.__doc__ or _source_docstrings().get(item.__name__, "")
+    found = re.match(r"§(\d+) ([^\s:(/]+)", doc)
+    assert found, f"{key}: docstring should open with the RULES.md section, got {doc[:40]!r}"
+    section = _rules_sections().get(int(found.group(1)), "")
+    assert found.group(2) in section, f"{key}: RULES.md §{found.group(1)} does not mention {found.group(2)!r}"

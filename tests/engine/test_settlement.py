@@ -178,3 +178,17 @@ def test_every_round_settles_to_zero_and_the_winner_gains_what_others_pay(dealer
         assert [out["deltas"][s] for s in others] == [40 if dealer in (winner, s) else 20 for s in others]
     for p in result["payments"]:  # the dealer's double on either side of each payment
         assert p["amount"] == p["pao"] * (2 if dealer in (winner, p["seat"]) else 1)
+
+
+def test_a_false_claim_eats_nothing_from_what_the_others_show() -> None:
+    """§7 诈胡: the claimant pays the penalty to each other player (doubled where the dealer is on either side);
+    the 中 pung a payer shows is eaten only on a valid win (§6)."""
+    from xingzi.engine import make_context, make_hand, score_hand
+    from xingzi.engine.notation import parse_tiles
+    from xingzi.engine.settlement import CLAIMANT, Payment
+
+    hand = make_hand(parse_tiles("123m456m234s55s"), Tile.parse("4s"), (parse_meld("pung 9p"),))  # 平胡 on a discard
+    payers = (Payer(melds=(parse_meld("pung 中"),)),)
+    score = score_hand(hand, make_context(hand, False, True, [], payers), IN_ALL)
+    assert not score.valid and score.own == 1
+    assert score.payments == tuple(Payment(CLAIMANT, i, 0, 20, 40) for i in range(3))

@@ -138,3 +138,14 @@ def test_waits_of_an_impossible_count_is_empty_not_a_crash(counts_of: dict[int, 
 
     counts = tuple(counts_of.get(i, 0) for i in range(30))
     assert waits(counts) == frozenset()
+
+
+def test_a_hand_holding_fa_has_no_split_into_sets() -> None:
+    # 发 is a bonus tile set aside, never part of a set or the pair, even where a split would otherwise exist
+    from xingzi.engine.shapes import standard_splits
+    from xingzi.engine.tiles import tile_counts
+
+    plain = tuple(tile_counts(parse_tiles("123m456m789p22345s")))
+    assert standard_splits(plain)  # the same hand without 发 splits
+    with_fa = tuple(n + 3 if i == Tile.FA.index else n for i, n in enumerate(plain))
+    assert standard_splits(with_fa) == []
