@@ -116,11 +116,12 @@ def test_a_folder_or_bytes_that_are_not_text_are_no_ruleset(tmp_path) -> None:
         load_ruleset(binary)
 
 
-RULES_MD = Path(__file__).resolve().parents[3] / "shared" / "RULES.md"
-
-
 def _rules_sections() -> dict[int, str]:
-    text = RULES_MD.read_text(encoding="utf-8")
+    """RULES.md by section number, from the ``shared`` folder beside the checkout (or beside a folder above it,
+    as for a clone made inside this one)."""
+    found = [d / "shared" / "RULES.md" for d in Path(__file__).resolve().parents if (d / "shared" / "RULES.md").is_file()]
+    assert found, "RULES.md not found in a shared/ folder beside the repository (../shared)"
+    text = found[0].read_text(encoding="utf-8")
     heads = [(int(m.group(1)), m.start()) for m in re.finditer(r"^## (\d+)\.", text, re.M)]
     return {n: text[start:end] for (n, start), (_n, end) in zip(heads, [*heads[1:], (0, len(text))], strict=True)}
 
