@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from shared_folder import shared_file
 
 from xingzi.engine import score_situation
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden_hands.jsonl"
-SHARED_EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "rules_examples.jsonl"
 CASES = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
@@ -41,10 +41,9 @@ def test_all_nineteen_worked_examples_are_in_the_golden_file() -> None:
     assert ids == {f"ex{i}" for i in range(1, 20)} | {"ex12b"}
 
 
-@pytest.mark.skipif(not SHARED_EXAMPLES.is_file(), reason="../shared/rules_examples.jsonl not present")
 def test_committed_copy_matches_the_shared_examples() -> None:
     ours = {c["id"]: c for c in CASES}
-    for line in SHARED_EXAMPLES.read_text(encoding="utf-8").splitlines():
+    for line in shared_file("rules_examples.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip():
             shared = json.loads(line)
             assert ours[shared["id"]]["situation"] == shared["situation"]

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from shared_folder import shared_file
 
 from xingzi.engine import load_ruleset, score_situation
 from xingzi.engine.items import ITEMS
@@ -117,11 +118,8 @@ def test_a_folder_or_bytes_that_are_not_text_are_no_ruleset(tmp_path) -> None:
 
 
 def _rules_sections() -> dict[int, str]:
-    """RULES.md by section number, from the ``shared`` folder beside the checkout (or beside a folder above it,
-    as for a clone made inside this one)."""
-    found = [d / "shared" / "RULES.md" for d in Path(__file__).resolve().parents if (d / "shared" / "RULES.md").is_file()]
-    assert found, "RULES.md not found in a shared/ folder beside the repository (../shared)"
-    text = found[0].read_text(encoding="utf-8")
+    """RULES.md by section number."""
+    text = shared_file("RULES.md").read_text(encoding="utf-8")
     heads = [(int(m.group(1)), m.start()) for m in re.finditer(r"^## (\d+)\.", text, re.M)]
     return {n: text[start:end] for (n, start), (_n, end) in zip(heads, [*heads[1:], (0, len(text))], strict=True)}
 
