@@ -7,17 +7,27 @@ from __future__ import annotations
 import random
 from dataclasses import fields
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from xingzi.engine import load_ruleset, make_context, make_hand, score_hand
 from xingzi.engine.bench import random_win
 from xingzi.engine.hand import EVENTS
-from xingzi.engine.items import ITEMS, Facts
+from xingzi.engine.items import ITEMS, Facts, shown
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.ruleset import OPTIONAL_ITEMS
-from xingzi.engine.scoring import Score, active_events, apply_replaces, new_score, readings, value
+from xingzi.engine.scoring import (
+    Score,
+    _items_to_try,
+    active_events,
+    apply_replaces,
+    new_score,
+    readings,
+    value,
+)
 from xingzi.engine.shapes import FA, SEQ, TRIPLET, standard_splits
+from xingzi.engine.situation import parse_situation
 from xingzi.engine.tiles import TILES
 
 RULESETS = {
@@ -149,3 +159,38 @@ def test_fast_score_constructor_gives_the_same_value_as_the_dataclass() -> None:
     assert [getattr(made, name) for name in names] == list(args)  # every field, in order
     assert made == plain and hash(made) == hash(plain) and made.reading == plain.reading
     assert vars(made) == vars(plain)  # nothing more, nothing less
+
+
+ALWAYS = ["concealed", "ping_hu"]  # the items every reading tries (their conditions are cheap to rule out)
+
+
+@pytest.mark.parametrize(
+    "situation, tried",
+    [
+        pytest.param({"hand": "12m456m789p22345s3m", "win_tile": "3m"}, [*ALWAYS, "shuang_bian", "single_wait"],
+                     id="plain_closed_wait_on_a_run"),
+        pytest.param({"hand": "11m22m5555p77s中中白白", "win_tile": "白", "self_draw": True, "fa": 1},
+                     [*ALWAYS, "fa", "haohua", "hong_qi", "qi_dui", "self_draw", "single_wait", "xiaosa"],
+                     id="seven_pairs_self_drawn_with_fa"),
+        pytest.param({"hand": "88s白白白", "win_tile": "8s", "melds": ["pung 中", "kong 5m", "concealed_kong 9p"],
+                      "self_draw": True, "events": ["kong_bloom"]},
+                     [*ALWAYS, "bloom_kong", "concealed_kong", "dragon_concealed_pung", "dragon_pung", "hong_qi", "kong",
+                      "kong_bloom", "kong_tears", "peng_peng_hu", "quan_qiu_ren", "robbing_kong", "self_draw",
+                      "single_wait", "wenrou", "xiaosa"],
+                     id="pungs_and_kongs_after_a_kong"),
+        pytest.param({"hand": "123m456m789m234p55p", "win_tile": "5p", "events": ["hai_di_pao", "tong_ku"],
+                      "rules": {"optional": ["hai_di_pao", "tong_ku"]}},
+                     [*ALWAYS, "hai_di_pao", "kong_bloom", "kong_tears", "robbing_kong", "tong_ku", "yi_tiao_long"],
+                     id="events_on_a_pair_wait"),
+        pytest.param({"hand": "123m456m789m234p55p", "win_tile": "5p", "fa": 2}, [*ALWAYS, "fa", "yi_tiao_long"],
+                     id="fa_on_a_pair_wait"),
+    ],
+)
+def test_a_reading_tries_only_the_items_it_can_show(situation: dict, tried: list[str]) -> None:
+    """The ``needs`` masks are what makes scoring fast: an item is tried only where the reading shows something it
+    needs (a 发, a meld, a 中/白 set, an event, ...). The value is checked against trying every item above; here,
+    that the masks do leave out what cannot apply."""
+    hand, ctx, rules = parse_situation(situation)
+    facts = Facts(hand, ctx, rules, active_events(ctx, rules), len(score_hand(hand, ctx, rules).waits))
+    got = {key for r in readings(facts) for key, _item in _items_to_try(rules, shown(r))[0]}
+    assert sorted(got) == sorted(tried)

@@ -33,6 +33,11 @@ def test_text000_preset_takes_every_other_reading() -> None:
     assert text000.replaces["shuang_bian"] == () and default.replaces["shuang_bian"] == ("single_wait",)
 
 
+def test_no_overrides_give_the_same_ruleset() -> None:
+    rules = load_ruleset()
+    assert rules.with_overrides({}) is rules
+
+
 def test_overrides_make_a_new_ruleset_and_leave_the_old_one() -> None:
     rules = load_ruleset()
     house = rules.with_overrides({"qing_yi_se": 20, "optional": ["tong_ku"], "specials_lift_threshold": True})
@@ -67,6 +72,8 @@ def test_house_file_with_base_and_changes(tmp_path) -> None:
         pytest.param("[settlement]\nfollow_dealer_doubled = 1\n", "follow_dealer_doubled must be true or false",
                      id="doubled-not-a-switch"),
         pytest.param("name = 5\n", "ruleset name must be text, got 5", id="name-not-text"),
+        pytest.param("[threshold]\nnot_lifting = 'kong_tears'\n", "threshold.not_lifting must be a list of item keys, got 'kong_tears'",
+                     id="not-lifting-text"),
         pytest.param("[threshold]\nmin_own = '2'\n", "threshold.min_own must be a whole number", id="min-own-text"),
         pytest.param("base = 'nowhere'\n", r"base must be one of \['default', 'text000'\], got 'nowhere'", id="bad-base"),
         pytest.param("base = [1]\n", r"base must be one of \['default', 'text000'\], got \[1\]", id="base-a-list"),
