@@ -226,12 +226,6 @@ def hand_parts(counts: tuple[int, ...]) -> tuple[Part, ...]:
 PART_OF: Final = tuple(t // 9 for t in range(27)) + (3, -1, 4)  # tile id -> index of its part (发: none)
 
 
-def taken(parts: tuple[Part, ...], tile: int) -> tuple[Part, ...]:
-    """The parts with one copy of ``tile`` taken out."""
-    i = PART_OF[tile]
-    return parts[:i] + (parts[i].minus(tile),) + parts[i + 1:]
-
-
 def _join(combo: tuple[PartSplit, ...]) -> Joined | None:
     pair, n_seq, run = -1, 0, False
     sets: tuple[Set, ...] = ()
@@ -344,7 +338,7 @@ def completing(parts: tuple[Part, ...], seven_pairs: bool, taking: int = -1) -> 
     七对 counts too; ``taking``: a tile id to take out of the parts first (the winning tile).
     Fifth copies are not excluded here (see ``waits``)."""
     a, b, c, z, w = parts
-    if taking >= 0:  # as taken(parts, taking), inlined for the scorer
+    if taking >= 0:  # one copy of the winning tile taken out of its part
         i = PART_OF[taking]
         part = parts[i]
         less = part._minus[taking - part.base] or part.minus(taking)

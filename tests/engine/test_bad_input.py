@@ -112,6 +112,8 @@ def test_malformed_context_before_the_tiles_are_known(events, payers, message: s
                      "a self-drawn win has 3 payers, got 4", id="four-payers-of-a-self-draw"),
         pytest.param(None, "a round is a JSON object", id="round-null"),
         pytest.param({"dealer": 0, "discarder": 1, "wins": {}}, "\"wins\" must be a list", id="wins-an-object"),
+        pytest.param({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, **EX1, "payers": [1]}]},
+                     r"\"payers\" must be a list of objects .* got \[1\]", id="win-payers-numbers"),
     ],
 )
 def test_malformed_round(round_, message: str) -> None:
@@ -184,6 +186,10 @@ NEGATIVE = tuple(-1 if i == 29 else n for i, n in enumerate(HAND.counts))
         pytest.param(waits, (COUNTS13, None, 4.0), r"n_sets must be a whole number .* got 4\.0", id="n-sets-float"),
         pytest.param(waits, (COUNTS13, None, True), "n_sets must be a whole number .* got True", id="n-sets-true"),
         pytest.param(is_complete, (NEGATIVE,), "counts must hold whole numbers ≥ 0, got -1", id="negative-count"),
+        pytest.param(is_complete, (tuple(float(n) for n in HAND.counts),), r"counts must hold whole numbers ≥ 0, got 1\.0",
+                     id="float-counts"),
+        pytest.param(is_complete, (tuple(n == 1 for n in HAND.counts),), "counts must hold whole numbers ≥ 0, got True",
+                     id="bool-counts"),
         pytest.param(wait_set, ("12m456m789p22345s",), "tiles must be a list of Tile", id="wait-set-text"),
         pytest.param(is_winning, (TILES14, None), "melds must be a tuple of Meld", id="is-winning-melds-none"),
         pytest.param(load_ruleset, (0,), "a ruleset is a preset name .* got 0", id="ruleset-zero"),

@@ -126,6 +126,14 @@ def test_seat_settlement_doubles_by_the_seats_not_the_flags() -> None:
         assert settled["payments"][0]["amount"] == amount and settled["deltas"] == [0, -amount, 0, amount]
 
 
+@pytest.mark.parametrize("round_", [pytest.param({"dealer": 1}, id="no-wins-key"),
+                                    pytest.param({"dealer": 1, "discarder": None, "wins": None}, id="wins-null"),
+                                    pytest.param({"dealer": 1, "discarder": None, "wins": []}, id="wins-empty")])
+def test_a_drawn_hand_moves_nothing_and_the_dealer_stays(round_) -> None:
+    """§8 黄庄: nobody won, so nobody pays, and the same seat deals again."""
+    assert score_round(round_) == {"results": [], "next_dealer": 1, "deltas": [0, 0, 0, 0]}
+
+
 def test_follow_dealer_is_never_on_fa() -> None:
     with pytest.raises(ValueError, match="never 发"):
         follow_dealer(Tile.FA, IN_ALL)
