@@ -91,11 +91,9 @@ class Reading:
                  "won_tri_exposed", "peng_peng")
 
     def __init__(self, f: Facts, seven: bool, pair: int, sets: tuple, role: tuple,
-                 peng_peng: bool | None = None, patterns: tuple[str, ...] = ()) -> None:
+                 peng_peng: bool, patterns: tuple[str, ...] = ()) -> None:
         self.f, self.rules, self.exposed = f, f.rules, f.exposed
         self.seven, self.pair, self.sets, self.role, self.patterns = seven, pair, sets, role, patterns
-        if peng_peng is None:
-            peng_peng = not seven and all(kind != SEQ for kind, _t in sets)
         self.peng_peng = peng_peng
         self.won_tri_exposed = won_tri = f.won_tri_open and role[0] == "tri"
         dragon_sets: list[tuple[int, str, bool]] | tuple = ()

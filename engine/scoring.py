@@ -140,7 +140,7 @@ def _readings(f: Facts, splits: list[Joined], seven: bool) -> list[Reading]:
                 patterns = r.patterns = _patterns(hand, r, f.rules, f.suits, f.dragons, run)
             out.append(r)
     if seven:
-        r = Reading(f, True, -1, (), ("seven",))
+        r = Reading(f, True, -1, (), ("seven",), False)
         r.patterns = _patterns(hand, r, f.rules, f.suits, f.dragons)
         out.append(r)
     return out

@@ -147,7 +147,7 @@ NEGATIVE = tuple(-1 if i == 29 else n for i, n in enumerate(HAND.counts))
         pytest.param(make_hand, ("12m456m789p22345s3m", Tile.M3), "tiles must be a list of Tile", id="tiles-text"),
         pytest.param(make_hand, ([t.value for t in TILES14], Tile.M3), r"got '1m' \(str\) among them", id="tiles-names"),
         pytest.param(make_hand, (TILES14, "3m"), "win_tile must be a Tile .* got '3m'", id="win-tile-text"),
-        pytest.param(make_hand, (TILES14, Tile.M3, None), "melds must be a tuple of Meld .* got None", id="melds-none"),
+        pytest.param(make_hand, (TILES14, Tile.M3, None), "melds must be a tuple of Meld .* got None$", id="melds-none"),
         pytest.param(make_hand, (TILES14, Tile.M3, ("pung 中",)), r"got 'pung 中' \(str\) among them", id="melds-text"),
         pytest.param(make_hand, (TILES14, Tile.M3, (Meld(MeldKind.PUNG, Tile.ZHONG),) * 5), "at most 4 melds, got 5",
                      id="five-melds"),

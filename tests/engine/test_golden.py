@@ -16,6 +16,10 @@ CASES = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitli
 
 def check(result: dict, expect: dict) -> None:
     assert result["valid"] is expect["valid"], result.get("reason")
+    # §10: 炮 and amounts are whole numbers (a 14.0 would print as such in the JSON)
+    numbers = [result["own"], *(i["pao"] for i in result["items"]),
+               *(p[k] for p in result["payments"] for k in ("pao", "amount", "eaten") if k in p)]
+    assert all(type(n) is int for n in numbers), numbers
     if "own" in expect:
         assert result["own"] == expect["own"]
     if "items" in expect:

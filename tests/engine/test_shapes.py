@@ -149,3 +149,14 @@ def test_a_hand_holding_fa_has_no_split_into_sets() -> None:
     assert standard_splits(plain)  # the same hand without 发 splits
     with_fa = tuple(n + 3 if i == Tile.FA.index else n for i, n in enumerate(plain))
     assert standard_splits(with_fa) == []
+
+
+def test_is_complete_takes_a_hand_without_melds_unless_told() -> None:
+    from xingzi.engine.shapes import is_complete
+    from xingzi.engine.tiles import tile_counts
+
+    fourteen = tuple(tile_counts(parse_tiles("12m456m789p22345s3m")))
+    assert is_complete(fourteen)  # four sets and a pair: n_sets is 4 unless given
+    assert not is_complete(fourteen, 3)  # with one meld, 11 tiles stand in the hand, not 14
+    eleven = tuple(tile_counts(parse_tiles("123m456m789p22s")))
+    assert is_complete(eleven, 3) and not is_complete(eleven)
