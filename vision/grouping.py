@@ -162,8 +162,11 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
                 return reading
             if knobs.join_beside:  # the tile beside the row is left out only when that makes a hand:
                 readings[trays].append(reading)  # else it is the winning tile, a row tile misread
-    for trays in (False, True) if far_left_out else ():  # last: a tile lying far off may still be the winner
-        reading = _group(detections, Knobs(trays=trays, far_singles=True), mask, foreign & ~mask)
+    # Last: a tile lying far off may still be the winner. Not with trays=True too: that reading differs
+    # only where a run was left out, and taking it in leaves the hand no tile short, so no far tile
+    # joins: it is Knobs(trays=True), already tried.
+    if far_left_out:
+        reading = _group(detections, Knobs(far_singles=True), mask, foreign & ~mask)
         if is_legal_reading(reading):
             return reading
     fallback = readings[True] or readings[False]

@@ -89,11 +89,13 @@ def test_the_detector_settles_backs_unless_told_not_to(monkeypatch):
         Detector(DEFAULT_ONNX, classifier=None, second=None, back_far=-1)
 
 
-def test_a_loose_box_is_judged_by_its_middle_not_the_felt_it_reaches_over():
-    # The white blank's box reaches 60 px up over the green felt: its middle is still mostly plate.
+@pytest.mark.parametrize("side,edge", [pytest.param(1, 0, id="reaching-up"), pytest.param(3, 200, id="reaching-down")])
+def test_a_loose_box_is_judged_by_its_middle_not_the_felt_it_reaches_over(side, edge):
+    # The white blank's box reaches 60 px up (or down) over the green felt: its middle, cut the same
+    # from either end, is still mostly plate.
     image, det = photo([PLATE])
     boxes = det.xyxy.copy()
-    boxes[-1, 1] = 0
+    boxes[-1, side] = edge
     out = settle_backs(image, Detections(boxes, det.cls, det.conf, det.probs))
     assert int(out.cls[-1]) == BAI
 

@@ -73,8 +73,10 @@ def test_sideways_tile_of_a_pung_alone_on_its_row_is_seen():
     assert reading.melds == (Meld(MeldKind.PUNG, Tile.ZHONG),)
 
 
-def test_meld_touching_the_row_is_found_by_its_sideways_tile():
-    layout = hand_layout("123m55p12s", "3s", ["pung 中"], angle=30, gap=0.0, win_apart=False, sideways_at=1)
+# The last tile of a row has neighbours on one side only: its shape is compared with those.
+@pytest.mark.parametrize("sideways_at", [1, 2], ids=["middle-tile-turned", "last-tile-of-the-row-turned"])
+def test_meld_touching_the_row_is_found_by_its_sideways_tile(sideways_at):
+    layout = hand_layout("123m55p12s", "3s", ["pung 中"], angle=30, gap=0.0, win_apart=False, sideways_at=sideways_at)
     reading = group(layout.detections)
     assert reading.melds == (Meld(MeldKind.PUNG, Tile.ZHONG),)
     sideways_cls = {int(layout.detections.cls[i]) for i, s in enumerate(reading.sideways) if s}
@@ -371,6 +373,21 @@ def test_tile_seen_sideways_inside_the_hand_row_may_be_noise():
     reading = group(det)
     assert reading.sideways[2] and reading.melds == ()
     assert is_legal_reading(reading) and sorted(reading.tiles) == sorted(faces)
+
+
+def test_tile_seen_sideways_in_a_row_of_groups_laid_close_may_be_noise():
+    # 11123m456p99s 9s and a kong of 7p a fifth of a tile apart; the third 1m boxed as if turned (the
+    # rest of the row 15 px further on). Only the lower gap threshold cuts the kong off, and only with
+    # no sideways cue in the row is 111m not a claimed pung (which left 23m broken).
+    det = hand_layout("11123m456p99s", "9s", ["kong 7p"], gap=0.22, sideways_at=-1, size=60,
+                      center=(640, 300)).detections
+    boxes = det.xyxy.copy()
+    x0, y1 = boxes[2, 0], boxes[2, 3]
+    boxes[boxes[:, 0] > x0 + 1] += [15, 0, 15, 0]
+    boxes[2] = [x0, y1 - 45, x0 + 60, y1]
+    reading = group(Detections(boxes, det.cls, det.conf))
+    assert reading.sideways[2] and reading.melds == (Meld(MeldKind.KONG, Tile.P7),)
+    assert is_legal_reading(reading) and sorted(reading.tiles) == sorted(parse_tiles("11123m456p999s"))
 
 
 @pytest.mark.parametrize("stray", [Tile.M9, Tile.BAI, Tile.P4], ids=lambda t: t.symbol)

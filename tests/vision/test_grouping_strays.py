@@ -31,6 +31,9 @@ def fa_boxes(x0: float, y0: float, n: int, step: float = 46.0) -> list[list[floa
     pytest.param(fa_boxes(300, 450, 2) + fa_boxes(900, 600, 2), 4, 0, id="two-groups-of-two"),
     pytest.param(fa_boxes(300, 450, 1), 1, 0, id="one"),
     pytest.param(fa_boxes(300, 450, 4), 4, 0, id="four-together"),
+    # Two touching, the third two thirds of a tile's width further on (centres 1.44 tile sizes apart):
+    # laid loosely, still with the others.
+    pytest.param(fa_boxes(300, 450, 2) + fa_boxes(421, 450, 1), 3, 0, id="third-a-little-apart-still-bonus"),
 ])
 def test_fa_apart_from_the_bonus_fa_are_strays(boxes, fa, loose):
     det = hand_layout(HAND, WIN, size=60, center=(640, 300)).detections

@@ -167,6 +167,17 @@ def test_a_step_standing_out_among_its_neighbours_is_a_gap(steps, cuts):
     assert [p[0] for p in pieces[1:]] == cuts
 
 
+@pytest.mark.parametrize("off,pieces", [
+    pytest.param(15.0, [[0, 1, 2, 3, 4]], id="a-quarter-off-stays"),
+    pytest.param(30.0, [[0, 1, 2, 3], [4]], id="half-off-stands-alone"),
+])
+def test_a_tile_off_its_groups_line_stands_alone_and_is_not_lost(off, pieces):
+    # Five tiles 60 px high, the last ``off`` px across from the others' line: half a tile off, it is a
+    # group of its own (a stray to report, or the winning tile), still among the groups.
+    across = np.array([0.0, 0.0, 0.0, 0.0, off])
+    assert sorted(rowgeom.off_line_apart([[0, 1, 2, 3, 4]], across, np.full(5, H), 0.4)) == pieces
+
+
 def test_a_sideways_tiles_longer_steps_are_not_a_gap():
     order, along, scale = steps_row([46.0] * 6 + [53.0, 53.0] + [46.0] * 6)
     turned = np.zeros(len(order), bool)
