@@ -152,6 +152,10 @@ def test_follow_dealer_is_never_on_fa() -> None:
                      {"seat": 3, "hand": "12m456m789p22345s3m", "win_tile": "3m", "payers": [{"fa": 1}]},
                      {"seat": 0, "hand": "111333555777s33m", "win_tile": "3m", "payers": [{"fa": 1}]}]},
                  [1], [22, -34, 4, 8], id="two_winners_and_the_dealer_followed"),
+    pytest.param({"dealer": 1, "discarder": None, "wins": [{"seat": 2, "hand": "12m456m789p22345s3m", "win_tile": "3m",
+                                                            "payers": [{"dealer": False}, {"dealer": False},
+                                                                       {"dealer": True}]}]},
+                 [3, 0, 1], [-4, -8, 16, -4], id="self_draw_payers_named_in_play_order_the_dealer_last"),
 ])
 def test_a_round_is_settled_seat_by_seat(round_, seats, deltas) -> None:
     out = score_round(round_)
@@ -200,3 +204,10 @@ def test_a_false_claim_eats_nothing_from_what_the_others_show() -> None:
     score = score_hand(hand, make_context(hand, False, True, [], payers), IN_ALL)
     assert not score.valid and score.own == 1
     assert score.payments == tuple(Payment(CLAIMANT, i, 0, 20, 40) for i in range(3))
+
+
+def test_the_dealer_followed_pays_the_others_from_the_next_seat_on() -> None:
+    """§8 跟庄: seat 2 deals, the three others follow its 中: it pays seats 3, 0 and 1 two 炮 each, doubled as dealer."""
+    out = score_round({"dealer": 2, "discarder": None, "wins": [], "follow_dealer": "中"})
+    assert [(p["seat"], p["pao"], p["amount"]) for p in out["follow_dealer"]] == [(3, 2, 4), (0, 2, 4), (1, 2, 4)]
+    assert out["deltas"] == [4, 4, -12, 4] and out["next_dealer"] == 2
