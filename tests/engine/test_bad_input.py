@@ -177,6 +177,7 @@ NEGATIVE = tuple(-1 if i == 29 else n for i, n in enumerate(HAND.counts))
         pytest.param(next_dealer, (0, [2], 1.0), r"got 1\.0", id="discarder-float"),
         pytest.param(next_dealer, (0, None), "winners must be a list of seats", id="winners-none"),
         pytest.param(seat_settlement, (RESULT, 1.0, 2, 0), r"seats are 0\.\.3 in order of play, got 1\.0", id="seat-float"),
+        pytest.param(seat_settlement, (RESULT, 4, 2, 0), r"seats are 0\.\.3 in order of play, got 4", id="seat-four"),
         pytest.param(seat_settlement, (None, 1, 2, 0), "result must be a score_situation result", id="no-result"),
         pytest.param(seat_settlement, (RESULT, 1, 2, 0, "text000"), "the base ruleset must be a Ruleset",
                      id="seat-settlement-ruleset-name"),

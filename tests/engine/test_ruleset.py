@@ -72,6 +72,8 @@ def test_house_file_with_base_and_changes(tmp_path) -> None:
         pytest.param("[settlement]\nfollow_dealer_doubled = 1\n", "follow_dealer_doubled must be true or false",
                      id="doubled-not-a-switch"),
         pytest.param("name = 5\n", "ruleset name must be text, got 5", id="name-not-text"),
+        pytest.param("[settlement]\ndealer_factor = -1\n", "settlement.dealer_factor must be a whole number ≥ 0, got -1",
+                     id="dealer-factor-negative"),
         pytest.param("[threshold]\nnot_lifting = 'kong_tears'\n", "threshold.not_lifting must be a list of item keys, got 'kong_tears'",
                      id="not-lifting-text"),
         pytest.param("[threshold]\nmin_own = '2'\n", "threshold.min_own must be a whole number", id="min-own-text"),

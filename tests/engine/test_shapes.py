@@ -160,3 +160,8 @@ def test_is_complete_takes_a_hand_without_melds_unless_told() -> None:
     assert not is_complete(fourteen, 3)  # with one meld, 11 tiles stand in the hand, not 14
     eleven = tuple(tile_counts(parse_tiles("123m456m789p22s")))
     assert is_complete(eleven, 3) and not is_complete(eleven)
+
+    from xingzi.engine.shapes import waits
+
+    thirteen = tuple(tile_counts(parse_tiles("12m456m789p22345s")))
+    assert waits(thirteen) == waits(thirteen, None, 4) == {Tile.M3.index}
