@@ -112,3 +112,18 @@ def test_a_faces_plate_is_its_commonest_colour_even_where_strokes_of_two_inks_co
         image[y0 + 35:y0 + 43, x0 + 15:x1 - 15] = OCHRE
         image[y0 + 43:y1 - 24, x0 + 15:x1 - 15] = PLATE
     assert int(settle_backs(image, det).cls[-1]) == BACK_CLASS
+
+
+# Plates tinted 25 or 26 units of a* (8-bit Lab, b* neutral) toward green or toward pink: the whiteness
+# allowed (PLATE_MAX_CHROMA, 25) is measured from neutral grey, alike on either side.
+@pytest.mark.parametrize(("plate", "settled"), [
+    pytest.param((205, 219, 150), True, id="green-by-25-is-a-plate"),
+    pytest.param((167, 150, 209), True, id="pink-by-25-is-a-plate"),
+    pytest.param((207, 222, 150), False, id="green-by-26-is-not"),
+    pytest.param((167, 150, 212), False, id="pink-by-26-is-not"),
+])
+def test_a_plate_may_lean_as_far_towards_green_as_towards_pink(plate, settled):
+    image, det = photo([PURPLE], plate=plate)
+    out = settle_backs(image, det)
+    assert (int(out.cls[-1]) == BACK_CLASS) is settled
+    assert settled or out is det

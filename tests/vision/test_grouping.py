@@ -83,6 +83,33 @@ def test_meld_touching_the_row_is_found_by_its_sideways_tile(sideways_at):
     assert sideways_cls == {Tile.ZHONG.index}
 
 
+# Two claimed pungs laid on against the row one after the other, the second's turned tile not its first:
+# its run of 9p is found up to the pung before it, which is already taken.
+@pytest.mark.parametrize("sideways_at", [1, 2], ids=["middle-tile-turned", "last-tile-turned"])
+def test_two_melds_touching_the_row_are_each_found_by_their_sideways_tile(sideways_at):
+    layout = hand_layout("123m55p12s", "3s", ["pung 中", "pung 9p"], gap=0.0, win_apart=False,
+                         sideways_at=sideways_at)
+    reading = group(layout.detections)
+    assert reading.melds == (Meld(MeldKind.PUNG, Tile.ZHONG), Meld(MeldKind.PUNG, Tile.P9))
+    assert sorted(reading.tiles) == sorted(parse_tiles("123m55p123s"))
+    assert is_legal_reading(reading)
+
+
+# A photo taken at about 34° to the rows, where a box's width and height only just tell a tile's length
+# along the row from its height across it, with a little perspective: the first 1m's box 4 px too short
+# (or too narrow) made it look flat and long, a claimed pung of 111m, in a hand with no meld at all.
+@pytest.mark.parametrize("angle,grow", [pytest.param(34, [0, 2, 0, -2], id="box-too-short"),
+                                        pytest.param(-56, [2, 0, -2, 0], id="box-too-narrow")])
+def test_a_tight_box_in_a_slanting_photo_is_not_a_sideways_tile(angle, grow):
+    det = hand_layout("111m456p99p13456s", "2s", angle=angle, perspective=0.2).detections
+    boxes = det.xyxy.copy()
+    boxes[0] += np.array(grow, np.float32)
+    reading = group(Detections(boxes, det.cls, det.conf))
+    assert reading.melds == () and not reading.sideways[0]
+    assert sorted(reading.tiles) == sorted(parse_tiles("111m456p99p123456s"))
+    assert is_legal_reading(reading)
+
+
 def test_concealed_kong_inside_the_row_is_taken_out():
     layout = hand_layout("123m55p12s", "3s", ["concealed_kong 4s"], gap=0.0, win_apart=False)
     reading = group(layout.detections)
@@ -169,11 +196,15 @@ def test_face_down_tiles_only_have_no_winning_tile_set_apart():
     assert reading.tiles == () and reading.win_tile is None and not reading.win_set_apart
 
 
-def test_duplicate_box_of_one_tile_is_ignored():
+# The second box may lie a few pixels off the first: 5 px along a 45 px wide box still overlaps it by 0.8
+# (intersection over union), far more than two tiles side by side ever do.
+@pytest.mark.parametrize("shift", [pytest.param([1.0, 1.0, 1.0, 1.0], id="a-pixel-off"),
+                                   pytest.param([5.0, 0.0, 5.0, 0.0], id="five-pixels-along-the-row")])
+def test_duplicate_box_of_one_tile_is_ignored(shift):
     layout = hand_layout("123m456m789p12s55p", "3s")
     det = layout.detections
     dup = Detections(
-        np.vstack([det.xyxy, det.xyxy[:1] + 1.0]), np.append(det.cls, det.cls[0]),
+        np.vstack([det.xyxy, det.xyxy[:1] + np.array(shift, np.float32)]), np.append(det.cls, det.cls[0]),
         np.append(det.conf, np.float32(0.2)),
     )
     reading = group(dup)

@@ -34,6 +34,9 @@ def fa_boxes(x0: float, y0: float, n: int, step: float = 46.0) -> list[list[floa
     # Two touching, the third two thirds of a tile's width further on (centres 1.44 tile sizes apart):
     # laid loosely, still with the others.
     pytest.param(fa_boxes(300, 450, 2) + fa_boxes(421, 450, 1), 3, 0, id="third-a-little-apart-still-bonus"),
+    # The third a whole tile's width further on (centres 1.73 tile sizes apart, a tile's size being the
+    # square root of its box's area): not laid with the others.
+    pytest.param(fa_boxes(300, 450, 2) + fa_boxes(436, 450, 1), 2, 1, id="third-a-tiles-width-apart-a-stray"),
 ])
 def test_fa_apart_from_the_bonus_fa_are_strays(boxes, fa, loose):
     det = hand_layout(HAND, WIN, size=60, center=(640, 300)).detections
@@ -43,6 +46,18 @@ def test_fa_apart_from_the_bonus_fa_are_strays(boxes, fa, loose):
     assert reading.roles[len(det):].count("fa") == fa
     assert is_legal_reading(reading)
     assert any("发 lying away from the other 发 ignored" in p for p in reading.problems) is (loose > 0)
+
+
+# Three pungs set apart and a hand row of five (55p123s, the winner standing in it): a row that long
+# says the table is laid out in rows, so a 发 lying far from the other two is a stray there too.
+def test_a_hand_row_of_five_is_laid_out_in_rows_for_the_fa():
+    det = hand_layout("55p12s", "3s", ["pung 1m", "pung 9p", "pung 中"], win_apart=False, size=60,
+                      center=(640, 300)).detections
+    reading = group(with_tiles(det, fa_boxes(300, 450, 2) + fa_boxes(1000, 80, 1), [FA] * 3))
+    assert reading.fa == 2
+    assert reading.roles[len(det):] == ("fa", "fa", "loose")
+    assert "1 发 lying away from the other 发 ignored" in reading.problems
+    assert is_legal_reading(reading)
 
 
 @pytest.mark.parametrize("n,word", [(5, "five"), (6, "six")])
