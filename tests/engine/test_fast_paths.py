@@ -119,6 +119,11 @@ def test_waits_match_adding_each_tile(seed: int, closed: bool) -> None:
     assert score_hand(hand, ctx, rules).waits == tuple(expected)
 
 
+def _facts(hand, ctx, rules, score: Score) -> Facts:
+    """What the scorer works out once per claim, as ``score_hand`` did for ``score``."""
+    return Facts(hand, ctx, rules, active_events(ctx, rules), len(score.waits))
+
+
 def _plain_value(r) -> dict[str, int]:
     """Every item tried on the reading, none skipped by the ``needs`` masks."""
     values = {}
@@ -138,7 +143,7 @@ def test_best_reading_matches_trying_every_item(seed: int, closed: bool, rules_n
     assume(got is not None)
     hand, ctx, rules = got
     score = score_hand(hand, ctx, rules)
-    facts = Facts(hand, ctx, rules, active_events(ctx, rules), len(score.waits))
+    facts = _facts(hand, ctx, rules, score)
     best = None
     for r in readings(facts):
         values = _plain_value(r)
@@ -191,6 +196,6 @@ def test_a_reading_tries_only_the_items_it_can_show(situation: dict, tried: list
     needs (a 发, a meld, a 中/白 set, an event, ...). The value is checked against trying every item above; here,
     that the masks do leave out what cannot apply."""
     hand, ctx, rules = parse_situation(situation)
-    facts = Facts(hand, ctx, rules, active_events(ctx, rules), len(score_hand(hand, ctx, rules).waits))
+    facts = _facts(hand, ctx, rules, score_hand(hand, ctx, rules))
     got = {key for r in readings(facts) for key, _item in _items_to_try(rules, shown(r))[0]}
     assert sorted(got) == sorted(tried)
