@@ -23,6 +23,7 @@ WEAK_N=${WEAK_N:-0}        # more synthetic hands drawn only in the art styles r
 WEAK_STYLES=${WEAK_STYLES:-kde_jade kde_classic xm_dorwhite gnome_postmodern unicode_symbola fluffy_black}
 BLUR=${BLUR:-0}             # share of the main synthetic photos blurred more (xingzi synth --blur-share)
 COMPOSITE_N=${COMPOSITE_N:-0}  # hands laid out from the training photos' own tile pictures (datasets/composite.py)
+COMP_JOBS=${COMP_JOBS:-6}      # composite processes side by side (seeds SEED+200 ...)
 SMOKE=${SMOKE:-0}          # 1: a tiny CPU run to test this script before spending device time
 OUT=${OUT:-/tmp/xingzi_out}
 mkdir -p "$OUT"
@@ -51,6 +52,17 @@ if [ -f .devdata/art.tar.gz ]; then  # the art packs (python -m xingzi.models.pa
   python3 -m xingzi.models.pack_art --unpack .devdata/art.tar.gz --out /tmp/xingzi_art && export XINGZI_ART=/tmp/xingzi_art
 fi
 log "styles: $(python3 -m xingzi synth --list-styles | tr '\n' ' ')"
+COMP_PIDS=()
+if [ "$COMPOSITE_N" -gt 0 ]; then  # real tile pixels in Xingzi layouts (melds, 发, backs); never the val photos
+  python3 -c "from xingzi.datasets.yolo import classes_text; print(classes_text(), end='')" > "$REAL/train/classes.txt"
+  # one process lays out ~9 hands/s: shards with their own seeds run beside the synthesis (1,500 on one core took 3 min)
+  log "composite: $COMPOSITE_N hands from the training photos' tiles in $COMP_JOBS shards"
+  for k in $(seq 0 $((COMP_JOBS - 1))); do
+    python3 -m xingzi.datasets.composite --real "$REAL/train" --n $(((COMPOSITE_N + k) / COMP_JOBS)) \
+        --seed $((SEED + 200 + k)) --out "/tmp/xingzi_composite$k" >"/tmp/composite$k.log" 2>&1 &
+    COMP_PIDS+=($!)
+  done
+fi
 SYNTH=/tmp/xingzi_synth
 log "synth: $SYNTH_N images"
 if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed "$SEED" --imgsz "$IMGSZ" --workers "$WORKERS" \
@@ -70,18 +82,14 @@ if [ "$WEAK_N" -gt 0 ]; then
     tail -5 /tmp/weak.log; log "weak-style synth failed: left out"
   fi
 fi
-if [ "$COMPOSITE_N" -gt 0 ]; then  # real tile pixels in Xingzi layouts (melds, 发, backs); never the val photos
-  python3 -c "from xingzi.datasets.yolo import classes_text; print(classes_text(), end='')" > "$REAL/train/classes.txt"
-  COMP=/tmp/xingzi_composite
-  log "composite: $COMPOSITE_N hands from the training photos' tiles"
-  if python3 -m xingzi.datasets.composite --real "$REAL/train" --n "$COMPOSITE_N" --seed $((SEED + 200)) \
-      --out "$COMP" >/tmp/composite.log 2>&1; then
-    tail -1 /tmp/composite.log
-    EXTRA="$EXTRA${EXTRA:+,}$COMP/images"
+for k in "${!COMP_PIDS[@]}"; do
+  if wait "${COMP_PIDS[$k]}"; then
+    tail -1 "/tmp/composite$k.log"
+    EXTRA="$EXTRA${EXTRA:+,}/tmp/xingzi_composite$k/images"
   else
-    tail -5 /tmp/composite.log; log "composite failed: left out"
+    tail -5 "/tmp/composite$k.log"; log "composite shard $k failed: left out"
   fi
-fi
+done
 if [ -f .devdata/table.tar.gz ]; then  # photos labelled at the table (xingzi serve --collect, score --labels)
   TABLE=/tmp/xingzi_table
   mkdir -p "$TABLE" && tar -xzf .devdata/table.tar.gz -C "$TABLE" images labels || exit 1
