@@ -74,6 +74,14 @@ def test_missing_tile_offers_what_completes_the_hand():
     diagnosis = diagnose(reading)
     assert diagnosis.reasons[0].startswith("13 tiles")
     assert [s.changes for s in diagnosis.suggestions] == [(Change(None, None, Tile.S2),)]
+    # priced like a second choice e² times less likely than the face read; the cost is printed beside it
+    assert diagnosis.suggestions[0].cost == pytest.approx(2.0)
+
+
+def test_a_missed_tile_may_be_the_fourth_copy_of_a_face_the_hand_shows():
+    diagnosis = diagnose(group(hand_layout("111m23m456p789p5s", "5s").detections))
+    assert diagnosis.reasons[0].startswith("13 tiles")
+    assert {c.new for s in diagnosis.suggestions for c in s.changes} == {Tile.M1, Tile.M4, Tile.S5}
 
 
 def test_extra_tile_offers_to_drop_it():
@@ -347,3 +355,14 @@ def test_pairs_of_misreads_are_not_tried_once_a_single_one_gives_a_hand(monkeypa
     assert diagnosis.suggestions[0].changes == (Change(10, Tile.S3, Tile.S2),)
     assert tried and all(len(edits) == 1 for edits in tried)
     assert len(tried) == len(set(tried))  # no edit regrouped twice
+
+
+def test_a_second_misread_is_not_offered_beside_a_single_one_that_gives_a_hand():
+    det = hand_layout("123m456m789p12s55p", "3s", probs=True).detections
+    cls, probs = det.cls.copy(), det.probs.copy()
+    probs[10] = 0.001
+    probs[10, Tile.S3.index], probs[10, Tile.S2.index] = 0.6, 0.3  # the 2s read as 3s
+    cls[10] = Tile.S3.index
+    probs[0, Tile.M4.index] = 0.2  # the 1m might be a 4m: 234m 456m with the 2s is a hand too
+    diagnosis = diagnose(group(replace(det, cls=cls, probs=probs)))
+    assert [s.changes for s in diagnosis.suggestions] == [(Change(10, Tile.S3, Tile.S2),)]

@@ -218,6 +218,17 @@ def test_claiming_the_guessed_winning_tile_guesses_the_standing_tile_nearest_it(
     assert claimed.roles[nearest] == "win" and claimed.win_tile == Tile.from_index(int(reading.detections.cls[nearest]))
 
 
+@pytest.mark.parametrize("win_apart", [pytest.param(True, id="set_apart"), pytest.param(False, id="guessed")])
+def test_a_claim_away_from_the_winning_tile_leaves_it_as_it_was(win_apart):
+    det = hand_layout("222m888s6s中中中456p", "6s", win_apart=win_apart).detections
+    reading = group(det)
+    assert reading.win_tile == Tile("6s") and reading.win_set_apart == win_apart
+    claimed = claim_meld(reading, faces(det, "8s")[0])
+    assert [(m.kind, m.tile) for m in claimed.melds] == [(MeldKind.PUNG, Tile("8s"))]
+    assert claimed.win_tile == Tile("6s") and claimed.win_set_apart == win_apart
+    assert claimed.roles.count("win") == 1
+
+
 def test_a_claim_beside_a_face_down_kong_counts_the_kong_and_keeps_the_other_problems():
     det = hand_layout("222m6s中中中888m", "6s", ["concealed_kong 5p"], kong_shown="DDDD", gap=0.0,
                       sideways_at=-1).detections
