@@ -57,6 +57,8 @@ EX1 = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
         pytest.param({**EX1, "events": ["dragon_dance"]}, "unknown event", id="unknown-event"),
         pytest.param({**EX1, "events": ["kong_bloom"]}, "self_draw true", id="bloom-on-discard"),
         pytest.param({**EX1, "self_draw": True, "events": ["kong_bloom"]}, "kong just made", id="bloom-without-kong"),
+        pytest.param({"hand": "123m456m234s55s", "win_tile": "5s", "melds": ["pung 9p"], "self_draw": True,
+                      "events": ["kong_bloom"]}, "kong just made", id="bloom-with-a-pung-and-no-kong"),
         pytest.param({**EX1, "self_draw": True, "events": ["robbing_kong"]}, "wins on a discard", id="robbing-self-draw"),
         pytest.param({**EX1, "payers": [{}, {}]}, "1 payer", id="two-discarders"),
         pytest.param({**EX1, "payers": 0}, "\"payers\" must be a list of objects", id="payers-zero"),
