@@ -83,6 +83,20 @@ def test_meld_touching_the_row_is_found_by_its_sideways_tile(sideways_at):
     assert sideways_cls == {Tile.ZHONG.index}
 
 
+# One tile and the winner, then four claimed pungs along the same row, each with its first tile turned,
+# photographed at a slant: perspective widens the tiles near the row's ends. The first pung's turned
+# tile is compared with two tiles on either side (the tiles before it alone are as wide as it is).
+@pytest.mark.parametrize("perspective", [0.4, 0.5])
+@pytest.mark.parametrize("gap", [0.3, 0.4])
+def test_turned_tile_of_the_first_pung_beside_wide_end_tiles_is_seen(perspective, gap):
+    melds = ["pung 2p", "pung 3s", "pung 白", "pung 9m"]
+    layout = hand_layout("1m", "1m", melds, perspective=perspective, gap=gap)
+    reading = group(layout.detections)
+    assert [str(m) for m in reading.melds] == melds
+    assert [i for i, s in enumerate(reading.sideways) if s] == [2, 5, 8, 11]
+    assert is_legal_reading(reading)
+
+
 # Two claimed pungs laid on against the row one after the other, the second's turned tile not its first:
 # its run of 9p is found up to the pung before it, which is already taken.
 @pytest.mark.parametrize("sideways_at", [1, 2], ids=["middle-tile-turned", "last-tile-turned"])

@@ -77,7 +77,9 @@ def test_lone_tile_near_a_hand_with_a_faceless_kong_is_a_stray(box):
     pytest.param("9999p55p12s", "3s", ["pung 中", "kong 1p"], ["kong 9p", "pung 中", "kong 1p"],
                  id="row-kong-before-two-melds"),
 ])
-@pytest.mark.parametrize("angle", [0, 60])  # read from the row's start (past 90° it reads from the other end)
+# Read from the row's start (past 90° it reads from the other end); at 277° the rows run nearly straight up
+# the photo, and each row is read the same way, not as the sign of its own fitted line happens to fall.
+@pytest.mark.parametrize("angle", [0, 60, 277])
 def test_melds_are_numbered_in_the_order_they_lie(hand, win, melds, expected, angle):
     layout = hand_layout(hand, win, melds, win_apart=False, angle=angle)
     reading = group(layout.detections)

@@ -148,3 +148,23 @@ def test_hand_on_a_bent_row_is_one_row_whatever_the_detections_order(first):
     assert is_legal_reading(reading)
     assert sorted(reading.tiles) == sorted(parse_tiles("123m456m789p12s55p3s"))
     assert reading.win_tile is Tile.S3 and not reading.win_set_apart
+
+
+@pytest.mark.parametrize("offsets", [
+    pytest.param([0, 0.4, -0.3, 0.1, -0.2, -0.1, -0.15, 0.25, 0.05, -0.15, 0, 0, 0, -0.2],
+                 id="second-tile-pushed-back"),
+    pytest.param([-0.15, 0, 0, -0.15, 0.25, -0.4, -0.25, 0.3, 0.1, 0, -0.1, -0.35, 0, 0.45],
+                 id="winner-pushed-forward"),
+])
+def test_hand_laid_out_of_line_is_one_row_with_its_winning_tile_apart(offsets):
+    # Tiles set down carelessly, each up to 0.45 of a tile in front of or behind its neighbours' line
+    # (``offsets``, in tile heights): only a line tolerance half as wide again chains them into one row,
+    # and the winning tile apart at its end is found.
+    det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 400)).detections
+    xyxy = det.xyxy.copy()
+    xyxy[:, [1, 3]] += 60 * np.array(offsets, np.float32)[:, None]
+    reading = group(Detections(xyxy, det.cls, det.conf))
+    assert is_legal_reading(reading)
+    assert sorted(reading.tiles) == sorted(parse_tiles("123m456m789p12s55p3s"))
+    assert reading.win_tile is Tile.S3 and reading.win_set_apart
+    assert reading.roles[-1] == "win"

@@ -60,6 +60,19 @@ def test_a_hand_row_of_five_is_laid_out_in_rows_for_the_fa():
     assert is_legal_reading(reading)
 
 
+# Four melds and the pair of 5p: the hand's row (5p and the winner apart) is too short to say the table is
+# laid out in rows, so the 发 are not judged by where they lie; still only four 发 exist, so beyond four
+# the ones furthest off are no bonus 发 (a misread tile), and the hand is read.
+@pytest.mark.parametrize("n", [5, 6])
+def test_fa_beyond_four_are_set_aside_where_the_table_is_not_laid_out_in_rows(n):
+    det = hand_layout("5p", "5p", ["pung 中", "kong 9p", "pung 1s", "concealed_kong 4m"], size=60,
+                      center=(640, 300)).detections
+    reading = group(with_tiles(det, fa_boxes(300, 450, n), [FA] * n))
+    assert reading.fa == 4
+    assert reading.roles[len(det):].count("loose") == n - 4
+    assert is_legal_reading(reading)
+
+
 @pytest.mark.parametrize("n,word", [(5, "five"), (6, "six")])
 def test_more_than_four_fa_is_still_reported(n, word):
     det = hand_layout(HAND, WIN, size=60, center=(640, 300)).detections

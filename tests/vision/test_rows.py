@@ -167,15 +167,19 @@ def test_a_step_standing_out_among_its_neighbours_is_a_gap(steps, cuts):
     assert [p[0] for p in pieces[1:]] == cuts
 
 
-@pytest.mark.parametrize("off,pieces", [
-    pytest.param(15.0, [[0, 1, 2, 3, 4]], id="a-quarter-off-stays"),
-    pytest.param(30.0, [[0, 1, 2, 3], [4]], id="half-off-stands-alone"),
+@pytest.mark.parametrize("across,pieces", [
+    pytest.param([0, 0, 0, 0, 15], [[0, 1, 2, 3, 4]], id="a-quarter-off-stays"),
+    pytest.param([0, 0, 0, 0, 30], [[0, 1, 2, 3], [4]], id="half-off-stands-alone"),
+    pytest.param([30, 0, 0, 0, 0], [[0], [1, 2, 3, 4]], id="the-first-half-off-stands-alone"),
+    pytest.param([30, 0, 0, 0], [[0], [1, 2, 3]], id="the-first-of-four-half-off-stands-alone"),
+    pytest.param([0, 0, 30, 0, 0], [[0, 1, 3, 4], [2]], id="a-middle-one-half-off-stands-alone"),
 ])
-def test_a_tile_off_its_groups_line_stands_alone_and_is_not_lost(off, pieces):
-    # Five tiles 60 px high, the last ``off`` px across from the others' line: half a tile off, it is a
-    # group of its own (a stray to report, or the winning tile), still among the groups.
-    across = np.array([0.0, 0.0, 0.0, 0.0, off])
-    assert sorted(rowgeom.off_line_apart([[0, 1, 2, 3, 4]], across, np.full(5, H), 0.4)) == pieces
+def test_a_tile_off_its_groups_line_stands_alone_and_is_not_lost(across, pieces):
+    # Tiles 60 px high, one of them ``across`` px off the others' line: half a tile off, it is a group of its
+    # own (a stray to report, or the winning tile), still among the groups; its neighbours stay together.
+    n = len(across)
+    found = rowgeom.off_line_apart([list(range(n))], np.array(across, float), np.full(n, H), 0.4)
+    assert sorted(found) == pieces
 
 
 def test_a_sideways_tiles_longer_steps_are_not_a_gap():

@@ -158,6 +158,18 @@ def test_kong_choices_offer_every_unseen_face_with_the_engine_total(shown, offer
     assert res.to_json()["reading"]["kong_choices"][-1] == res.kong_choices[-1].to_json()
 
 
+# A concealed kong with its faces shown (7m) laid before the all-face-down one (中): the choices point at a
+# tile of the face-down kong, the one to tap and name, not at the kong whose face is already seen.
+@pytest.mark.parametrize("angle", [0, 60])
+def test_kong_choices_point_at_the_face_down_kong_not_one_showing_its_face(angle):
+    layout = hand_layout("123m5p", "5p", ["concealed_kong 7m", "concealed_kong 中", "pung 9p"],
+                         kong_shown=("FDDF", "DDDD"), angle=angle)
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), layout.detections)
+    face_down = [i for i, m in enumerate(layout.meld_of) if m == 1]
+    assert res.kong_choices
+    assert {c.index for c in res.kong_choices} <= set(face_down)
+
+
 def test_naming_the_kong_from_a_choice_scores_that_choice():
     layout = hand_layout(*KONG_DOWN, kong_shown="DDDD")
     img = np.full((960, 1280, 3), 60, np.uint8)
