@@ -7,7 +7,9 @@ A new stage of training is shipped only on a gain that holds on ``real_cn_val`` 
 choose (docs/detector.md, "Continue in a later session"). This runs the commands that decide it — ``xingzi eval``
 on the real validation photos and the synthetic seed-99 set, ``xingzi bench pipeline`` end to end on the held-out
 seeds and the composite hands — once with the shipped models and once with the candidate, pairs the two readings
-photo by photo (McNemar's exact p), and prints the verdict with every command it ran. The shipped readings are
+photo by photo (McNemar's exact p), and prints the verdict with every command it ran. The real photos are also
+read against their corrected labels (``--errata auto``); that row is shown, not counted, since the corrections were
+found with the shipped model's help. The shipped readings are
 kept under ``OUT/shipped-<hash of the shipped model files>/``, so the next candidate pays only for its own.
 """
 
@@ -44,6 +46,8 @@ class MeasureSet:
     name: str
     kind: str
     make: tuple[str, ...] = ()  # the command that makes it (after `python -m`), empty for a set that is given
+    flags: tuple[str, ...] = ()  # more options of its command
+    decides: bool = True  # False: shown beside the others, left out of the verdict
 
     def path(self, sets: Path, real: Path) -> Path:
         return real if not self.make else sets / self.name
@@ -58,6 +62,7 @@ def measure_sets(real: Path) -> tuple[MeasureSet, ...]:
     heldout = tuple(MeasureSet(f"heldout_s{s}", "pipeline", ("xingzi", "synth", "--n", "150", "--seed", str(s),
                                                             "--imgsz", "1280")) for s in (59, 71, 83))
     return (MeasureSet("real_cn_val", "eval"),
+            MeasureSet("real_corrected", "eval", flags=("--errata", "auto"), decides=False),
             MeasureSet("synth_s99", "eval", ("xingzi", "synth", "--n", "300", "--seed", "99", "--imgsz", "640")),
             *heldout,
             MeasureSet("composite_s7", "pipeline", ("xingzi.datasets.composite", "--real", str(real), "--n", "150",
@@ -75,6 +80,7 @@ class Pairing:
     candidate: float
     gained: int
     lost: int
+    decides: bool = True
 
     @property
     def net(self) -> int:
@@ -90,7 +96,7 @@ def verdict(pairings: Sequence[Pairing]) -> tuple[bool, str]:
     lose no more photos than they gain, together."""
     if not pairings or pairings[0].name != "real_cn_val":
         raise ValueError(f"expected the real_cn_val pairing first, got {[p.name for p in pairings][:1]}")
-    real, rest = pairings[0], pairings[1:]
+    real, rest = pairings[0], [p for p in pairings[1:] if p.decides]
     rest_net = sum(p.net for p in rest)
     if real.net <= 0:
         return False, f"real_cn_val: no gain (net {real.net:+d})"
@@ -121,7 +127,7 @@ def run_reading(mset: MeasureSet, data: Path, flags: list[str], out: Path, runne
         folder = out / mset.name
         found = _eval_json(folder)
         if found is None:
-            runner(["xingzi", "eval", "--data", str(data), *flags, "--out", str(folder)])
+            runner(["xingzi", "eval", "--data", str(data), *mset.flags, *flags, "--out", str(folder)])
             found = _eval_json(folder)
         if found is None:
             raise ValueError(f"xingzi eval wrote no result JSON to {folder}")
@@ -145,10 +151,10 @@ def pair(mset: MeasureSet, shipped: Path, candidate: Path) -> Pairing:
     if mset.kind == "eval":
         paired = compare(base, other, HAND_MAX)
         return Pairing(mset.name, "image exact %", 100 * base["summary"]["image_exact"],
-                       100 * other["summary"]["image_exact"], len(paired.gained), len(paired.lost))
+                       100 * other["summary"]["image_exact"], len(paired.gained), len(paired.lost), mset.decides)
     gained, lost = compare_runs(base, other)
     return Pairing(mset.name, "炮 total exact %", base["pao_total_exact_pct"], other["pao_total_exact_pct"],
-                   len(gained), len(lost))
+                   len(gained), len(lost), mset.decides)
 
 
 def prepare_candidate(candidate: Path, out: Path) -> Path:
@@ -205,7 +211,8 @@ def report(pairings: Sequence[Pairing], ok: bool, why: str) -> str:
     lines = [f"{'set':<14}{'measure':<18}{'shipped':>9}{'candidate':>11}   photos only candidate / only shipped"]
     for p in pairings:
         lines.append(f"{p.name:<14}{p.measure:<18}{p.shipped:>9.1f}{p.candidate:>11.1f}   "
-                     f"+{p.gained} -{p.lost} (net {p.net:+d}, McNemar p {format_p(p.p)})")
+                     f"+{p.gained} -{p.lost} (net {p.net:+d}, McNemar p {format_p(p.p)})"
+                     + ("" if p.decides else "   shown, not counted"))
     lines.append(f"verdict: {'ship' if ok else 'keep the shipped model'}: {why}")
     return "\n".join(lines)
 

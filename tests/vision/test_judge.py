@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,14 @@ def test_verdict_needs_a_real_gain_that_the_other_sets_do_not_take_back(real, ot
     assert "real_cn_val" in why
 
 
+def test_a_row_shown_but_not_counted_cannot_stop_a_gain():
+    shown = Pairing("real_corrected", "image exact %", 88.0, 80.0, 0, 20, decides=False)
+    ok, _why = verdict([pairing("real_cn_val", 5, 2), shown, pairing("synth_s99", 1, 1)])
+    assert ok
+    assert not verdict([pairing("real_cn_val", 5, 2), replace(shown, decides=True)])[0]
+    assert "shown, not counted" in judge.report([shown], ok, "why").splitlines()[1]
+
+
 def test_verdict_refuses_pairings_without_the_real_photos_first():
     with pytest.raises(ValueError, match="real_cn_val pairing first"):
         verdict([pairing("synth_s99", 3, 0)])
@@ -43,6 +52,9 @@ def test_sets_are_made_by_the_commands_that_made_the_measured_ones(tmp_path):
     assert sets["synth_s99"].data_arg(tmp_path, real) == tmp_path / "synth_s99" / "data.yaml"
     assert sets["composite_s7"].data_arg(tmp_path, real) == tmp_path / "composite_s7"
     assert sets["real_cn_val"].data_arg(tmp_path, real) == real
+    corrected = sets["real_corrected"]  # the same photos against their mended labels, shown beside
+    assert corrected.data_arg(tmp_path, real) == real and corrected.flags == ("--errata", "auto")
+    assert not corrected.decides and all(m.decides for m in sets.values() if m is not corrected)
 
 
 def test_the_shipped_key_follows_the_model_files(tmp_path):
@@ -89,8 +101,8 @@ def test_judge_pairs_every_set_and_keeps_the_shipped_readings(tmp_path):
     cand.write_bytes(b"candidate")
     runner = FakeRunner(base_wrong={"p1", "p2", "p3"}, cand_wrong={"p3", "p4"})
     ok, why, pairs = judge.judge(cand, "none", tmp_path / "sets", tmp_path / "out", real, runner=runner)
-    assert [p.name for p in pairs] == ["real_cn_val", "synth_s99", "heldout_s59", "heldout_s71", "heldout_s83",
-                                       "composite_s7"]
+    assert [p.name for p in pairs] == ["real_cn_val", "real_corrected", "synth_s99", "heldout_s59", "heldout_s71",
+                                       "heldout_s83", "composite_s7"]
     assert all((p.gained, p.lost) == (2, 1) for p in pairs)
     assert pairs[0].shipped == pytest.approx(70.0) and pairs[0].candidate == pytest.approx(80.0)
     assert ok and "net +1" in why
@@ -98,14 +110,16 @@ def test_judge_pairs_every_set_and_keeps_the_shipped_readings(tmp_path):
     assert all(c[c.index("--model") + 1] == str(cand) and c[c.index("--second") + 1] == "none" for c in cand_runs)
     assert sum(c[:2] == ["xingzi", "synth"] for c in runner.commands) == 4  # s99 and three held-out seeds made
     saved = json.loads(next((tmp_path / "out").glob("candidate-cand-*/judgement.json")).read_text())
-    assert saved["ship"] is True and len(saved["sets"]) == 6
+    assert saved["ship"] is True and len(saved["sets"]) == 7 and saved["sets"][1]["decides"] is False
+    corrected = [c for c in runner.commands if "--errata" in c]
+    assert len(corrected) == 2 and all(c[c.index("--errata") + 1] == "auto" for c in corrected)
 
     # a second candidate: the sets and the shipped readings are there, only its own readings run
     other = tmp_path / "other.onnx"
     other.write_bytes(b"another candidate")
     again = FakeRunner(base_wrong=set(), cand_wrong={"p0", "p4", "p5", "p6"})
     ok, why, pairs = judge.judge(other, "none", tmp_path / "sets", tmp_path / "out", real, runner=again)
-    assert all("--model" in c for c in again.commands) and len(again.commands) == 6
+    assert all("--model" in c for c in again.commands) and len(again.commands) == 7
     assert all((p.gained, p.lost) == (3, 4) for p in pairs)  # against the shipped readings kept from before
     assert not ok and "no gain (net -1)" in why
     assert "real_cn_val" in report_text(pairs, ok, why)
