@@ -208,9 +208,9 @@ def judge(candidate: Path, second: str | None, sets: Path, out: Path, real: Path
 
 
 def report(pairings: Sequence[Pairing], ok: bool, why: str) -> str:
-    lines = [f"{'set':<14}{'measure':<18}{'shipped':>9}{'candidate':>11}   photos only candidate / only shipped"]
+    lines = [f"{'set':<16}{'measure':<18}{'shipped':>9}{'candidate':>11}   photos only candidate / only shipped"]
     for p in pairings:
-        lines.append(f"{p.name:<14}{p.measure:<18}{p.shipped:>9.1f}{p.candidate:>11.1f}   "
+        lines.append(f"{p.name:<16}{p.measure:<18}{p.shipped:>9.1f}{p.candidate:>11.1f}   "
                      f"+{p.gained} -{p.lost} (net {p.net:+d}, McNemar p {format_p(p.p)})"
                      + ("" if p.decides else "   shown, not counted"))
     lines.append(f"verdict: {'ship' if ok else 'keep the shipped model'}: {why}")
