@@ -18,11 +18,6 @@ class MeldKind(Enum):
         return 3 if self is MeldKind.PUNG else 4
 
     @property
-    def exposed(self) -> bool:
-        """Exposed melds break 门前清; a concealed kong does not."""
-        return self is not MeldKind.CONCEALED_KONG
-
-    @property
     def chinese(self) -> str:
         return {"pung": "碰", "kong": "明杠", "concealed_kong": "暗杠"}[self.value]
 
