@@ -48,6 +48,9 @@ def take(seq: str) -> tuple[list[Meld], list[str], list[str]]:
     # Face up at its start, a pung after it: no back beyond, so the four are a kong.
     pytest.param("4p D D D 9m 9m 9m", [Meld(MeldKind.CONCEALED_KONG, Tile.P4), Meld(MeldKind.PUNG, Tile.M9)],
                  False, id="kong-face-up-at-its-start-then-pung"),
+    # The other way round: the face after the pung is not the pung's, so it starts a kong of its own.
+    pytest.param("9m 9m 9m 4p D D D", [Meld(MeldKind.PUNG, Tile.M9), Meld(MeldKind.CONCEALED_KONG, Tile.P4)],
+                 False, id="pung-then-kong-face-up-at-its-start"),
     # The face before four backs belongs to what lies before it: the backs are a kong of their own.
     pytest.param("5m D D D D 7m 7m 7m", [Meld(MeldKind.PUNG, Tile.M7)], True, id="face-then-all-down-kong"),
     pytest.param("5m D D 7m", [], False, id="two-faces-are-no-kong"),
@@ -71,6 +74,19 @@ def test_kong_touching_an_all_down_kong_keeps_its_four_faces(order, shown, angle
     reading = group(layout.detections)
     assert set(reading.melds) == {Meld(MeldKind.KONG, Tile.M7), Meld(MeldKind.CONCEALED_KONG, Tile.M5)}
     assert NO_FACE in reading.problems
+    in_melds = [i for i, r in enumerate(layout.roles) if r not in ("concealed", "win")]
+    assert [reading.roles[i] for i in in_melds] == [layout.roles[i] for i in in_melds]
+
+
+@pytest.mark.parametrize("angle", [0, 75, 200])
+def test_kong_face_up_at_its_start_touching_a_pung(angle):
+    # A pung then a concealed kong shown face up at its start (FDDD), laid with no gap: the face
+    # beside the pung is another tile, so it is the kong's own, not a fourth copy of the pung's.
+    layout = hand_layout("123m456s5p", "5p", ["pung 9m", "concealed_kong 4p"], gap=0.0, melds_row=1,
+                         kong_shown="FDDD", angle=angle, sideways_at=-1)
+    reading = group(layout.detections)
+    assert set(reading.melds) == {Meld(MeldKind.PUNG, Tile.M9), Meld(MeldKind.CONCEALED_KONG, Tile.P4)}
+    assert reading.tile_count == 15
     in_melds = [i for i, r in enumerate(layout.roles) if r not in ("concealed", "win")]
     assert [reading.roles[i] for i in in_melds] == [layout.roles[i] for i in in_melds]
 

@@ -129,3 +129,14 @@ def test_rows_are_found_once_per_set_of_boxes():
     segments[0].append(99)  # the caller's copy: the next caller gets the rows as found
     assert 99 not in rowgeom.row_segments(geo, 1.5, 0.3)[0]
     assert sorted(i for seg in rowgeom.row_segments(geo, 1.5, 0.3) for i in seg) == list(range(8))
+
+
+def test_rows_found_last_are_remembered_once_the_memory_is_full():
+    # The memory forgets the boxes used longest ago, not the ones just read: the grouping's next
+    # setting and the repair's next face ask for those again.
+    wh = np.tile([18.0, 26.0], (8, 1))
+    body = np.arange(8)
+    boxes = [np.array([[10.0 + 20 * i, 50.0 + k] for i in range(8)]) for k in range(rowgeom.ROWS_REMEMBERED + 2)]
+    found = [rowgeom.find_rows(centers, wh, body) for centers in boxes]
+    assert rowgeom.find_rows(boxes[-1].copy(), wh, body) is found[-1]
+    assert rowgeom.find_rows(boxes[0].copy(), wh, body) is not found[0]
