@@ -7,9 +7,9 @@ A new stage of training is shipped only on a gain that holds on ``real_cn_val`` 
 choose (docs/detector.md, "Continue in a later session"). This runs the commands that decide it — ``xingzi eval``
 on the real validation photos and the synthetic seed-99 set, ``xingzi bench pipeline`` end to end on the held-out
 seeds and the composite hands — once with the shipped models and once with the candidate, pairs the two readings
-photo by photo (McNemar's exact p), and prints the verdict with every command it ran. The real photos are also
-read against their corrected labels (``--errata auto``); that row is shown, not counted, since the corrections were
-found with the shipped model's help. The shipped readings are
+photo by photo (McNemar's exact p), and prints the verdict with every command it ran. The real photos' saved
+boxes are also scored against the corrected labels (``--errata auto``); that row is shown, not counted, since the
+corrections were found with the shipped model's help. The shipped readings are
 kept under ``OUT/shipped-<hash of the shipped model files>/``, so the next candidate pays only for its own.
 """
 
@@ -32,6 +32,7 @@ SETS_DIR = Path("runs/judge/sets")
 OUT_DIR = Path("runs/judge")
 SECOND = ROOT / "xingzi_yolo11n_s5.onnx"  # a new stage reads with the stage-5 second opinion, as the shipped one does
 HAND_MAX = 18
+PREDS = "boxes"  # where an eval reading keeps its boxes, inside its folder
 # the files whose bytes make the shipped reading (a code change that moves it needs --fresh)
 SHIPPED_FILES = ("xingzi_yolo11n.onnx", "xingzi_yolo11n_s5.onnx", "xingzi_tilecls.onnx", "xingzi_tilecls.json",
                  "xingzi_tilecls_w32.onnx", "xingzi_tilecls_w32.json")
@@ -48,6 +49,7 @@ class MeasureSet:
     make: tuple[str, ...] = ()  # the command that makes it (after `python -m`), empty for a set that is given
     flags: tuple[str, ...] = ()  # more options of its command
     decides: bool = True  # False: shown beside the others, left out of the verdict
+    rescores: str = ""  # the eval set whose saved boxes it scores again (no model call), when they are there
 
     def path(self, sets: Path, real: Path) -> Path:
         return real if not self.make else sets / self.name
@@ -62,7 +64,7 @@ def measure_sets(real: Path) -> tuple[MeasureSet, ...]:
     heldout = tuple(MeasureSet(f"heldout_s{s}", "pipeline", ("xingzi", "synth", "--n", "150", "--seed", str(s),
                                                             "--imgsz", "1280")) for s in (59, 71, 83))
     return (MeasureSet("real_cn_val", "eval"),
-            MeasureSet("real_corrected", "eval", flags=("--errata", "auto"), decides=False),
+            MeasureSet("real_corrected", "eval", flags=("--errata", "auto"), decides=False, rescores="real_cn_val"),
             MeasureSet("synth_s99", "eval", ("xingzi", "synth", "--n", "300", "--seed", "99", "--imgsz", "640")),
             *heldout,
             MeasureSet("composite_s7", "pipeline", ("xingzi.datasets.composite", "--real", str(real), "--n", "150",
@@ -127,7 +129,9 @@ def run_reading(mset: MeasureSet, data: Path, flags: list[str], out: Path, runne
         folder = out / mset.name
         found = _eval_json(folder)
         if found is None:
-            runner(["xingzi", "eval", "--data", str(data), *mset.flags, *flags, "--out", str(folder)])
+            saved = _saved_boxes(out / mset.rescores) if mset.rescores else None
+            reading = ["--preds", str(saved)] if saved else [*flags, "--save-preds", str(folder / PREDS)]
+            runner(["xingzi", "eval", "--data", str(data), *mset.flags, *reading, "--out", str(folder)])
             found = _eval_json(folder)
         if found is None:
             raise ValueError(f"xingzi eval wrote no result JSON to {folder}")
@@ -137,6 +141,12 @@ def run_reading(mset: MeasureSet, data: Path, flags: list[str], out: Path, runne
         runner(["xingzi", "bench", "pipeline", "--data", str(data), "--boxes", "model", *flags,
                 "--json-out", str(result)])
     return result
+
+
+def _saved_boxes(folder: Path) -> Path | None:
+    """The one row of boxes an eval reading saved (``--save-preds``), or None (read before boxes were saved)."""
+    rows = sorted(p for p in (folder / PREDS).iterdir() if p.is_dir()) if (folder / PREDS).is_dir() else []
+    return rows[0] if len(rows) == 1 else None
 
 
 def _eval_json(folder: Path) -> Path | None:

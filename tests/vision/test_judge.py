@@ -81,8 +81,14 @@ class FakeRunner:
         if cmd[:2] == ["xingzi", "synth"] or cmd[0] == "xingzi.datasets.composite":
             Path(value["--out"]).mkdir(parents=True)
         elif cmd[:2] == ["xingzi", "eval"]:
+            if "--preds" in value:  # saved boxes scored again: whose they were decides what is wrong
+                wrong = set(json.loads((Path(value["--preds"]) / "wrong.json").read_text()))
+            if "--save-preds" in value:
+                row = Path(value["--save-preds"]) / "model"
+                row.mkdir(parents=True)
+                (row / "wrong.json").write_text(json.dumps(sorted(wrong)))
             out = Path(value["--out"])
-            out.mkdir(parents=True)
+            out.mkdir(parents=True, exist_ok=True)
             images = [{"image": p, "tiles": 14} for p in photos if p in wrong]
             result = {"row": "model", "summary": {"images": 10, "image_exact": 1 - len(images) / 10}, "images": images}
             (out / "model.json").write_text(json.dumps(result))
@@ -113,13 +119,17 @@ def test_judge_pairs_every_set_and_keeps_the_shipped_readings(tmp_path):
     assert saved["ship"] is True and len(saved["sets"]) == 7 and saved["sets"][1]["decides"] is False
     corrected = [c for c in runner.commands if "--errata" in c]
     assert len(corrected) == 2 and all(c[c.index("--errata") + 1] == "auto" for c in corrected)
+    # the real photos are read once per reading: the corrected labels score the boxes that reading saved
+    assert all("--preds" in c and "--model" not in c for c in corrected)
+    assert sum(c[:2] == ["xingzi", "eval"] and "--model" in c for c in runner.commands) == 2  # real, s99
 
     # a second candidate: the sets and the shipped readings are there, only its own readings run
     other = tmp_path / "other.onnx"
     other.write_bytes(b"another candidate")
     again = FakeRunner(base_wrong=set(), cand_wrong={"p0", "p4", "p5", "p6"})
     ok, why, pairs = judge.judge(other, "none", tmp_path / "sets", tmp_path / "out", real, runner=again)
-    assert all("--model" in c for c in again.commands) and len(again.commands) == 7
+    assert len(again.commands) == 7
+    assert all("--model" in c or "candidate-other" in c[c.index("--preds") + 1] for c in again.commands)
     assert all((p.gained, p.lost) == (3, 4) for p in pairs)  # against the shipped readings kept from before
     assert not ok and "no gain (net -1)" in why
     assert "real_cn_val" in report_text(pairs, ok, why)
@@ -170,3 +180,14 @@ def test_a_measure_set_path_is_the_real_folder_or_under_sets(tmp_path):
     made = MeasureSet("heldout_s59", "pipeline", ("xingzi", "synth"))
     assert given.path(tmp_path / "sets", tmp_path / "real") == tmp_path / "real"
     assert made.path(tmp_path / "sets", tmp_path / "real") == tmp_path / "sets" / "heldout_s59"
+
+
+def test_the_corrected_labels_read_with_the_model_where_no_boxes_were_saved(tmp_path):
+    real = tmp_path / "real"
+    (tmp_path / "out" / "real_cn_val").mkdir(parents=True)  # a reading kept from before boxes were saved
+    corrected = next(m for m in judge.measure_sets(real) if m.name == "real_corrected")
+    runner = FakeRunner(base_wrong={"p1"}, cand_wrong=set())
+    found = judge.run_reading(corrected, real, ["--model", "c.onnx"], tmp_path / "out", runner)
+    assert found == tmp_path / "out" / "real_corrected" / "model.json"
+    (cmd,) = runner.commands
+    assert "--preds" not in cmd and cmd[cmd.index("--model") + 1] == "c.onnx" and "--errata" in cmd
