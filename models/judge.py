@@ -192,7 +192,8 @@ def subprocess_runner(cmd: list[str]) -> None:
 
 def judge(candidate: Path, second: str | None, sets: Path, out: Path, real: Path, only: Sequence[str] = (),
           runner: Runner = subprocess_runner) -> tuple[bool, str, list[Pairing]]:
-    chosen = [m for m in measure_sets(real) if not only or m.name in only or m.name == "real_cn_val"]
+    chosen = [m for m in measure_sets(real)
+              if not only or m.name in only or "real_cn_val" in (m.name, m.rescores)]  # the real photos always
     unknown = set(only) - {m.name for m in measure_sets(real)}
     if unknown:
         raise ValueError(f"unknown sets {sorted(unknown)}; expected some of {[m.name for m in measure_sets(real)]}")

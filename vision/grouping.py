@@ -234,8 +234,6 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     row_of = {int(i): k for k, r in enumerate(rows) for i in r}
     main_seg = segments[main]
     main_row = row_of[main_seg[0]]
-    # Face-down tiles outside a concealed kong are not part of a revealed hand (a wall, strays).
-    pieces = [q for q in ([i for i in p if cls[i] != BACK_CLASS] for p in pieces) if q]
     singles = [p[0] for p in pieces if len(p) == 1 and p[0] not in main_seg]
     # Tiles lying alone join the hand only while it is short of tiles: first those on the hand's
     # row (a winning tile pushed aside), then the nearest; the rest are strays on the table.

@@ -149,7 +149,7 @@ def test_only_some_sets_still_reads_the_real_photos(tmp_path):
     runner = FakeRunner(base_wrong={"p1"}, cand_wrong=set())
     ok, _why, pairs = judge.judge(cand, None, tmp_path / "sets", tmp_path / "out", real, only=["heldout_s59"],
                                   runner=runner)
-    assert [p.name for p in pairs] == ["real_cn_val", "heldout_s59"] and ok
+    assert [p.name for p in pairs] == ["real_cn_val", "real_corrected", "heldout_s59"] and ok
     assert not any("--second" in c for c in runner.commands)
 
 
