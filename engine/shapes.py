@@ -313,10 +313,10 @@ def _plan(key: int) -> tuple[tuple[int, int], ...]:
     """Which parts' wait lists (1 = completes without pair, 2 = with pair) apply, given every
     part's flags (two bits each in ``key``, part 0 lowest): the parts not taking the new tile
     must stand with exactly one pair among all."""
+    # a part's size mod 3 allows one flag at most (3k: NO_PAIR, 3k + 2: WITH_PAIR), never both
     flags = [key >> (2 * i) & 3 for i in range(5)]
     bad = sum(1 for f in flags if not f)
     strict = sum(1 for f in flags if f == WITH_PAIR)
-    pairable = sum(1 for f in flags if f & WITH_PAIR)
     plan: list[tuple[int, int]] = []
     if bad <= 1:
         for i, f in enumerate(flags):
@@ -325,8 +325,6 @@ def _plan(key: int) -> tuple[tuple[int, int], ...]:
             s_others = strict - (f == WITH_PAIR)
             if s_others == 0:
                 plan.append((i, 2))
-                if pairable - bool(f & WITH_PAIR):
-                    plan.append((i, 1))
             elif s_others == 1:
                 plan.append((i, 1))
     _PLANS[key] = tuple(plan)

@@ -38,8 +38,12 @@ def _melds(value: Any, who: str) -> tuple[Meld, ...]:
         raise ValueError(f"{who} melds must be a list like [\"pung 中\", \"kong 9p\"], got {value!r}")
     out = []
     for m in value:
-        if isinstance(m, Mapping):
-            m = f"{m.get('kind')} {m.get('tile')}"
+        if isinstance(m, Mapping):  # the object form, {"kind": "pung", "tile": "中"}, is taken too
+            kind, tile = m.get("kind"), m.get("tile")
+            if not (isinstance(kind, str) and isinstance(tile, str)):
+                raise ValueError(f"{who} meld objects need \"kind\" and \"tile\" as text, like "
+                                 f"{{\"kind\": \"pung\", \"tile\": \"中\"}}, got {dict(m)!r}"[:300])
+            m = f"{kind} {tile}"
         out.append(parse_meld(m))
     return tuple(out)
 

@@ -74,6 +74,11 @@ EX1 = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
         pytest.param({"hand": "123m456m234s55s", "win_tile": "5s", "melds": ["pung 9p"], "payers": [{"melds": ["pung 9p"]}]},
                      "6 copies of 9p", id="winner-and-payer-melds-copies"),
         pytest.param({**EX1, "payers": [{"fa": "1"}]}, "'fa' must be a whole number, got '1'", id="payer-fa-text"),
+        pytest.param({**EX1, "payers": [{"fa": 5}]}, r"payer 0: fa must be 0\.\.4, got 5", id="payer-five-fa"),
+        pytest.param({**EX1, "melds": [{"kind": "pung"}]}, r"the winner's meld objects need \"kind\" and \"tile\" .*"
+                     r"got \{'kind': 'pung'\}", id="meld-object-without-tile"),
+        pytest.param({**EX1, "payers": [{"melds": [{"kind": "pung", "tile": 9}]}]}, "payer 0's meld objects need",
+                     id="payer-meld-object-tile-a-number"),
     ],
 )
 def test_malformed_situation(situation, message: str) -> None:
@@ -224,6 +229,13 @@ def test_python_api_refuses_bad_input(call, args, message: str) -> None:
 )
 def test_a_fifth_copy_is_no_hand_not_an_error(value, expected) -> None:
     assert value() == expected
+
+
+def test_melds_as_objects_score_as_their_text() -> None:
+    text = {"hand": "123m456m234s55s", "win_tile": "5s", "melds": ["pung 9p"], "payers": [{"melds": ["kong 中"]}]}
+    objects = {**text, "melds": [{"kind": "pung", "tile": "9p"}], "payers": [{"melds": [{"kind": "kong", "tile": "中"}]}]}
+    assert score_situation(objects) == score_situation(text)
+    assert score_situation(objects)["items"] == score_situation(text)["items"] != []
 
 
 def test_lists_and_tuples_are_taken_alike() -> None:
