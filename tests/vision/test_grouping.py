@@ -53,6 +53,19 @@ def test_reads_hand_at_any_rotation(hand, win, melds, fa, angle, perspective):
     assert reading.problems == ()
 
 
+# Near 45° an axis-aligned box does not tell a tile's length from its width, so rowgeom.frame assumes the split
+# there; these slants, 9–11° from 45° with the row's ends widened by perspective, must still be read that way.
+@pytest.mark.parametrize("hand,win,melds,fa,angle,melds_row,gap", [
+    pytest.param("2245667p白白白", "8p", ["concealed_kong 中"], 0, 234, 1, 0.8, id="234deg-melds-below"),
+    pytest.param("2245667p白白白", "8p", ["concealed_kong 中"], 0, 325, 0, 0.4, id="325deg-melds-in-row"),
+    pytest.param("345m678p99s11s", "1s", ["kong 中"], 1, 143, 0, 0.4, id="143deg-kong-in-row"),
+])
+def test_slants_close_to_45_degrees_with_perspective(hand, win, melds, fa, angle, melds_row, gap):
+    layout = hand_layout(hand, win, melds, fa, angle=angle, perspective=0.4, melds_row=melds_row, jitter=0.03,
+                         gap=gap, seed=angle)
+    assert reading_key(group(layout.detections)) == truth_key(hand, win, melds, fa)
+
+
 @pytest.mark.parametrize("melds_row", [0, 1], ids=["melds-in-row", "melds-below"])
 @pytest.mark.parametrize("scale", [25.0, 60.0, 200.0])
 def test_roles_per_detection_match_layout(melds_row, scale):

@@ -251,3 +251,18 @@ def test_tile_off_the_line_of_a_full_row_stays_out_even_when_the_row_is_no_hand(
     reading = group(with_tiles(layout.detections, [[x0, y0 + 80, x1, y1 + 80]], [Tile.M9.index]))
     assert reading.roles[-1] == "loose" and len(reading.tiles) == 14
     assert "1 tile(s) lying away from the hand ignored" in reading.problems
+
+
+def test_a_stray_of_the_winning_face_beside_seven_pairs_is_left_out():
+    """Seven pairs (four 5p among them) turned 124°, the 中 that won set apart past the row's end, and another 中
+    lying beside the row's middle, about three tile sizes off it (a tile's size: the square root of its box's
+    area; measured by the width alone the stray falls outside the reach of the hand and the 5p become a kong)."""
+    layout = hand_layout("112233m5555p77s中", "中", [], 4, angle=123.76, jitter=0.05, gap=0.516, sideways_at=1,
+                         seed=1719)
+    size = float(np.median(layout.detections.xyxy[:, 3] - layout.detections.xyxy[:, 1]))
+    x, y, w = 812.0, 650.0, 0.75 * size
+    reading = group(with_tiles(layout.detections, [[x - w / 2, y - size / 2, x + w / 2, y + size / 2]], [Tile.ZHONG.index]))
+    assert sorted(reading.tiles) == sorted(parse_tiles("112233m5555p77s中中"))
+    assert reading.win_tile is Tile.ZHONG and reading.win_set_apart and reading.melds == ()
+    assert reading.roles[-1] == "loose" and reading.fa == 4
+

@@ -56,6 +56,9 @@ def take(seq: str) -> tuple[list[Meld], list[str], list[str]]:
     pytest.param("5m D D 7m", [], False, id="two-faces-are-no-kong"),
     pytest.param("7m* 7m 7m 9m", [Meld(MeldKind.PUNG, Tile.M7)], False, id="sideways-first-of-a-pung"),
     pytest.param("7m 7m* 7m 9m", [Meld(MeldKind.PUNG, Tile.M7)], False, id="sideways-mid-pung-then-other-face"),
+    # A turned tile beside one other of its face: two tiles are neither a pung nor a kong.
+    pytest.param("9m 7m* 7m 5m", [], False, id="sideways-beside-one-of-its-face-is-no-meld"),
+    pytest.param("7m 7m*", [], False, id="sideways-pair-at-the-end-is-no-meld"),
 ])
 def test_kongs_laid_end_to_end(seq, melds, no_face):
     found, roles, problems = take(seq)

@@ -366,3 +366,31 @@ def test_a_second_misread_is_not_offered_beside_a_single_one_that_gives_a_hand()
     probs[0, Tile.M4.index] = 0.2  # the 1m might be a 4m: 234m 456m with the 2s is a hand too
     diagnosis = diagnose(group(replace(det, cls=cls, probs=probs)))
     assert [s.changes for s in diagnosis.suggestions] == [(Change(10, Tile.S3, Tile.S2),)]
+
+
+def test_a_misread_face_of_a_concealed_kong_is_offered_though_the_count_is_two_short():
+    """A concealed kong shown 中 ▮▮ 中 with one 中 read as 7p is no kong: the reading counts 12 tiles, two short
+    of a hand with a kong, and reading that face again makes the hand whole."""
+    layout = hand_layout("1235567m", "5m", ["pung 1p", "concealed_kong 中"], 4, probs=True)
+    reading = misread(layout, 11, shown="7p", second="中", p_second=0.275)
+    assert reading.tile_count == 12 and Meld(MeldKind.CONCEALED_KONG, Tile.ZHONG) not in reading.melds
+    best = diagnose(reading).suggestions[0]
+    assert [(c.detection, c.new) for c in best.changes] == [(11, Tile.ZHONG)]
+    assert Meld(MeldKind.CONCEALED_KONG, Tile.ZHONG) in best.melds
+
+
+@pytest.mark.parametrize("limit", [1, 2, 5])
+def test_more_legal_readings_than_the_limit_are_cut_to_the_cheapest(limit):
+    """Seven pairs 3p-9p with 3p read as 2p and 9p as 9s: many single and paired edits make some hand, more than
+    the limit; the search stops at the limit and the two true faces come first."""
+    layout = hand_layout("3345566778899p", "4p", probs=True)
+    det = layout.detections
+    cls, probs = det.cls.copy(), det.probs.copy()
+    for i, shown, true, p_true in ((0, "2p", "3p", 0.228), (11, "9s", "9p", 0.2)):
+        probs[i] = 0.001
+        probs[i, Tile.parse(shown).index], probs[i, Tile.parse(true).index] = 0.6, p_true
+        cls[i] = Tile.parse(shown).index
+    suggestions = diagnose(group(replace(det, cls=cls, probs=probs)), limit=limit).suggestions
+    assert len(suggestions) == limit
+    assert [(c.detection, c.new) for c in suggestions[0].changes] == [(0, Tile.P3), (11, Tile.P9)]
+    assert [s.cost for s in suggestions] == sorted(s.cost for s in suggestions)
