@@ -29,6 +29,7 @@ def test_text000_preset_takes_every_other_reading() -> None:
     default, text000 = load_ruleset(), load_ruleset("text000")
     for key, (first, other) in CHOICES.items():
         assert default.options[key] == first and text000.options[key] == other, key
+        assert default.option(key) == first and text000.option(key) == other, key  # what the web page shows
     assert text000.optional == frozenset(OPTIONAL_ITEMS)
     assert text000.replaces["shuang_bian"] == () and default.replaces["shuang_bian"] == ("single_wait",)
 
@@ -94,6 +95,10 @@ def test_house_file_with_base_and_changes(tmp_path) -> None:
         pytest.param('[flower_additions."house"]\nself_draw = { ping_hu = 1, flower = 5 }\n',
                      r"flower_additions.house must hold the tables \['self_draw', 'concealed', 'single_wait'\]",
                      id="addition-table-short"),
+        pytest.param('[flower_additions."house"]\nself_draw = { ping_hu = 1, flower = 5 }\nconcealed = { ping_hu = 1 }\n'
+                     'single_wait = { ping_hu = 1, flower = 1 }\n',
+                     r"flower_additions.house.concealed must give ping_hu and flower .*got \{'ping_hu': 1\}",
+                     id="addition-without-flower"),
     ],
 )
 def test_bad_ruleset_files_say_what_is_wrong(tmp_path, text: str, message: str) -> None:
