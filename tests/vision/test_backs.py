@@ -48,6 +48,8 @@ def test_nothing_changes_without_a_plate_to_compare_with():
     assert settle_backs(image, dragons) is dragons  # a 中 fills its middle with its character: no plate from it
     unsure = Detections(det.xyxy, det.cls, np.where(det.cls == BAI, 0.9, PLATE_CONF - 0.01).astype(np.float32))
     assert settle_backs(image, unsure) is unsure  # faces read with doubt do not give the plate
+    fairly_sure = Detections(det.xyxy, det.cls, np.where(det.cls == BAI, 0.9, 0.75).astype(np.float32), det.probs)
+    assert settle_backs(image, fairly_sure).cls[-1] == BACK_CLASS  # faces read at 0.75 still give it
     grey = image.mean(axis=2).astype(np.uint8)
     assert settle_backs(grey, det) is det  # a grey photo has no colour to go by
     assert settle_backs(image, det, far=0) is det  # switched off
