@@ -265,4 +265,3 @@ def test_a_stray_of_the_winning_face_beside_seven_pairs_is_left_out():
     assert sorted(reading.tiles) == sorted(parse_tiles("112233m5555p77s中中"))
     assert reading.win_tile is Tile.ZHONG and reading.win_set_apart and reading.melds == ()
     assert reading.roles[-1] == "loose" and reading.fa == 4
-
