@@ -16,15 +16,21 @@ from xingzi.vision.layouts import hand_layout
 from xingzi.vision.repair import MAX_REGROUPS, Change, diagnose, explain, is_legal
 
 
-def misread(layout, index: int, shown: str, second: str, p_shown=0.6, p_second=0.3):
-    """The detector saw tile ``index`` as ``shown`` with ``second`` as its runner-up."""
+def misreads(layout, edits, p_shown=0.6):
+    """The detector saw each (index, shown, second, p_second) as ``shown``, with ``second`` as its runner-up."""
     det = layout.detections
     cls, probs = det.cls.copy(), det.probs.copy()
-    probs[index] = 0.001
-    probs[index, Tile.parse(shown).index] = p_shown
-    probs[index, Tile.parse(second).index] = p_second
-    cls[index] = Tile.parse(shown).index
+    for index, shown, second, p_second in edits:
+        probs[index] = 0.001
+        probs[index, Tile.parse(shown).index] = p_shown
+        probs[index, Tile.parse(second).index] = p_second
+        cls[index] = Tile.parse(shown).index
     return group(replace(det, cls=cls, probs=probs))
+
+
+def misread(layout, index: int, shown: str, second: str, p_shown=0.6, p_second=0.3):
+    """The detector saw tile ``index`` as ``shown`` with ``second`` as its runner-up."""
+    return misreads(layout, [(index, shown, second, p_second)], p_shown)
 
 
 @pytest.mark.parametrize(
@@ -237,14 +243,7 @@ def test_negative_budget_is_refused():
 
 def misread_twice(*edits):
     """123m456m789p12s55p + 3s with each (index, shown, second) read as ``shown``, ``second`` half as likely."""
-    det = hand_layout("123m456m789p12s55p", "3s", probs=True).detections
-    cls, probs = det.cls.copy(), det.probs.copy()
-    for index, shown, second in edits:
-        probs[index] = 0.001
-        probs[index, Tile.parse(shown).index] = 0.6
-        probs[index, Tile.parse(second).index] = 0.3
-        cls[index] = Tile.parse(shown).index
-    return group(replace(det, cls=cls, probs=probs))
+    return misreads(hand_layout("123m456m789p12s55p", "3s", probs=True), [(*edit, 0.3) for edit in edits])
 
 
 @pytest.mark.parametrize(
@@ -383,14 +382,8 @@ def test_a_misread_face_of_a_concealed_kong_is_offered_though_the_count_is_two_s
 def test_more_legal_readings_than_the_limit_are_cut_to_the_cheapest(limit):
     """Seven pairs 3p-9p with 3p read as 2p and 9p as 9s: many single and paired edits make some hand, more than
     the limit; the search stops at the limit and the two true faces come first."""
-    layout = hand_layout("3345566778899p", "4p", probs=True)
-    det = layout.detections
-    cls, probs = det.cls.copy(), det.probs.copy()
-    for i, shown, true, p_true in ((0, "2p", "3p", 0.228), (11, "9s", "9p", 0.2)):
-        probs[i] = 0.001
-        probs[i, Tile.parse(shown).index], probs[i, Tile.parse(true).index] = 0.6, p_true
-        cls[i] = Tile.parse(shown).index
-    suggestions = diagnose(group(replace(det, cls=cls, probs=probs)), limit=limit).suggestions
+    reading = misreads(hand_layout("3345566778899p", "4p", probs=True), [(0, "2p", "3p", 0.228), (11, "9s", "9p", 0.2)])
+    suggestions = diagnose(reading, limit=limit).suggestions
     assert len(suggestions) == limit
     assert [(c.detection, c.new) for c in suggestions[0].changes] == [(0, Tile.P3), (11, Tile.P9)]
     assert [s.cost for s in suggestions] == sorted(s.cost for s in suggestions)
