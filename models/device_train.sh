@@ -7,11 +7,11 @@
 # (`tar -czf .devdata/table.tar.gz -C DIR images labels`, DIR from `xingzi serve --collect DIR` or `xingzi score
 # --labels DIR`): they join the training photos. The machine has torch but no ultralytics and no network.
 # Outputs (at most 8 files) go to $OUT: best.pt, last.pt (stripped), results.csv, args.yaml,
-# xingzi_train.json, train.log. A watchdog keeps a stripped best.pt in $OUT while training runs,
-# so a call cut at its limit still returns weights.
+# xingzi_train.json, train.log; with PARTNER_START also partner_best.pt and partner_results.csv (and no last.pt).
+# A watchdog keeps a stripped best.pt in $OUT while training runs, so a call cut at its limit still returns weights.
 set -u
 HOURS=${HOURS:-0.1}        # training budget; Ultralytics fits the epochs and LR schedule to it
-SYNTH_N=${SYNTH_N:-4000}   # synthetic Xingzi hands generated there (same generator, seed 1)
+SYNTH_N=${SYNTH_N:-4000}   # synthetic Xingzi hands generated there (seed SEED; 0: none)
 IMGSZ=${IMGSZ:-640}
 BATCH=${BATCH:-64}
 WORKERS=${WORKERS:-14}
@@ -24,6 +24,7 @@ WEAK_STYLES=${WEAK_STYLES:-kde_jade kde_classic xm_dorwhite gnome_postmodern uni
 BLUR=${BLUR:-0}             # share of the main synthetic photos blurred more (xingzi synth --blur-share)
 COMPOSITE_N=${COMPOSITE_N:-0}  # hands laid out from the training photos' own tile pictures (datasets/composite.py)
 COMP_JOBS=${COMP_JOBS:-6}      # composite processes side by side (seeds SEED+200 ...)
+PARTNER_START=${PARTNER_START:-}  # a second start trained beside the first on the same photos: its second opinion
 SMOKE=${SMOKE:-0}          # 1: a tiny CPU run to test this script before spending device time
 OUT=${OUT:-/tmp/xingzi_out}
 mkdir -p "$OUT"
@@ -64,12 +65,17 @@ if [ "$COMPOSITE_N" -gt 0 ]; then  # real tile pixels in Xingzi layouts (melds, 
   done
 fi
 SYNTH=/tmp/xingzi_synth
-log "synth: $SYNTH_N images"
-if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed "$SEED" --imgsz "$IMGSZ" --workers "$WORKERS" \
-    --blur-share "$BLUR" >/tmp/synth.log 2>&1; then
-  EXTRA="$SYNTH/images"
+EXTRA=""
+if [ "$SYNTH_N" = 0 ]; then
+  log "synth: none (SYNTH_N=0)"
 else
-  tail -5 /tmp/synth.log; log "synth failed: training on real photos only"; EXTRA=""
+  log "synth: $SYNTH_N images"
+  if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed "$SEED" --imgsz "$IMGSZ" --workers "$WORKERS" \
+      --blur-share "$BLUR" >/tmp/synth.log 2>&1; then
+    EXTRA="$SYNTH/images"
+  else
+    tail -5 /tmp/synth.log; log "synth failed: left out"
+  fi
 fi
 if [ "$WEAK_N" -gt 0 ]; then
   WEAK=/tmp/xingzi_weak
@@ -107,27 +113,48 @@ print(data_yaml(out, train, [dev / "val" / "images"]).read_text())
 EOF
 
 RUN=runs/train/gpu$IMGSZ
-rm -rf "$RUN"  # a fixed name: the paths below depend on it
+PARTNER_RUN=runs/train/gpu${IMGSZ}_partner
+rm -rf "$RUN" "$PARTNER_RUN"  # fixed names: the paths below depend on them
 strip_to_out() {  # a stripped copy of a checkpoint into $OUT (optimizer state dropped: < 16 MiB)
   python3 -c "import sys; from ultralytics.utils.torch_utils import strip_optimizer; strip_optimizer(sys.argv[1], sys.argv[2])" "$1" "$2" >/dev/null 2>&1
 }
-( while sleep 45; do
-    [ -f "$RUN/weights/best.pt" ] && strip_to_out "$RUN/weights/best.pt" "$OUT/best.pt.tmp" && mv "$OUT/best.pt.tmp" "$OUT/best.pt"
-    [ -f "$RUN/results.csv" ] && cp "$RUN/results.csv" "$OUT/"
-  done ) &
+keep() {  # RUN PREFIX: the run's best weights and results so far into $OUT
+  [ -f "$1/weights/best.pt" ] && strip_to_out "$1/weights/best.pt" "$OUT/$2best.pt.tmp" && mv "$OUT/$2best.pt.tmp" "$OUT/$2best.pt"
+  [ -f "$1/results.csv" ] && cp "$1/results.csv" "$OUT/$2results.csv"
+}
+( while sleep 45; do keep "$RUN" ""; [ -n "$PARTNER_START" ] && keep "$PARTNER_RUN" partner_; done ) &
 WATCH=$!
 
-log "train: $HOURS h at $IMGSZ, batch $BATCH"
-ARGS=(--data "$DATA" --model "$START" --imgsz "$IMGSZ" --epochs 200 --time "$HOURS" --batch "$BATCH"
-      --workers "$WORKERS" --freeze 0 --lr0 "$LR0" --warmup-epochs "$WARMUP" --close-mosaic 5 --name "gpu$IMGSZ" --device "$DEVICE")
-python3 -m xingzi train "${ARGS[@]}"
-RC=$?
+ARGS=(--data "$DATA" --imgsz "$IMGSZ" --epochs 200 --time "$HOURS" --batch "$BATCH" --freeze 0 --lr0 "$LR0"
+      --warmup-epochs "$WARMUP" --close-mosaic 5 --device "$DEVICE")
+if [ -n "$PARTNER_START" ]; then  # the two share the loader processes and the GPU
+  HALF=$(((WORKERS + 1) / 2))
+  log "train: $HOURS h at $IMGSZ, batch $BATCH, from $START and (partner) $PARTNER_START side by side"
+  python3 -m xingzi train "${ARGS[@]}" --model "$START" --workers "$HALF" --name "gpu$IMGSZ" &
+  MAIN_PID=$!
+  # the label caches are written once, by the first run (two writers of one file would race); val's comes last
+  for _ in $(seq 120); do [ -f "$REAL/val/labels.cache" ] && break; sleep 1; done
+  python3 -m xingzi train "${ARGS[@]}" --model "$PARTNER_START" --workers "$HALF" --name "gpu${IMGSZ}_partner" \
+      >"$OUT/partner.log" 2>&1
+  PARTNER_RC=$?
+  wait $MAIN_PID
+  RC=$?
+  log "partner train exit $PARTNER_RC"; tail -3 "$OUT/partner.log"; rm -f "$OUT/partner.log"
+  [ "$RC" = 0 ] && RC=$PARTNER_RC
+else
+  log "train: $HOURS h at $IMGSZ, batch $BATCH"
+  python3 -m xingzi train "${ARGS[@]}" --model "$START" --workers "$WORKERS" --name "gpu$IMGSZ"
+  RC=$?
+fi
 kill $WATCH 2>/dev/null
 log "train exit $RC"
-for name in best last; do
-  [ -f "$RUN/weights/$name.pt" ] && strip_to_out "$RUN/weights/$name.pt" "$OUT/$name.pt"
-done
-for f in results.csv args.yaml xingzi_train.json; do [ -f "$RUN/$f" ] && cp "$RUN/$f" "$OUT/"; done
+keep "$RUN" ""
+if [ -n "$PARTNER_START" ]; then  # eight files at most come back: the partner's best instead of last.pt
+  keep "$PARTNER_RUN" partner_
+else
+  [ -f "$RUN/weights/last.pt" ] && strip_to_out "$RUN/weights/last.pt" "$OUT/last.pt"
+fi
+for f in args.yaml xingzi_train.json; do [ -f "$RUN/$f" ] && cp "$RUN/$f" "$OUT/"; done
 ls -la "$OUT"
 log "done"
 exit $RC

@@ -117,6 +117,12 @@ def shipped_key(models: Path = ROOT) -> str:
     return h.hexdigest()[:12]
 
 
+def second_key(second: str) -> str:
+    """8 hex digits naming a second opinion: its bytes when it is a file, else the word itself ('none')."""
+    path = Path(second)
+    return hashlib.sha256(path.read_bytes() if path.is_file() else second.encode()).hexdigest()[:8]
+
+
 def reading_args(model: Path | None, second: str | None) -> list[str]:
     """The model flags of one reading; none for the shipped one (its defaults)."""
     args = [] if model is None else ["--model", str(model)]
@@ -201,6 +207,8 @@ def judge(candidate: Path, second: str | None, sets: Path, out: Path, real: Path
         raise ValueError(f"real validation photos not found at {real} (give --real)")
     cand_out = out / f"candidate-{candidate.stem}-{hashlib.sha256(candidate.read_bytes()).hexdigest()[:8]}" \
         if candidate.is_file() else out / "candidate"
+    if second is not None:  # another partner gives other readings: they must not be taken for these
+        cand_out = cand_out.with_name(f"{cand_out.name}-second-{second_key(second)}")
     onnx = prepare_candidate(candidate, cand_out)
     base_out = out / f"shipped-{shipped_key()}"
     pairings = []

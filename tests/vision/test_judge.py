@@ -135,6 +135,27 @@ def test_judge_pairs_every_set_and_keeps_the_shipped_readings(tmp_path):
     assert "real_cn_val" in report_text(pairs, ok, why)
 
 
+def test_another_second_opinion_reads_again_and_the_same_one_does_not(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    cand, partner, other = (tmp_path / f"{n}.onnx" for n in ("cand", "partner", "other"))
+    for path in (cand, partner, other):
+        path.write_bytes(path.stem.encode())
+    first = FakeRunner(base_wrong={"p1"}, cand_wrong={"p2"})
+    judge.judge(cand, str(partner), tmp_path / "sets", tmp_path / "out", real, runner=first)
+    # the same weights with another partner: its readings are its own, not the first pair's
+    second = FakeRunner(base_wrong={"p1"}, cand_wrong=set())
+    ok, _, pairs = judge.judge(cand, str(other), tmp_path / "sets", tmp_path / "out", real, runner=second)
+    assert sum("--model" in c for c in second.commands) == 6  # real, s99, three held-out seeds, composite
+    assert all(c[c.index("--second") + 1] == str(other) for c in second.commands if "--model" in c)
+    assert ok and all((p.gained, p.lost) == (1, 0) for p in pairs)
+    # the first pair again: nothing is read, its readings are kept
+    again = FakeRunner(base_wrong=set(), cand_wrong=set())
+    _, _, pairs = judge.judge(cand, str(partner), tmp_path / "sets", tmp_path / "out", real, runner=again)
+    assert again.commands == [] and all((p.gained, p.lost) == (1, 1) for p in pairs)
+    assert len(list((tmp_path / "out").glob("candidate-cand-*-second-*"))) == 2
+
+
 def report_text(pairs, ok, why) -> str:
     text = judge.report(pairs, ok, why)
     assert text.splitlines()[-1].startswith("verdict: ")
