@@ -69,6 +69,7 @@ def test_parse_hand_with_separated_winning_tile():
     assert win is Tile("3m") and len(tiles) == 14 and tiles[-1] is Tile("3m")
     tiles, win = parse_hand("123m456m789p22345s")
     assert win is None and len(tiles) == 14
+    assert parse_hand("3m") == ([Tile("3m")], None)  # one tile alone is not set apart from the others
 
 
 @pytest.mark.parametrize(

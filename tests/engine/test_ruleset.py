@@ -23,6 +23,7 @@ def test_default_has_every_option_and_every_number() -> None:
     pattern_and_event_keys = {k for k, _n, _f, _needs in ITEMS} - {
         "bloom_kong", "self_draw", "concealed", "single_wait"}
     assert pattern_and_event_keys <= set(rules.pao)
+    assert "data=" not in repr(rules)  # the raw TOML tables stay out of messages that show the ruleset
 
 
 def test_text000_preset_takes_every_other_reading() -> None:
@@ -77,6 +78,10 @@ def test_house_file_with_base_and_changes(tmp_path) -> None:
                      id="dealer-factor-negative"),
         pytest.param("[threshold]\nnot_lifting = 'kong_tears'\n", "threshold.not_lifting must be a list of item keys, got 'kong_tears'",
                      id="not-lifting-text"),
+        pytest.param("[replaces]\nshuang_bian = 'single_wait'\n",
+                     "replaces.shuang_bian must be a list of item keys, got 'single_wait'", id="replaces-text"),
+        pytest.param("[replaces]\nshuang_bian = [1]\n", r"replaces.shuang_bian must be a list of item keys, got \[1\]",
+                     id="replaces-a-number"),
         pytest.param("[threshold]\nmin_own = '2'\n", "threshold.min_own must be a whole number", id="min-own-text"),
         pytest.param("base = 'nowhere'\n", r"base must be one of \['default', 'text000'\], got 'nowhere'", id="bad-base"),
         pytest.param("base = [1]\n", r"base must be one of \['default', 'text000'\], got \[1\]", id="base-a-list"),

@@ -26,6 +26,7 @@ PURPLE, RED, DARK_GREEN, GREY_BACK = (140, 60, 120), (58, 58, 150), (40, 95, 25)
 )
 def test_a_blank_read_tile_is_a_back_when_its_colour_is_far_from_the_plate(cells, cast, backs):
     image, det = photo(cells, cast)
+    probs_before = det.probs.copy()
     out = settle_backs(image, det)
     faces = len(det) - len(cells)
     assert [int(c) == BACK_CLASS for c in out.cls[faces:]] == backs
@@ -33,7 +34,7 @@ def test_a_blank_read_tile_is_a_back_when_its_colour_is_far_from_the_plate(cells
     for i in np.flatnonzero(out.cls != det.cls):  # 白板 becomes the first thing offered instead
         assert out.alternatives(int(i), 1) == [BAI]
         assert out.probs[i, BACK_CLASS] == pytest.approx(0.8) and out.probs[i, BAI] == pytest.approx(0.15)
-    assert det.cls[faces:].tolist() == [BAI] * len(cells)  # the input is not changed
+    assert det.cls[faces:].tolist() == [BAI] * len(cells) and (det.probs == probs_before).all()  # input unchanged
 
 
 def test_nothing_changes_without_a_plate_to_compare_with():

@@ -490,7 +490,8 @@ def test_other_thresholds_are_tried_when_the_first_reading_is_not_legal(hand, wi
 @pytest.mark.parametrize("tiles,melds,fa,legal", [
     pytest.param("123m456m789p12333s", (), 0, True, id="standard"),
     pytest.param("123m456m789p12345s", (), 0, False, id="no-pair"),
-    pytest.param("123m55p123s", ("pung 中",), 5, False, id="five-fa"),
+    pytest.param("123m456m55p123s", ("pung 中",), 4, True, id="four-fa"),
+    pytest.param("123m456m55p123s", ("pung 中",), 5, False, id="five-fa"),  # only four 发 exist
 ])
 def test_is_legal_reading(tiles, melds, fa, legal):
     t = parse_tiles(tiles)

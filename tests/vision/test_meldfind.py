@@ -53,6 +53,7 @@ def take(seq: str) -> tuple[list[Meld], list[str], list[str]]:
                  False, id="pung-then-kong-face-up-at-its-start"),
     # The face before four backs belongs to what lies before it: the backs are a kong of their own.
     pytest.param("5m D D D D 7m 7m 7m", [Meld(MeldKind.PUNG, Tile.M7)], True, id="face-then-all-down-kong"),
+    pytest.param("5m D D D D", [], True, id="face-then-all-down-kong-ending-the-row"),
     pytest.param("5m D D 7m", [], False, id="two-faces-are-no-kong"),
     pytest.param("7m* 7m 7m 9m", [Meld(MeldKind.PUNG, Tile.M7)], False, id="sideways-first-of-a-pung"),
     pytest.param("7m 7m* 7m 9m", [Meld(MeldKind.PUNG, Tile.M7)], False, id="sideways-mid-pung-then-other-face"),

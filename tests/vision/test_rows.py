@@ -237,3 +237,13 @@ def test_columns_side_by_side_run_along_their_length():
 ])
 def test_canonical_row_direction(u, expected):
     assert rowgeom.canonical(np.array(u)).tolist() == pytest.approx(list(expected))
+
+
+def test_near_45_degrees_a_tile_is_taken_as_upright_three_quarters_as_wide_as_long():
+    # The box of a tile at 45° tells only the sum of its extents: it is split as an upright tile's (3 : 4).
+    u = np.array([1.0, 1.0]) / np.sqrt(2)
+    box = np.array([[70.0, 70.0]])
+    _along, _across, a, b, conditioned = rowgeom.frame(np.zeros((1, 2)), box, u)
+    assert not conditioned
+    assert a[0] + b[0] == pytest.approx(140.0 / np.sqrt(2))
+    assert a[0] / b[0] == pytest.approx(0.75, abs=0.01)
