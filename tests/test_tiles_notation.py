@@ -129,10 +129,15 @@ def test_tiles_order_strictly_by_their_class_index() -> None:
     assert Tile("1m").__lt__("1m") is NotImplemented  # a tile compares only with tiles
 
 
-@pytest.mark.parametrize("index", [-1, len(TILES), len(TILES) + 1])
-def test_a_class_id_outside_the_faces_is_refused(index: int) -> None:
-    with pytest.raises(ValueError, match=rf"tile class id must be 0\.\.{len(TILES) - 1}, got {index}"):
-        Tile.from_index(index)
+@pytest.mark.parametrize("index", [-1, len(TILES), len(TILES) + 1, "3", 1.5, None, True])
+def test_a_class_id_outside_the_faces_is_refused(index: object) -> None:
+    with pytest.raises(ValueError, match=rf"tile class id must be 0\.\.{len(TILES) - 1}, got {index!r}"):
+        Tile.from_index(index)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", ["Z", "Zhong", "ZHONG", "红中"])
+def test_a_tile_name_is_read_in_any_case(text: str) -> None:
+    assert Tile.parse(text) is Tile.ZHONG and Tile.parse(text.lower()) is Tile.ZHONG
 
 
 def test_only_the_three_dragons_are_dragons() -> None:

@@ -247,3 +247,20 @@ def test_near_45_degrees_a_tile_is_taken_as_upright_three_quarters_as_wide_as_lo
     assert not conditioned
     assert a[0] + b[0] == pytest.approx(140.0 / np.sqrt(2))
     assert a[0] / b[0] == pytest.approx(0.75, abs=0.01)
+
+
+def test_a_tile_off_the_line_does_not_pull_its_neighbours_off_with_it():
+    # Each tile is measured against up to two neighbours on each side: the one tile 10 px off stands out, and the
+    # tiles beside it, whose other neighbours lie on the line, stay on it.
+    dist = rowgeom.off_line_distance([0, 1, 2, 3, 4], np.array([0.0, 0.0, 10.0, 0.0, 0.0]))
+    assert dist == {0: 5.0, 1: 0.0, 2: 10.0, 3: 0.0, 4: 5.0}
+
+
+@pytest.mark.parametrize("degrees", [0, 37, 90, 91, 150])
+def test_the_mean_direction_of_straight_rows_is_their_own(degrees):
+    # Rows of 5 and 4 tiles along one line, apart: their size-weighted mean adds no slant of its own.
+    t = np.radians(degrees)
+    d = np.array([np.cos(t), np.sin(t)])
+    centers = np.array([k * 50.0 * d for k in range(5)] + [(400 + k * 50.0) * d for k in range(4)])
+    got = rowlink.mean_direction([[0, 1, 2, 3, 4], [5, 6, 7, 8]], centers, d)
+    assert got == pytest.approx(d, abs=1e-9)
