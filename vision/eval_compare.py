@@ -8,7 +8,7 @@ split is. McNemar's exact test gives the chance of a split at least as uneven if
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +66,22 @@ def compare(base: Mapping[str, Any], other: Mapping[str, Any], hand_max: int) ->
     lost = tuple(sorted(set(other_miss) - set(base_miss)))
     return Paired(base["row"], other["row"], gained, lost, sum(base_miss[n] <= hand_max for n in gained),
                   sum(other_miss[n] <= hand_max for n in lost), hand_max)
+
+
+def wrong_in_every_row(results: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The photos that no row reads exactly: what no choice among these readings could get right."""
+    if not results:
+        raise ValueError("expected at least one result row, got none")
+    for r in results:
+        compare(results[0], r, 0)  # the same checks: scored with their images, on one set
+    missed = [{m["image"] for m in r["images"]} for r in results]
+    return tuple(sorted(set.intersection(*missed)))
+
+
+def format_every_row_wrong(wrong: Sequence[str], images: int, rows: int) -> str:
+    right = 100 * (images - len(wrong)) / images if images else 0.0
+    return (f"read exactly by none of the {rows} rows: {len(wrong)} of {images} photos "
+            f"(at most {right:.1f} % image exact for any choice among them)")
 
 
 def format_p(p: float) -> str:

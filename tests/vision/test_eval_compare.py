@@ -9,7 +9,16 @@ from yolo_folder import label_text, write_yolo_folder
 
 from xingzi.cli import main
 from xingzi.commands.evaluate import unique_row
-from xingzi.vision.eval_compare import compare, compare_runs, format_p, format_paired, format_runs, mcnemar_p
+from xingzi.vision.eval_compare import (
+    compare,
+    compare_runs,
+    format_every_row_wrong,
+    format_p,
+    format_paired,
+    format_runs,
+    mcnemar_p,
+    wrong_in_every_row,
+)
 
 
 @pytest.mark.parametrize(("gained", "lost", "p"), [
@@ -84,7 +93,28 @@ def test_eval_compares_every_row_with_the_first_photo_by_photo(tmp_path, capsys)
     (pair,) = json.loads((out / "comparison.json").read_text())
     assert (pair["base"], pair["row"], pair["gained"], pair["lost"]) == ("preds", "second-preds", ["c.png"], ["a.png"])
     assert pair["p"] == 1.0 and (pair["hand_gained"], pair["hand_lost"]) == (1, 1)
-    assert "against preds: images exact +1 -1 (net +0, McNemar exact p 1.00)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "against preds: images exact +1 -1 (net +0, McNemar exact p 1.00)" in printed
+    # a.png is read by the second row, c.png by the first: every photo by one of them
+    assert "read exactly by none of the 2 rows: 0 of 3 photos (at most 100.0 % image exact" in printed
+
+
+def result(row: str, missed: list[str], images: int = 5) -> dict:
+    return {"row": row, "summary": {"images": images}, "images": [{"image": m, "tiles": 14} for m in missed]}
+
+
+def test_the_photos_no_row_reads_are_those_every_row_misses():
+    rows = [result("a", ["p1", "p2", "p3"]), result("b", ["p2", "p3", "p4"]), result("c", ["p3", "p2"])]
+    assert wrong_in_every_row(rows) == ("p2", "p3")
+    assert wrong_in_every_row(rows[:1]) == ("p1", "p2", "p3")
+    assert format_every_row_wrong(("p2", "p3"), 5, 3) == (
+        "read exactly by none of the 3 rows: 2 of 5 photos (at most 60.0 % image exact for any choice among them)")
+    with pytest.raises(ValueError, match="scored different sets"):
+        wrong_in_every_row([rows[0], result("d", [], images=6)])
+    with pytest.raises(ValueError, match="expected a result scored with its images"):
+        wrong_in_every_row([{"row": "e", "summary": {"images": 5}}])
+    with pytest.raises(ValueError, match="at least one result row"):
+        wrong_in_every_row([])
 
 
 def test_two_bench_runs_pair_their_samples():

@@ -111,7 +111,7 @@ def unique_row(row: str, source: Path, taken: set[str]) -> str:
 def run(args: argparse.Namespace) -> int:
     from xingzi.datasets.errata import errata_for, without_images, without_unusable
     from xingzi.vision import evaluate as ev
-    from xingzi.vision.eval_compare import compare, format_paired
+    from xingzi.vision.eval_compare import compare, format_every_row_wrong, format_paired, wrong_in_every_row
     from xingzi.vision.eval_report import TILE_PX, format_by, format_misses, write_miss_pictures, write_preds
 
     ds = ev.load_dataset(args.data, args.split)
@@ -196,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
     if len(results) > 1:  # every row against the first, photo by photo
         pairs = [compare(results[0], r, ev.HAND_MAX_TILES) for r in results[1:]]
         print("\n".join(format_paired(p) for p in pairs))
+        print(format_every_row_wrong(wrong_in_every_row(results), results[0]["summary"]["images"], len(results)))
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "comparison.json").write_text(json.dumps([p.as_dict() for p in pairs], indent=1) + "\n")
     for r in results:
