@@ -498,3 +498,17 @@ def test_is_legal_reading(tiles, melds, fa, legal):
     reading = group(hand_layout(format_tiles(t[:-1]), t[-1].symbol, list(melds), min(fa, 4)).detections)
     reading = replace(reading, fa=fa)
     assert is_legal_reading(reading) is legal
+
+
+# Melds laid against the hand row with no gap and the winning tile not set apart: the guess is a tile standing in
+# the hand, never a tile of a meld lying in the same line.
+@pytest.mark.parametrize("angle", [0, 90])
+@pytest.mark.parametrize("hand,win,melds,fa", [
+    pytest.param("1m", "1m", ["pung 2p", "pung 3s", "pung 白", "pung 9m"], 3, id="four-pungs"),
+    pytest.param("123m55p12s", "3s", ["pung 中", "concealed_kong 4s"], 2, id="pung-and-concealed-kong"),
+])
+def test_a_guessed_winning_tile_stands_in_the_hand_not_in_a_meld(hand, win, melds, fa, angle):
+    layout = hand_layout(hand, win, melds, fa, melds_row=0, win_apart=False, gap=0.0, angle=angle)
+    reading = group(layout.detections)
+    assert sorted(map(str, reading.melds)) == sorted(melds)
+    assert reading.win_tile in parse_tiles(hand + win)
