@@ -117,6 +117,20 @@ def test_a_faces_plate_is_its_commonest_colour_even_where_strokes_of_two_inks_co
     assert int(settle_backs(image, det).cls[-1]) == BACK_CLASS
 
 
+
+DARK_BROWN, STEEL_BLUE = (0, 30, 45), (150, 90, 30)  # BGR: Lab cells (2, 8, 9) and (6, 8, 5), unlike in L and b*
+
+
+def test_two_inks_whose_lab_cells_differ_are_not_counted_as_one_colour():
+    # Each face's middle: 41 % plate, 31 % dark-brown strokes, 28 % steel-blue ones. Counted together the two
+    # inks would outweigh the plate; each is its own colour cell, so the plate stays the commonest.
+    image, det = photo([PURPLE])
+    for x0, y0, x1, y1 in det.xyxy[:-1].astype(int):
+        image[y0 + 24:y0 + 34, x0 + 15:x1 - 15] = DARK_BROWN
+        image[y0 + 34:y0 + 43, x0 + 15:x1 - 15] = STEEL_BLUE
+        image[y0 + 43:y1 - 24, x0 + 15:x1 - 15] = PLATE
+    assert int(settle_backs(image, det).cls[-1]) == BACK_CLASS
+
 # Plates tinted 25 or 26 units of a* (8-bit Lab, b* neutral) toward green or toward pink: the whiteness
 # allowed (PLATE_MAX_CHROMA, 25) is measured from neutral grey, alike on either side.
 @pytest.mark.parametrize(("plate", "settled"), [
