@@ -103,33 +103,26 @@ def test_a_loose_box_is_judged_by_its_middle_not_the_felt_it_reaches_over(side, 
     assert int(out.cls[-1]) == BAI
 
 
-SKY_BLUE, OCHRE = (243, 146, 0), (0, 138, 173)  # BGR: alike in lightness and red-green (Lab), apart in blue-yellow
+# BGR stroke inks, pairs that would outweigh the plate if counted as one colour: alike in lightness and
+# red-green (Lab) but apart in blue-yellow; and in the same a* cell but apart in L and b* (cells (2, 8, 9), (6, 8, 5)).
+SKY_BLUE, OCHRE = (243, 146, 0), (0, 138, 173)
+DARK_BROWN, STEEL_BLUE = (0, 30, 45), (150, 90, 30)
 
 
-def test_a_faces_plate_is_its_commonest_colour_even_where_strokes_of_two_inks_cover_more():
-    # Each face's middle: 41 % plate, 34 % sky-blue strokes, 25 % ochre strokes. The plate is still its
-    # commonest colour, so the photo has a plate to compare with and the purple blank is a back.
+@pytest.mark.parametrize(("ink", "other_ink"), [
+    pytest.param(SKY_BLUE, OCHRE, id="apart-in-b"),
+    pytest.param(DARK_BROWN, STEEL_BLUE, id="apart-in-L-and-b"),
+])
+def test_a_faces_plate_is_its_commonest_colour_even_where_strokes_of_two_inks_cover_more(ink, other_ink):
+    # Each face's middle: 41 % plate, 31 % strokes of one ink, 28 % of the other. Each ink is its own colour
+    # cell, so the plate is still the commonest: the photo has a plate to compare with, the purple blank is a back.
     image, det = photo([PURPLE])
     for x0, y0, x1, y1 in det.xyxy[:-1].astype(int):  # the middle: x0+15..x1-15, y0+24..y1-24 (20 x 32 px)
-        image[y0 + 24:y0 + 35, x0 + 15:x1 - 15] = SKY_BLUE
-        image[y0 + 35:y0 + 43, x0 + 15:x1 - 15] = OCHRE
+        image[y0 + 24:y0 + 34, x0 + 15:x1 - 15] = ink
+        image[y0 + 34:y0 + 43, x0 + 15:x1 - 15] = other_ink
         image[y0 + 43:y1 - 24, x0 + 15:x1 - 15] = PLATE
     assert int(settle_backs(image, det).cls[-1]) == BACK_CLASS
 
-
-
-DARK_BROWN, STEEL_BLUE = (0, 30, 45), (150, 90, 30)  # BGR: Lab cells (2, 8, 9) and (6, 8, 5), unlike in L and b*
-
-
-def test_two_inks_whose_lab_cells_differ_are_not_counted_as_one_colour():
-    # Each face's middle: 41 % plate, 31 % dark-brown strokes, 28 % steel-blue ones. Counted together the two
-    # inks would outweigh the plate; each is its own colour cell, so the plate stays the commonest.
-    image, det = photo([PURPLE])
-    for x0, y0, x1, y1 in det.xyxy[:-1].astype(int):
-        image[y0 + 24:y0 + 34, x0 + 15:x1 - 15] = DARK_BROWN
-        image[y0 + 34:y0 + 43, x0 + 15:x1 - 15] = STEEL_BLUE
-        image[y0 + 43:y1 - 24, x0 + 15:x1 - 15] = PLATE
-    assert int(settle_backs(image, det).cls[-1]) == BACK_CLASS
 
 # Plates tinted 25 or 26 units of a* (8-bit Lab, b* neutral) toward green or toward pink: the whiteness
 # allowed (PLATE_MAX_CHROMA, 25) is measured from neutral grey, alike on either side.
