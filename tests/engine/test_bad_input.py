@@ -207,6 +207,7 @@ NEGATIVE = tuple(-1 if i == 29 else n for i, n in enumerate(HAND.counts))
         pytest.param(load_ruleset, (False,), "a ruleset is a preset name .* got False", id="ruleset-false"),
         pytest.param(parse_hand, (None,), "expected a hand string .* got NoneType", id="parse-hand-none"),
         pytest.param(format_tiles, ("123m",), "expected a list of Tile", id="format-tiles-text"),
+        pytest.param(format_tiles, (["1m", "2m"],), "expected a list of Tile", id="format-tiles-names-not-tiles"),
         pytest.param(format_meld, ("pung 中",), "expected a Meld", id="format-meld-text"),
         pytest.param(Tile.from_index, (True,), r"tile class id must be 0\.\.29, got True", id="class-id-true"),
         pytest.param(Tile.parse, (None,), "a tile is text such as", id="parse-tile-none"),

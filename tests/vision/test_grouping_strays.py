@@ -80,6 +80,14 @@ def test_more_than_four_fa_is_still_reported(n, word):
     assert f"{word} 发 (only four exist)" in reading.problems
 
 
+def turned(det: Detections, angle: float) -> Detections:
+    """The whole table turned by ``angle`` degrees about (640, 640), each box keeping its size."""
+    t = np.deg2rad(angle)
+    rot = (det.centers - 640.0) @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) + 640.0
+    half = (det.xyxy[:, 2:] - det.xyxy[:, :2]) / 2
+    return Detections(np.hstack([rot - half, rot + half]).astype(np.float32), det.cls, det.conf)
+
+
 @pytest.mark.parametrize("stray", [Tile.M9, Tile.P6, Tile.BAI], ids=lambda t: t.symbol)
 @pytest.mark.parametrize("angle", [0, 150])
 def test_tile_right_beside_a_full_row_is_a_stray_when_it_breaks_the_hand(stray, angle):
@@ -88,17 +96,24 @@ def test_tile_right_beside_a_full_row_is_a_stray_when_it_breaks_the_hand(stray, 
     det = layout.detections
     x0, y0, x1, y1 = det.xyxy[len(layout.roles) - 1]
     extra = with_tiles(det, [[x1 + 30, y0, x1 + 30 + (x1 - x0), y1]], [stray.index])
-    if angle:  # turn the whole table about its middle
-        t = np.deg2rad(angle)
-        c = extra.centers - 640.0
-        rot = c @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) + 640.0
-        half = (extra.xyxy[:, 2:] - extra.xyxy[:, :2]) / 2
-        extra = Detections(np.hstack([rot - half, rot + half]).astype(np.float32), extra.cls, extra.conf)
-    reading = group(extra)
+    reading = group(turned(extra, angle))
     assert is_legal_reading(reading)
     assert reading.roles[-1] == "loose"
     assert sorted(reading.tiles) == sorted(layout_tiles(layout))
 
+
+
+@pytest.mark.parametrize("angle", [0, 150])
+def test_a_lone_tile_on_the_hand_row_wins_over_a_nearer_one_off_it(angle):
+    # 123m456m789p2233s waits on 1s or 4s. The 4s lies on the row's line, two tiles past its end; a 1s lies
+    # nearer, below the end of the row. Both make a hand: the one on the row is the winning tile pushed aside.
+    layout = hand_layout("123m456m789p2233s", "4s", gap=2.2, size=60, center=(640, 300))
+    det = layout.detections
+    x0, y0, x1, y1 = det.xyxy[len(layout.roles) - 2]  # the row's last tile
+    extra = with_tiles(det, [[x1 + 10, y0 + 90, x1 + 10 + (x1 - x0), y1 + 90]], [Tile.S1.index])
+    reading = group(turned(extra, angle))
+    assert reading.win_tile is Tile.S4
+    assert reading.roles[-2:] == ("win", "loose")
 
 def layout_tiles(layout) -> list[Tile]:
     return [Tile.from_index(int(c)) for c, r in zip(layout.detections.cls, layout.roles, strict=True) if r in ("concealed", "win")]
