@@ -67,7 +67,6 @@ def test_a_box_outside_the_photo_or_no_wider_than_a_pixel_is_left_alone(where):
     assert int(out.cls[-1]) == BAI
 
 
-
 @pytest.mark.parametrize(("box", "inside"), [
     pytest.param([-30, 60, 30, 140], (slice(60, 140), slice(0, 30)), id="left"),
     pytest.param([0, -40, 60, 40], (slice(0, 40), slice(0, 60)), id="top"),
@@ -80,6 +79,7 @@ def test_a_tile_the_left_or_top_edge_cuts_is_judged_by_the_middle_inside_the_pho
     boxes[-1] = box
     out = settle_backs(image, Detections(boxes, det.cls, det.conf, det.probs))
     assert int(out.cls[-1]) == BACK_CLASS
+
 
 def test_no_plate_when_only_half_the_sure_faces_are_whitish():
     # Two of the four faces lie on red plates: not most of them whitish, so no plate to go by.

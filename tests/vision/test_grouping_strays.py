@@ -102,7 +102,6 @@ def test_tile_right_beside_a_full_row_is_a_stray_when_it_breaks_the_hand(stray, 
     assert sorted(reading.tiles) == sorted(layout_tiles(layout))
 
 
-
 @pytest.mark.parametrize("angle", [0, 150])
 def test_a_lone_tile_on_the_hand_row_wins_over_a_nearer_one_off_it(angle):
     # 123m456m789p2233s waits on 1s or 4s. The 4s lies on the row's line, two tiles past its end; a 1s lies
@@ -114,6 +113,7 @@ def test_a_lone_tile_on_the_hand_row_wins_over_a_nearer_one_off_it(angle):
     reading = group(turned(extra, angle))
     assert reading.win_tile is Tile.S4
     assert reading.roles[-2:] == ("win", "loose")
+
 
 def layout_tiles(layout) -> list[Tile]:
     return [Tile.from_index(int(c)) for c, r in zip(layout.detections.cls, layout.roles, strict=True) if r in ("concealed", "win")]
