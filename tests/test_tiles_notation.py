@@ -85,6 +85,7 @@ def test_parse_meld(text, kind, tile):
     meld = parse_meld(text)
     assert meld == Meld(kind, Tile(tile))
     assert parse_meld(format_meld(meld)) == meld
+    assert str(meld) == format_meld(meld)
     assert meld.tiles == (Tile(tile),) * (3 if kind is MeldKind.PUNG else 4)  # what the photo shows of it
 
 
