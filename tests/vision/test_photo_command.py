@@ -14,6 +14,7 @@ from xingzi.vision.detections import Detections
 from xingzi.vision.draw import USER_MARK, draw, tag_text
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout, with_tiles
+from xingzi.vision.photo_command import tiles_table
 
 W, H = 1280, 960
 HAND = hand_layout("123m456m789p12s55p", "3s", size=70, center=(W / 2, H / 2)).detections  # 3 炮 on a discard
@@ -91,6 +92,16 @@ def test_the_tiles_are_listed_along_the_row_with_their_numbers(photo, monkeypatc
     assert f"6p    {CLASS_NAMES_CN[Tile.P6.index]}" in mine and "concealed" in mine
     assert "win" in lines[-1] and code == 0 and "诈胡" in text  # as read: no hand
 
+
+
+@pytest.mark.parametrize("angle", [90, 135, 200])
+def test_the_tiles_are_listed_along_a_turned_row_whatever_order_they_were_found_in(angle):
+    layout = hand_layout("123m456m789p12s55p", "3s", angle=angle, size=70, center=(W / 2, H / 2))
+    row = [Tile.from_index(int(c)).value for c in layout.detections.cls]  # the row's faces, end to end
+    found = np.random.default_rng(angle).permutation(len(row))  # the detector's order is not the row's
+    reading = group(layout.detections.subset(found))
+    listed = [line.split()[1] for line in tiles_table(reading)]
+    assert listed in (row, row[::-1])
 
 def test_labels_keep_the_photo_as_corrected_and_a_second_run_replaces_them(photo, tmp_path, monkeypatch, capsys):
     det = with_tiles(misread(HAND, FIVE_P, Tile.P6), STRAY, [Tile.FA.index])

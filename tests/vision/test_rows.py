@@ -137,6 +137,8 @@ def test_end_steps_are_measured_in_the_local_tile_size(first_step, apart):
     pytest.param([47.5] + [46.0] * 11, "first", id="first-a-little-further"),
     pytest.param([46.0] * 11 + [47.5], "last", id="last-a-little-further"),
     pytest.param([LINEAR[0] * 1.03] + LINEAR[1:], "first", id="first-a-little-further-than-the-trend"),
+    # Spacing growing along the row: the last step is measured against the trend at the last step, not the one before.
+    pytest.param([LINEAR[-1] * 1.03] + LINEAR[-2::-1], "first", id="growing-first-a-little-further-than-the-trend"),
     pytest.param([50.0, 46.0, 46.0], "first", id="four-tiles-first-further"),
     pytest.param([50.0, 46.0], "last", id="three-tiles-always-last"),
 ])
@@ -264,3 +266,11 @@ def test_the_mean_direction_of_straight_rows_is_their_own(degrees):
     centers = np.array([k * 50.0 * d for k in range(5)] + [(400 + k * 50.0) * d for k in range(4)])
     got = rowlink.mean_direction([[0, 1, 2, 3, 4], [5, 6, 7, 8]], centers, d)
     assert got == pytest.approx(d, abs=1e-9)
+
+
+@pytest.mark.parametrize("u", [(0.0, 1.0), (0.6, -0.8)])
+def test_without_a_group_of_three_the_mean_direction_is_the_one_given(u):
+    # Pairs and lone tiles have no principal axis of their own: the direction found before stands.
+    centers = np.array([[0.0, 0.0], [50.0, 0.0], [300.0, 40.0], [500.0, 500.0]])
+    got = rowlink.mean_direction([[0, 1], [2], [3]], centers, np.array(u))
+    assert got == pytest.approx(u, abs=1e-12)
