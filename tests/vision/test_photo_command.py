@@ -93,7 +93,6 @@ def test_the_tiles_are_listed_along_the_row_with_their_numbers(photo, monkeypatc
     assert "win" in lines[-1] and code == 0 and "诈胡" in text  # as read: no hand
 
 
-
 @pytest.mark.parametrize("angle", [90, 135, 200])
 def test_the_tiles_are_listed_along_a_turned_row_whatever_order_they_were_found_in(angle):
     layout = hand_layout("123m456m789p12s55p", "3s", angle=angle, size=70, center=(W / 2, H / 2))
@@ -102,6 +101,7 @@ def test_the_tiles_are_listed_along_a_turned_row_whatever_order_they_were_found_
     reading = group(layout.detections.subset(found))
     listed = [line.split()[1] for line in tiles_table(reading)]
     assert listed in (row, row[::-1])
+
 
 def test_labels_keep_the_photo_as_corrected_and_a_second_run_replaces_them(photo, tmp_path, monkeypatch, capsys):
     det = with_tiles(misread(HAND, FIVE_P, Tile.P6), STRAY, [Tile.FA.index])

@@ -195,7 +195,6 @@ def test_best_win_tile_votes_by_count_plus_the_guess(row, win, guess, scored, ow
     assert error is None and situation["win_tile"] == scored and result["own"] == own
 
 
-
 @pytest.mark.parametrize("guess", ["3m", "9p", "5s"])
 def test_no_face_giving_a_win_keeps_the_guess_and_the_engine_says_why(guess):
     # Thirteen odd tiles and a 9p sorted in: no tile of the row makes a winning hand, whichever won.
@@ -205,6 +204,7 @@ def test_no_face_giving_a_win_keeps_the_guess_and_the_engine_says_why(guess):
     scored, result, error = unseen.best_win_tile(situation, reading)
     assert scored["win_tile"] == guess
     assert result["valid"] is False and "not a winning hand" in result["reason"] and error is None
+
 
 def test_one_face_down_kong_is_guessed_with_the_default_of_no_more_to_come():
     reading = group(hand_layout(*KONG_DOWN, kong_shown="DDDD").detections)
