@@ -133,3 +133,11 @@ def with_tiles(det: Detections, boxes, classes) -> Detections:
         np.append(det.cls, np.array(classes, np.int64)),
         np.append(det.conf, np.full(n, 0.9, np.float32)),
     )
+
+
+def turned(det: Detections, angle: float, about: float = 640.0) -> Detections:
+    """The same table turned by ``angle`` degrees about (about, about); each box keeps its size."""
+    t = np.deg2rad(angle)
+    rot = (det.centers - about) @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) + about
+    half = (det.xyxy[:, 2:] - det.xyxy[:, :2]) / 2
+    return Detections(np.hstack([rot - half, rot + half]).astype(np.float32), det.cls, det.conf)

@@ -12,18 +12,9 @@ from xingzi.engine.notation import parse_tiles
 from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group, is_legal_reading
-from xingzi.vision.layouts import hand_layout, with_tiles
+from xingzi.vision.layouts import hand_layout, turned, with_tiles
 
 NO_FACE = "a concealed kong shows no face: cannot tell which tile it is"
-
-
-def turned(det: Detections, angle: float, about: float = 640.0) -> Detections:
-    """The same table turned by ``angle`` degrees about (about, about); boxes keep their size."""
-    t = np.deg2rad(angle)
-    c = det.centers - about
-    rot = c @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) + about
-    half = (det.xyxy[:, 2:] - det.xyxy[:, :2]) / 2
-    return Detections(np.hstack([rot - half, rot + half]).astype(np.float32), det.cls, det.conf)
 
 
 @pytest.mark.parametrize("off", [0.5, 0.7, -0.6], ids=["half-a-tile-behind", "further-behind", "in-front"])

@@ -10,7 +10,7 @@ from xingzi.engine.notation import parse_tiles
 from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group, is_legal_reading
-from xingzi.vision.layouts import hand_layout, with_tiles
+from xingzi.vision.layouts import hand_layout, turned, with_tiles
 
 HAND, WIN = "123m456m789p12s55p", "3s"
 FA = Tile.FA.index
@@ -78,14 +78,6 @@ def test_more_than_four_fa_is_still_reported(n, word):
     det = hand_layout(HAND, WIN, size=60, center=(640, 300)).detections
     reading = group(with_tiles(det, fa_boxes(300, 450, n), [FA] * n))
     assert f"{word} 发 (only four exist)" in reading.problems
-
-
-def turned(det: Detections, angle: float) -> Detections:
-    """The whole table turned by ``angle`` degrees about (640, 640), each box keeping its size."""
-    t = np.deg2rad(angle)
-    rot = (det.centers - 640.0) @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) + 640.0
-    half = (det.xyxy[:, 2:] - det.xyxy[:, :2]) / 2
-    return Detections(np.hstack([rot - half, rot + half]).astype(np.float32), det.cls, det.conf)
 
 
 @pytest.mark.parametrize("stray", [Tile.M9, Tile.P6, Tile.BAI], ids=lambda t: t.symbol)
