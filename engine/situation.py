@@ -168,7 +168,10 @@ def _payers(raw: Any) -> tuple[Payer, ...]:
         fa = _int(p, "fa")
         if not 0 <= fa <= 4:
             raise ValueError(f"payer {i}: fa must be 0..4, got {fa}")
-        payers.append(Payer(_bool(p, "dealer"), fa, _melds(p.get("melds"), f"payer {i}'s")))
+        melds = _melds(p.get("melds"), f"payer {i}'s")
+        if len(melds) > 4:  # (the Payer's own check speaks of Python objects)
+            raise ValueError(f"payer {i} shows {len(melds)} melds: a player has at most 4")
+        payers.append(Payer(_bool(p, "dealer"), fa, melds))
     return tuple(payers)
 
 

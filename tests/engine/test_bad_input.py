@@ -75,6 +75,8 @@ EX1 = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
                      "6 copies of 9p", id="winner-and-payer-melds-copies"),
         pytest.param({**EX1, "payers": [{"fa": "1"}]}, "'fa' must be a whole number, got '1'", id="payer-fa-text"),
         pytest.param({**EX1, "payers": [{"fa": 5}]}, r"payer 0: fa must be 0\.\.4, got 5", id="payer-five-fa"),
+        pytest.param({**EX1, "payers": [{}, {"melds": ["pung 中", "pung 白", "kong 1m", "kong 2m", "kong 3m"]}]},
+                     "payer 1 shows 5 melds: a player has at most 4", id="payer-five-melds"),
         pytest.param({**EX1, "melds": [{"kind": "pung"}]}, r"the winner's meld objects need \"kind\" and \"tile\" .*"
                      r"got \{'kind': 'pung'\}", id="meld-object-without-tile"),
         pytest.param({**EX1, "payers": [{"melds": [{"kind": "pung", "tile": 9}]}]}, "payer 0's meld objects need",

@@ -96,6 +96,13 @@ def test_the_payers_tiles_are_eaten_from_the_query_or_the_rescore(photo):
     assert twice.status_code == 400 and "key 'self_draw' is given twice in one object" in twice.json()["error"]
     twice = client.post("/api/read", params={"payers": '[{"fa": 1, "fa": 2}]'}, content=photo)
     assert twice.status_code == 400 and "payers in the query: key 'fa' is given twice" in twice.json()["error"]
+    # Python reads NaN, and 1e400 as infinity; JSON has neither: echoed back in the answer they failed it (a 500)
+    for number, message in (("NaN", "NaN is no JSON number"), ("1e400", "1e400 is too large a number")):
+        nan = client.post("/api/rescore", content=f'{{"token": "{read["token"]}", "payers": [{{"fa": 1, "x": {number}}}]}}',
+                          headers={"content-type": "application/json"})
+        assert nan.status_code == 400 and message in nan.json()["error"]
+    nan = client.post("/api/read", params={"payers": '[{"fa": Infinity}]'}, content=photo)
+    assert nan.status_code == 400 and "payers in the query: Infinity is no JSON number" in nan.json()["error"]
     clash = client.post("/api/rescore", json={"token": read["token"], "payers": [{"melds": ["kong 1m"]}]}).json()
     assert clash["valid"] is False and "5 copies of 1m" in clash["error"]
 

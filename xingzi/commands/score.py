@@ -13,7 +13,7 @@ from xingzi.engine import load_ruleset, parse_meld, score_round, score_situation
 from xingzi.engine.hand import EVENTS, SELF_DRAW_EVENTS
 from xingzi.engine.notation import format_tiles, parse_hand, parse_tiles
 from xingzi.engine.situation import ROUND_FIELDS, SITUATION_FIELDS
-from xingzi.jsontext import repeated_key, twice_message
+from xingzi.jsontext import repeated_key, strict_loads, twice_message
 
 from .rules import pad
 
@@ -86,7 +86,7 @@ def _loads(text: str) -> Any:
     refused as such rather than with the parser's words. An object with a key given twice comes back marked
     (``_Twice``) for ``_check_once`` to refuse where it is used."""
     try:
-        return json.loads(text, object_pairs_hook=_object)
+        return strict_loads(text, _object)
     except RecursionError:
         raise ValueError("the input is nested too deeply to be a situation") from None
     except ValueError as e:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import secrets
 import threading
 from collections import OrderedDict
@@ -30,7 +29,7 @@ from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
 from xingzi.engine import check_context, follow_dealer
 from xingzi.engine.ruleset import Ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES, Tile
-from xingzi.jsontext import KeyTwice, once
+from xingzi.jsontext import KeyTwice, NotJsonNumber, strict_loads
 from xingzi.vision.detections import Detections, check_tile_index
 from xingzi.vision.names import EVENTS, ITEM_NAMES
 from xingzi.vision.photo import MAX_PIXELS, MAX_SIDE, decode_image
@@ -302,8 +301,8 @@ def _mib(n: int) -> str:
 async def _json(request: Request) -> Any:
     data = await _body(request, MAX_JSON)  # refused past the limit before it is all read
     try:
-        return json.loads(data, object_pairs_hook=once)
-    except KeyTwice as e:
+        return strict_loads(data)
+    except (KeyTwice, NotJsonNumber) as e:
         raise BadRequest(str(e)) from None
     except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
         raise BadRequest("expected a JSON body {token, corrections, added, ignored, removed, claimed, released, win, "
@@ -363,8 +362,8 @@ def _param_json(value: Any, name: str) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value, object_pairs_hook=once) if value.strip() else None
-    except KeyTwice as e:
+        return strict_loads(value) if value.strip() else None
+    except (KeyTwice, NotJsonNumber) as e:
         raise BadRequest(f"{name} in the query: {e}") from None
     except (ValueError, RecursionError):
         raise BadRequest(f"{name} in the query must be JSON, got {value[:80]!r}") from None
