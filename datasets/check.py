@@ -14,7 +14,15 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.datasets.errata import Errata, PhotoFix, fix_parsed
-from xingzi.datasets.yolo import IMAGE_SUFFIXES, image_files, label_path_for, parse_label_text, read_text
+from xingzi.datasets.yolo import (
+    IMAGE_SUFFIXES,
+    image_files,
+    image_size,
+    jpeg_cut_short,
+    label_path_for,
+    parse_label_text,
+    read_text,
+)
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 
 # A box may poke this far (normalised) past the border before it counts as outside: exporters round.
@@ -30,7 +38,7 @@ WARNING = "warning"
 @dataclass(frozen=True)
 class Issue:
     severity: str  # ERROR or WARNING
-    kind: str  # short machine name: malformed, unknown-class, outside, duplicate, fifth-copy, ...
+    kind: str  # short machine name: malformed, unknown-class, outside, duplicate, fifth-copy, unreadable, ...
     path: str
     line: int | None
     message: str
@@ -203,6 +211,18 @@ def check_label_text(text: str, path: str, names: tuple[str, ...] = CLASS_NAMES,
     return issues, len(good)
 
 
+def _image_issues(image: Path, where: str) -> list[Issue]:
+    """A photo that cannot be opened (an error: training and evaluation stop on it, or skip it unsaid) or a JPEG
+    cut short (a warning: it opens, with its lower part grey or lost)."""
+    try:
+        image_size(image)
+    except ValueError as e:
+        return [Issue(ERROR, "unreadable", where, None, str(e).removeprefix(f"{image}: "))]
+    if image.suffix.lower() in (".jpg", ".jpeg") and jpeg_cut_short(image):
+        return [Issue(WARNING, "cut-short", where, None, "the JPEG ends without its end marker: cut short in copying?")]
+    return []
+
+
 def check_dataset(root: str | Path, errata: Errata | None = None) -> CheckReport:
     """Check every label file under ``root``; images without a label file and label files without
     an image are errors too (an empty label file is a deliberate background image). ``errata``: label
@@ -213,6 +233,7 @@ def check_dataset(root: str | Path, errata: Errata | None = None) -> CheckReport
     issues: list[Issue] = []
     boxes = label_files = 0
     for image, label in pairs:
+        issues += _image_issues(image, str(image.relative_to(r)))
         if not label.exists():
             issues.append(Issue(ERROR, "unlabelled", str(image.relative_to(r)), None, "image has no label file"))
             continue

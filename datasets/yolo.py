@@ -139,6 +139,29 @@ def image_files(images_dir: str | Path) -> list[Path]:
     return sorted(p for p in d.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
 
 
+def image_size(path: str | Path) -> tuple[int, int]:
+    """(width, height) from the image file's header; ValueError naming the file when Pillow cannot open it."""
+    from PIL import Image, UnidentifiedImageError  # (only the tools that read images need Pillow)
+
+    try:
+        with Image.open(path) as im:
+            return im.width, im.height
+    except UnidentifiedImageError:
+        raise ValueError(f"{path}: not a readable image (no format Pillow knows)") from None
+    except OSError as e:  # a JPEG cut inside its header: "Truncated File Read", naming no file
+        raise ValueError(f"{path}: not a readable image ({e})") from None
+
+
+def jpeg_cut_short(path: str | Path) -> bool:
+    """A JPEG file that does not end with the end-of-image marker (zero padding aside): cut short in copying or
+    uploading, its lower part lost. Only the file's last bytes are read."""
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - 4096))
+        tail = f.read()
+    return not tail.rstrip(b"\0").endswith(b"\xff\xd9")
+
+
 def label_path_for(image_path: str | Path) -> Path:
     """YOLO convention: the last ``images`` folder in the path becomes ``labels``, suffix .txt."""
     parts = list(Path(image_path).parts)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xingzi.datasets.errata import UNREAD_ID, Errata, row_fixer
-from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
+from xingzi.datasets.yolo import image_files, image_size, label_path_for, read_labels, yolo_to_xyxy
 from xingzi.engine.tiles import CLASS_NAMES, Tile
 from xingzi.vision import eval_report
 from xingzi.vision.eval_plots import confusion_png, per_class_png
@@ -122,13 +122,6 @@ def load_dataset(data: Path, split: str = "val") -> Dataset:
     dirs = cfg[split] if isinstance(cfg[split], list) else [cfg[split]]
     images = [img for d in dirs for img in image_files(Path(d) if Path(d).is_absolute() else base / d)]
     return Dataset(images, _names_from(cfg["names"]), base)
-
-
-def image_size(path: Path) -> tuple[int, int]:
-    from PIL import Image
-
-    with Image.open(path) as im:
-        return im.width, im.height
 
 
 def read_boxes(txt: Path, table: np.ndarray, size: tuple[int, int], with_conf: bool,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -90,6 +91,24 @@ def test_a_folder_without_images_is_no_pass(tmp_path, layout):
     report = check_dataset(tmp_path)
     assert [(i.kind, i.message) for i in report.issues] == [
         ("empty", "no images found (expected images/*.jpg beside labels/*.txt)")]
+
+
+def test_photos_that_cannot_be_opened_or_were_cut_short(tmp_path):
+    root = make_dataset(tmp_path / "d", {"cut": CLEAN, "header": CLEAN, "padded": CLEAN, "text": CLEAN})
+    whole = (root / "images" / "padded.jpg").read_bytes()
+    (root / "images" / "padded.jpg").write_bytes(whole + bytes(64))  # zeros after the end marker: whole
+    noise = np.random.default_rng(0).integers(0, 256, (200, 200, 3), np.uint8)
+    Image.fromarray(noise).save(root / "images" / "cut.jpg")
+    cut = (root / "images" / "cut.jpg").read_bytes()
+    (root / "images" / "cut.jpg").write_bytes(cut[: len(cut) // 2])  # its header whole, its lower half lost
+    (root / "images" / "header.jpg").write_bytes(whole[:20])
+    (root / "images" / "text.jpg").write_text("not a photo")
+    report = check_dataset(root)
+    assert [(i.severity, i.kind, i.path) for i in report.issues] == [
+        ("warning", "cut-short", "images/cut.jpg"), ("error", "unreadable", "images/header.jpg"),
+        ("error", "unreadable", "images/text.jpg")]
+    assert report.issues[2].message == "not a readable image (no format Pillow knows)"
+    assert report.boxes == 8, "the labels of those photos are checked all the same"
 
 
 def test_roboflow_stems_with_dots_are_matched(tmp_path):

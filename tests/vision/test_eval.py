@@ -290,3 +290,11 @@ def test_eval_reads_a_grainy_photo_quietened_unless_told_not_to(tmp_path, monkey
         assert ("-nodenoise" in row.name) == bool(flags)
         exact[" ".join(flags)] = json.loads(row.read_text())["summary"]["image_exact"]
     assert exact == {"": 1.0, "--no-denoise": 0.0}
+
+
+def test_a_photo_that_cannot_be_opened_is_named(dataset, tmp_path, capsys):
+    photo = next((dataset / "images").glob("a.*"))
+    photo.write_bytes(b"\xff\xd8\xff\xe0" + bytes(range(40)))  # a JPEG cut inside its header: Pillow names no file
+    assert main(["eval", "--data", str(dataset), "--preds", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{photo}: not a readable image" in err and "Traceback" not in err
