@@ -158,6 +158,20 @@ def read_class_names(root: str | Path) -> tuple[str, ...] | None:
     return None
 
 
+def refuse_other_classes(folder: str | Path) -> None:
+    """Stop before our labels (and a data.yaml naming our classes) go into a dataset folder whose labels are
+    numbered after another class list (``../shared/data``'s id 30 is `other`, ours `back`): ValueError. A folder
+    with no labels yet, named only by its parent's classes.txt, is taken: what is written there names ours."""
+    f = Path(folder)
+    names = read_class_names(f) if f.is_dir() else None
+    if names in (None, CLASS_NAMES):
+        return
+    own = any((f / n).exists() for n in ("data.yaml", "obj.names", "classes.txt")) or any(f.glob("*.yaml"))
+    if own or any((f / "labels").rglob("*.txt")):
+        raise ValueError(f"{f} holds labels of other classes than ours (its data.yaml or classes.txt, there or in its "
+                         "parent, names them); expected a new folder or one of our datasets")
+
+
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU between every box of ``a`` (N,4 xyxy) and ``b`` (M,4 xyxy)."""
     a = np.asarray(a, np.float64).reshape(-1, 4)

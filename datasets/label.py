@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from xingzi.datasets.check import refuse_other_classes
 from xingzi.datasets.labelstudio import save_label, write_labelstudio_files
 from xingzi.datasets.split import place_file, refuse_clash
 from xingzi.datasets.yolo import (
@@ -148,6 +149,7 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
     if not photos:
         raise ValueError(f"no photos ({' '.join(IMAGE_SUFFIXES)}) found under {src}")
     _refuse_shared_labels(photos, src, out)
+    refuse_other_classes(out)
     predicted = kept = replaced = 0
     failed: list[tuple[str, str]] = []
     seconds = 0.0

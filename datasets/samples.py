@@ -19,6 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from xingzi.datasets.check import refuse_other_classes
 from xingzi.datasets.label import detections_to_label_text
 from xingzi.datasets.yolo import atomic_write_bytes, atomic_write_text, classes_text, data_yaml_text
 from xingzi.vision.detections import Detections
@@ -80,6 +81,7 @@ class SampleStore:
         self.root = Path(root)
         if self.root.exists() and not self.root.is_dir():
             raise ValueError(f"expected a dataset folder, got the file {self.root}")
+        refuse_other_classes(self.root)
         self._lock = threading.Lock()
 
     def save(self, name: str, jpeg: bytes, label_text: str, meta: dict | None = None) -> Saved:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names
+from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names, refuse_other_classes
 from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, image_files, read_text
 from xingzi.datasets.zipped import dataset_folder, is_zip
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
@@ -167,10 +167,11 @@ def _check_merge_paths(srcs: list[Path], out_dir: Path) -> None:
         # an output inside an input would be merged again by the next run, under new names
         if s.is_dir() and (o.is_relative_to(r) or r.is_relative_to(o)):
             raise ValueError(f"output {out_dir} overlaps the input {s}; expected a folder outside every input")
-    names = read_class_names(out_dir) if (out_dir / "data.yaml").is_file() else None
-    if names not in (None, CLASS_NAMES):  # its labels would be read with our classes once data.yaml is rewritten
-        raise ValueError(f"{out_dir / 'data.yaml'} names other classes than ours; expected a new folder or one "
-                         "of our datasets")
+    refuse_other_classes(out_dir)
+    kept = _other_keys(out_dir / "data.yaml", MERGE_KEYS)
+    if kept:  # a split dataset (train: images/train …) or one with a test set: a rewritten data.yaml would lose it
+        raise ValueError(f"{out_dir / 'data.yaml'} says more than a merge writes ({', '.join(kept)}); expected a new "
+                         "folder or one made by `xingzi dataset merge`")
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,10 @@ def _plan_folder(given: Path, src: Path, prefix: str, out_dir: Path) -> _SourceP
     unmapped = {names[i] for i, v in cmap.items() if v is None} if names else set()
     files: dict[Path, tuple[Path, Path, str, Path | None]] = {}
     dropped = unlabelled = 0
-    for image, label in dataset_pairs(src):
+    pairs = dataset_pairs(src)
+    if not pairs:  # a wrong folder, most likely: merging nothing is no success
+        raise ValueError(f"{given}: no images found (expected images/*.jpg beside labels/*.txt)")
+    for image, label in pairs:
         if not label.exists():
             unlabelled += 1
             continue
@@ -286,7 +290,7 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
             rel = sorted(by_stem[s][0].relative_to(r).as_posix() for s in stems)
             atomic_write_text(r / f"{part}.txt", "".join(f"./{p}\n" for p in rel))
             lists[part] = tuple(rel)
-        kept = _other_keys(r / "data.yaml")  # read before it is written again
+        kept = _other_yaml(r / "data.yaml")  # read before it is written again
         atomic_write_text(r / "data.yaml", data_yaml_text(r.resolve(), "train.txt", "val.txt", names) + kept)
         return SplitReport(str(r), lists["train"], lists["val"], groups_train, groups_val)
     o = Path(out)
@@ -304,19 +308,32 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
     return SplitReport(str(o), lists["train"], lists["val"], groups_train, groups_val)
 
 
-def _other_keys(yaml_path: Path) -> str:
-    """What a data.yaml says beside where its images are and what their classes are (a test set, a note, a
-    download line), as YAML to keep when the split writes the file again."""
+def _other_keys(yaml_path: Path, ours: dict[str, str | None]) -> dict:
+    """What a data.yaml says beyond ``ours`` (key → the value we write, None for any): a test set, a note, a
+    download line, or where its images are when that is not where we put them."""
     if not yaml_path.is_file():
-        return ""
+        return {}
     import yaml  # PyYAML comes with ultralytics
 
-    doc = yaml.safe_load(read_text(yaml_path))
-    extra = {k: v for k, v in doc.items() if k not in SPLIT_KEYS} if isinstance(doc, dict) else {}
+    try:
+        doc = yaml.safe_load(read_text(yaml_path))
+    except yaml.YAMLError as e:
+        raise ValueError(f"{yaml_path}: not valid YAML ({str(e).splitlines()[0]})") from None
+    if not isinstance(doc, dict):
+        return {}
+    return {k: v for k, v in doc.items() if k not in ours or ours[k] not in (None, v)}
+
+
+def _other_yaml(yaml_path: Path) -> str:
+    """The keys of a data.yaml a split keeps when it writes the file again, as YAML."""
+    import yaml
+
+    extra = _other_keys(yaml_path, dict.fromkeys(SPLIT_KEYS))
     return yaml.safe_dump(extra, allow_unicode=True, sort_keys=False) if extra else ""
 
 
 SPLIT_KEYS = ("path", "train", "val", "nc", "names")  # what data_yaml_text writes
+MERGE_KEYS: dict[str, str | None] = {"path": None, "train": "images", "val": "images", "nc": None, "names": None}
 
 
 def _refuse_stale(out: Path, rows: list[tuple[Path, Path, Path, Path]]) -> None:

@@ -21,3 +21,14 @@ def write_yolo_folder(root: Path, names: list[str], labels: dict, size: tuple[in
         Image.new("RGB", size, (90, 120, 90)).save(root / "images" / f"{stem}.png")
         (root / "labels" / f"{stem}.txt").write_text(label_text(rows))
     return root
+
+
+def shared_style_folder(root: Path) -> Path:
+    """``root/val``: a labelled photo whose class ids a classes.txt in ``root`` names as ../shared/data's does
+    (id 30 `other`, where ours is `back`). Returns the ``val`` folder."""
+    from xingzi.engine.tiles import CLASS_NAMES
+
+    val = write_yolo_folder(root / "val", [], {"old": [(30, 0.5, 0.5, 0.1, 0.1)]})
+    (val / "classes.txt").unlink()
+    (root / "classes.txt").write_text("".join(f"{n}\n" for n in [*CLASS_NAMES[:30], "other"]))
+    return val

@@ -8,11 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from yolo_folder import shared_style_folder
 
 from xingzi.cli import main
+from xingzi.datasets.check import read_class_names
 from xingzi.datasets.label import detections_to_label_text, prelabel_folder
 from xingzi.datasets.labelstudio import CONFIG_FILE, TASKS_FILE
+from xingzi.datasets.samples import SampleStore
 from xingzi.datasets.yolo import read_labels
+from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.detections import Detections
 
 W, H = 120, 80
@@ -158,6 +162,25 @@ def test_photos_that_would_get_anothers_boxes_are_refused(tmp_path, setup, messa
     with pytest.raises(ValueError, match=message):
         prelabel_folder(photos, tmp_path / "ds", fake, show_progress=False)
     assert snapshot(tmp_path) == before and fake.seen == []
+
+
+@pytest.mark.parametrize("write", [
+    pytest.param(lambda photos, ds: prelabel_folder(photos, ds, FakeDetector(), show_progress=False), id="label"),
+    pytest.param(lambda photos, ds: SampleStore(ds), id="samples-from-the-page-or-score-labels"),
+])
+def test_a_folder_numbered_after_other_classes_gets_none_of_ours(tmp_path, write):
+    ds = shared_style_folder(tmp_path / "data")  # a data.yaml of ours there would make its `other` a `back`
+    photos = make_photos(tmp_path / "photos", ["x.jpg"])
+    before = snapshot(tmp_path)
+    with pytest.raises(ValueError, match="holds labels of other classes than ours"):
+        write(photos, ds)
+    assert snapshot(tmp_path) == before
+
+
+def test_a_new_folder_beside_other_classes_is_ours(tmp_path):
+    (tmp_path / "classes.txt").write_text("East\nSouth\n")
+    prelabel_folder(make_photos(tmp_path / "photos", ["x.jpg"]), tmp_path / "new", FakeDetector(), show_progress=False)
+    assert read_class_names(tmp_path / "new") == CLASS_NAMES
 
 
 def test_only_corrupt_photos_still_finish(tmp_path):

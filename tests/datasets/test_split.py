@@ -9,6 +9,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
+from yolo_folder import shared_style_folder
 
 from xingzi.cli import main
 from xingzi.datasets.check import read_class_names
@@ -20,6 +21,7 @@ from xingzi.datasets.split import (
     source_key,
     split_dataset,
 )
+from xingzi.datasets.yolo import data_yaml_text
 
 BOX = " 0.5 0.5 0.1 0.1\n"
 
@@ -194,6 +196,13 @@ def nested_sources(tmp_path: Path, stems: dict[str, str]) -> tuple[list[Path], P
     return [rf], tmp_path / "m"
 
 
+def split_into(root: Path) -> Path:
+    """One of our datasets split into images/train and images/val, as `xingzi dataset split --out` writes it."""
+    make_dataset(root, {})
+    (root / "data.yaml").write_text(data_yaml_text(root, "images/train", "images/val"))
+    return root
+
+
 @pytest.mark.parametrize(("setup", "message"), [
     pytest.param(lambda t: merged_then(t, lambda a: another_photo(a / "images" / "p.jpg")),
                  "already exists and differs", id="existing-output-another-photo"),
@@ -210,10 +219,17 @@ def nested_sources(tmp_path: Path, stems: dict[str, str]) -> tuple[list[Path], P
     pytest.param(lambda t: ([make_dataset(t / "a", {"p": f"1.5{BOX}"})], t / "m"), "class 1.5 is not",
                  id="fractional-class"),
     pytest.param(lambda t: ([make_dataset(t / "a", {"p": f"0{BOX}"})],
-                            make_dataset(t / "m", {"q": f"0{BOX}"}, names=["East", "5p"])), "names other classes",
+                            make_dataset(t / "m", {"q": f"0{BOX}"}, names=["East", "5p"])), "labels of other classes",
                  id="output-with-its-own-classes"),
+    pytest.param(lambda t: ([make_dataset(t / "a", {"p": f"0{BOX}"})], shared_style_folder(t / "data")),
+                 "labels of other classes", id="output-named-by-a-classes-txt-in-its-parent"),
+    pytest.param(lambda t: ([make_dataset(t / "a", {"p": f"0{BOX}"})], split_into(t / "m")),
+                 r"says more than a merge writes \(train, val\)", id="output-split-into-train-and-val"),
+    pytest.param(lambda t: ([make_dataset(t / "a", {"p": f"0{BOX}"}), t / "empty"], t / "m"),
+                 "empty: no images found", id="a-source-with-no-photos"),
 ])
 def test_merge_refuses_to_mix_photos_and_labels(tmp_path, setup, message):
+    (tmp_path / "empty").mkdir()
     sources, out = setup(tmp_path)
     before = snapshot(tmp_path)
     with pytest.raises(ValueError, match=message):
