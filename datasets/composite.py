@@ -23,6 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from xingzi.datasets.check import refuse_other_classes
 from xingzi.datasets.errata import shipped_fixer, training_images
 from xingzi.datasets.synth.dataset import write_sample
 from xingzi.datasets.synth.generate import Sample
@@ -202,6 +203,7 @@ def build(cfg: CompositeConfig) -> dict:
         raise ValueError(f"back colours must be B,G,R triples of 0..255, got {list(cfg.backs)}")
     bank = tile_bank(Path(cfg.real))
     out = Path(cfg.out)
+    refuse_other_classes(out)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "data.yaml", data_yaml_text(out.resolve()))
     rng = np.random.default_rng(cfg.seed)

@@ -21,7 +21,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names
+from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names, refuse_other_classes
 from xingzi.datasets.photo_match import same_photo
 from xingzi.datasets.split import class_id_for_name, class_map_for, place_file, remap_label_text
 from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, read_labels, read_text
@@ -263,6 +263,7 @@ def import_yolo_export(src: str | Path, dataset_dir: str | Path, link: bool = Fa
     + labels next to the images) into ``dataset_dir``, mapping its classes to ours by name. Boxes
     of classes we do not have (e.g. winds) are dropped and reported."""
     s, d = Path(src), Path(dataset_dir)
+    refuse_other_classes(d)
     names = read_class_names(s)
     cmap = class_map_for(names)
     unmapped = tuple(sorted({names[i] for i, v in cmap.items() if v is None})) if names else ()

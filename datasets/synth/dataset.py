@@ -60,18 +60,6 @@ def warm_faces(styles: tuple[str, ...]) -> None:
             faces.load_pack(style)
 
 
-def _refuse_other_classes(out: Path) -> None:
-    """More photos go into one of our datasets only: rewriting the data.yaml of a dataset with its own class list
-    would have its labels read as our classes."""
-    from xingzi.datasets.check import (
-        read_class_names,  # (the check's YAML reading, only when adding to a folder)
-    )
-
-    if (out / "data.yaml").is_file() and read_class_names(out) not in (None, CLASS_NAMES):
-        raise ValueError(f"{out / 'data.yaml'} names other classes than ours; expected a new folder or one of our "
-                         "datasets (to add photos to)")
-
-
 def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, workers: int = 1,
                      styles: tuple[str, ...] | None = None, start: int = 0,
                      blur_share: float = 0.0) -> Iterator[tuple[int, dict]]:
@@ -93,7 +81,9 @@ def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, w
         raise ValueError(f"--blur-share must be between 0 and 1, got {blur_share}")
     styles = check_styles(styles)
     out = Path(out)
-    _refuse_other_classes(out)
+    from xingzi.datasets.check import refuse_other_classes  # (reads YAML: only when a dataset is written)
+
+    refuse_other_classes(out)  # more photos go into one of our datasets only
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "data.yaml", data_yaml_text(out.resolve()))
     # made as needed: a list of a billion jobs would fill the memory before the first photo

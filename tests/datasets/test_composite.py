@@ -97,6 +97,14 @@ def test_no_hands_asked_for_is_refused(tmp_path):
         build(CompositeConfig(str(tmp_path), str(tmp_path / "out"), n=0))
 
 
+def test_no_hands_go_into_a_folder_of_other_classes(tmp_path):
+    real = _real_folder(tmp_path / "real")  # its classes.txt names id 30 `other`: our data.yaml would make it `back`
+    before = sorted(p.name for p in real.iterdir())
+    with pytest.raises(ValueError, match="holds labels of other classes than ours"):
+        build(CompositeConfig(str(real), str(real), n=1))
+    assert sorted(p.name for p in real.iterdir()) == before
+
+
 def test_the_backs_take_the_colours_asked_for(tmp_path, capsys):
     from xingzi.datasets.composite import main as composite_main
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
-from yolo_folder import shared_style_folder
+from yolo_folder import shared_style_folder, write_yolo_folder
 
 from xingzi.cli import main
 from xingzi.datasets.check import read_class_names
 from xingzi.datasets.label import detections_to_label_text, prelabel_folder
-from xingzi.datasets.labelstudio import CONFIG_FILE, TASKS_FILE
+from xingzi.datasets.labelstudio import CONFIG_FILE, TASKS_FILE, import_yolo_export
 from xingzi.datasets.samples import SampleStore
 from xingzi.datasets.yolo import read_labels
 from xingzi.engine.tiles import CLASS_NAMES
@@ -165,15 +165,18 @@ def test_photos_that_would_get_anothers_boxes_are_refused(tmp_path, setup, messa
 
 
 @pytest.mark.parametrize("write", [
-    pytest.param(lambda photos, ds: prelabel_folder(photos, ds, FakeDetector(), show_progress=False), id="label"),
-    pytest.param(lambda photos, ds: SampleStore(ds), id="samples-from-the-page-or-score-labels"),
+    pytest.param(lambda photos, export, ds: prelabel_folder(photos, ds, FakeDetector(), show_progress=False),
+                 id="label"),
+    pytest.param(lambda photos, export, ds: SampleStore(ds), id="samples-from-the-page-or-score-labels"),
+    pytest.param(lambda photos, export, ds: import_yolo_export(export, ds), id="import-yolo"),
 ])
 def test_a_folder_numbered_after_other_classes_gets_none_of_ours(tmp_path, write):
     ds = shared_style_folder(tmp_path / "data")  # a data.yaml of ours there would make its `other` a `back`
     photos = make_photos(tmp_path / "photos", ["x.jpg"])
+    export = write_yolo_folder(tmp_path / "export", list(CLASS_NAMES), {"y": [(0, 0.5, 0.5, 0.1, 0.1)]})
     before = snapshot(tmp_path)
     with pytest.raises(ValueError, match="holds labels of other classes than ours"):
-        write(photos, ds)
+        write(photos, export, ds)
     assert snapshot(tmp_path) == before
 
 

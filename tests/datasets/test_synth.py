@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from yolo_folder import shared_style_folder
 
 from xingzi.cli import main as cli_main
 from xingzi.datasets.synth import dataset as synth_dataset
@@ -191,11 +192,19 @@ def test_photos_are_added_only_to_a_dataset_of_our_classes(tmp_path, monkeypatch
     yaml_text = names if names is not None else data_yaml_text(out.resolve())
     (out / "data.yaml").write_text(yaml_text)
     if refused:
-        with pytest.raises(ValueError, match="names other classes than ours; expected a new folder"):
+        with pytest.raises(ValueError, match="holds labels of other classes than ours.*expected a new folder"):
             list(generate_dataset(out, 1))
     else:
         assert list(generate_dataset(out, 1)) == [(0, {})]
     assert (out / "data.yaml").read_text() == yaml_text  # kept, or written again the same
+
+
+def test_no_photos_go_among_labels_a_classes_txt_in_the_parent_numbers(tmp_path, monkeypatch):
+    monkeypatch.setattr(synth_dataset, "_job", lambda job: (job[2], {}))
+    val = shared_style_folder(tmp_path / "data")  # as ../shared/data: no data.yaml, its id 30 `other`
+    with pytest.raises(ValueError, match="holds labels of other classes than ours"):
+        list(generate_dataset(val, 1))
+    assert not (val / "data.yaml").exists()
 
 
 def test_a_huge_n_starts_at_once(tmp_path, monkeypatch):
