@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from xingzi.datasets.check import read_class_names
 from xingzi.datasets.errata import UNREAD_ID, Errata, row_fixer
 from xingzi.datasets.yolo import image_files, image_size, label_path_for, read_labels, yolo_to_xyxy
 from xingzi.engine.tiles import CLASS_NAMES, Tile
@@ -96,14 +97,12 @@ def _names_from(obj) -> list[str]:
 
 def load_dataset(data: Path, split: str = "val") -> Dataset:
     data = Path(data)
-    if data.is_dir():
-        for cand in (data / "classes.txt", data.parent / "classes.txt"):
-            if cand.is_file():
-                names = [n.strip() for n in cand.read_text().splitlines() if n.strip()]
-                break
-        else:
-            raise FileNotFoundError(f"no classes.txt in {data} or its parent (or pass a data.yaml)")
-        return Dataset(image_files(data / "images"), names, data)
+    if data.is_dir():  # its images/ and labels/, the classes named as `xingzi dataset check` finds them
+        names = read_class_names(data)
+        if names is None:
+            raise FileNotFoundError(f"no data.yaml or classes.txt naming the classes in {data} (or classes.txt in its "
+                                    "parent)")
+        return Dataset(image_files(data / "images"), list(names), data)
     if not data.is_file():
         raise FileNotFoundError(f"dataset not found: {data}")
     import yaml

@@ -82,6 +82,18 @@ def test_data_yaml_is_read(dataset, tmp_path):
     assert [p.name for p in ds.images] == ["a.png", "b.png"] and ds.names == THEIR_NAMES
 
 
+def test_a_folder_named_by_its_data_yaml_is_read_from_where_it_lies(dataset, tmp_path):
+    moved = tmp_path / "moved"
+    dataset.rename(moved)  # its data.yaml's path still names where it was made (as a copied synthetic set's does)
+    (moved / "classes.txt").unlink()
+    (moved / "data.yaml").write_text(f"path: {dataset}\nval: images\nnames: [1m, chun, other, 5p]\n")
+    ds = load_dataset(moved)
+    assert [p.name for p in ds.images] == ["a.png", "b.png"] and ds.names == THEIR_NAMES and ds.root == moved
+    (moved / "data.yaml").unlink()
+    with pytest.raises(FileNotFoundError, match="no data.yaml or classes.txt naming the classes"):
+        load_dataset(moved)
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [pytest.param("5p", 13, id="ours"), pytest.param("chun", 27, id="riichi-red-dragon"),
