@@ -37,7 +37,8 @@ SECOND_READINGS = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, required=True,
-                        help="data.yaml, or a folder with images/ and labels/ (classes named by its data.yaml or a classes.txt there or in its parent)")
+                        help="data.yaml, or a folder with images/ and labels/ (classes named by its data.yaml, "
+                             "or a classes.txt there or in its parent)")
     parser.add_argument("--split", default="val", help="data.yaml key of the images to score (default val)")
     parser.add_argument("--model", type=Path, action="append", default=[],
                         help="detector weights .pt/.onnx (repeatable; default: the shipped model if no --preds)")
