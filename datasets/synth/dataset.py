@@ -18,6 +18,7 @@ from . import faces
 from .generate import MAX_SIDE, MIN_SIDE, Sample, check_styles, render_sample
 
 MAX_SHEET = 256  # photos on a contact sheet: 320 px cells, about 80 MB of pixels
+RUNS_FILE = "synth_runs.jsonl"  # one line per run into a folder: its seed, indices and settings (how to make it again)
 
 
 def stem(seed: int, index: int) -> str:
@@ -60,6 +61,36 @@ def warm_faces(styles: tuple[str, ...]) -> None:
             faces.load_pack(style)
 
 
+def _earlier_runs(out: Path) -> list[dict]:
+    path = out / RUNS_FILE
+    if not path.is_file():
+        return []
+    runs = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            run = json.loads(line)
+            if not isinstance(run, dict) or not {"seed", "start", "n"} <= run.keys():
+                raise ValueError
+            runs.append(run)
+        except ValueError:
+            raise ValueError(f"{path}:{i}: expected a JSON object with seed, start and n, got {line[:80]!r}") from None
+    return runs
+
+
+def _refuse_other_settings(out: Path, run: dict, earlier: list[dict]) -> None:
+    """Photo names carry the seed and index only: a run with other settings on indices an earlier run of the seed
+    wrote would replace those photos with others (same names, other faces or sizes)."""
+    settings = ("imgsz", "styles", "blur_share")
+    for old in earlier:
+        first, last = max(run["start"], old["start"]), min(run["start"] + run["n"], old["start"] + old["n"]) - 1
+        if old["seed"] == run["seed"] and first <= last and any(old.get(k) != run[k] for k in settings):
+            was = ", ".join(f"{k} {old.get(k)}" for k in settings if old.get(k) != run[k])
+            names = stem(run["seed"], first) + ("" if first == last else f"..{stem(run['seed'], last)}")
+            raise ValueError(f"{names} in {out} made with {was} ({out / RUNS_FILE}) would be replaced by photos of "
+                             f"these settings: give another --seed, --start {old['start'] + old['n']} or more, "
+                             "or a new folder")
+
+
 def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, workers: int = 1,
                      styles: tuple[str, ...] | None = None, start: int = 0,
                      blur_share: float = 0.0) -> Iterator[tuple[int, dict]]:
@@ -84,7 +115,13 @@ def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, w
     from xingzi.datasets.check import refuse_other_classes  # (reads YAML: only when a dataset is written)
 
     refuse_other_classes(out)  # more photos go into one of our datasets only
+    run = {"seed": seed, "start": start, "n": n, "imgsz": imgsz, "styles": list(styles), "blur_share": blur_share}
+    earlier = _earlier_runs(out)
+    _refuse_other_settings(out, run, earlier)
     out.mkdir(parents=True, exist_ok=True)
+    if run not in earlier:  # before the photos: an interrupted run is resumed with the same settings
+        with open(out / RUNS_FILE, "a", encoding="utf-8") as f:
+            f.write(json.dumps(run) + "\n")
     atomic_write_text(out / "data.yaml", data_yaml_text(out.resolve()))
     # made as needed: a list of a billion jobs would fill the memory before the first photo
     jobs = ((str(out), seed, i, imgsz, styles, blur_share) for i in range(start, start + n))

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 from PIL import Image
+from shared_folder import shared_file
 from yolo_folder import label_text, write_yolo_folder
 
 from xingzi.cli import main
@@ -204,12 +205,11 @@ def test_the_shipped_errata_fit_the_label_files_they_were_written_for():
     """Every fix of datasets/errata applies to ../shared/data as it is (its fingerprint matches)."""
     from xingzi.datasets.check import read_class_names
     from xingzi.datasets.yolo import read_labels
-    from xingzi.models.train import SHARED_DATA
 
     files = sorted(ERRATA_DIR.glob("*.toml"))
     assert [f.stem for f in files] == ["real_cn_train", "real_cn_val"]
     for path in files:
-        folder = SHARED_DATA / path.stem
+        folder = shared_file("data", path.stem)  # (found from a mutation clone inside the checkout too)
         assert folder.is_dir(), f"{folder} holds the photos {path.name} fixes (../shared/data)"
         names = read_class_names(folder)
         assert names is not None

@@ -108,7 +108,7 @@ def test_worker_count_does_not_change_the_output(tmp_path):
     list(generate_dataset(one, 4, seed=2, imgsz=160, workers=1))
     list(generate_dataset(two, 4, seed=2, imgsz=160, workers=2))
     files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file() and p.name != "data.yaml")
-    assert len(files) == 12
+    assert len(files) == 13  # 4 photos, labels and truths, and the list of runs (the workers are no setting)
     for f in files:
         assert (one / f).read_bytes() == (two / f).read_bytes(), f
 
@@ -205,6 +205,40 @@ def test_no_photos_go_among_labels_a_classes_txt_in_the_parent_numbers(tmp_path,
     with pytest.raises(ValueError, match="holds labels of other classes than ours"):
         list(generate_dataset(val, 1))
     assert not (val / "data.yaml").exists()
+
+
+@pytest.mark.parametrize(("second", "refused"), [
+    pytest.param({"seed": 1, "start": 0, "n": 4}, False, id="the-same-run-again"),
+    pytest.param({"seed": 1, "start": 2, "n": 1}, False, id="part-of-it-again"),
+    pytest.param({"seed": 1, "start": 4, "n": 2, "styles": ("kde_jade",)}, False, id="more-photos-after-it"),
+    pytest.param({"seed": 2, "start": 0, "n": 4, "imgsz": 800}, False, id="another-seed"),
+    pytest.param({"seed": 1, "start": 3, "n": 2, "styles": ("kde_jade",)}, True, id="other-styles-over-its-last"),
+    pytest.param({"seed": 1, "start": 0, "n": 1, "imgsz": 800}, True, id="another-size"),
+    pytest.param({"seed": 1, "start": 0, "n": 4, "blur_share": 0.3}, True, id="blurred"),
+])
+def test_a_run_may_not_replace_photos_another_made(tmp_path, monkeypatch, second, refused):
+    monkeypatch.setattr(synth_dataset, "_job", lambda job: (job[2], {}))  # no drawing: only the bookkeeping
+    out = tmp_path / "d"
+    list(generate_dataset(out, 4, seed=1, styles=("procedural",)))
+    runs = (out / "synth_runs.jsonl").read_text()
+    assert json.loads(runs) == {"seed": 1, "start": 0, "n": 4, "imgsz": 640, "styles": ["procedural"],
+                                "blur_share": 0.0}
+    kwargs = {"styles": ("procedural",), **second}
+    if refused:
+        with pytest.raises(ValueError, match=r"synth_s1_0000\d\d.* made with .* would be replaced .* --start 4 or more"):
+            list(generate_dataset(out, **kwargs))
+        assert (out / "synth_runs.jsonl").read_text() == runs
+    else:
+        assert len(list(generate_dataset(out, **kwargs))) == kwargs["n"]
+        lines = (out / "synth_runs.jsonl").read_text().splitlines()
+        assert len(lines) == 1 + (second != {"seed": 1, "start": 0, "n": 4})  # a run already listed is not again
+
+
+def test_a_damaged_list_of_runs_is_said_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(synth_dataset, "_job", lambda job: (job[2], {}))
+    (tmp_path / "synth_runs.jsonl").write_text('{"seed": 1}\n')
+    with pytest.raises(ValueError, match=r"synth_runs.jsonl:1: expected a JSON object with seed, start and n"):
+        list(generate_dataset(tmp_path, 1))
 
 
 def test_a_huge_n_starts_at_once(tmp_path, monkeypatch):
