@@ -210,9 +210,9 @@ def test_no_photos_go_among_labels_a_classes_txt_in_the_parent_numbers(tmp_path,
 @pytest.mark.parametrize(("second", "refused"), [
     pytest.param({"seed": 1, "start": 0, "n": 4}, False, id="the-same-run-again"),
     pytest.param({"seed": 1, "start": 2, "n": 1}, False, id="part-of-it-again"),
-    pytest.param({"seed": 1, "start": 4, "n": 2, "styles": ("kde_jade",)}, False, id="more-photos-after-it"),
+    pytest.param({"seed": 1, "start": 4, "n": 2, "styles": ("brush",)}, False, id="more-photos-after-it"),
     pytest.param({"seed": 2, "start": 0, "n": 4, "imgsz": 800}, False, id="another-seed"),
-    pytest.param({"seed": 1, "start": 3, "n": 2, "styles": ("kde_jade",)}, True, id="other-styles-over-its-last"),
+    pytest.param({"seed": 1, "start": 3, "n": 2, "styles": ("brush",)}, True, id="other-styles-over-its-last"),
     pytest.param({"seed": 1, "start": 0, "n": 1, "imgsz": 800}, True, id="another-size"),
     pytest.param({"seed": 1, "start": 0, "n": 4, "blur_share": 0.3}, True, id="blurred"),
 ])
