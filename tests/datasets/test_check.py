@@ -29,6 +29,8 @@ def five_boxes(cls: int, copies: int) -> str:
     pytest.param("2.5 0.5 0.5 0.1 0.1\n", ["unknown-class"], id="fractional-class"),
     pytest.param("0 0.98 0.5 0.1 0.1\n", ["outside"], id="right-edge"),
     pytest.param("0 0.5 0.02 0.1 0.1\n", ["outside"], id="top-edge"),
+    pytest.param("0 0.5 0.96 0.1 0.1\n", ["outside"], id="bottom-edge-by-a-tenth-of-its-height"),
+    pytest.param("0 0.96 0.5 0.1 0.1\n", ["outside"], id="right-edge-by-a-tenth-of-its-width"),
     pytest.param("0 0.951 0.5 0.1 0.1\n", [], id="rounding-within-tolerance"),
     pytest.param("0 0.5 0.5 0 0.1\n", ["empty-box"], id="zero-width"),
     pytest.param("3 0.5 0.5 0.1 0.1\n3 0.501 0.5 0.1 0.1\n", ["duplicate"], id="same-class-twice"),
@@ -164,6 +166,17 @@ def test_cli_exit_codes_and_json(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["errors"] == 1 and doc["by_kind"] == {"fifth-copy": 1}
     assert doc["issues"][0]["path"] == "labels/a.txt"
+
+
+def test_the_text_shows_twenty_of_a_kind_and_counts_the_rest(tmp_path, capsys):
+    root = make_dataset(tmp_path / "牌", {f"p{i:02d}": five_boxes(5, 5) for i in range(23)})
+    assert main(["dataset", "check", str(root)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert sum("fifth-copy" in line for line in lines) == 20 + 2  # and the "more" line and the summary
+    assert "  ... 3 more fifth-copy" in lines
+    assert main(["dataset", "check", str(root), "--json"]) == 1
+    text = capsys.readouterr().out
+    assert f'"root": "{root}"' in text and len(json.loads(text)["issues"]) == 23  # the folder's name as written
 
 
 def test_cli_missing_folder_is_a_clear_error(tmp_path, capsys):

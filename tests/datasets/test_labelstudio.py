@@ -20,6 +20,7 @@ from xingzi.datasets.labelstudio import (
     import_labelstudio,
     import_yolo_export,
     labeling_config_xml,
+    oriented_size,
     task_for,
     write_labelstudio_files,
 )
@@ -59,6 +60,14 @@ def test_config_names_all_classes():
     labels = [e.get("value") for e in root.iter("Label")]
     assert labels == list(CLASS_NAMES)
     assert root.find("RectangleLabels").get("toName") == root.find("Image").get("name")
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_the_size_is_the_one_viewers_show(tmp_path, orientation):
+    exif = Image.Exif()
+    exif[0x0112] = orientation  # 5..8: turned a quarter (8 ways of holding a phone, mirrored ones included)
+    Image.new("RGB", (W, H)).save(tmp_path / "p.jpg", exif=exif.tobytes())
+    assert oriented_size(tmp_path / "p.jpg") == ((H, W) if orientation >= 5 else (W, H))
 
 
 def test_task_is_in_percent_from_top_left():
