@@ -123,10 +123,14 @@ def test_rotated_box_becomes_its_bounding_rectangle(tmp_path):
     np.testing.assert_allclose(read_labels(d / "labels" / "a.txt"), [[13, 0.475, 0.3, 0.05, 0.2]], atol=1e-6)
 
 
-def test_json_min_export(tmp_path):
+@pytest.mark.parametrize("key", [
+    pytest.param("rectanglelabels", id="rectangle-labels"),
+    pytest.param("labels", id="a-labels-control-beside-the-rectangle"),  # <Labels> + <Rectangle> in the config
+])
+def test_json_min_export(tmp_path, key):
     d = make_dataset(tmp_path / "d", {"a": None})
     export = [{"image": "/data/local-files/?d=d%2Fimages%2Fa.jpg", "id": 3,
-               "label": [{"x": 10, "y": 20, "width": 30, "height": 40, "rotation": 0, "rectanglelabels": ["back"],
+               "label": [{"x": 10, "y": 20, "width": 30, "height": 40, "rotation": 0, key: ["back"],
                           "original_width": W, "original_height": H}]}]
     (tmp_path / "e.json").write_text(json.dumps(export))
     import_labelstudio(tmp_path / "e.json", d)
