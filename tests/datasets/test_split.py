@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,14 @@ def merged_then(tmp_path: Path, change) -> tuple[list[Path], Path]:
     return [a], tmp_path / "m"
 
 
+def same_size_and_time(photo: Path, copy: Path) -> None:
+    """``photo`` changed in one byte and dated as its ``copy``: a look at size and time alone takes them as one."""
+    data = bytearray(photo.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    photo.write_bytes(bytes(data))
+    os.utime(photo, ns=(copy.stat().st_atime_ns, copy.stat().st_mtime_ns))
+
+
 def nested_sources(tmp_path: Path, stems: dict[str, str]) -> tuple[list[Path], Path]:
     """One source holding ``images/<sub>/x.jpg`` for each ``sub: suffix``."""
     rf = tmp_path / "rf"
@@ -206,6 +215,9 @@ def split_into(root: Path) -> Path:
 @pytest.mark.parametrize(("setup", "message"), [
     pytest.param(lambda t: merged_then(t, lambda a: another_photo(a / "images" / "p.jpg")),
                  "already exists and differs", id="existing-output-another-photo"),
+    pytest.param(lambda t: merged_then(t, lambda a: same_size_and_time(a / "images" / "p.jpg", t / "m" / "images" /
+                                                                          "a__p.jpg")),
+                 "already exists and differs", id="existing-output-a-photo-of-its-size-and-time-changed"),
     pytest.param(lambda t: merged_then(t, lambda a: (a / "labels" / "p.txt").write_text(f"5{BOX}")),
                  "already exists and differs", id="existing-output-other-labels"),
     pytest.param(lambda t: ([make_dataset(t / "a", {"p": f"0{BOX}"})], t / "a" / "merged"), "overlaps the input",

@@ -98,6 +98,12 @@ def test_a_harmful_zip_is_refused_before_anything_is_unpacked(tmp_path, monkeypa
     assert not (tmp_path / "m").exists()
 
 
+def test_a_zip_of_full_size_phone_photos_is_unpacked(tmp_path):
+    photo = b"\xff" * 6_000_000  # a 12-megapixel JPEG is several megabytes: far under the bomb limit
+    with dataset_folder(raw_zip(tmp_path / "z.zip", {"images/a.jpg": photo, "labels/a.txt": b""})) as folder:
+        assert (folder / "images" / "a.jpg").stat().st_size == len(photo)
+
+
 def test_only_dataset_files_are_unpacked(tmp_path):
     path = raw_zip(tmp_path / "z.zip", {"images/a.jpg": jpeg(), "labels/a.txt": f"1{BOX}".encode(),
                                         "run.sh": b"rm -rf /", "labels/.hidden.txt": b"", "data.yaml": b"names: []\n",
