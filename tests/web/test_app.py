@@ -120,6 +120,13 @@ def test_context_from_the_query_changes_the_score(photo, query, own, amounts):
     assert [p["amount"] for p in body["payments"]] == amounts
 
 
+def test_flags_in_a_json_body_may_be_0_or_1(photo):
+    client, _ = client_for(layout_detections())
+    token = client.post("/api/read", content=photo).json()["token"]
+    body = client.post("/api/rescore", json={"token": token, "self_draw": 1, "dealer": 0, "as_read": 0}).json()
+    assert body["own"] == 4 and [p["amount"] for p in body["payments"]] == [4, 4, 4]
+
+
 @pytest.mark.parametrize(("payload", "message"), [
     pytest.param({"payers": [{"fa": 1}, {}]}, "a discard win has 1 payer (the discarder), got 2", id="two-discarders"),
     pytest.param({"events": ["kong_bloom"]}, "are self-drawn wins: set self_draw true", id="bloom-on-a-discard"),
@@ -188,6 +195,16 @@ def test_upload_over_the_size_limit_is_refused():
     assert r.status_code == 413
     assert "limit" in r.json()["error"]
     assert fake.calls == 0
+
+
+def test_an_upload_of_the_limit_itself_is_read_and_a_byte_more_is_not():
+    photo = jpeg_bytes()
+    limit = 3 * 2 ** 19  # 1.5 MiB
+    client, fake = client_for(layout_detections(), max_upload=limit)
+    padded = photo + b"\0" * (limit - len(photo))  # bytes after a JPEG's end: decoders pass over them
+    assert client.post("/api/read", content=padded).status_code == 200 and fake.calls == 1
+    over = client.post("/api/read", content=padded + b"\0")
+    assert over.status_code == 413 and "is over the 1.5 MiB limit" in over.json()["error"]
 
 
 @pytest.mark.parametrize(
@@ -380,6 +397,8 @@ def test_page_and_faces_are_served():
     meta = client.get("/api/faces").json()
     faces = meta["faces"]
     assert len(faces) == 31 and faces[27]["zh"] == "红中"
+    events = {e["key"]: (e["zh"], e["en"]) for e in meta["events"]}
+    assert events["kong_bloom"] == ("杠上开花", "win on a kong replacement")  # the page's toggles, in both tongues
     assert meta["max_side"] == 1600  # the page shrinks photos to the size the server reads
     # the tally's numbers from the ruleset (§8): dealer doubling, 跟庄 1 炮 (2 on 中/白) doubled as the dealer pays
     assert meta["follow_dealer"] == {"plain": 2, "dragon": 4}
@@ -492,6 +511,9 @@ def test_the_pao_table_under_the_pages_rules():
     client, _ = client_for(layout_detections())
     plain = {r["key"]: r for r in client.get("/api/rules").json()["items"]}
     assert plain["qing_yi_se"]["pao"] == "15" and plain["qing_yi_se"]["flower"] and plain["tong_ku"]["on"] is False
+    assert plain["xiaosa"]["pao"] == "5 per run step" and plain["hai_di_pao"]["pao"] == "5"
+    from_ten = client.get("/api/rules", params={"rules": '{"hai_di_pao": "start_at_10"}'}).json()
+    assert {r["key"]: r for r in from_ten["items"]}["hai_di_pao"]["pao"] == "counts from 10"
     changed = client.get("/api/rules", params={"rules": '{"four_fa": "on_top", "optional": ["tong_ku"]}'}).json()
     rows = {r["key"]: r for r in changed["items"]}
     assert rows["fa"]["pao"] == "1 each, four = 4+10" and rows["tong_ku"]["on"] is True
