@@ -30,7 +30,7 @@ from web_helpers import (
 
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
-from xingzi.web.app import create_app
+from xingzi.web.app import MAX_SESSIONS, create_app
 
 STATIC = Path(create_app.__code__.co_filename).parent / "static"
 
@@ -118,6 +118,14 @@ def test_context_from_the_query_changes_the_score(photo, query, own, amounts):
     body = client.post(f"/api/read?{query}", content=photo).json()
     assert body["own"] == own
     assert [p["amount"] for p in body["payments"]] == amounts
+
+
+def test_the_server_holds_the_newest_photos_and_forgets_the_oldest(photo):
+    client, _ = client_for(layout_detections())
+    tokens = [client.post("/api/read", content=photo).json()["token"] for _ in range(MAX_SESSIONS + 1)]
+    gone = client.post("/api/rescore", json={"token": tokens[0]})
+    assert gone.status_code == 404 and "upload it again" in gone.json()["error"]
+    assert all(client.post("/api/rescore", json={"token": t}).status_code == 200 for t in tokens[1:])
 
 
 def test_flags_in_a_json_body_may_be_0_or_1(photo):
@@ -512,8 +520,12 @@ def test_the_pao_table_under_the_pages_rules():
     plain = {r["key"]: r for r in client.get("/api/rules").json()["items"]}
     assert plain["qing_yi_se"]["pao"] == "15" and plain["qing_yi_se"]["flower"] and plain["tong_ku"]["on"] is False
     assert plain["xiaosa"]["pao"] == "5 per run step" and plain["hai_di_pao"]["pao"] == "5"
+    assert plain["haohua"]["pao"] == "5 each, at most 3" and plain["bloom_kong"]["pao"] == "that kong's value"
+    assert plain["self_draw"]["pao"] == "平胡 1 / 花炮 5"
     from_ten = client.get("/api/rules", params={"rules": '{"hai_di_pao": "start_at_10"}'}).json()
     assert {r["key"]: r for r in from_ten["items"]}["hai_di_pao"]["pao"] == "counts from 10"
+    text000 = client.get("/api/rules", params={"rules": '{"flower_additions": "000"}'}).json()  # §9: the 000 text
+    assert {r["key"]: r for r in text000["items"]}["self_draw"]["pao"] == "平胡 1 / 花炮 5 (hun_yi_se 1, peng_peng_hu 5)"
     changed = client.get("/api/rules", params={"rules": '{"four_fa": "on_top", "optional": ["tong_ku"]}'}).json()
     rows = {r["key"]: r for r in changed["items"]}
     assert rows["fa"]["pao"] == "1 each, four = 4+10" and rows["tong_ku"]["on"] is True

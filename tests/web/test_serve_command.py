@@ -148,6 +148,7 @@ class _FakeUdp:
 @pytest.mark.parametrize(("outgoing", "by_name", "expected"), [
     pytest.param("192.168.1.5", ["127.0.1.1", "192.168.1.5", "10.0.0.7", "169.254.3.3"], ["192.168.1.5", "10.0.0.7"],
                  id="outgoing-first-then-the-host-names-without-loopback-or-link-local"),
+    pytest.param("192.168.1.5", ["10.0.0.7"], ["192.168.1.5", "10.0.0.7"], id="outgoing-not-among-the-host-names"),
     pytest.param(None, ["127.0.1.1"], [], id="no-network"),
     pytest.param(None, None, [], id="host-name-not-resolved"),
 ])
