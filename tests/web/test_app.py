@@ -425,6 +425,7 @@ def test_the_tables_rules_are_listed_and_the_page_may_change_its_options(photo):
     four_fa = next(o for o in rules["options"] if o["key"] == "four_fa")
     assert four_fa["value"] == "in_all" and [c["value"] for c in four_fa["choices"]] == ["in_all", "on_top"]
     assert {i["key"]: i["on"] for i in rules["optional"]}["hai_di_pao"] is False
+    assert {i["key"]: (i["zh"], i["en"]) for i in rules["optional"]}["hai_di_pao"] == ("海底放炮", "last tile discarded")
     # 海底放炮 is an optional addition: not counted until the table says so, from the query or a rescore
     plain = client.post("/api/read", params={"events": "hai_di_pao"}, content=photo).json()
     assert plain["own"] == 3
@@ -519,6 +520,7 @@ def test_the_pao_table_under_the_pages_rules():
     client, _ = client_for(layout_detections())
     plain = {r["key"]: r for r in client.get("/api/rules").json()["items"]}
     assert plain["qing_yi_se"]["pao"] == "15" and plain["qing_yi_se"]["flower"] and plain["tong_ku"]["on"] is False
+    assert (plain["qing_yi_se"]["zh"], plain["qing_yi_se"]["en"]) == ("清一色", "one suit")
     assert plain["xiaosa"]["pao"] == "5 per run step" and plain["hai_di_pao"]["pao"] == "5"
     assert plain["haohua"]["pao"] == "5 each, at most 3" and plain["bloom_kong"]["pao"] == "that kong's value"
     assert plain["self_draw"]["pao"] == "平胡 1 / 花炮 5"
