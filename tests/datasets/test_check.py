@@ -11,6 +11,7 @@ from PIL import Image
 
 from xingzi.cli import main
 from xingzi.datasets.check import check_dataset, check_label_text, iou_matrix, orphan_labels, read_class_names
+from xingzi.datasets.yolo import parse_label_text
 
 CLEAN = "0 0.20 0.50 0.10 0.20\n27 0.60 0.50 0.10 0.20\n"
 
@@ -32,7 +33,9 @@ def five_boxes(cls: int, copies: int) -> str:
     pytest.param("0 0.5 0.96 0.1 0.1\n", ["outside"], id="bottom-edge-by-a-tenth-of-its-height"),
     pytest.param("0 0.96 0.5 0.1 0.1\n", ["outside"], id="right-edge-by-a-tenth-of-its-width"),
     pytest.param("0 0.951 0.5 0.1 0.1\n", [], id="rounding-within-tolerance"),
+    pytest.param("0 0.9545 0.5 0.1 0.1\n", [], id="rounding-at-the-tolerance"),
     pytest.param("0 0.5 0.5 0 0.1\n", ["empty-box"], id="zero-width"),
+    pytest.param("0 0.5 0.5 0.1 0\n", ["empty-box"], id="zero-height"),
     pytest.param("3 0.5 0.5 0.1 0.1\n3 0.501 0.5 0.1 0.1\n", ["duplicate"], id="same-class-twice"),
     pytest.param("3 0.5 0.5 0.1 0.1\n4 0.5 0.5 0.1 0.1\n", ["duplicate"], id="two-classes-one-tile"),
     pytest.param("3 0.5 0.5 0.1 0.1\n3 0.55 0.5 0.1 0.1\n", [], id="neighbours-overlap-a-little"),
@@ -51,6 +54,20 @@ def test_label_text_issues(text, kinds):
     issues, _ = check_label_text(text, "x.txt")
     assert sorted(i.kind for i in issues) == sorted(kinds)
     assert all(i.severity == "error" for i in issues)
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    pytest.param("3 0.5 0.5 0.1 0.1\n3 0.501 0.5 0.1 0.1\n", "same tile '4m' twice", id="one-class"),
+    pytest.param("3 0.5 0.5 0.1 0.1\n4 0.5 0.5 0.1 0.1\n", "'4m' and '5m'", id="two-classes"),
+])
+def test_a_duplicate_says_whether_the_classes_differ(text, says):
+    [issue], _ = check_label_text(text, "x.txt")
+    assert issue.kind == "duplicate" and says in issue.message
+
+
+def test_a_polygon_row_is_read_as_its_bounding_box():
+    rows, bad = parse_label_text("1 0.4 0.3 0.6 0.3 0.6 0.7 0.4 0.7\n")
+    assert bad == [] and [(n, c, [round(v, 6) for v in box]) for n, (c, *box) in rows] == [(1, 1, [0.5, 0.5, 0.2, 0.4])]
 
 
 def test_issue_points_at_the_line():

@@ -179,8 +179,11 @@ def another_photo(path: Path) -> None:
 
 
 def merged_then(tmp_path: Path, change) -> tuple[list[Path], Path]:
-    """``a`` merged into ``m`` once, then ``change(a)`` made: the sources and output of a second merge."""
+    """``a`` (a photo with its truth, as a synthetic one) merged into ``m`` once, then ``change(a)`` made: the
+    sources and output of a second merge."""
     a = make_dataset(tmp_path / "a", {"p": f"0{BOX}"})
+    (a / "meta").mkdir()
+    (a / "meta" / "p.json").write_text('{"situation": 1}')
     merge_datasets([a], tmp_path / "m")
     change(a)
     return [a], tmp_path / "m"
@@ -218,6 +221,8 @@ def split_into(root: Path) -> Path:
     pytest.param(lambda t: merged_then(t, lambda a: same_size_and_time(a / "images" / "p.jpg", t / "m" / "images" /
                                                                           "a__p.jpg")),
                  "already exists and differs", id="existing-output-a-photo-of-its-size-and-time-changed"),
+    pytest.param(lambda t: merged_then(t, lambda a: (a / "meta" / "p.json").write_text('{"situation": 2}')),
+                 "already exists and differs", id="existing-output-another-truth"),
     pytest.param(lambda t: merged_then(t, lambda a: (a / "labels" / "p.txt").write_text(f"5{BOX}")),
                  "already exists and differs", id="existing-output-other-labels"),
     pytest.param(lambda t: ([make_dataset(t / "a", {"p": f"0{BOX}"})], t / "a" / "merged"), "overlaps the input",
@@ -296,6 +301,8 @@ def split_then(tmp_path: Path, change) -> Path:
                  id="earlier-split-with-another-seed"),
     pytest.param(lambda t: split_then(t, lambda r, o: another_photo(r / "images" / "p0.jpg")), "o", 0,
                  "already exists and differs", id="a-photo-changed-since"),
+    pytest.param(lambda t: split_then(t, lambda r, o: another_photo(o / "images" / "train" / "stray.jpg")), "o", 0,
+                 "stray.jpg is not part of this split", id="a-photo-without-labels-left-there"),
     pytest.param(lambda t: make_dataset(t / "d", {"p0": f"0{BOX}", "p1": f"0{BOX}"}), "d/split", 0,
                  "inside the dataset", id="out-inside-the-dataset"),
     pytest.param(lambda t: make_dataset(t / "d", {"p0": f"0{BOX}", "p1": f"0{BOX}"}), "d", 0,
