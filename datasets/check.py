@@ -166,7 +166,7 @@ def refuse_other_classes(folder: str | Path) -> None:
     names = read_class_names(f) if f.is_dir() else None
     if names in (None, CLASS_NAMES):
         return
-    own = any((f / n).exists() for n in ("data.yaml", "obj.names", "classes.txt")) or any(f.glob("*.yaml"))
+    own = any((f / n).exists() for n in ("obj.names", "classes.txt")) or any(f.glob("*.yaml"))  # (data.yaml too)
     if own or any((f / "labels").rglob("*.txt")):
         raise ValueError(f"{f} holds labels of other classes than ours (its data.yaml or classes.txt, there or in its "
                          "parent, names them); expected a new folder or one of our datasets")
