@@ -172,6 +172,14 @@ def perturbed_truths(truths: list[ImageBoxes], sizes: Sequence[tuple[int, int]],
     return [ImageBoxes(perturb.boxes(t.xyxy, w, h), t.cls, t.conf) for t, (w, h) in zip(truths, sizes, strict=True)]
 
 
+def preds_table(pred_dir: Path, ds: Dataset, overrides: dict[str, str] | None = None) -> np.ndarray:
+    """Our class per class id of a predictions folder: named by its classes.txt, else by the dataset's names."""
+    names_file = pred_dir / "classes.txt"
+    names = [n.strip() for n in names_file.read_text().splitlines() if n.strip()] if names_file.is_file() \
+        else ds.names
+    return name_table(names, overrides)
+
+
 def preds_from_dir(ds: Dataset, sizes, pred_dir: Path, table: np.ndarray) -> list[ImageBoxes]:
     if not pred_dir.is_dir():
         raise FileNotFoundError(f"predictions folder not found: {pred_dir}")

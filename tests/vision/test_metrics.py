@@ -82,6 +82,18 @@ def test_confusion_matrix_rows_truth_cols_prediction_with_background():
     assert cm.sum() == 4
 
 
+def test_tiles_lying_over_each_other_each_with_a_box_of_its_own_face_are_read_exactly():
+    # 1m half under 5m: each box overlaps the other tile more than its own, yet each tile has a box of its
+    # own face at IoU >= 0.5, so both are true positives and the image is exact (as COCOeval counts them).
+    tiles = ImageBoxes.truth(np.array([[0.6, 9.3, 28.0, 33.6], [1.6, 11.3, 31.3, 30.8]]), np.array([0, 4]))
+    read = preds([[0.8, 9.9, 30.6, 30.6], [1.1, 13.2, 33.2, 30.7]], [0, 4], [0.64, 0.63])
+    assert box_iou(read.xyxy, tiles.xyxy)[0, 1] > box_iou(read.xyxy, tiles.xyxy)[0, 0] >= 0.5
+    s = score([tiles], [read], NC, 0.25)
+    assert s.tp.sum() == 2 and s.fp.sum() == 0 and s.fn.sum() == 0
+    assert s.image_exact.tolist() == [True] and s.errors == ((),)
+    assert np.trace(s.confusion) == 2 and s.confusion.sum() == 2
+
+
 def test_hand_exact_only_counts_images_with_at_most_max_tiles():
     many = ImageBoxes.truth(np.array([[i * 40, 0, i * 40 + 30, 40] for i in range(20)], float), np.zeros(20, int))
     s = score([truth([0, 9, 27]), many], [preds(ROW, [0, 9, 27]), preds(many.xyxy[:19], [0] * 19)], NC, 0.25)

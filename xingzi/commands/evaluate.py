@@ -185,10 +185,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"boxes written: {write_preds(ds.images, sizes, preds, args.save_preds / row)}")
         draw(row, preds, perturb)
     for pred_dir in args.preds:
-        names_file = pred_dir / "classes.txt"
-        names = [n.strip() for n in names_file.read_text().splitlines() if n.strip()] if names_file.is_file() \
-            else ds.names
-        preds = ev.preds_from_dir(ds, sizes, pred_dir, ev.name_table(names, overrides))
+        preds = ev.preds_from_dir(ds, sizes, pred_dir, ev.preds_table(pred_dir, ds, overrides))
         row = unique_row(pred_dir.name, pred_dir, {r["row"] for r in results})
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
                                        {"preds": str(pred_dir), "data": str(args.data)}, *per_image))
