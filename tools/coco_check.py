@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.vision.metrics import IOU_THRESHOLDS, ImageBoxes, Scores, drop_ignored, score
+from xingzi.vision.metrics import ImageBoxes, Scores, drop_ignored, score
 
 TOLERANCE = 1e-9
 
@@ -38,7 +38,8 @@ class CocoScores:
     image_exact: np.ndarray
 
 
-def _coco_eval(truths: list[ImageBoxes], preds: list[ImageBoxes], nc: int, thresholds: np.ndarray):
+def _coco_eval(truths: list[ImageBoxes], preds: list[ImageBoxes], nc: int, thresholds: np.ndarray | None):
+    """COCOeval over every image; ``thresholds``: IoU thresholds (None: COCO's own, 0.50:0.05:0.95)."""
     from pycocotools.coco import COCO
     from pycocotools.cocoeval import COCOeval
 
@@ -61,7 +62,8 @@ def _coco_eval(truths: list[ImageBoxes], preds: list[ImageBoxes], nc: int, thres
         ev = COCOeval(index([r for i, t in enumerate(truths) for r in rows(t, i)]),
                       index([r for i, p in enumerate(preds) for r in rows(p, i)]), "bbox")
         ev.params.imgIds = list(range(len(truths)))
-        ev.params.iouThrs = np.asarray(thresholds, np.float64)
+        if thresholds is not None:
+            ev.params.iouThrs = np.asarray(thresholds, np.float64)
         ev.params.maxDets = [10**9]  # every box counts, as in ours
         ev.params.areaRng, ev.params.areaRngLbl = [[0.0, 1e18]], ["all"]
         ev.evaluate()
@@ -73,7 +75,7 @@ def coco_scores(truths: list[ImageBoxes], preds: list[ImageBoxes], nc: int, conf
     """AP over COCO's IoU thresholds from every box, and the counts at IoU 0.5 from the boxes at ``conf`` or over."""
     pairs = [drop_ignored(t, p) for t, p in zip(truths, preds, strict=True)]
     truths, preds = [t for t, _ in pairs], [p for _, p in pairs]
-    precision = _coco_eval(truths, preds, nc, IOU_THRESHOLDS).eval["precision"][:, :, :, 0, 0]  # (T, recall, K)
+    precision = _coco_eval(truths, preds, nc, None).eval["precision"][:, :, :, 0, 0]  # (T, recall, K)
     with np.errstate(invalid="ignore"):
         ap = np.where((precision > -1).all(axis=1), precision.mean(axis=1), np.nan)
     at_conf = _coco_eval(truths, [p.select(p.conf >= conf) for p in preds], nc, np.array([0.5]))
