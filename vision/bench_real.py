@@ -28,7 +28,7 @@ from .bench_fix import corrections, offered_faces, one_fix_right
 from .detections import Detections
 from .evaluate import load_dataset, name_table, truths_for
 from .grouping import SET_ASIDE, group
-from .metrics import IGNORE, UNREAD, box_iou, pair_boxes
+from .metrics import IGNORE, UNREAD, ImageBoxes, box_iou, face_pairs
 from .photo import load_image
 from .pipeline import Context, PhotoResult, TileDetector, analyse, detect_hand
 
@@ -115,8 +115,10 @@ def _counts(faces: Counter, res: PhotoResult) -> bool:
 
 
 def miss_causes(roles: tuple[str, ...], dets: Detections, true_xyxy: np.ndarray, true_cls: np.ndarray) -> Counter:
-    """Tiles of one photo by CAUSES, boxes matched one to one to labels (IoU >= 0.5, best overlap first)."""
-    match = dict(pair_boxes(np.asarray(true_xyxy, np.float64), dets.xyxy.astype(np.float64)))
+    """Tiles of one photo by CAUSES, boxes matched one to one to labels at IoU >= 0.5 as ``xingzi eval`` pairs
+    them (a box of the tile's own face first: :func:`metrics.face_pairs`)."""
+    truth = ImageBoxes.truth(np.asarray(true_xyxy, np.float64), np.asarray(true_cls))
+    match = dict(face_pairs(truth, ImageBoxes.preds(dets.xyxy, dets.cls, dets.conf)))
     out: Counter = Counter()
     for j, c in enumerate(true_cls):
         i = match.get(j)

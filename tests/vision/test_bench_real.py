@@ -158,6 +158,15 @@ def test_one_box_over_two_labels_of_one_tile_matches_only_one():
     assert dict(causes) == {"no_box": 1}
 
 
+def test_tiles_lying_over_each_other_each_boxed_with_its_own_face_are_no_misread():
+    # each box overlaps the other tile more than its own: paired by overlap alone they were two misreads
+    true_xyxy = np.array([[0.6, 9.3, 28.0, 33.6], [1.6, 11.3, 31.3, 30.8]])
+    true_cls = np.array([Tile.M1.index, Tile.M5.index])
+    det = Detections(np.array([[0.8, 9.9, 30.6, 30.6], [1.1, 13.2, 33.2, 30.7]], np.float32), true_cls.copy(),
+                     np.array([0.64, 0.63], np.float32))
+    assert dict(miss_causes(("concealed", "concealed"), det, true_xyxy, true_cls)) == {}
+
+
 def _read_with(change: str) -> Detections:
     det = hand_with_wind(0.9)
     if change == "wind-counted":
