@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xingzi.vision.metrics import IGNORE, ImageBoxes, box_iou, confusion, score
+from xingzi.vision.metrics import (
+    IGNORE,
+    UNREAD,
+    ImageBoxes,
+    box_iou,
+    confusion,
+    face_pairs,
+    image_errors,
+    score,
+)
 
 NC = 31
 ROW = np.array([[10, 10, 40, 50], [50, 10, 80, 50], [90, 10, 120, 50]], float)  # three tiles in a row
@@ -46,6 +55,36 @@ def test_counts_at_operating_threshold(pred, tp, fp, fn, exact):
     assert r == pytest.approx(tp / 3)
 
 
+@pytest.mark.parametrize(("tiles", "read", "expected"), [
+    pytest.param([0], preds(ROW[:1], [0]), (1.0, 1.0, 1.0), id="one-tile-read-right"),
+    pytest.param([0], preds(ROW[:1], [9]), (0.0, 0.0, 0.0), id="one-tile-misread"),
+    pytest.param([0], preds(np.zeros((0, 4)), []), (0.0, 0.0, 0.0), id="nothing-read"),
+    pytest.param([], preds(ROW[:1], [0]), (0.0, 0.0, 0.0), id="a-box-on-an-empty-table"),
+])
+def test_precision_recall_f1_of_a_single_box(tiles, read, expected):
+    t = ImageBoxes.truth(ROW[: len(tiles)], np.array(tiles, np.int64))
+    assert score([t], [read], NC, conf=0.25).micro() == pytest.approx(expected)
+
+
+def test_per_class_precision_recall_f1():
+    # 1m: two tiles, one found (P 1, R 1/2); 1p: one tile, found, and one box extra (P 1/2, R 1); 中: never seen
+    tiles = ImageBoxes.truth(np.vstack([ROW, [[130, 10, 160, 50]]]), np.array([0, 0, 9, 27]))
+    read = preds(np.vstack([ROW[[0, 2]], [[170, 10, 200, 50]]]), [0, 9, 9])
+    s = score([tiles], [read], NC, conf=0.25)
+    np.testing.assert_allclose(s.precision[[0, 9]], [1.0, 0.5])
+    np.testing.assert_allclose(s.recall[[0, 9, 27]], [0.5, 1.0, 0.0])
+    np.testing.assert_allclose(s.f1[[0, 9]], [2 / 3, 2 / 3])
+    assert np.isnan(s.recall[5]) and np.isnan(s.f1[5])  # no 5m on the table
+
+
+def test_a_tile_whose_face_is_not_given_is_no_miss_and_its_box_no_extra():
+    # a tile added by the label errata without a face (UNREAD), next to a 1m read right
+    tiles = ImageBoxes.truth(ROW[:2], np.array([0, UNREAD]))
+    s = score([tiles], [preds(ROW[:2], [0, 7])], NC, conf=0.25)
+    assert (int(s.tp.sum()), int(s.fp.sum()), int(s.fn.sum())) == (1, 0, 0)
+    assert s.image_exact.tolist() == [True] and s.n_tiles.tolist() == [1]
+
+
 def test_perfect_gives_ap_one_and_only_classes_with_truth_count():
     s = score([truth([0, 9, 27])], [preds(ROW, [0, 9, 27])], NC, conf=0.25)
     assert s.map50 == pytest.approx(1.0)
@@ -73,6 +112,35 @@ def test_ignored_truth_is_not_a_miss_and_prediction_on_it_is_not_extra():
     s = score([t], [p], NC, conf=0.25)
     assert (int(s.tp.sum()), int(s.fp.sum()), int(s.fn.sum())) == (2, 0, 0)
     assert s.image_exact[0] and s.n_tiles[0] == 2
+
+
+@pytest.mark.parametrize(("width", "extra"), [
+    pytest.param(30 / 0.55, 0, id="iou-0.55-on-the-wind-is-not-extra"),
+    pytest.param(30 / 0.45, 1, id="iou-0.45-on-the-wind-is-extra"),
+])
+def test_a_box_on_an_ignored_tile_is_left_out_from_iou_one_half(width, extra):
+    wind = ImageBoxes.truth(ROW[:1], np.array([IGNORE]))  # 30 x 40
+    box = preds([[10, 10, 10 + width, 50]], [5])  # the same height, wider: IoU 30 / width
+    assert box_iou(box.xyxy, wind.xyxy)[0, 0] == pytest.approx(30 / width)
+    s = score([wind], [box], NC, conf=0.25)
+    assert int(s.fp.sum()) == extra and bool(s.image_exact[0]) == (extra == 0)
+
+
+def test_one_box_of_another_face_over_a_tile_labelled_twice_is_one_misread_and_one_miss():
+    twice = ImageBoxes.truth(np.vstack([ROW[:1], ROW[:1] + 1]), np.array([9, 9]))  # 1p labelled twice
+    read = preds(ROW[:1], [10])  # read as 2p
+    assert face_pairs(twice, read) == [(0, 0)]  # one pair: a box stands for one tile
+    cm = confusion(twice, read, NC)
+    assert cm[9, 10] == 1 and cm[9, NC] == 1 and cm.sum() == 2
+    assert sorted(image_errors(twice, read, NC)) == [(9, 10, False), (9, NC, False)]
+
+
+def test_a_box_of_its_own_face_pairs_with_its_tile_from_iou_one_half():
+    tile = ImageBoxes.truth(ROW[:1], np.array([9]))
+    near = preds([[10, 10, 10 + 30 / 0.55, 50]], [9])  # the same height, wider: IoU 0.55
+    far = preds([[10, 10, 10 + 30 / 0.45, 50]], [9])  # IoU 0.45
+    assert box_iou(near.xyxy, tile.xyxy)[0, 0] == pytest.approx(0.55)
+    assert face_pairs(tile, near) == [(0, 0)] and face_pairs(tile, far) == []
 
 
 def test_confusion_matrix_rows_truth_cols_prediction_with_background():
