@@ -253,3 +253,28 @@ def test_bench_detector_refuses_an_empty_folder(tmp_path, capsys):
 
     assert main(["bench", "detector", "--weights", str(DEFAULT_ONNX), "--images", str(tmp_path), "--n", "2"]) == 2
     assert "no images" in capsys.readouterr().err
+
+
+# hard photos of real_cn_val: doubtful readings (second opinion, sharpened copy), misreads, many tiles
+HARD_PHOTOS = ("valid__IMG_2751_JPG*", "valid__IMG_2769_JPG*", "valid__382645002_*", "valid__395417244_*",
+               "valid__IMG_2745_JPG*", "valid__Screenshot-2023-10-24-at-22-32-40-*")
+
+
+def test_the_boxes_eval_scores_are_the_ones_users_get(no_network):
+    # xingzi eval reads at conf 0.001 (for AP) and scores the boxes at 0.25; xingzi score and the page read at
+    # 0.25: every second reading and gate must leave the boxes over 0.25 as they are, or eval measures another reader
+    import cv2
+
+    from shared_folder import shared_file
+
+    images = shared_file("data", "real_cn_val", "images")
+    photos = [next(images.glob(pattern)) for pattern in HARD_PHOTOS]
+    low, user = Detector(conf=0.001), Detector(conf=0.25)
+    for photo in photos:
+        image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
+        scored, got = low.predict(image), user.predict(image)
+        scored = scored.subset(scored.conf >= 0.25)
+        order_s, order_g = np.lexsort(scored.xyxy.T), np.lexsort(got.xyxy.T)
+        assert scored.cls[order_s].tolist() == got.cls[order_g].tolist(), photo.name
+        np.testing.assert_allclose(scored.xyxy[order_s], got.xyxy[order_g], atol=1e-3)
+        np.testing.assert_allclose(scored.conf[order_s], got.conf[order_g], atol=1e-6)
