@@ -215,6 +215,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     import cv2
 
     from xingzi.vision.detector import Detector
+    from xingzi.vision.pipeline import detect_hand
 
     given = (("second_doubt", second_doubt), ("min_inside", min_inside), ("lone_conf", lone_conf),
              ("back_far", back_far), ("noisy", noisy), ("shaken", shaken), ("defocused", defocused))
@@ -222,6 +223,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
                    balance=balance, fit=fit, **overrides)
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, **reading)
+    at_conf = Detector(weights, imgsz=imgsz, conf=conf, iou=iou, **reading)  # as `xingzi score` and the page read
     check = None if perturb is not None else pipeline_check or PIPELINE_CHECK
     if check is None and perturb is None and (ds.root / "meta").is_dir():
         from xingzi.vision.bench_pipeline import pipeline_matches_truth
@@ -234,10 +236,12 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
         out.append(ImageBoxes.preds(d.xyxy, d.cls, d.conf))
         meta = ds.root / "meta" / f"{p.stem}.json"
         if check is not None and meta.is_file():
-            ok = check(p, d.subset(d.conf >= conf), json.loads(meta.read_text()))
+            # the whole pipeline as users run it: a reading that makes no legal hand is read again (detect_hand)
+            shown, _ = detect_hand(at_conf, image, first=d.subset(d.conf >= conf))
+            ok = check(p, shown, json.loads(meta.read_text()))
             if ok is not None:  # None: no usable ground truth for this photo
                 right.append(bool(ok))
-    extra: dict = {"latency": latency(Detector(weights, imgsz=imgsz, conf=conf, iou=iou, **reading), ds.images[:30])}
+    extra: dict = {"latency": latency(at_conf, ds.images[:30])}
     if det.classifier is not None:
         extra["classifier"] = str(det.classifier.path)
     if det.second is not None:

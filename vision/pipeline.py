@@ -238,13 +238,15 @@ def _show_chosen_win(reading: HandReading, symbol: str) -> HandReading:
     return reading
 
 
-def detect_hand(detector: TileDetector, image: np.ndarray) -> tuple[Detections, HandReading]:
+def detect_hand(detector: TileDetector, image: np.ndarray,
+                first: Detections | None = None) -> tuple[Detections, HandReading]:
     """The detector's reading of a photo of a winning hand, and its grouping. When its tiles make no legal
     hand, a detector with a second opinion reads it again asking that opinion however sure the first reading
     was (the networks recall the pictures already read: vision/memo.py), and that reading is taken when it
-    makes a hand: a photo shows a declared win, so a legal reading is the likelier one."""
+    makes a hand: a photo shows a declared win, so a legal reading is the likelier one. ``first``: the
+    detector's reading of this photo when the caller has it already (``xingzi eval`` reads at a lower threshold)."""
     with remembering():
-        det = detector.predict(image)
+        det = detector.predict(image) if first is None else first
         reading = group(det)
         if getattr(detector, "second", None) is None or is_legal_reading(reading):
             return det, reading

@@ -310,3 +310,38 @@ def test_a_photo_that_cannot_be_opened_is_named(dataset, tmp_path, capsys):
     assert main(["eval", "--data", str(dataset), "--preds", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert f"{photo}: not a readable image" in err and "Traceback" not in err
+
+
+def test_the_pipeline_figure_reads_again_a_reading_that_makes_no_hand(tmp_path, monkeypatch):
+    """As `xingzi score` and the page do (pipeline.detect_hand): the first reading misses a tile, so the photo is
+    read again asking the second opinion, whose reading makes the hand; the pipeline check sees that one."""
+    from demo_photo import EXAMPLES, demo_photo, write_demo_dataset
+
+    from xingzi.vision import detector as mod
+    from xingzi.vision.detections import Detections
+    from xingzi.vision.detector import DEFAULT_ONNX
+    from xingzi.vision.evaluate import preds_from_model
+
+    image, truth, cls = demo_photo()
+    whole = Detections(truth.astype(np.float32), cls, np.full(len(cls), 0.9, np.float32))
+    short = whole.subset(np.arange(len(cls)) != 3)
+    asked = []
+
+    def read(self, picture, ask_second=False, also=None):
+        asked.append(ask_second)
+        return whole if ask_second else short
+
+    monkeypatch.setattr(mod.Detector, "read", read)
+    data = write_demo_dataset(tmp_path / "data", image, "demo.png")
+    (data / "meta").mkdir()
+    (data / "meta" / "demo.json").write_text((EXAMPLES / "demo.json").read_text(encoding="utf-8"), encoding="utf-8")
+    seen = []
+
+    def check(path, detections, meta):
+        seen.append(len(detections))
+        return True
+
+    preds, _ = preds_from_model(load_dataset(data), DEFAULT_ONNX, 640, 0.25, 0.5, pipeline_check=check,
+                                classifier=None)
+    assert seen == [len(cls)] and True in asked
+    assert len(preds[0]) == len(cls) - 1  # the tiles are scored as the detector read them first
