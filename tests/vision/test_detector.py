@@ -264,7 +264,6 @@ def test_the_boxes_eval_scores_are_the_ones_users_get(no_network):
     # xingzi eval reads at conf 0.001 (for AP) and scores the boxes at 0.25; xingzi score and the page read at
     # 0.25: every second reading and gate must leave the boxes over 0.25 as they are, or eval measures another reader
     import cv2
-
     from shared_folder import shared_file
 
     images = shared_file("data", "real_cn_val", "images")
