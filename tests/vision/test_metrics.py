@@ -117,6 +117,7 @@ def test_ignored_truth_is_not_a_miss_and_prediction_on_it_is_not_extra():
 @pytest.mark.parametrize(("width", "extra"), [
     pytest.param(30 / 0.55, 0, id="iou-0.55-on-the-wind-is-not-extra"),
     pytest.param(30 / 0.45, 1, id="iou-0.45-on-the-wind-is-extra"),
+    pytest.param(60, 0, id="iou-exactly-0.5-on-the-wind-is-not-extra"),
 ])
 def test_a_box_on_an_ignored_tile_is_left_out_from_iou_one_half(width, extra):
     wind = ImageBoxes.truth(ROW[:1], np.array([IGNORE]))  # 30 x 40
@@ -133,6 +134,19 @@ def test_one_box_of_another_face_over_a_tile_labelled_twice_is_one_misread_and_o
     cm = confusion(twice, read, NC)
     assert cm[9, 10] == 1 and cm[9, NC] == 1 and cm.sum() == 2
     assert sorted(image_errors(twice, read, NC)) == [(9, 10, False), (9, NC, False)]
+
+
+def test_two_boxes_of_other_faces_on_one_tile_are_one_misread_and_one_extra():
+    tile = ImageBoxes.truth(ROW[:1], np.array([9]))  # 1p
+    read = preds(np.vstack([ROW[:1], ROW[:1] + 1]), [10, 11], [0.9, 0.8])  # read as 2p, and again as 3p
+    cm = confusion(tile, read, NC)
+    assert cm[9, 10] == 1 and cm[NC, 11] == 1 and cm.sum() == 2
+    assert sorted(image_errors(tile, read, NC)) == [(9, 10, False), (NC, 11, False)]
+
+
+def test_a_set_with_no_tiles_has_map_zero():
+    s = score([ImageBoxes.truth(np.zeros((0, 4)), np.zeros(0, int))], [preds(ROW[:1], [0])], NC, conf=0.25)
+    assert (s.map50, s.map50_95) == (0.0, 0.0)
 
 
 def test_a_box_of_its_own_face_pairs_with_its_tile_from_iou_one_half():
@@ -167,6 +181,13 @@ def test_hand_exact_only_counts_images_with_at_most_max_tiles():
     s = score([truth([0, 9, 27]), many], [preds(ROW, [0, 9, 27]), preds(many.xyxy[:19], [0] * 19)], NC, 0.25)
     assert s.image_exact_rate() == (0.5, 2)
     assert s.image_exact_rate(max_tiles=18) == (1.0, 1)
+
+
+def test_hand_exact_counts_a_photo_of_one_tile_and_is_zero_without_hands():
+    one = ImageBoxes.truth(ROW[:1], np.array([0]))
+    s = score([one, truth([0, 9, 27])], [preds(ROW[:1], [0]), preds(ROW[:2], [0, 9])], NC, 0.25)
+    assert s.image_exact_rate(max_tiles=18) == (0.5, 2)  # the one-tile photo is a hand of its own; the other missed
+    assert s.image_exact_rate(max_tiles=0) == (0.0, 0)  # no photo qualifies: no share, not a made-up one
 
 
 @pytest.mark.parametrize(
