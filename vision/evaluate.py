@@ -195,8 +195,10 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
                      back_far: float | None = None, balance: bool = True,
                      noisy: float | None = None, shaken: float | None = None,
                      defocused: float | None = None, fit: bool = True) -> tuple[list[ImageBoxes], dict]:
-    """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings
-    and, when a pipeline check and ground-truth meta exist, the share of whole results right.
+    """Predict at a low threshold (for AP); returns boxes and extras: latency at the shipped settings,
+    ``as_users`` (with a second opinion: each photo's boxes as ``xingzi score`` reads it, read again when its
+    first reading makes no legal hand; :func:`evaluate_row` scores them) and, when a pipeline check and
+    ground-truth meta exist, the share of whole results right (on those boxes).
     ``classifier``: the second-stage tile classifier ("auto": the shipped one if any; None: none);
     ``stretched``: re-read pictures with almost no tiles squeezed (:mod:`xingzi.vision.aspect`);
     ``negative``: read doubtful photos' negatives too (:mod:`xingzi.vision.negative`);
@@ -215,6 +217,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     import cv2
 
     from xingzi.vision.detector import Detector
+    from xingzi.vision.memo import remembering
     from xingzi.vision.pipeline import detect_hand
 
     given = (("second_doubt", second_doubt), ("min_inside", min_inside), ("lone_conf", lone_conf),
@@ -223,25 +226,31 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
                    balance=balance, fit=fit, **overrides)
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, **reading)
-    at_conf = Detector(weights, imgsz=imgsz, conf=conf, iou=iou, **reading)  # as `xingzi score` and the page read
+    as_read = _AtConf(det, conf)
     check = None if perturb is not None else pipeline_check or PIPELINE_CHECK
     if check is None and perturb is None and (ds.root / "meta").is_dir():
         from xingzi.vision.bench_pipeline import pipeline_matches_truth
 
         check = pipeline_matches_truth
-    out, right = [], []
+    out, right, as_users = [], [], []
     for p in ds.images:
         image = cv2.imread(str(p), cv2.IMREAD_COLOR)
-        d = det.predict(image if perturb is None else np.ascontiguousarray(perturb.image(image)))
+        with remembering():  # a photo read again pays each picture once
+            d = det.predict(image if perturb is None else np.ascontiguousarray(perturb.image(image)))
+            shown = d.subset(d.conf >= conf)
+            if perturb is None and det.second is not None:
+                # as `xingzi score` and the page read: a reading that makes no legal hand is read again
+                shown, _ = detect_hand(as_read, image, first=shown)
+                as_users.append(ImageBoxes.preds(shown.xyxy, shown.cls, shown.conf))
         out.append(ImageBoxes.preds(d.xyxy, d.cls, d.conf))
         meta = ds.root / "meta" / f"{p.stem}.json"
         if check is not None and meta.is_file():
-            # the whole pipeline as users run it: a reading that makes no legal hand is read again (detect_hand)
-            shown, _ = detect_hand(at_conf, image, first=d.subset(d.conf >= conf))
             ok = check(p, shown, json.loads(meta.read_text()))
             if ok is not None:  # None: no usable ground truth for this photo
                 right.append(bool(ok))
-    extra: dict = {"latency": latency(at_conf, ds.images[:30])}
+    extra: dict = {"latency": latency(Detector(weights, imgsz=imgsz, conf=conf, iou=iou, **reading), ds.images[:30])}
+    if as_users:
+        extra["as_users"] = as_users  # scored in evaluate_row, not written as they are
     if det.classifier is not None:
         extra["classifier"] = str(det.classifier.path)
     if det.second is not None:
@@ -251,6 +260,18 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
         extra["pipeline_exact"] = float(np.mean(right))
         extra["pipeline_images"] = len(right)
     return out, extra
+
+
+class _AtConf:
+    """A detector reading at a low threshold, its boxes kept from ``conf`` up: the boxes it reads at ``conf``
+    itself, box for box (no step looks below; tests/vision/test_detector.py), with its networks' answers shared."""
+
+    def __init__(self, detector, conf: float) -> None:
+        self.detector, self.conf, self.second = detector, conf, detector.second
+
+    def predict(self, image: np.ndarray, ask_second: bool = False):
+        d = self.detector.predict(image, ask_second=ask_second)
+        return d.subset(d.conf >= self.conf)
 
 
 def latency(det, images: Sequence[Path], warmup: int = 2) -> dict:
@@ -321,6 +342,9 @@ def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float,
     in each image not read exactly (``images``, ``misses``, ``misreads``) and image exact per value of each
     field in ``by`` of the images' ``meta_dir/<stem>.json`` (``by``: {field: {value: ...}})."""
     s = score(truths, preds, NC, conf)
+    extra = dict(extra)
+    if "as_users" in extra:  # the tiles as users get them: see preds_from_model
+        extra["as_users"] = summary(score(truths, extra["as_users"], NC, conf))
     result = {"row": row, "conf": conf, **extra, "summary": summary(s), "per_class": per_class(s),
               "conf_sweep": conf_sweep(truths, preds), "confusion": s.confusion.tolist()}
     if images is not None:
@@ -351,6 +375,10 @@ def format_rows(results: list[dict]) -> str:
         if lat and "classifier_ms_median" in lat:
             lines.append(f"{'':<34}second-stage classifier: {lat['classifier_ms_median']:.1f}/"
                          f"{lat['classifier_ms_p95']:.1f} ms med/p95 per photo (included in predict)")
+        if "as_users" in r:
+            u = r["as_users"]
+            lines.append(f"{'':<34}as xingzi score reads (a reading that makes no hand read again): F1 {u['f1']:.3f}, "
+                         f"image exact {u['image_exact']:.3f}, hand exact {u['hand_exact']:.3f}")
         if "pipeline_exact" in r:
             lines.append(f"{'':<34}pipeline exact (tiles → melds → 炮): {r['pipeline_exact']:.3f} "
                          f"over {r['pipeline_images']} images")

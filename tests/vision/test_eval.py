@@ -320,7 +320,7 @@ def test_the_pipeline_figure_reads_again_a_reading_that_makes_no_hand(tmp_path, 
     from xingzi.vision import detector as mod
     from xingzi.vision.detections import Detections
     from xingzi.vision.detector import DEFAULT_ONNX
-    from xingzi.vision.evaluate import preds_from_model
+    from xingzi.vision.evaluate import evaluate_row, format_rows, preds_from_model, truths_for
 
     image, truth, cls = demo_photo()
     whole = Detections(truth.astype(np.float32), cls, np.full(len(cls), 0.9, np.float32))
@@ -341,7 +341,13 @@ def test_the_pipeline_figure_reads_again_a_reading_that_makes_no_hand(tmp_path, 
         seen.append(len(detections))
         return True
 
-    preds, _ = preds_from_model(load_dataset(data), DEFAULT_ONNX, 640, 0.25, 0.5, pipeline_check=check,
-                                classifier=None)
+    ds = load_dataset(data)
+    preds, extra = preds_from_model(ds, DEFAULT_ONNX, 640, 0.25, 0.5, pipeline_check=check, classifier=None)
     assert seen == [len(cls)] and True in asked
-    assert len(preds[0]) == len(cls) - 1  # the tiles are scored as the detector read them first
+    assert len(preds[0]) == len(cls) - 1  # the tile figures are the detector's first reading ...
+    truths, _ = truths_for(ds, name_table(ds.names))
+    result = evaluate_row(truths, preds, 0.25, tmp_path / "out", "row", extra)
+    assert result["summary"]["image_exact"] == 0.0
+    assert result["as_users"]["image_exact"] == 1.0  # ... and beside them the reading users get
+    assert "as xingzi score reads (a reading that makes no hand read again): F1 1.000, image exact 1.000" in \
+        format_rows([result])
