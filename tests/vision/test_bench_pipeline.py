@@ -23,6 +23,7 @@ from xingzi.vision.bench_pipeline import (
 )
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout, with_tiles
+from xingzi.vision.metrics import box_iou
 from xingzi.vision.pipeline import Context, analyse
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.json"
@@ -71,6 +72,29 @@ def test_a_meld_missing_a_tile_is_not_exact(demo):
     assert melds_exact(reading, meta) == len(demo["situation"]["melds"]) - 1
 
 
+def test_a_meld_of_the_right_tiles_read_with_another_face_is_not_exact(demo):
+    pung = [i for i, t in enumerate(demo["tiles"]) if t["group"] == 1]  # the pung of 白
+    det = truth_detections(demo)
+    det = replace(det, cls=np.where(np.isin(np.arange(len(det)), pung), Tile.M9.index, det.cls))
+    reading = group(det)
+    assert len({reading.meld_of[i] for i in pung}) == 1  # still grouped as one meld, of 9m
+    assert melds_exact(reading, demo) == len(demo["situation"]["melds"]) - 1
+
+
+def test_the_bench_counts_the_samples_it_skips(tmp_path, capsys, demo):
+    from xingzi.cli import main
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "meta").mkdir()
+    photo = DEMO.with_suffix(".jpg").read_bytes()
+    for stem, complete in (("whole", True), ("cut", False)):
+        (tmp_path / "images" / f"{stem}.jpg").write_bytes(photo)
+        (tmp_path / "meta" / f"{stem}.json").write_text(json.dumps({**demo, "complete": complete}))
+    assert main(["bench", "pipeline", "--data", str(tmp_path), "--boxes", "truth"]) == 0
+    out = capsys.readouterr().out
+    assert "(truth boxes): 1 samples, 1 skipped" in out and "pao_total_exact_pct         100.0" in out
+
+
 def test_summary_reports_the_samples_needing_input_apart():
     totals = Counter(samples=10, pao_right=8, pao_right_tap=9, needs_input=4, needs_input_right=2, needs_win_in_row=3,
                      needs_win_in_row_right=2, needs_grid=1, melds_true=5, melds_found=4, melds_exact=3,
@@ -82,6 +106,63 @@ def test_summary_reports_the_samples_needing_input_apart():
     assert out["needs_win_in_row"] == "2/3 right" and out["needs_grid"] == "0/1 right"
     assert "needs_scatter" not in out
     assert out["melds_found_pct"] == 80.0 and out["melds_exact_pct"] == 60.0
+
+
+def test_summary_of_counts_of_none_and_one():
+    # one sample, needing input, right after one correction; no melds, no roles counted: shares of nothing are 0
+    one = summarise(Counter(samples=1, pao_right=1, pao_right_fix=1, needs_input=1, needs_input_right=1), [], "truth")
+    assert one["pao_exact_after_one_fix_pct"] == 100.0 and one["pao_exact_needs_input_pct"] == 100.0
+    assert (one["melds_found_pct"], one["melds_exact_pct"], one["tile_roles_right_pct"]) == (0.0, 0.0, 0.0)
+    assert one["readable_samples"] == 0 and one["pao_exact_readable_pct"] == 0.0
+    readable = summarise(Counter(samples=1, pao_right=1, melds_true=1, melds_found=1, roles=1, roles_right=1), [],
+                         "truth")
+    assert readable["pao_exact_readable_pct"] == 100.0 and readable["melds_found_pct"] == 100.0
+    assert readable["tile_roles_right_pct"] == 100.0 and readable["pao_exact_after_one_fix_pct"] == 0.0
+    assert "melds_exact_pct" not in summarise(Counter(samples=1), [], "model")  # model boxes: no tile-by-tile truth
+    two = summarise(Counter(samples=2, pao_right=1, pao_right_tap=1, pao_right_fix=1), [], "model")
+    assert (two["pao_total_exact_pct"], two["pao_exact_after_one_tap_pct"], two["pao_exact_after_one_fix_pct"]) == \
+        (50.0, 50.0, 50.0)
+
+
+def test_compare_reads_a_situation_without_fa_as_none_and_melds_only_tile_by_tile(demo):
+    from xingzi.vision.bench_pipeline import compare
+
+    reading = group(truth_detections(demo))
+    facts = compare(reading, demo)
+    assert facts["exact"] and facts["melds_exact"] == len(demo["situation"]["melds"])
+    # the photo without its 发, and a truth that says nothing of them: none
+    no_fa = {**demo, "tiles": [t for t in demo["tiles"] if t["role"] != "fa"],
+             "situation": {k: v for k, v in demo["situation"].items() if k != "fa"}}
+    assert len(no_fa["tiles"]) < len(demo["tiles"])
+    assert compare(group(truth_detections(no_fa)), no_fa)["exact"]
+    fewer = {**demo, "tiles": demo["tiles"][:-1]}  # the truth's tiles no longer line up with the reading's
+    assert compare(reading, fewer)["melds_exact"] == 0 and compare(reading, fewer)["roles_right"] == 0
+
+
+def test_the_whole_pipeline_check_of_eval_takes_only_samples_with_a_result(demo):
+    from xingzi.vision.bench_pipeline import pipeline_matches_truth
+
+    photo = DEMO.with_suffix(".jpg")
+    import cv2
+
+    scale = cv2.imread(str(photo)).shape[1] / demo["size"][0]
+    det = truth_detections(demo)
+    det = replace(det, xyxy=(det.xyxy * scale).astype(np.float32))
+    assert pipeline_matches_truth(photo, det, demo) is True
+    assert pipeline_matches_truth(photo, det, {**demo, "expect": {**demo["expect"], "own": 1}}) is False
+    for unusable in ({**demo, "complete": False}, {**demo, "expect": None}, {**demo, "expect": {"valid": True}}):
+        assert pipeline_matches_truth(photo, det, unusable) is None
+
+
+def test_the_layout_bench_counts_every_layout(capsys):
+    from xingzi.vision.bench_pipeline import run_layouts
+
+    assert run_layouts() == 0
+    out = capsys.readouterr().out
+    total = int(out.split("read exactly")[0].split("/")[1])
+    right = int(out.split("layouts: ")[1].split("/")[0])
+    assert total == 6240 and right >= 6230  # 5 hands x 52 turns x 3 perspectives x 2 rows x 2 jitters x 2 gaps
+    assert "perspective 0.0: 2080/2080" in out and "perspective 0.3: 2080/2080" in out
 
 
 @pytest.mark.parametrize("win,own,valid,tap", [
@@ -203,6 +284,34 @@ def test_one_fix_tries_each_correction_the_truth_allows(change, expected, own, r
     assert one_fix_right(res, found, Context(), lambda again: total_right(again, meta)) is right
     misread = change == "misread"  # its true face is the likeliest after the one read: offered first
     assert offered_faces(res, found) == (Counter(tiles=1, first=1, offered=1) if misread else Counter())
+
+
+@pytest.mark.parametrize(("before", "right"), [
+    pytest.param(11, True, id="the-12th-correction-is-tried"),
+    pytest.param(12, False, id="the-13th-is-not"),
+])
+def test_one_fix_tries_twelve_corrections_at_most(before, right):
+    det = hand_layout("123m456m789p12s55p", "3s", size=70, center=(640, 480)).detections
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), det, Context(), as_read=True)
+    same = {"fix": (0, int(det.cls[0]))}  # changes nothing
+    fixes = [same] * before + [{"fix": (0, Tile.M9.index)}]
+    assert one_fix_right(res, fixes, Context(), lambda again: int(again.detections.cls[0]) == Tile.M9.index) is right
+
+
+@pytest.mark.parametrize(("iou", "offered"), [
+    pytest.param(0.27, ["add", "aside"], id="a-box-off-by-iou-0.27-finds-no-tile"),
+    pytest.param(0.33, [], id="at-iou-0.33-it-is-the-tile's-box"),
+])
+def test_a_tile_counts_as_not_found_under_iou_three_tenths(iou, offered):
+    truth = hand_layout("123m456m789p12s55p", "3s", size=70, center=(640, 480)).detections
+    x0, y0, x1, y1 = (float(v) for v in truth.xyxy[4])
+    wide = x0 + (x1 - x0) / iou  # the same height from the same corner: IoU = width / wide width
+    det = replace(truth, xyxy=np.where(np.arange(len(truth))[:, None] == 4, [x0, y0, wide, y1], truth.xyxy)
+                  .astype(np.float32))
+    assert box_iou(det.xyxy[4:5].astype(float), truth.xyxy[4:5].astype(float))[0, 0] == pytest.approx(iou, abs=1e-4)
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), det, Context(), as_read=True)
+    kinds = sorted(next(iter(f)) for f in corrections(res, *synth_truth(_truth_meta(truth, 3), 1280)))
+    assert kinds == offered
 
 
 def test_a_true_tile_outside_the_photo_is_no_correction_to_try():

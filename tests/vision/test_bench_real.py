@@ -167,6 +167,32 @@ def test_tiles_lying_over_each_other_each_boxed_with_its_own_face_are_no_misread
     assert dict(miss_causes(("concealed", "concealed"), det, true_xyxy, true_cls)) == {}
 
 
+def test_every_photo_of_13_to_18_labelled_tiles_is_a_hand_and_counts(tmp_path):
+    # a hand of 14 read right, and one of 18 (four kongs) read with a tile missed that one correction adds
+    four_kongs = hand_layout("5p", "5p", ("kong 1m", "kong 2m", "kong 3s", "kong 9p"), size=50,
+                             center=(640, 300)).detections
+    photos = {"fourteen": (hand_with_wind(None).subset(np.arange(14)), 60),
+              "eighteen": (four_kongs, 120)}
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "classes.txt").write_text("\n".join(NAMES) + "\n")
+    for stem, (det, grey) in photos.items():
+        cv2.imwrite(str(tmp_path / "images" / f"{stem}.png"), np.full((H, W, 3), grey, np.uint8))
+        rows = [label_line(int(c), b) for c, b in zip(det.cls, det.xyxy, strict=True)]
+        (tmp_path / "labels" / f"{stem}.txt").write_text("\n".join(rows) + "\n")
+    assert len(four_kongs) == 18
+
+    class ByGrey:
+        def predict(self, image: np.ndarray) -> Detections:
+            if image.mean() < 90:
+                return photos["fourteen"][0]
+            return four_kongs.subset(np.arange(18) != 5)  # a tile of the first kong not found
+
+    numbers, _ = run_real(tmp_path, ByGrey())
+    assert numbers["photos"] == 2
+    assert numbers["hand_tiles_exact_pct"] == 50.0 and numbers["hand_tiles_one_fix_pct"] == 100.0
+
+
 def _read_with(change: str) -> Detections:
     det = hand_with_wind(0.9)
     if change == "wind-counted":
