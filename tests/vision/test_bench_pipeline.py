@@ -87,12 +87,31 @@ def test_the_bench_counts_the_samples_it_skips(tmp_path, capsys, demo):
     (tmp_path / "images").mkdir()
     (tmp_path / "meta").mkdir()
     photo = DEMO.with_suffix(".jpg").read_bytes()
-    for stem, complete in (("whole", True), ("cut", False)):
+    unsaid = {k: v for k, v in demo.items() if k != "complete"}  # a sample that does not say: complete
+    for stem, meta in (("whole", {**demo, "complete": True}), ("cut", {**demo, "complete": False}), ("plain", unsaid)):
         (tmp_path / "images" / f"{stem}.jpg").write_bytes(photo)
-        (tmp_path / "meta" / f"{stem}.json").write_text(json.dumps({**demo, "complete": complete}))
-    assert main(["bench", "pipeline", "--data", str(tmp_path), "--boxes", "truth"]) == 0
+        (tmp_path / "meta" / f"{stem}.json").write_text(json.dumps(meta))
+    assert main(["bench", "pipeline", "--data", str(tmp_path), "--boxes", "truth", "--show-misses", "5"]) == 0
     out = capsys.readouterr().out
-    assert "(truth boxes): 1 samples, 1 skipped" in out and "pao_total_exact_pct         100.0" in out
+    assert "(truth boxes): 2 samples, 1 skipped" in out and "pao_total_exact_pct         100.0" in out
+    assert "pao_exact_readable_pct      100.0" in out and "miss " not in out  # nothing read wrong to show
+
+
+def test_a_stray_tile_counted_in_the_hand_is_right_after_one_correction_not_one_tap(tmp_path, capsys, demo):
+    from xingzi.cli import main
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "meta").mkdir()
+    (tmp_path / "images" / "stray.jpg").write_bytes(DEMO.with_suffix(".jpg").read_bytes())
+    stray = {"cls": Tile.P9.index, "face": "9p", "xyxy": [186.0, 661.0, 262.0, 748.0], "group": -1, "role": "loose",
+             "sideways": False, "face_down": False}  # lying in line before the row's first tile
+    (tmp_path / "meta" / "stray.json").write_text(json.dumps({**demo, "tiles": [*demo["tiles"], stray]}))
+    assert main(["bench", "pipeline", "--data", str(tmp_path), "--boxes", "truth", "--as-read",
+                 "--show-misses", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "pao_total_exact_pct         0.0" in out and "pao_exact_after_one_tap_pct 0.0" in out
+    assert "pao_exact_after_one_fix_pct 100.0" in out  # set aside on the page ("not part of this hand")
+    assert "miss stray [readable]: truth 66m111s中中中" in out and "read 66m9p111s中中 中" in out
 
 
 def test_summary_reports_the_samples_needing_input_apart():
@@ -119,9 +138,11 @@ def test_summary_of_counts_of_none_and_one():
     assert readable["pao_exact_readable_pct"] == 100.0 and readable["melds_found_pct"] == 100.0
     assert readable["tile_roles_right_pct"] == 100.0 and readable["pao_exact_after_one_fix_pct"] == 0.0
     assert "melds_exact_pct" not in summarise(Counter(samples=1), [], "model")  # model boxes: no tile-by-tile truth
-    two = summarise(Counter(samples=2, pao_right=1, pao_right_tap=1, pao_right_fix=1), [], "model")
+    two = summarise(Counter(samples=2, pao_right=1, pao_right_tap=1, pao_right_fix=1, exact=1, roles=2, roles_right=1),
+                    [], "truth")
     assert (two["pao_total_exact_pct"], two["pao_exact_after_one_tap_pct"], two["pao_exact_after_one_fix_pct"]) == \
         (50.0, 50.0, 50.0)
+    assert two["hand_read_exact_pct"] == 50.0 and two["tile_roles_right_pct"] == 50.0
 
 
 def test_compare_reads_a_situation_without_fa_as_none_and_melds_only_tile_by_tile(demo):
@@ -163,6 +184,18 @@ def test_the_layout_bench_counts_every_layout(capsys):
     right = int(out.split("layouts: ")[1].split("/")[0])
     assert total == 6240 and right >= 6230  # 5 hands x 52 turns x 3 perspectives x 2 rows x 2 jitters x 2 gaps
     assert "perspective 0.0: 2080/2080" in out and "perspective 0.3: 2080/2080" in out
+
+
+def test_the_layout_bench_counts_the_layouts_read_wrong(capsys, monkeypatch):
+    from xingzi.vision import grouping
+    from xingzi.vision.bench_pipeline import run_layouts
+    from xingzi.vision.detections import Detections
+
+    nothing = group(Detections.empty())
+    monkeypatch.setattr(grouping, "group", lambda det: nothing)  # a grouping that reads no tile
+    assert run_layouts() == 0
+    out = capsys.readouterr().out
+    assert "0/6240 read exactly" in out and "perspective 0.6: 0/2080" in out
 
 
 @pytest.mark.parametrize("win,own,valid,tap", [
