@@ -193,6 +193,27 @@ def test_every_photo_of_13_to_18_labelled_tiles_is_a_hand_and_counts(tmp_path):
     assert numbers["hand_tiles_exact_pct"] == 50.0 and numbers["hand_tiles_one_fix_pct"] == 100.0
 
 
+def test_a_row_that_is_no_hand_is_counted_as_read_after_one_correction(tmp_path):
+    # real photos are seldom winning hands: a correction is counted on the tiles as read, not repaired into a hand
+    row = hand_layout("1357m2468p1357s9s", "中", size=60, center=(640, 300)).detections
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "classes.txt").write_text("\n".join(NAMES) + "\n")
+    cv2.imwrite(str(tmp_path / "images" / "row.png"), np.full((H, W, 3), 90, np.uint8))
+    rows = [label_line(int(c), b) for c, b in zip(row.cls, row.xyxy, strict=True)]
+    (tmp_path / "labels" / "row.txt").write_text("\n".join(rows) + "\n")
+    numbers, _ = run_real(tmp_path, Fixed(row.subset(np.arange(len(row)) != 2)))
+    assert numbers["photos"] == 1 and numbers["hand_tiles_exact_pct"] == 0.0
+    assert numbers["hand_tiles_one_fix_pct"] == 100.0
+
+
+def test_a_set_with_no_hand_photo_reports_nothing_read(real_set):
+    (real_set / "labels" / "hand.txt").write_text(label_line(0, WIND[0]) + "\n")  # now a photo of one tile
+    numbers, _ = run_real(real_set, Fixed(hand_with_wind(0.9)))
+    assert numbers["photos"] == 0 and numbers["hand_tiles_exact_pct"] == 0.0
+    assert numbers["latency_median_ms"] == 0.0 and numbers["latency_p95_ms"] == 0.0
+
+
 def _read_with(change: str) -> Detections:
     det = hand_with_wind(0.9)
     if change == "wind-counted":
