@@ -226,7 +226,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     reading = dict(classifier=classifier, stretched=stretched, negative=negative, sharpen=sharpen, second=second,
                    balance=balance, fit=fit, **overrides)
     det = Detector(weights, imgsz=imgsz, conf=min(conf, 0.001), iou=iou, **reading)
-    as_read = _AtConf(det, conf)
+    at_conf = _AtConf(det, conf)
     check = None if perturb is not None else pipeline_check or PIPELINE_CHECK
     if check is None and perturb is None and (ds.root / "meta").is_dir():
         from xingzi.vision.bench_pipeline import pipeline_matches_truth
@@ -240,7 +240,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
             shown = d.subset(d.conf >= conf)
             if perturb is None and det.second is not None:
                 # as `xingzi score` and the page read: a reading that makes no legal hand is read again
-                shown, _ = detect_hand(as_read, image, first=shown)
+                shown, _ = detect_hand(at_conf, image, first=shown)
                 as_users.append(ImageBoxes.preds(shown.xyxy, shown.cls, shown.conf))
         out.append(ImageBoxes.preds(d.xyxy, d.cls, d.conf))
         meta = ds.root / "meta" / f"{p.stem}.json"
