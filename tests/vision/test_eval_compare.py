@@ -35,11 +35,13 @@ def test_mcnemar_exact_p(gained, lost, p):
 
 def test_small_p_values_keep_their_figures():
     assert (format_p(1.0), format_p(0.0625), format_p(mcnemar_p(3, 18))) == ("1.00", "0.06", "1.5e-03")
+    assert (format_p(0.01), format_p(0.0099)) == ("0.01", "9.9e-03")  # two decimals from 0.01 up
 
 
-def test_mcnemar_refuses_negative_counts():
+@pytest.mark.parametrize(("gained", "lost"), [(-1, 2), (2, -1)])
+def test_mcnemar_refuses_negative_counts(gained, lost):
     with pytest.raises(ValueError, match="counts of photos >= 0"):
-        mcnemar_p(-1, 2)
+        mcnemar_p(gained, lost)
 
 
 def _result(row, misses, images=10):
@@ -124,7 +126,8 @@ def test_two_bench_runs_pair_their_samples():
     assert (gained, lost) == (("s1",), ("s3",))
     assert format_runs(gained, lost, "before.json") == ("against before.json: 炮 total right +1 -1 (net +0, "
                                                         "McNemar exact p 1.00)")
-    with pytest.raises(ValueError, match="json-out. file of a synthetic set"):
-        compare_runs({"samples": 4}, other)
+    for partial in ({"samples": 4}, {"pao_samples": ["s1"]}, {"pao_wrong": []}):  # either key missing is told
+        with pytest.raises(ValueError, match="json-out. file of a synthetic set"):
+            compare_runs(partial, other)
     with pytest.raises(ValueError, match="different samples"):
         compare_runs(base, {**other, "pao_samples": ["s1"]})

@@ -79,6 +79,17 @@ def test_repeated_errors_are_counted_once_with_a_number():
     assert eval_report.confusions(s) == [("3m read as 2m", 3)]
 
 
+@pytest.mark.parametrize(("show", "tail"), [
+    pytest.param(1, "  …1 more in the JSON ('images')", id="one-shown-one-more"),
+    pytest.param(2, "  b.jpg (2 tiles): 1s on no tile", id="all-shown-no-more-line"),
+    pytest.param(0, "  2 in the JSON ('images')", id="none-shown-the-count"),
+])
+def test_the_misses_text_says_how_many_more_are_in_the_json(show, tail):
+    rows = eval_report.image_rows(IMAGES, score(TRUTHS, PREDS, NC, conf=0.25))  # a.jpg and b.jpg not exact
+    text = eval_report.format_misses("row", rows, [], show).splitlines()
+    assert text[-1] == tail
+
+
 def test_rows_need_one_path_per_scored_image():
     with pytest.raises(ValueError, match="one image per scored image"):
         eval_report.image_rows(IMAGES[:2], score(TRUTHS, PREDS, NC, conf=0.25))
