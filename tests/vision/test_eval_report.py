@@ -232,6 +232,19 @@ def test_drawing_marks_each_wrong_box_in_its_colour_and_nothing_else():
     assert np.array_equal(eval_report.draw_misses(image, TRUTHS[2], PREDS[2]), image)  # exact: nothing drawn
 
 
+def test_a_misread_box_is_drawn_beside_its_tile_outlined_in_white():
+    image = np.full((80, 200, 3), 90, np.uint8)
+    x0, y0, x1, y1 = _box(0)
+    truth = ImageBoxes.truth(np.array([[x0, y0, x1, y1]]), np.array([T3M]))
+    read = ImageBoxes.preds(np.array([[x0, y0 + 8, x1, y1 + 8]]), np.array([T2M]), np.array([0.9]))  # lower
+    drawn = eval_report.draw_misses(image, truth, read)[..., ::-1].astype(int)  # RGB
+    white = np.all(drawn > 230, axis=2)
+    orange = np.all(np.abs(drawn - eval_report.MISS_COLORS["misread"]) < 40, axis=2)
+    assert white[int(y1) - 1:int(y1) + 1, int(x0) + 5:int(x1) - 5].all()  # the tile's bottom edge: white
+    assert orange[int(y1) + 7:int(y1) + 9, int(x0) + 5:int(x1) - 5].all()  # the box's, lower: orange
+    assert not orange[int(y1) - 1:int(y1) + 1, int(x0) + 5:int(x1) - 5].any()
+
+
 def test_eval_cli_draws_only_the_images_it_missed(tmp_path, capsys):
     root, preds = _tiny_set(tmp_path, (200, 100), [(stem, "1 0.5 0.5 0.2 0.5", f"{c} 0.5 0.5 0.2 0.5 0.9")
                                                    for stem, c in (("a", 0), ("b", 1))], colour=(80, 80, 80))

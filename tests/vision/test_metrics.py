@@ -185,8 +185,11 @@ def test_hand_exact_only_counts_images_with_at_most_max_tiles():
 
 def test_hand_exact_counts_a_photo_of_one_tile_and_is_zero_without_hands():
     one = ImageBoxes.truth(ROW[:1], np.array([0]))
-    s = score([one, truth([0, 9, 27])], [preds(ROW[:1], [0]), preds(ROW[:2], [0, 9])], NC, 0.25)
-    assert s.image_exact_rate(max_tiles=18) == (0.5, 2)  # the one-tile photo is a hand of its own; the other missed
+    empty = ImageBoxes.truth(np.zeros((0, 4)), np.zeros(0, int))  # a photo of no tile, read as none: exact
+    s = score([one, truth([0, 9, 27]), empty], [preds(ROW[:1], [0]), preds(ROW[:2], [0, 9]), preds(ROW[:0], [])],
+              NC, 0.25)
+    assert s.image_exact.tolist() == [True, False, True]
+    assert s.image_exact_rate(max_tiles=18) == (0.5, 2)  # the one-tile photo is a hand of its own, no tile is none
     assert s.image_exact_rate(max_tiles=0) == (0.0, 0)  # no photo qualifies: no share, not a made-up one
 
 
