@@ -84,6 +84,6 @@ def test_the_command_on_a_folder(tmp_path, capsys):
     assert main(["--data", str(tmp_path), "--preds", str(tmp_path / "preds")]) == 0
     out = capsys.readouterr().out
     assert "2 images, 3 tiles" in out  # the 'other' tile is not counted
-    assert "TP / FP / FN                   2/1/1         2/1/1" in out
-    assert "image exact                 0.500000      0.500000" in out
+    assert "TP / FP / FN             2 / 1 / 1           2 / 1 / 1" in out
+    assert "image exact               0.500000            0.500000" in out
     assert "agree on every class and image" in out
