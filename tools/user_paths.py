@@ -2,8 +2,9 @@
 
 ``xingzi bench pipeline`` scores synthetic photos by calling the pipeline in-process. This reads the same photos
 the way users do, with what each photo cannot show (self-draw or discard, dealer, events, the payers) given as a
-user gives it: ``xingzi score PHOTO --json`` with its flags, and the page's ``POST /api/read`` with its query
-(in-process, the app ``xingzi serve`` runs). It prints each path's share of 炮 totals right and, given the bench's
+user gives it: ``xingzi score PHOTO --json`` with its flags, and the page's ``POST /api/read`` with its query, then
+``POST /api/rescore`` with the payers when one shows something, as the page does (in-process, the app ``xingzi
+serve`` runs). It prints each path's share of 炮 totals right and, given the bench's
 ``--json-out`` of the same set, whether all three score the same photos wrong:
 
     xingzi bench pipeline --data /tmp/heldout_s59 --json-out /tmp/bench_s59.json
@@ -70,14 +71,24 @@ def by_command(photo: Path, meta: dict) -> bool:
 
 
 def page_query(situation: dict) -> dict[str, str]:
-    """The query the page sends with a photo."""
-    query = {"self_draw": str(bool(situation.get("self_draw"))).lower(),
-             "dealer": str(bool(situation.get("dealer"))).lower(),
-             "events": ",".join(situation.get("events", [])),
-             "payers": json.dumps(situation.get("payers", []), ensure_ascii=False)}
-    if situation.get("rules"):
-        query["rules"] = json.dumps(situation["rules"], ensure_ascii=False)
-    return query
+    """The query the page sends with a photo (app.js ``upload``): everything but the payers."""
+    return {"self_draw": str(bool(situation.get("self_draw"))).lower(),
+            "dealer": str(bool(situation.get("dealer"))).lower(), "as_read": "false",
+            "events": ",".join(situation.get("events", [])),
+            "rules": json.dumps(situation.get("rules") or {}, ensure_ascii=False), "table": ""}
+
+
+def shows_something(payers: list[dict]) -> bool:
+    """Whether the page sends the payers at all (it does when one is the dealer or shows 发 or melds)."""
+    return any(p.get("dealer") or p.get("fa") or p.get("melds") for p in payers)
+
+
+def page_rescore(token: str, situation: dict) -> dict:
+    """The rescore the page sends once a photo is read, when a payer shows something (app.js ``marks``)."""
+    return {"token": token, "corrections": {}, "added": [], "ignored": [], "removed": [], "claimed": [],
+            "released": [], "win": None, "self_draw": bool(situation.get("self_draw")),
+            "dealer": bool(situation.get("dealer")), "as_read": False, "events": list(situation.get("events", [])),
+            "payers": list(situation.get("payers", [])), "rules": situation.get("rules") or {}}
 
 
 def page_verdict() -> Verdict:
@@ -88,9 +99,12 @@ def page_verdict() -> Verdict:
     client = TestClient(create_app())
 
     def by_page(photo: Path, meta: dict) -> bool:
-        answer = client.post("/api/read", content=photo.read_bytes(), params=page_query(meta["situation"]))
+        s = meta["situation"]
+        answer = client.post("/api/read", content=photo.read_bytes(), params=page_query(s))
+        if answer.status_code == 200 and shows_something(s.get("payers", [])):
+            answer = client.post("/api/rescore", json=page_rescore(answer.json()["token"], s))
         if answer.status_code != 200:
-            raise RuntimeError(f"/api/read {photo.name}: {answer.status_code} {answer.text[:300]}")
+            raise RuntimeError(f"{photo.name}: {answer.status_code} {answer.text[:300]}")
         return right(answer.json(), meta)
 
     return by_page
