@@ -144,6 +144,11 @@ def test_summary_of_counts_of_none_and_one():
     assert (two["pao_total_exact_pct"], two["pao_exact_after_one_tap_pct"], two["pao_exact_after_one_fix_pct"]) == \
         (50.0, 50.0, 50.0)
     assert two["hand_read_exact_pct"] == 50.0 and two["tile_roles_right_pct"] == 50.0
+    assert "misread_tiles_face_offered" not in two  # no misread tile to offer a face for
+    three = summarise(Counter(samples=3, pao_right_tap=1, misread_tiles=2, misread_offered=1, misread_first=1), [],
+                      "model")
+    assert three["pao_exact_after_one_tap_pct"] == 33.3 and three["misread_tiles_face_offered"] == "1/2 (1 first)"
+    assert summarise(Counter(), [], "model")["pao_total_exact_pct"] == 0.0  # no sample at all: no share, no crash
 
 
 def test_compare_reads_a_situation_without_fa_as_none_and_melds_only_tile_by_tile(demo):
