@@ -195,6 +195,7 @@ def test_every_photo_of_13_to_18_labelled_tiles_is_a_hand_and_counts(tmp_path):
     numbers, _ = run_real(tmp_path, ByGrey())
     assert numbers["photos"] == 3
     assert numbers["hand_tiles_exact_pct"] == 66.7 and numbers["hand_tiles_one_fix_pct"] == 100.0
+    assert numbers["every_box_exact_pct"] == 66.7  # every box, not only those counted in the hand
 
 
 def test_a_row_that_is_no_hand_is_counted_as_read_after_one_correction(tmp_path):
