@@ -23,6 +23,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from xingzi.vision.bench_pipeline import result_right
+
 Verdict = Callable[[Path, dict], bool]
 
 
@@ -34,11 +36,6 @@ def samples(data: Path) -> list[tuple[Path, dict]]:
         if meta.get("complete", True) and isinstance(meta.get("expect"), dict) and "own" in meta["expect"]:
             out.append((data / "images" / f"{path.stem}.jpg", meta))
     return out
-
-
-def right(result: dict, meta: dict) -> bool:
-    """The bench's test: the validity and own 炮 of the truth."""
-    return result.get("valid") == meta["expect"]["valid"] and result.get("own") == meta["expect"]["own"]
 
 
 def payer_spec(payer: dict) -> str:
@@ -67,7 +64,7 @@ def by_command(photo: Path, meta: dict) -> bool:
         result = json.loads(done.stdout)
     except ValueError:
         raise RuntimeError(f"xingzi score {photo.name}: no JSON (exit {done.returncode}): {done.stderr[-300:]}") from None
-    return right(result, meta)
+    return result_right(result, meta)
 
 
 def page_query(situation: dict) -> dict[str, str]:
@@ -105,7 +102,7 @@ def page_verdict() -> Verdict:
             answer = client.post("/api/rescore", json=page_rescore(answer.json()["token"], s))
         if answer.status_code != 200:
             raise RuntimeError(f"{photo.name}: {answer.status_code} {answer.text[:300]}")
-        return right(answer.json(), meta)
+        return result_right(answer.json(), meta)
 
     return by_page
 

@@ -336,8 +336,14 @@ def claim_tap_right(res: PhotoResult, meta: dict) -> bool:
 
 def total_right(res: PhotoResult, meta: dict) -> bool:
     """The result's validity and own 炮 are the truth's."""
-    got, expect = res.result, meta["expect"]
-    return got is not None and got["valid"] == expect["valid"] and got["own"] == expect["own"]
+    return result_right(res.result, meta)
+
+
+def result_right(result: dict | None, meta: dict) -> bool:
+    """A §10 result (or the JSON of `xingzi score` and of the page: one with no score has no 'own') holds the
+    truth's validity and own 炮."""
+    expect = meta["expect"]
+    return result is not None and result.get("valid") == expect["valid"] and result.get("own") == expect["own"]
 
 
 def pipeline_matches_truth(image_path: Path, dets: Detections, meta: dict) -> bool | None:
