@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import tracemalloc
 from collections import Counter
+from itertools import combinations
 from pathlib import Path
 
 import cv2
@@ -20,7 +21,7 @@ from xingzi.datasets.synth.faces import brush_set, known_styles, procedural_set,
 from xingzi.datasets.synth.generate import check_styles, render_sample
 from xingzi.datasets.yolo import data_yaml_text, read_labels, yolo_to_xyxy
 from xingzi.engine.notation import parse_meld, parse_tiles
-from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, TILES, Tile
 
 SEED, N, IMGSZ = 11, 10, 256
 
@@ -80,8 +81,11 @@ def test_meta_tiles_show_exactly_the_ground_truth_hand(dataset, i):
     assert sum(1 for t in shown if t["role"] == "win") == 1
     assert Tile(next(t["face"] for t in shown if t["role"] == "win")) == parse_tiles(sit["win_tile"])[0]
     groups = Counter(t["group"] for t in shown)
+    assert all(t["group"] == 0 for t in shown if t["role"] in ("concealed", "win"))  # the row is group 0
     for k, m in enumerate(sit["melds"], start=1):
-        assert groups[k] == parse_meld(m).kind.size
+        meld = parse_meld(m)
+        assert groups[k] == meld.kind.size
+        assert all(Tile(t["face"]) == meld.tile and t["role"] == meld.kind.value for t in shown if t["group"] == k)
     kongs = [k for k, m in enumerate(sit["melds"], start=1) if m.startswith("concealed_kong")]
     for k in kongs:
         assert sum(t["face_down"] for t in shown if t["group"] == k) in (2, 4)
@@ -153,6 +157,12 @@ def test_bad_arguments_raise_clear_errors(call, message):
     with pytest.raises(ValueError) as e:
         call()
     assert message in str(e.value)
+
+
+def test_the_smallest_side_allowed_is_made(tmp_path):
+    assert [i for i, _ in generate_dataset(tmp_path, 1, imgsz=64)] == [0]  # 64..8192, as the message says
+    photo = cv2.imread(str(next((tmp_path / "images").glob("*.jpg"))))
+    assert max(photo.shape[:2]) == 64
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -332,6 +342,58 @@ def test_brush_characters_stay_in_ink():
             ink_b = (brush.faces[tile.index][0][top, :, :3].astype(int).sum(2) < 500).sum()
             assert 0.4 * ink_a < ink_b < 3.0 * ink_a, (k, tile, ink_a, ink_b)
 
+
+
+def test_brush_numerals_keep_their_place():
+    """The hand bends a numeral where the font put it: its ink's middle moves by under 15 % of the face's width."""
+    for k in range(8):
+        plain, brush = procedural_set(k), brush_set(k)
+        for rank in range(1, 10):
+            tile = Tile(f"{rank}m")
+            middles = []
+            for face in (plain.faces[tile.index][0], brush.faces[tile.index][0]):
+                ys, xs = np.nonzero(face[: face.shape[0] * 2 // 5, :, :3].astype(int).sum(2) < 500)
+                middles.append((ys.mean(), xs.mean()))
+            moved = np.hypot(middles[0][0] - middles[1][0], middles[0][1] - middles[1][1])
+            assert moved < 0.15 * face.shape[1], (k, tile, moved)
+
+
+def test_every_drawn_face_carries_ink_and_no_two_faces_look_alike():
+    """A face drawn empty, or like another, would teach the detector a label its picture does not show."""
+    tiles = list(TILES)
+    for k in range(8):
+        for faces in (procedural_set(k), brush_set(k)):
+            plate = np.array(faces.plate, np.int16)
+            drawn = [faces.faces[t.index][0].astype(np.int16) for t in tiles]
+            for tile, face in zip(tiles, drawn, strict=True):
+                inside = face[..., 3] > 200
+                ink = ((np.abs(face[..., :3] - plate).sum(-1) > 90) & inside).sum() / inside.sum()
+                assert tile is Tile.BAI or ink > 0.04, (faces.name, tile, ink)  # 白: bare, or a frame only
+            for i, j in combinations(range(len(tiles)), 2):
+                differ = np.abs(drawn[i][..., :3] - drawn[j][..., :3]).mean()
+                assert differ > 2.0, (faces.name, tiles[i], tiles[j], differ)
+
+def test_the_groups_of_a_laid_out_hand_never_lie_in_one_another():
+    """The row, each meld, the 发 and the loose tiles are slid apart on the table until their footprints part."""
+    from xingzi.datasets.synth.hands import sample_deal
+    from xingzi.datasets.synth.render import body_points
+    from xingzi.datasets.synth.scene import layout_deal
+
+    laid_out = 0
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        layout = layout_deal(sample_deal(rng), rng)
+        if layout.kind != "rows":  # a grid or a scatter is laid out by other rules
+            continue
+        laid_out += 1
+        points = [body_points(layout.shape, t) for t in layout.tiles]
+        feet = np.array([[p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max()] for p in points])
+        groups = np.array([t.group for t in layout.tiles])
+        across = np.minimum(feet[:, None, 2], feet[None, :, 2]) - np.maximum(feet[:, None, 0], feet[None, :, 0])
+        along = np.minimum(feet[:, None, 3], feet[None, :, 3]) - np.maximum(feet[:, None, 1], feet[None, :, 1])
+        overlap = np.minimum(across, along)[groups[:, None] != groups[None, :]]
+        assert not len(overlap) or overlap.max() < 0, (seed, overlap.max())
+    assert laid_out > 80
 
 def test_the_stronger_blur_is_sometimes_a_motion_streak(monkeypatch):
     from xingzi.datasets.synth import photo

@@ -156,3 +156,21 @@ def test_tiles_far_too_long_for_a_tile_also_mean_a_stretched_picture():
     assert len(det) == 9 and det.xyxy[:, 3].max() == pytest.approx(0.8 * 1200, rel=0.05)
     normal = _tiles(9, 300, 100)
     assert elongation(normal) < ELONGATED and read_stretched(reader, np.zeros((100, 300, 3), np.uint8), normal) is normal
+
+
+@pytest.mark.parametrize(("ratio", "stretched"), [
+    pytest.param(2.6, False, id="standing_tile_seen_edge_on"),  # the longest a real tile looks
+    pytest.param(4.0, True, id="upright_tile_stretched_threefold"),  # 4:3 made three times as tall
+])
+def test_where_a_reading_of_long_tiles_means_a_stretched_picture(ratio, stretched):
+    calls = []
+
+    def reader(image: np.ndarray) -> Detections:
+        calls.append(image.shape)
+        return Detections.empty()
+
+    xyxy = np.array([[40.0 * i, 0.0, 40.0 * i + 30.0, 30.0 * ratio] for i in range(9)], np.float32)
+    first = Detections(xyxy, np.arange(9, dtype=np.int64), np.full(9, 0.9, np.float32))
+    assert read_stretched(reader, np.zeros((400, 400, 3), np.uint8), first) is first  # nothing read better
+    assert bool(calls) is stretched
+

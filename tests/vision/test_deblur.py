@@ -73,6 +73,18 @@ def test_taking_the_streak_out_brings_the_detail_back(sharp):
     assert abs(float(restored.mean()) - float(sharp.mean())) < 1.0  # no brighter or darker
 
 
+def test_a_shallow_streak_is_taken_out_and_the_tiles_stay_where_they_were(sharp):
+    # two pixels across ten: still a slant, not a picture stretched along an axis; the line's middle on the
+    # kernel's, so the smear itself moves nothing and neither may its removal
+    blurred = smeared(sharp, (0, 4), (10, 6))
+    streak = find_streak(blurred, 800)
+    assert not streak.axial and streak.depth > STREAK_DEPTH
+    restored = unstreak(blurred, streak_kernel(streak))
+    assert sharpness(restored) > 1.5 * sharpness(blurred)
+    grey = [cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32) for im in (sharp, restored)]
+    (dx, dy), _ = cv2.phaseCorrelate(*grey)
+    assert abs(dx) < 0.5 and abs(dy) < 0.5
+
 def test_the_kernel_is_a_normalised_line_through_the_middle():
     from xingzi.vision.deblur import Streak
 

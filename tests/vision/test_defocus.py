@@ -12,7 +12,7 @@ from plate_photo import photo
 from test_deblur import smeared
 
 from xingzi.vision.deblur import find_streak, unshaken
-from xingzi.vision.defocus import DISK_DEPTH, Disk, disk_kernel, find_disk
+from xingzi.vision.defocus import DISK_DEPTH, Disk, cepstrum_of, disk_kernel, find_disk
 from xingzi.vision.detector import DEFAULT_ONNX, Detector
 from xingzi.vision.perturb import get as perturbation
 
@@ -47,6 +47,25 @@ def test_a_blur_disk_is_found_with_its_radius(sharp, radius):
     assert disk.radius == pytest.approx(radius, rel=0.15)
 
 
+def test_the_radius_is_found_between_whole_rings(sharp):
+    # the dip's circle is placed between whole pixels by a parabola through three rings: to a tenth of a pixel
+    # on average over radii 2–9 (a whole ring alone is half a ring out, 0.26 px, at worst)
+    radii = np.arange(2.0, 9.01, 0.5)
+    errors = [abs(find_disk(defocused(sharp, r), 800).radius - r) for r in radii]
+    assert float(np.mean(errors)) < 0.085 and max(errors) < 0.2
+
+
+def test_the_cepstrum_is_the_transform_of_the_log_spectrum_of_the_windowed_grey_photo(sharp):
+    grey = cv2.cvtColor(sharp, cv2.COLOR_BGR2GRAY).astype(np.float64)
+    window = np.sqrt(np.outer(np.hanning(800), np.hanning(800)))  # OpenCV's 2-D Hann window
+    log_spectrum = np.log1p(np.abs(np.fft.fft2((grey - grey.mean()) * window)))
+    expected = np.fft.fftshift(np.fft.fft2(log_spectrum).real) / log_spectrum.size
+    got = cepstrum_of(sharp, 800)
+    near = (slice(380, 421), slice(380, 421))  # where the streaks and disks are looked for
+    ring = expected[near].copy()
+    ring[18:23, 18:23] = 0  # the spike at the middle dwarfs the rest
+    assert np.allclose(got[near], expected[near], atol=0.02 * np.abs(ring).max(), rtol=1e-3)
+
 def test_a_sharp_photo_shows_no_blur_disk(sharp):
     assert find_disk(sharp, 800).depth < DISK_DEPTH / 2
     assert unshaken(sharp, 800) is sharp
@@ -66,6 +85,11 @@ def test_dividing_the_disk_out_brings_the_detail_back(sharp):
     assert abs(float(restored.mean()) - float(sharp.mean())) < 1.0  # no brighter or darker
     assert unshaken(blurred, 800, disk_depth=0) is blurred  # the step switched off
 
+
+def test_any_depth_above_zero_switches_a_step_on(sharp):
+    shaken, blurred = smeared(sharp, (0, 2), (8, 6)), defocused(sharp, 4.0)
+    assert unshaken(shaken, 800, depth=0.5, disk_depth=0) is not shaken
+    assert unshaken(blurred, 800, depth=0, disk_depth=0.5) is not blurred
 
 def test_the_eval_perturbation_is_found_as_the_disk_it_draws(sharp):
     blurred = perturbation("defocus").image(sharp)  # radius long side / 200 = 4 px

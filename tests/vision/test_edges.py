@@ -52,6 +52,12 @@ def test_nothing_is_dropped_without_enough_sure_whole_tiles(det, why):
     assert len(drop_cut_tiles(det, SHAPE)) == len(det), why
 
 
+def test_three_whole_tiles_tell_a_tiles_size_and_a_grey_photos_shape_will_do():
+    det = row_with([[387, 120, 400, 176]], whole=3)
+    assert len(drop_cut_tiles(det, SHAPE)) == 3
+    np.testing.assert_array_equal(cut_shares(det, SHAPE[:2]), cut_shares(det, SHAPE))  # (height, width) alone
+
+
 def test_keep_all_and_bad_input():
     det = row_with([[387, 120, 400, 176]])
     assert len(drop_cut_tiles(det, SHAPE, 0.0)) == len(det)
@@ -78,17 +84,23 @@ def test_the_detector_drops_slivers_it_reads(monkeypatch):
 
 def _short_hand_from_the_left(left: float) -> Detections:
     """A hand one tile short (13 standing tiles and the winning tile apart), its row starting ``left`` px
-    from the photo's left edge (the shorter side of a tile: 60 × 0.75 = 45 px)."""
+    from the photo's left edge (the shorter side of a tile: 60 × 0.75 = 45 px), or ending ``-left`` px from its
+    right edge."""
     from xingzi.vision.layouts import hand_layout
 
     det = hand_layout("123m456m789p1s55p", "3s", center=(640.0, 480.0)).detections
-    shift = np.array([left - det.xyxy[:, 0].min(), 0, left - det.xyxy[:, 0].min(), 0], np.float32)
+    # a negative ``left``: the hand's right end that far from the photo's right edge (1280 px)
+    dx = left - det.xyxy[:, 0].min() if left >= 0 else 1280 + left - det.xyxy[:, 2].max()
+    shift = np.array([dx, 0, dx, 0], np.float32)
     return Detections(det.xyxy + shift, det.cls, det.conf, det.probs)
 
 
 @pytest.mark.parametrize(
     ("left", "hand", "hinted"),
     [pytest.param(4.0, "short", True, id="short_hand_touching_the_frame"),
+     pytest.param(5.0, "short", False, id="short_hand_a_tenth_of_a_tile_off_the_frame"),  # 0.1 x 45 px = 4.5
+     pytest.param(-4.0, "short", True, id="short_hand_touching_the_right_of_the_frame"),
+     pytest.param(-15.0, "short", False, id="short_hand_framed_tightly_on_the_right"),
      pytest.param(15.0, "short", False, id="short_hand_framed_tightly"),
      pytest.param(200.0, "short", False, id="short_hand_well_inside"),
      pytest.param(4.0, "whole", False, id="whole_hand_touching_the_frame")],
@@ -125,3 +137,16 @@ def test_the_hint_goes_once_the_hand_is_whole_and_is_said_in_chinese():
     result = analyse(np.full((960, 1280, 3), 60, np.uint8), _short_hand_from_the_left(4.0), Context())
     assert CUT_HAND in result.reading.problems
     assert chinese(CUT_HAND) == "手牌碰到照片边缘且少了牌：那里可能有牌被切掉（请把整手牌拍进照片）"
+
+
+@pytest.mark.parametrize(("gap", "hinted"), [pytest.param(4.0, True, id="touching_the_bottom"),
+                                             pytest.param(15.0, False, id="framed_tightly_at_the_bottom")])
+def test_a_short_hand_at_the_bottom_of_the_frame_says_a_tile_may_be_cut_off(gap, hinted):
+    from xingzi.vision.edges import CUT_HAND, hint_cut_hand
+    from xingzi.vision.grouping import group
+
+    det = _short_hand_from_the_left(200.0)
+    dy = 960 - gap - float(det.xyxy[:, 3].max())
+    det = Detections(det.xyxy + np.array([0, dy, 0, dy], np.float32), det.cls, det.conf)
+    assert (CUT_HAND in hint_cut_hand(group(det), (960, 1280, 3)).problems) == hinted
+

@@ -156,6 +156,14 @@ def test_one_non_finite_pixel_does_not_blacken_a_float_photo(bad):
 BROKEN = Path(__file__).parents[1] / "data" / "broken_images"
 
 
+def test_a_decoded_photo_passes_as_it_is_and_any_other_array_is_refused():
+    photo = np.zeros((24, 32, 3), np.uint8)
+    assert load_image(photo) is photo
+    for bad in (photo.astype(np.float32), photo[..., 0], np.zeros((24, 32, 4), np.uint8)):
+        with pytest.raises(ValueError, match=r"expected an HxWx3 uint8 BGR image, got shape"):
+            load_image(bad)
+
+
 @pytest.mark.parametrize("name", ["no_image_item.avif", "huge_dimensions.heic"])
 def test_images_the_decoders_give_up_on_are_refused_with_a_clear_message(name):
     with pytest.raises(ValueError, match="cannot be decoded"):

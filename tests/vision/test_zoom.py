@@ -42,6 +42,14 @@ def test_small_hand_is_read_again_and_boxes_map_back():
     assert fake.asked == [False, False]
 
 
+def test_the_region_read_again_reaches_the_margin_beyond_the_tiles_on_every_side():
+    det = FakeDetector().predict(image_with_tile(1000, 1600, (700, 400, 740, 460)))  # a tile 60 px long
+    assert ZoomDetector(FakeDetector()).region(det, (1000, 1600)) == (610, 310, 830, 550)  # 1.5 tiles = 90 px
+    assert ZoomDetector(FakeDetector(), margin=0).region(det, (1000, 1600)) == (700, 400, 740, 460)
+    corner = FakeDetector().predict(image_with_tile(1000, 1600, (10, 10, 50, 70)))
+    assert ZoomDetector(FakeDetector()).region(corner, (1000, 1600)) == (0, 0, 140, 160)  # kept inside the photo
+
+
 def test_asking_the_second_opinion_reaches_both_passes():
     fake = FakeDetector()
     ZoomDetector(fake).predict(image_with_tile(1000, 1600, (700, 400, 740, 460)), ask_second=True)
