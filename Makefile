@@ -54,7 +54,8 @@ ship: $(STAMP)
 	$(BIN)/xingzi train --ship best
 
 # How many small wrong changes to the code the tests catch (tools/mutants.py; a clone of HEAD in runs/mutants/clone;
-# minutes to hours: not part of `make test`). PRESET: engine, grouping, repair, datasets or web (tools/mutants.toml).
+# minutes to hours: not part of `make test`). PRESET: a table of tools/mutants.toml (engine, grouping, repair,
+# datasets, web, metrics, benches, photo, synth).
 PRESET ?= engine
 SAMPLE ?= 300
 SEED ?= 0

@@ -87,8 +87,10 @@ def test_meta_tiles_show_exactly_the_ground_truth_hand(dataset, i):
         assert groups[k] == meld.kind.size
         assert all(Tile(t["face"]) == meld.tile and t["role"] == meld.kind.value for t in shown if t["group"] == k)
     kongs = [k for k, m in enumerate(sit["melds"], start=1) if m.startswith("concealed_kong")]
-    for k in kongs:
-        assert sum(t["face_down"] for t in shown if t["group"] == k) in (2, 4)
+    for k in kongs:  # turned down as players do: both ends, both middles, or all four
+        down = tuple(t["face_down"] for t in shown if t["group"] == k)
+        assert down in ((True, False, False, True), (False, True, True, False), (True,) * 4), down
+    assert all(t["group"] == -1 for t in meta["tiles"] if t["role"] == "loose")
 
 
 @pytest.mark.parametrize("i", range(N))
@@ -394,6 +396,37 @@ def test_the_groups_of_a_laid_out_hand_never_lie_in_one_another():
         overlap = np.minimum(across, along)[groups[:, None] != groups[None, :]]
         assert not len(overlap) or overlap.max() < 0, (seed, overlap.max())
     assert laid_out > 80
+
+def test_concealed_kongs_are_turned_down_as_players_turn_them():
+    """Both ends, both middles or all four tiles face down; each way is dealt."""
+    from xingzi.datasets.synth.hands import sample_deal
+    from xingzi.datasets.synth.scene import layout_deal
+
+    seen = Counter()
+    for seed in range(150):
+        rng = np.random.default_rng(seed)
+        deal = sample_deal(rng, "kongs")
+        layout = layout_deal(deal, rng)
+        for k, meld in enumerate(deal.melds, start=1):
+            if meld.kind.value == "concealed_kong":
+                seen[tuple(t.face_down for t in layout.tiles if t.group == k)] += 1
+    assert set(seen) == {(True, False, False, True), (False, True, True, False), (True,) * 4}, seen
+
+def test_a_pack_face_is_drawn_from_its_art_without_the_transparent_border(tmp_path):
+    """Art saved with empty margins is cut to what it shows first, so the glyph fills the face as any other does."""
+    from xingzi.datasets.synth.faces import _pack_face
+
+    glyph = np.zeros((60, 40, 4), np.uint8)
+    glyph[..., 2], glyph[..., 3] = 200, 0  # red, see-through
+    glyph[10:50, 8:32, 3] = 255  # a red bar: the glyph
+    padded = np.zeros((160, 120, 4), np.uint8)
+    padded[50:110, 40:80] = glyph  # the same art in a wide transparent border
+    for name, art in (("tight.png", glyph[10:50, 8:32]), ("padded.png", padded)):
+        cv2.imwrite(str(tmp_path / name), art)
+    plate = (240, 240, 235)
+    tight, wide = (_pack_face(tmp_path / n, plate) for n in ("tight.png", "padded.png"))
+    np.testing.assert_array_equal(tight, wide)
+    assert (np.abs(tight.astype(int) - plate).sum(-1) > 90).mean() > 0.4  # the bar fills the face's middle
 
 def test_the_stronger_blur_is_sometimes_a_motion_streak(monkeypatch):
     from xingzi.datasets.synth import photo

@@ -53,6 +53,7 @@ def test_a_large_grainy_photo_is_read_at_the_models_size_and_its_boxes_scaled_ba
     big = grainy(np.full((1200, 1600, 3), 128, np.uint8), 40.0)  # grainy even shrunk to 800
     small = quietened(big, 800)
     assert small.shape == (600, 800, 3)
+    assert quietened(big[:450, :600], 800).shape == (450, 600, 3)  # smaller than the model's size: never enlarged
     det = photo([], faces=2)[1]
     back = to_photo(det, small.shape, big.shape)
     assert np.allclose(back.xyxy, det.xyxy * 2) and np.array_equal(back.cls, det.cls)

@@ -56,6 +56,9 @@ def test_three_whole_tiles_tell_a_tiles_size_and_a_grey_photos_shape_will_do():
     det = row_with([[387, 120, 400, 176]], whole=3)
     assert len(drop_cut_tiles(det, SHAPE)) == 3
     np.testing.assert_array_equal(cut_shares(det, SHAPE[:2]), cut_shares(det, SHAPE))  # (height, width) alone
+    for empty in ((300, 0), (0, 400)):
+        with pytest.raises(ValueError, match=r"expected an image shape \(height, width, ...\), got"):
+            cut_shares(det, empty)
 
 
 def test_keep_all_and_bad_input():
