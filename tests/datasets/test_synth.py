@@ -412,6 +412,42 @@ def test_concealed_kongs_are_turned_down_as_players_turn_them():
                 seen[tuple(t.face_down for t in layout.tiles if t.group == k)] += 1
     assert set(seen) == {(True, False, False, True), (False, True, True, False), (True,) * 4}, seen
 
+def test_every_face_drawn_lies_inside_a_label_box(monkeypatch):
+    """The labels are the tiles' bodies projected; the faces are drawn by another path (a texture warped onto
+    the front). Every tile painted one colour, then another: the pixels that change are the faces, and they
+    must lie in the boxes labelled (a face drawn too wide or off its tile would teach a box that misses it)."""
+    from xingzi.datasets.synth import generate
+    from xingzi.datasets.synth.faces import FaceSet
+
+    base = procedural_set(0)
+
+    def painted(bgr: tuple[int, int, int]) -> FaceSet:
+        faces = tuple(tuple(np.dstack([np.broadcast_to(np.array(bgr, np.uint8), level.shape[:2] + (3,)),
+                                       level[..., 3]]) for level in levels) for levels in base.faces)
+        return FaceSet("painted", faces, base.plate)
+
+    def drawn(index: int, bgr: tuple[int, int, int]):
+        before_the_camera = {}
+
+        def keep(img, rng, blur_share=0.0):  # the picture as drawn, before blur, grain and JPEG
+            before_the_camera["img"] = img.copy()
+            return img
+
+        monkeypatch.setattr(generate.faces, "face_set", lambda style, variant=0: painted(bgr))
+        monkeypatch.setattr(generate, "camera_effects", keep)
+        sample = render_sample(5, index, 480)
+        return sample, before_the_camera["img"].astype(int)
+
+    for index in range(8):
+        sample, magenta = drawn(index, (255, 0, 255))
+        _, green = drawn(index, (0, 255, 0))
+        face = np.abs(magenta - green).sum(-1) > 30
+        labelled = np.zeros_like(face)
+        for x1, y1, x2, y2 in sample.boxes:
+            labelled[max(0, int(y1) - 1):int(np.ceil(y2)) + 1, max(0, int(x1) - 1):int(np.ceil(x2)) + 1] = True
+        assert face.sum() > 1000, index
+        assert (face & ~labelled).sum() < 0.002 * face.sum(), (index, (face & ~labelled).sum(), face.sum())
+
 def test_a_pack_face_is_drawn_from_its_art_without_the_transparent_border(tmp_path):
     """Art saved with empty margins is cut to what it shows first, so the glyph fills the face as any other does."""
     from xingzi.datasets.synth.faces import _pack_face
