@@ -60,6 +60,35 @@ def test_a_tile_set_aside_is_crossed_out_in_its_own_colour():
     assert rgb_at(rgb, (x0 + x1) / 2, (y0 + y1) / 2) == COLORS["ignored"]  # the cross through its middle
 
 
+def test_each_meld_is_outlined_around_its_tiles(reading):
+    rgb = np.asarray(draw(Image.new("RGB", (1000, 760), BG), reading))
+    for k, meld in enumerate(reading.melds):
+        members = [i for i, m in enumerate(reading.meld_of) if m == k]
+        x0, y0 = reading.detections.xyxy[members, :2].min(0)
+        x1, y1 = reading.detections.xyxy[members, 2:].max(0)
+        middle = int((y0 + y1) / 2)
+        row = np.flatnonzero((rgb[middle] == COLORS[meld.kind.value]).all(-1))
+        assert row.min() < x0 - 2 and row.max() > x1 + 2, meld  # the outline stands off the tiles each side
+
+def test_each_tag_is_written_on_a_patch_of_its_tiles_colour(reading):
+    tags: dict = {}
+    rgb = np.asarray(draw(Image.new("RGB", (1000, 760), BG), reading, tag_boxes=tags))
+    assert sorted(tags) == list(range(len(reading.detections)))
+    for i, (x0, y0, x1, y1) in tags.items():
+        patch = rgb[int(y0) + 1:int(y1) - 1, int(x0) + 1:int(x1) - 1].reshape(-1, 3)
+        share = (patch == COLORS[reading.roles[i]]).all(-1).mean()
+        assert share > 0.5, (i, reading.roles[i], share)  # white writing on the colour: the colour dominates
+
+def test_the_winning_tiles_tag_keeps_the_place_above_it_among_crowded_tags():
+    """Tiles narrower than their tags: the tags stack in tiers, but the winning tile's is placed first."""
+    layout = hand_layout("123m456m789p12s55p", "3s", size=24, win_apart=False, center=(500, 380), gap=0.2)
+    reading = group(layout.detections)
+    tags: dict = {}
+    draw(Image.new("RGB", (1000, 760), BG), reading, tag_boxes=tags)
+    win = reading.roles.index("win")
+    x0, y0 = reading.detections.xyxy[win, :2]
+    assert tags[win][0] == pytest.approx(x0, abs=1) and tags[win][3] == pytest.approx(y0, abs=1)
+
 def test_pil_in_pil_out(reading):
     img = Image.new("RGB", (1000, 760), BG)
     out = draw(img, reading.detections)

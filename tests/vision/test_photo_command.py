@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -91,6 +93,29 @@ def test_the_tiles_are_listed_along_the_row_with_their_numbers(photo, monkeypatc
     mine = next(line for line in lines if line.split()[1] == f"#{FIVE_P}")
     assert f"6p    {CLASS_NAMES_CN[Tile.P6.index]}" in mine and "concealed" in mine
     assert "win" in lines[-1] and code == 0 and "诈胡" in text  # as read: no hand
+
+
+def test_the_list_says_which_meld_a_tile_is_in_and_how_long_the_reading_took(photo, monkeypatch, capsys):
+    det = hand_layout("123m456m789p55p", "3s", ["pung 7s"], size=70, center=(W / 2, H / 2)).detections
+
+    class Slow(Fake):
+        def predict(self, image: np.ndarray, ask_second: bool = False) -> Detections:
+            time.sleep(0.06)
+            return self.detections
+
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Slow(det))
+    assert main(["score", str(photo), "--tiles"]) == 0
+    text = capsys.readouterr().out
+    sevens = [line for line in text.splitlines() if line.startswith("tile ") and " 7s " in line]
+    assert len(sevens) == 3 and all("pung (meld 1)" in line for line in sevens)
+    ms = int(text.split(" tiles seen in ")[1].split(" ms")[0])
+    assert 60 <= ms < 60_000  # milliseconds, not seconds
+
+
+def test_a_photo_with_no_tile_is_listed_as_such(photo, monkeypatch, capsys):
+    code, text = run(photo, Detections.empty(), monkeypatch, capsys, "--tiles")
+    assert "0 tiles seen" in text and not [line for line in text.splitlines() if line.startswith("tile #")]
+    assert code == 1 and "problem   no tiles found" in text  # no score, said why
 
 
 @pytest.mark.parametrize("angle", [90, 135, 200])

@@ -93,3 +93,9 @@ def test_a_photo_read_in_the_negative_is_not_also_sharpened(monkeypatch):
     calls.clear()
     mod.Detector(classifier=None, stretched=False, negative=False).predict(light)
     assert len(calls) == 2, "without the negative, the doubtful photo is read sharpened"
+
+
+def test_the_sharpening_is_scaled_to_the_photos_long_side_whichever_way_it_is_held():
+    wide = demo_photo()[0][:600, :800]
+    assert sharpen(wide).shape == wide.shape and sharpen(wide).dtype == np.uint8
+    np.testing.assert_array_equal(sharpen(wide.transpose(1, 0, 2).copy()), sharpen(wide).transpose(1, 0, 2))
