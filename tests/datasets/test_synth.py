@@ -375,6 +375,7 @@ def test_every_drawn_face_carries_ink_and_no_two_faces_look_alike():
                 differ = np.abs(drawn[i][..., :3] - drawn[j][..., :3]).mean()
                 assert differ > 2.0, (faces.name, tiles[i], tiles[j], differ)
 
+
 def test_the_groups_of_a_laid_out_hand_never_lie_in_one_another():
     """The row, each meld, the 发 and the loose tiles are slid apart on the table until their footprints part."""
     from xingzi.datasets.synth.hands import sample_deal
@@ -397,6 +398,7 @@ def test_the_groups_of_a_laid_out_hand_never_lie_in_one_another():
         assert not len(overlap) or overlap.max() < 0, (seed, overlap.max())
     assert laid_out > 80
 
+
 def test_concealed_kongs_are_turned_down_as_players_turn_them():
     """Both ends, both middles or all four tiles face down; each way is dealt."""
     from xingzi.datasets.synth.hands import sample_deal
@@ -411,6 +413,7 @@ def test_concealed_kongs_are_turned_down_as_players_turn_them():
             if meld.kind.value == "concealed_kong":
                 seen[tuple(t.face_down for t in layout.tiles if t.group == k)] += 1
     assert set(seen) == {(True, False, False, True), (False, True, True, False), (True,) * 4}, seen
+
 
 def test_every_face_drawn_lies_inside_a_label_box(monkeypatch):
     """The labels are the tiles' bodies projected; the faces are drawn by another path (a texture warped onto
@@ -448,6 +451,7 @@ def test_every_face_drawn_lies_inside_a_label_box(monkeypatch):
         assert face.sum() > 1000, index
         assert (face & ~labelled).sum() < 0.002 * face.sum(), (index, (face & ~labelled).sum(), face.sum())
 
+
 def test_a_pack_face_is_drawn_from_its_art_without_the_transparent_border(tmp_path):
     """Art saved with empty margins is cut to what it shows first, so the glyph fills the face as any other does."""
     from xingzi.datasets.synth.faces import _pack_face
@@ -463,6 +467,7 @@ def test_a_pack_face_is_drawn_from_its_art_without_the_transparent_border(tmp_pa
     tight, wide = (_pack_face(tmp_path / n, plate) for n in ("tight.png", "padded.png"))
     np.testing.assert_array_equal(tight, wide)
     assert (np.abs(tight.astype(int) - plate).sum(-1) > 90).mean() > 0.4  # the bar fills the face's middle
+
 
 def test_the_stronger_blur_is_sometimes_a_motion_streak(monkeypatch):
     from xingzi.datasets.synth import photo

@@ -85,6 +85,7 @@ def test_a_shallow_streak_is_taken_out_and_the_tiles_stay_where_they_were(sharp)
     (dx, dy), _ = cv2.phaseCorrelate(*grey)
     assert abs(dx) < 0.5 and abs(dy) < 0.5
 
+
 def test_the_kernel_is_a_normalised_line_through_the_middle():
     from xingzi.vision.deblur import Streak
 

@@ -66,6 +66,7 @@ def test_the_cepstrum_is_the_transform_of_the_log_spectrum_of_the_windowed_grey_
     ring[18:23, 18:23] = 0  # the spike at the middle dwarfs the rest
     assert np.allclose(got[near], expected[near], atol=0.02 * np.abs(ring).max(), rtol=1e-3)
 
+
 def test_a_sharp_photo_shows_no_blur_disk(sharp):
     assert find_disk(sharp, 800).depth < DISK_DEPTH / 2
     assert unshaken(sharp, 800) is sharp
@@ -90,6 +91,7 @@ def test_any_depth_above_zero_switches_a_step_on(sharp):
     shaken, blurred = smeared(sharp, (0, 2), (8, 6)), defocused(sharp, 4.0)
     assert unshaken(shaken, 800, depth=0.5, disk_depth=0) is not shaken
     assert unshaken(blurred, 800, depth=0, disk_depth=0.5) is not blurred
+
 
 def test_the_eval_perturbation_is_found_as_the_disk_it_draws(sharp):
     blurred = perturbation("defocus").image(sharp)  # radius long side / 200 = 4 px

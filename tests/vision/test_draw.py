@@ -70,6 +70,7 @@ def test_each_meld_is_outlined_around_its_tiles(reading):
         row = np.flatnonzero((rgb[middle] == COLORS[meld.kind.value]).all(-1))
         assert row.min() < x0 - 2 and row.max() > x1 + 2, meld  # the outline stands off the tiles each side
 
+
 def test_each_tag_is_written_on_a_patch_of_its_tiles_colour(reading):
     tags: dict = {}
     rgb = np.asarray(draw(Image.new("RGB", (1000, 760), BG), reading, tag_boxes=tags))
@@ -78,6 +79,7 @@ def test_each_tag_is_written_on_a_patch_of_its_tiles_colour(reading):
         patch = rgb[int(y0) + 1:int(y1) - 1, int(x0) + 1:int(x1) - 1].reshape(-1, 3)
         share = (patch == COLORS[reading.roles[i]]).all(-1).mean()
         assert share > 0.5, (i, reading.roles[i], share)  # white writing on the colour: the colour dominates
+
 
 def test_the_winning_tiles_tag_keeps_the_place_above_it_among_crowded_tags():
     """Tiles narrower than their tags: the tags stack in tiers, but the winning tile's is placed first."""
@@ -88,6 +90,30 @@ def test_the_winning_tiles_tag_keeps_the_place_above_it_among_crowded_tags():
     win = reading.roles.index("win")
     x0, y0 = reading.detections.xyxy[win, :2]
     assert tags[win][0] == pytest.approx(x0, abs=1) and tags[win][3] == pytest.approx(y0, abs=1)
+
+
+def test_a_label_gives_back_the_rectangle_it_covers():
+    from xingzi.vision.draw import label
+
+    img = Image.new("RGB", (400, 300), BG)
+    x0, y0, x1, y1 = label(ImageDraw.Draw(img), (100.0, 200.0), "碰 红中", COLORS["pung"], font(20))
+    ys, xs = np.nonzero((np.asarray(img) == COLORS["pung"]).all(-1))
+    assert (xs.min(), ys.min(), xs.max(), ys.max()) == pytest.approx((x0, y0, x1, y1), abs=1)
+    assert y1 == 200.0  # just above the point given
+
+
+def test_the_winning_tile_is_boxed_twice_as_thick_as_the_others():
+    reading = group(hand_layout("123m456m789p12s55p", "3s", size=50, center=(500, 380)).detections)
+    rgb = np.asarray(draw(Image.new("RGB", (1000, 760), BG), reading))
+
+    def thickness(i: int) -> int:  # the box's bottom edge, counted up from its last row
+        x0, _, x1, y1 = reading.detections.xyxy[i]
+        column = rgb[:int(round(y1)) + 1, int((x0 + x1) / 2)][::-1]
+        return int(np.argmin((column == COLORS[reading.roles[i]]).all(-1)))
+
+    win, other = reading.roles.index("win"), reading.roles.index("concealed")
+    assert thickness(win) == 2 * thickness(other) > 0
+
 
 def test_pil_in_pil_out(reading):
     img = Image.new("RGB", (1000, 760), BG)

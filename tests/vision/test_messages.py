@@ -21,6 +21,7 @@ HAND, WIN = "123m456m789p12s55p", "3s"
     pytest.param("13 tiles (a winning hand has 14, plus one per kong: 15 here)",
                  "13 张牌（胡牌应有 14 张，每杠加一张：这里应为 15 张）", id="count"),
     pytest.param("five 3p (only four of each tile exist)", "三筒 有 5 张（每种牌只有四张）", id="five-of-a-tile"),
+    pytest.param("five 9z (only four of each tile exist)", "9z 有 5 张（每种牌只有四张）", id="no-tile-named-as-written"),
     pytest.param("six 发 (only four exist)", "发 有 6 张（只有四张）", id="six-fa"),
     pytest.param("winning tile not set apart: scored with 7s, giving the total most of the hand's tiles give as "
                  "the winning tile; mark the real winning tile to change it",
