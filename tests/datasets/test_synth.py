@@ -152,6 +152,8 @@ def test_contact_sheet_has_the_asked_grid():
                  id="negative-blur-share"),
     pytest.param(lambda: list(generate_dataset("unused", 1, blur_share=1.5)), "--blur-share must be between 0 and 1",
                  id="blur-share-over-1"),
+    pytest.param(lambda: list(generate_dataset("unused", 1, blur_share=-0.5)), "--blur-share must be between 0 and 1",
+                 id="negative-blur-share-of-a-dataset"),
     pytest.param(lambda: render_sample(-1, 0, 128), "seed and index must be >= 0, got -1 and 0", id="negative-seed"),
     pytest.param(lambda: contact_sheet(count=10**8), "count 1..256", id="sheet-of-a-hundred-million"),
 ])
@@ -400,19 +402,24 @@ def test_the_groups_of_a_laid_out_hand_never_lie_in_one_another():
 
 
 def test_concealed_kongs_are_turned_down_as_players_turn_them():
-    """Both ends, both middles or all four tiles face down; each way is dealt."""
+    """Both ends, both middles or all four tiles face down; each way is dealt. No tile of theirs lies sideways."""
     from xingzi.datasets.synth.hands import sample_deal
     from xingzi.datasets.synth.scene import layout_deal
 
-    seen = Counter()
+    seen, turned = Counter(), Counter()
     for seed in range(150):
         rng = np.random.default_rng(seed)
         deal = sample_deal(rng, "kongs")
         layout = layout_deal(deal, rng)
         for k, meld in enumerate(deal.melds, start=1):
+            tiles = [t for t in layout.tiles if t.group == k]
             if meld.kind.value == "concealed_kong":
-                seen[tuple(t.face_down for t in layout.tiles if t.group == k)] += 1
+                seen[tuple(t.face_down for t in tiles)] += 1
+                assert not any(t.sideways for t in tiles)  # nobody's discard: no tile turned to show from whom
+            else:
+                turned[sum(t.sideways for t in tiles)] += 1
     assert set(seen) == {(True, False, False, True), (False, True, True, False), (True,) * 4}, seen
+    assert set(turned) == {0, 1}, turned  # a claimed meld shows one tile turned, or none
 
 
 def test_every_face_drawn_lies_inside_a_label_box(monkeypatch):
@@ -467,6 +474,32 @@ def test_a_pack_face_is_drawn_from_its_art_without_the_transparent_border(tmp_pa
     tight, wide = (_pack_face(tmp_path / n, plate) for n in ("tight.png", "padded.png"))
     np.testing.assert_array_equal(tight, wide)
     assert (np.abs(tight.astype(int) - plate).sum(-1) > 90).mean() > 0.4  # the bar fills the face's middle
+
+
+def test_art_with_its_own_plate_fills_the_face_and_glyphs_keep_a_margin_of_plate(tmp_path):
+    from xingzi.datasets.synth.faces import _pack_face
+
+    plate = (240, 240, 235)
+    whole = np.full((90, 60, 4), (30, 30, 200, 255), np.uint8)  # opaque: a tile front of its own
+    glyph = np.zeros((90, 60, 4), np.uint8)
+    cv2.circle(glyph, (30, 45), 20, (30, 30, 200, 255), 4)  # a ring on transparency
+    for name, art in (("whole.png", whole), ("glyph.png", glyph)):
+        cv2.imwrite(str(tmp_path / name), art)
+    filled, marked = (_pack_face(tmp_path / n, plate) for n in ("whole.png", "glyph.png"))
+    red = np.array((30, 30, 200))
+    assert (np.abs(filled.astype(int) - red).sum(-1) < 20).all()
+    border = np.concatenate([marked[0], marked[-1], marked[:, 0], marked[:, -1]])
+    assert (border == plate).all() and (np.abs(marked.astype(int) - red).sum(-1) < 20).any()
+
+
+def test_the_art_packs_are_the_folders_that_hold_tile_pictures():
+    from xingzi.datasets.synth.faces import VENDORED_ART, pack_dirs
+
+    packs = pack_dirs()
+    assert {"fluffy_regular", "unicode_noto_symbols2"} <= set(packs)  # vendored: found without ../shared/art
+    assert all(folder.is_dir() and (folder / "1m.png").is_file() and folder.name == name
+               for name, folder in packs.items())
+    assert not {"fonts", "LICENSE"} & set(packs) and (VENDORED_ART / "fonts").is_dir()
 
 
 def test_the_stronger_blur_is_sometimes_a_motion_streak(monkeypatch):
