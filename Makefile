@@ -55,7 +55,7 @@ ship: $(STAMP)
 
 # How many small wrong changes to the code the tests catch (tools/mutants.py; a clone of HEAD in runs/mutants/clone;
 # minutes to hours: not part of `make test`). PRESET: a table of tools/mutants.toml (engine, grouping, repair,
-# datasets, web, metrics, benches, photo, synth, draw, judge).
+# datasets, web, metrics, benches, photo, synth, draw, judge, eval).
 PRESET ?= engine
 SAMPLE ?= 300
 SEED ?= 0

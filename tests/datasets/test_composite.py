@@ -77,6 +77,12 @@ def test_hands_laid_out_carry_their_truth(tmp_path):
         in_melds = sum(1 for r in roles if r in ("pung", "kong", "concealed_kong"))
         assert in_melds == sum(parse_meld(m).kind.size for m in meta["situation"]["melds"])
         assert roles.count("fa") == meta["situation"]["fa"] and roles.count("win") == 1
+        for k, text in enumerate(meta["situation"]["melds"], start=1):  # each meld its own group, turned as shown
+            meld = parse_meld(text)
+            tiles = [t for t in meta["tiles"] if t["group"] == k]
+            assert len(tiles) == meld.kind.size and all(t["role"] == meld.kind.value for t in tiles)
+            assert sum(t["sideways"] for t in tiles) == (0 if meld.kind.value == "concealed_kong" else 1)
+        assert all(t["group"] == 0 for t in meta["tiles"] if t["role"] in ("concealed", "win"))
         assert cv2.imread(str(image)).shape[:2] == (960, 1280)
     again = tmp_path / "again"
     build(CompositeConfig(str(tmp_path / "real"), str(again), n=6, seed=3))
