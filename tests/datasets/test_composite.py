@@ -103,6 +103,25 @@ def test_no_hands_asked_for_is_refused(tmp_path):
         build(CompositeConfig(str(tmp_path), str(tmp_path / "out"), n=0))
 
 
+@pytest.mark.parametrize("backs", [pytest.param(((300, 0, 0),), id="over_255"), pytest.param((), id="none"),
+                                   pytest.param(((10, 20),), id="two_numbers")])
+def test_back_colours_that_are_no_colours_are_refused_before_any_work(tmp_path, backs):
+    with pytest.raises(ValueError, match="back colours must be B,G,R triples of 0..255"):
+        build(CompositeConfig(str(tmp_path), str(tmp_path / "out"), n=1, backs=backs))
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_back_colour_is_read_from_the_command_line_to_its_ends():
+    import argparse
+
+    from xingzi.datasets.composite import _bgr
+
+    assert _bgr("0,128,255") == (0, 128, 255)
+    for bad in ("0,128,256", "-1,0,0", "1,2"):
+        with pytest.raises(argparse.ArgumentTypeError, match="expected B,G,R"):
+            _bgr(bad)
+
+
 def test_no_hands_go_into_a_folder_of_other_classes(tmp_path):
     real = _real_folder(tmp_path / "real")  # its classes.txt names id 30 `other`: our data.yaml would make it `back`
     before = sorted(p.name for p in real.iterdir())

@@ -164,6 +164,8 @@ def test_a_fix_is_refused_when_the_labels_are_not_what_it_was_written_for(tmp_pa
     pytest.param(FIX_A + 'add = ["- 0.5 0.5 0.1 0.1"]\n', "four numbers", id="add-a-drop"),
     pytest.param(FIX_A + 'add = ["1p 0.98 0.5 0.2 0.1"]\n', "inside the photo", id="add-outside"),
     pytest.param(FIX_A + 'add = ["1p 0.5 0.5 0 0.1"]\n', "inside the photo", id="add-empty-box"),
+    pytest.param(FIX_A + 'add = ["1p 0.5 0.98 0.1 0.2"]\n', "inside the photo", id="add-off-the-bottom"),
+    pytest.param(FIX_A + 'add = ["1p 0.5 0.02 0.1 0.2"]\n', "inside the photo", id="add-off-the-top"),
     pytest.param(FIX_A + 'also = 1\n', "expected the keys", id="unknown-key"),
     pytest.param('[[unusable]]\nimage = "a.png"\n', "expected the keys image, why", id="unusable-no-why"),
     pytest.param(FIX_A + '[[unusable]]\nimage = "a.png"\nwhy = "x"\n', "fixed or left out twice",
@@ -298,3 +300,16 @@ def test_training_learns_added_faces_and_leaves_unread_tiles_out(real_like, tmp_
     crops = list(crops_of(real_like / "images" / "a.png", table, 1, np.random.default_rng(0), Jitter(),
                           fix=shipped_fixer(real_like)))
     assert len(crops) == 4 and crops[3][1] == 0  # the wind's crop (`other`) and the added 1m; no unread crop
+
+
+def test_a_whole_photo_box_is_inside_it():
+    from xingzi.datasets.errata import _added
+
+    assert _added(["1p 0.5 0.5 1 1"], "where") == (("1p", 0.5, 0.5, 1.0, 1.0),)
+
+
+def test_a_folder_with_no_shipped_fixes_is_read_as_it_is(tmp_path):
+    rows = np.array([[3, 0.5, 0.5, 0.1, 0.2], [30, 0.2, 0.2, 0.1, 0.1]])
+    fix = shipped_fixer(tmp_path)  # no datasets/errata/<name>.toml for it
+    np.testing.assert_array_equal(fix("a.png", rows), rows)
+

@@ -196,6 +196,14 @@ def test_main_says_what_is_wrong_and_exits_2(tmp_path, capsys):
     assert "candidate weights not found" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("ok", "code"), [pytest.param(True, 0, id="ship"), pytest.param(False, 1, id="keep")])
+def test_main_exits_0_to_ship_and_1_to_keep_the_shipped_model(tmp_path, capsys, monkeypatch, ok, code):
+    pairings = [pairing("real_cn_val", 5, 2) if ok else pairing("real_cn_val", 1, 4)]
+    monkeypatch.setattr(judge, "judge", lambda *args: (ok, "why", pairings))
+    assert judge.main([str(tmp_path / "best.pt"), "--real", str(tmp_path)]) == code
+    assert ("ship" if ok else "keep") in capsys.readouterr().out.lower()
+
+
 def test_a_measure_set_path_is_the_real_folder_or_under_sets(tmp_path):
     given = MeasureSet("real_cn_val", "eval")
     made = MeasureSet("heldout_s59", "pipeline", ("xingzi", "synth"))
