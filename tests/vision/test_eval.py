@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -53,7 +56,7 @@ def _preds(tmp_path, name, per_image):
 def test_eval_scores_yolo_txt_predictions(dataset, tmp_path, capsys, preds, f1, image_exact):
     pred_dir = _preds(tmp_path, "theirs", preds)
     (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
-    out = tmp_path / "out"
+    out = tmp_path / "out" / "eval"  # made with its parents
     assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(out)]) == 0
     result = json.loads((out / "theirs.json").read_text())
     assert result["summary"]["tiles"] == 4  # the `other` box is not a tile
@@ -75,9 +78,10 @@ def test_prediction_classes_map_by_their_own_names(dataset, tmp_path):
     assert (summary["f1"], summary["image_exact"], summary["hand_exact"]) == (1.0, 1.0, 1.0)
 
 
-def test_data_yaml_is_read(dataset, tmp_path):
+@pytest.mark.parametrize("val", [pytest.param("images", id="a_folder"), pytest.param("[images]", id="a_list")])
+def test_data_yaml_is_read(dataset, tmp_path, val):
     yaml_path = tmp_path / "data.yaml"
-    yaml_path.write_text(f"path: {dataset}\nval: images\nnames:\n  0: 1m\n  1: chun\n  2: other\n  3: 5p\n")
+    yaml_path.write_text(f"path: {dataset}\nval: {val}\nnames:\n  0: 1m\n  1: chun\n  2: other\n  3: 5p\n")
     ds = load_dataset(yaml_path)
     assert [p.name for p in ds.images] == ["a.png", "b.png"] and ds.names == THEIR_NAMES
 
@@ -124,6 +128,9 @@ def test_missing_dataset_is_a_clear_error(tmp_path, capsys):
     pytest.param("names: {a: x}\nval: images\n", "'names' must be a list of class names", id="names-keyed-by-words"),
     pytest.param("names: [x]\nval:\n", "'val' must be a folder (or a list of folders), got None", id="val-empty"),
     pytest.param("names: [x]\nval: 5\n", "'val' must be a folder (or a list of folders), got 5", id="val-a-number"),
+    pytest.param("val: images\n", "expected a data.yaml with 'names' and 'val'", id="no-names"),
+    pytest.param("names: [x]\nval: [images, 5]\n", "'val' must be a folder (or a list of folders), got ['images', 5]",
+                 id="val-a-list-with-a-number"),
 ])
 def test_a_bad_data_yaml_is_a_clear_error(dataset, tmp_path, capsys, yaml_text, message):
     (dataset / "data.yaml").write_text(yaml_text)
@@ -139,6 +146,7 @@ def test_a_bad_data_yaml_is_a_clear_error(dataset, tmp_path, capsys, yaml_text, 
                  id="label-nan"),
     pytest.param("preds", "0 0.5 0.5 0.2 0.3 nan", "a whole class id and finite numbers", id="pred-nan-conf"),
     pytest.param("preds", "0.5 0.5 0.5 0.2 0.3 0.9", "a whole class id and finite numbers", id="pred-fractional-class"),
+    pytest.param("labels", "99 0.5 0.5 0.2 0.3", "a.txt: class ids must be 0..", id="label-class-beyond-the-names"),
 ])
 def test_numbers_that_are_no_label_are_refused_not_scored(dataset, tmp_path, capsys, where, line, message):
     preds = tmp_path / "preds"
@@ -177,6 +185,38 @@ def test_model_row_reports_latency_and_the_pipeline_hook(dataset):
     assert (extra["pipeline_exact"], extra["pipeline_images"]) == (1.0, 1)
     lat = extra["latency"]
     assert lat["images"] == 2 and lat["backend"] == "onnx" and 0 < lat["model_ms_median"] <= lat["model_ms_p95"]
+    assert extra["second_paths"] and extra["second"] == "+".join(extra["second_paths"])  # the shipped second opinion
+    assert 0 < extra["second_doubt"] <= 1
+
+
+def test_latency_is_in_milliseconds(dataset):
+    from xingzi.vision.evaluate import latency
+
+    class Slow:  # a network that takes 20 ms a call
+        imgsz, weights = 64, Path("slow.onnx")
+
+        def letterboxed(self, image):
+            return (np.zeros((64, 64, 3), np.uint8),)
+
+        def backend(self, blob):
+            time.sleep(0.02)
+
+        def predict(self, image):
+            return None
+
+    lat = latency(Slow(), load_dataset(dataset).images, warmup=0)
+    assert 19 <= lat["model_ms_median"] < 60 and lat["predict_ms_median"] < 10
+
+
+def test_the_conf_sweep_gives_shares_as_the_summary_does(dataset, tmp_path):
+    from xingzi.vision.evaluate import NC, conf_sweep, score, summary, truths_for
+
+    truths, _ = truths_for(load_dataset(dataset), name_table(THEIR_NAMES))
+    preds = [tr.select(tr.cls >= 0) for tr in truths]  # every tile read right (the ignored wind left out)
+    preds = [replace(p, conf=np.full(len(p.cls), 0.9, np.float32)) for p in preds]
+    row = next(r for r in conf_sweep(truths, preds) if r["conf"] == 0.3)
+    s = summary(score(truths, preds, NC, 0.3))
+    assert (row["image_exact"], row["hand_exact"]) == (s["image_exact"], s["hand_exact"]) == (1.0, 1.0)
 
 
 @pytest.mark.parametrize(

@@ -397,3 +397,12 @@ def test_each_tiles_drawn_label_is_given_so_a_tap_on_it_means_the_tile():
         assert 0 <= lx0 < lx1 <= 1280 and 0 <= ly0 < ly1 <= 960
         assert lx0 == pytest.approx(min(max(0.0, x0), 1280 - (lx1 - lx0)), abs=0.1)  # over its tile, as drawn
         assert ly1 <= y0 + 1 or ly0 >= y1 - 1  # above or below the tile, not on it
+
+
+def test_a_named_ruleset_scores_the_photo():
+    """The 000 text gives 碰碰胡 门清 +5 and adds 温柔: the same photo scores more under it (golden hands 115)."""
+    image = np.full((960, 1280, 3), 60, np.uint8)
+    detections = hand_layout("111m555p777s333s9m", "9m").detections
+    plain = analyse(image, detections, Context())
+    text000 = analyse(image, detections, Context(ruleset="text000"))
+    assert (plain.result["own"], text000.result["own"]) == (16, 21)
