@@ -90,6 +90,24 @@ def test_a_detector_without_a_second_opinion_is_read_once():
 def test_read_photo_scores_the_second_opinion_when_the_first_reading_makes_no_hand(photo_path):
     res = read_photo(photo_path, SecondOpinionFake(_one_tile_short(), hand_detections()), Context(self_draw=False))
     assert res.result is not None and res.result["valid"] and res.reading.tile_count == 14
+    assert set(res.timings) >= {"decode", "detect"} and all(0 <= s < 60 for s in res.timings.values())  # seconds
+
+
+def test_the_picture_numbers_its_tiles_only_when_asked():
+    image = np.full((960, 1280, 3), 60, np.uint8)
+    detections = hand_detections()
+    plain, asked = analyse(image, detections), analyse(image, detections, numbered=True)
+    assert plain.tag_boxes == analyse(image, detections, numbered=False).tag_boxes
+    widths = [(b[2] - b[0], a[2] - a[0]) for b, a in zip(plain.tag_boxes.values(), asked.tag_boxes.values())]
+    assert all(numbered > bare for bare, numbered in widths)  # "#3" written beside the face
+
+
+def test_the_command_and_the_page_read_with_the_shipped_gate_for_the_second_opinion():
+    from xingzi.vision.detector import SECOND_DOUBT
+    from xingzi.vision.pipeline import make_detector
+
+    assert make_detector(None, None).second_doubt == SECOND_DOUBT
+    assert make_detector(None, None, second_doubt=0.5).second_doubt == 0.5
 
 
 def encode(image: Image.Image, fmt: str = "JPEG", **kw) -> bytes:
