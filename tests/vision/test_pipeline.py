@@ -98,7 +98,9 @@ def test_the_picture_numbers_its_tiles_only_when_asked():
     detections = hand_detections()
     plain, asked = analyse(image, detections), analyse(image, detections, numbered=True)
     assert plain.tag_boxes == analyse(image, detections, numbered=False).tag_boxes
-    widths = [(b[2] - b[0], a[2] - a[0]) for b, a in zip(plain.tag_boxes.values(), asked.tag_boxes.values())]
+    assert sorted(plain.tag_boxes) == sorted(asked.tag_boxes)
+    widths = [(plain.tag_boxes[i][2] - plain.tag_boxes[i][0], asked.tag_boxes[i][2] - asked.tag_boxes[i][0])
+              for i in plain.tag_boxes]
     assert all(numbered > bare for bare, numbered in widths)  # "#3" written beside the face
 
 
