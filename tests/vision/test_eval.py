@@ -66,6 +66,17 @@ def test_eval_scores_yolo_txt_predictions(dataset, tmp_path, capsys, preds, f1, 
     assert "theirs" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("markdown", [pytest.param(True, id="asked"), pytest.param(False, id="not_asked")])
+def test_the_rows_are_printed_as_a_markdown_table_when_asked(dataset, tmp_path, capsys, markdown):
+    pred_dir = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]})
+    (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    flags = ["--markdown"] if markdown else []
+    assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(tmp_path / "out"), *flags]) == 0
+    table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert len(table) == (2 if markdown else 0)  # the header and the row ("|---|" under the header)
+    assert not markdown or table[-1].startswith("| theirs | ")
+
+
 def test_prediction_classes_map_by_their_own_names(dataset, tmp_path):
     # a detector whose class list is in another order: index 0 = 5p, 1 = 1m, 2 = chun, 3 = a wind
     pred_dir = _preds(tmp_path, "other_order", {
