@@ -164,6 +164,7 @@ def test_a_fix_is_refused_when_the_labels_are_not_what_it_was_written_for(tmp_pa
     pytest.param(FIX_A + 'add = ["- 0.5 0.5 0.1 0.1"]\n', "four numbers", id="add-a-drop"),
     pytest.param(FIX_A + 'add = ["1p 0.98 0.5 0.2 0.1"]\n', "inside the photo", id="add-outside"),
     pytest.param(FIX_A + 'add = ["1p 0.5 0.5 0 0.1"]\n', "inside the photo", id="add-empty-box"),
+    pytest.param(FIX_A + 'add = ["1p 0.5 0.5 0.1 0"]\n', "inside the photo", id="add-flat-box"),
     pytest.param(FIX_A + 'add = ["1p 0.5 0.98 0.1 0.2"]\n', "inside the photo", id="add-off-the-bottom"),
     pytest.param(FIX_A + 'add = ["1p 0.5 0.02 0.1 0.2"]\n', "inside the photo", id="add-off-the-top"),
     pytest.param(FIX_A + 'also = 1\n', "expected the keys", id="unknown-key"),
