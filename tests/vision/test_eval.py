@@ -72,7 +72,9 @@ def test_the_rows_are_printed_as_a_markdown_table_when_asked(dataset, tmp_path, 
     (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
     flags = ["--markdown"] if markdown else []
     assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(tmp_path / "out"), *flags]) == 0
-    table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    printed = capsys.readouterr().out
+    assert "2 images, 4 tiles; hand exact over 2 images with ≤18 tiles" in printed  # what the figures are over
+    table = [line for line in printed.splitlines() if line.startswith("| ")]
     assert len(table) == (2 if markdown else 0)  # the header and the row ("|---|" under the header)
     assert not markdown or table[-1].startswith("| theirs | ")
 
