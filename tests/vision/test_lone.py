@@ -85,7 +85,7 @@ def test_keep_all_and_bad_input():
         drop_lone_boxes(det, max_conf=1.5)
     with pytest.raises(ValueError, match="gap=0"):
         lone_boxes(det, gap=0)
-    assert lone_boxes(det, gap=0.5).tolist() == lone_boxes(det).tolist()  # any gap above 0 is one
+    assert len(lone_boxes(det, gap=0.5)) == len(det)  # any gap above 0 is allowed, half a tile too
     with pytest.raises(ValueError, match="lone_conf"):
         Detector(DEFAULT_ONNX, classifier=None, lone_conf=2.0)
 
