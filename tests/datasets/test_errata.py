@@ -313,4 +313,3 @@ def test_a_folder_with_no_shipped_fixes_is_read_as_it_is(tmp_path):
     rows = np.array([[3, 0.5, 0.5, 0.1, 0.2], [30, 0.2, 0.2, 0.1, 0.1]])
     fix = shipped_fixer(tmp_path)  # no datasets/errata/<name>.toml for it
     np.testing.assert_array_equal(fix("a.png", rows), rows)
-

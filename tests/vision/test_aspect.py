@@ -173,4 +173,3 @@ def test_where_a_reading_of_long_tiles_means_a_stretched_picture(ratio, stretche
     first = Detections(xyxy, np.arange(9, dtype=np.int64), np.full(9, 0.9, np.float32))
     assert read_stretched(reader, np.zeros((400, 400, 3), np.uint8), first) is first  # nothing read better
     assert bool(calls) is stretched
-

@@ -152,4 +152,3 @@ def test_a_short_hand_at_the_bottom_of_the_frame_says_a_tile_may_be_cut_off(gap,
     dy = 960 - gap - float(det.xyxy[:, 3].max())
     det = Detections(det.xyxy + np.array([0, dy, 0, dy], np.float32), det.cls, det.conf)
     assert (CUT_HAND in hint_cut_hand(group(det), (960, 1280, 3)).problems) == hinted
-
