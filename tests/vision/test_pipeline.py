@@ -426,3 +426,20 @@ def test_a_named_ruleset_scores_the_photo():
     plain = analyse(image, detections, Context())
     text000 = analyse(image, detections, Context(ruleset="text000"))
     assert (plain.result["own"], text000.result["own"]) == (16, 21)
+
+
+def test_the_faces_kept_with_a_photo_are_those_its_score_changed_and_no_others():
+    """A repaired reading's changed faces are kept with the photo (its training labels); a box it dropped keeps its
+    face (no box is known to be no tile) and a tile it added has no box to go in."""
+    from types import SimpleNamespace
+
+    from xingzi.vision.pipeline import faces_as_scored
+    from xingzi.vision.repair import Change, Suggestion
+
+    det = Detections(np.array([[0, 0, 10, 14], [20, 0, 30, 14], [40, 0, 50, 14]], np.float32),
+                     np.array([Tile.P5.index, Tile.S3.index, Tile.M1.index]), np.full(3, 0.9, np.float32))
+    changes = (Change(0, Tile.P5, Tile.P6), Change(1, Tile.S3, None, drop=True), Change(None, None, Tile.M2))
+    repair = Suggestion(changes, (), None, (), 0, 1.0)
+    kept = faces_as_scored(SimpleNamespace(repair=repair, detections=det))
+    assert kept.cls.tolist() == [Tile.P6.index, Tile.S3.index, Tile.M1.index]
+    assert faces_as_scored(SimpleNamespace(repair=None, detections=det)) is det
