@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from group_gaps import overlaps_between_groups
 from yolo_folder import label_text
 
 from xingzi.cli import main
@@ -84,9 +85,7 @@ def test_hands_laid_out_carry_their_truth(tmp_path):
             assert sum(t["sideways"] for t in tiles) == (0 if meld.kind.value == "concealed_kong" else 1)
         assert all(t["group"] == 0 for t in meta["tiles"] if t["role"] in ("concealed", "win"))
         boxes, groups = np.array([t["xyxy"] for t in meta["tiles"]]), np.array([t["group"] for t in meta["tiles"]])
-        across = np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0])
-        along = np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])
-        assert not (np.minimum(across, along)[groups[:, None] != groups[None, :]] > 0).any()  # groups lie apart
+        assert not (overlaps_between_groups(boxes, groups) > 0).any()  # groups lie apart
         upright = boxes[[not t["sideways"] for t in meta["tiles"]]]
         assert np.median((upright[:, 3] - upright[:, 1]) / (upright[:, 2] - upright[:, 0])) > 1  # 3:4, slanted
         assert cv2.imread(str(image)).shape[:2] == (960, 1280)

@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from group_gaps import overlaps_between_groups
 from yolo_folder import shared_style_folder
 
 from xingzi.cli import main as cli_main
@@ -395,9 +396,7 @@ def test_the_groups_of_a_laid_out_hand_never_lie_in_one_another():
         points = [body_points(layout.shape, t) for t in layout.tiles]
         feet = np.array([[p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max()] for p in points])
         groups = np.array([t.group for t in layout.tiles])
-        across = np.minimum(feet[:, None, 2], feet[None, :, 2]) - np.maximum(feet[:, None, 0], feet[None, :, 0])
-        along = np.minimum(feet[:, None, 3], feet[None, :, 3]) - np.maximum(feet[:, None, 1], feet[None, :, 1])
-        overlap = np.minimum(across, along)[groups[:, None] != groups[None, :]]
+        overlap = overlaps_between_groups(feet, groups)
         assert not len(overlap) or overlap.max() < 0, (seed, overlap.max())
     assert laid_out > 80
 
