@@ -32,6 +32,9 @@ LINE_TOL = 0.36  # across offset (in tile sizes) from a neighbour's line that pu
 GAP_OVER_LOCAL = 1.15
 GAP_SCATTER = 6.0
 SCATTER_FLOOR = 0.01
+# A tile lying sideways is longer along the row by about a third of its width (tiles are about
+# 3:4), so the centre step beside it is about a sixth longer where the tiles touch.
+SIDEWAYS_STEP = 1.17
 # Rows found lately, by their boxes: the grouping tries several settings, and the repair dozens of
 # faces, on the same boxes; the rows depend on where the boxes lie, not on their faces.
 ROWS_REMEMBERED = 64
@@ -233,15 +236,15 @@ def split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: flo
     order = row[np.argsort(along[row], kind="stable")]
     dist = np.diff(along[order])
     touching = pitch * (scale[order][:-1] + scale[order][1:]) / 2
-    gap = dist > gap_split * touching
+    # A sideways tile is longer along the row: the steps beside it are longer with no gap.
+    turned = np.zeros(len(order), bool) if sideways is None else sideways[order]
+    plain = ~(turned[:-1] | turned[1:])
+    gap = dist > gap_split * touching * np.where(plain, 1.0, SIDEWAYS_STEP)
     if len(dist) >= 4:
         ratio = dist / touching
         local = np.array([np.median(np.delete(ratio[max(0, k - 2):k + 3], min(k, 2))) for k in range(len(ratio))])
         excess = ratio - local
         scatter = max(float(np.median(np.abs(excess))), SCATTER_FLOOR)
-        # A sideways tile is longer along the row: the steps beside it are longer with no gap.
-        turned = np.zeros(len(order), bool) if sideways is None else sideways[order]
-        plain = ~(turned[:-1] | turned[1:])
         gap |= (ratio > GAP_OVER_LOCAL * local) & (excess > GAP_SCATTER * scatter) & plain
     cuts = np.flatnonzero(gap) + 1
     return [list(map(int, s)) for s in np.split(order, cuts) if len(s)]

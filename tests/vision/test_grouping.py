@@ -110,6 +110,17 @@ def test_turned_tile_of_the_first_pung_beside_wide_end_tiles_is_seen(perspective
     assert is_legal_reading(reading)
 
 
+# The row running away from the camera under strong perspective: the claimed 中 pung's turned tile, far
+# off and foreshortened, stands 1.36 pitches from its neighbour; read as a gap, it split the pung and
+# the pung was counted into the concealed hand.
+@pytest.mark.parametrize("angle,jitter,gap", [(98, 0.0, 0.8), (98, 0.02, 0.8), (280, 0.02, 0.5), (280, 0.02, 0.8)])
+def test_a_claimed_pung_far_along_a_row_seen_at_a_slant_keeps_its_turned_tile(angle, jitter, gap):
+    hand, win, melds, fa = "123m55p12s", "3s", ["pung 中", "concealed_kong 4s"], 2
+    layout = hand_layout(hand, win, melds, fa, angle=angle, perspective=0.6, jitter=jitter, gap=gap, seed=angle)
+    reading = group(layout.detections)
+    assert reading_key(reading) == truth_key(hand, win, melds, fa)
+
+
 # Two claimed pungs laid on against the row one after the other, the second's turned tile not its first:
 # its run of 9p is found up to the pung before it, which is already taken.
 @pytest.mark.parametrize("sideways_at", [1, 2], ids=["middle-tile-turned", "last-tile-turned"])

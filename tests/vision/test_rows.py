@@ -192,6 +192,22 @@ def test_a_sideways_tiles_longer_steps_are_not_a_gap():
     assert len(rowgeom.split_gaps(np.array(order), along, scale, 46.0, 1.35)) == 3
 
 
+# Beside a sideways tile the step between centres is about a sixth longer where the tiles touch, so the
+# gap threshold (1.35 pitches here) is stretched by as much there, and only there; a short row (three
+# steps) has no neighbouring steps to compare with, so the threshold alone decides.
+@pytest.mark.parametrize("step,turned_at,pieces", [
+    pytest.param(1.45, 1, 1, id="touching-beside-a-sideways-tile"),
+    pytest.param(1.45, None, 2, id="the-same-step-between-upright-tiles-is-a-gap"),
+    pytest.param(1.65, 1, 2, id="a-real-gap-beside-a-sideways-tile"),
+])
+def test_the_gap_threshold_beside_a_sideways_tile(step, turned_at, pieces):
+    order, along, scale = steps_row([46.0, 46.0 * step, 46.0])
+    turned = np.zeros(len(order), bool)
+    if turned_at is not None:
+        turned[turned_at] = True
+    assert len(rowgeom.split_gaps(np.array(order), along, scale, 46.0, 1.35, turned)) == pieces
+
+
 def test_a_piece_continuing_the_line_is_joined_before_a_nearer_one_off_it():
     # After 0-1-2 come 3-4-5 on its line two tile sizes on, and tile 6 nearer (1.8) but 0.3 across:
     # the cost counts both offsets, so 6 stays a piece of its own.
