@@ -30,6 +30,7 @@ from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import bench_real
 from .bench_fix import corrections, offered_faces, one_fix_right, synth_truth
+from .bench_layouts import hand_key, run_layouts, run_random_layouts
 from .detections import Detections
 from .edges import CUT_HAND, hint_cut_hand
 from .eval_compare import compare_runs, format_runs
@@ -46,6 +47,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "photos (images/, labels/, classes.txt): the hand's tiles against the labels (vision/bench_real.py)")
     p.add_argument("--layouts", action="store_true",
                    help="instead: grouping on hand-built layouts over rotations, perspectives, gaps")
+    p.add_argument("--random-layouts", type=int, default=0, metavar="N",
+                   help="instead: grouping on N hands dealt as `xingzi synth` deals them, each laid out at a random "
+                   "rotation, perspective, gap and box noise (vision/bench_layouts.py)")
+    p.add_argument("--seed", type=int, default=0, help="the random layouts' seed")
     p.add_argument("--boxes", choices=("model", "truth"), default="model",
                    help="detections from the model, or the ground-truth boxes (grouping alone)")
     p.add_argument("--model", metavar="PATH", help="detector weights (default: the shipped model)")
@@ -78,10 +83,6 @@ def context_of(situation: dict) -> Context:
     return Context(self_draw=bool(situation.get("self_draw")), dealer=bool(situation.get("dealer")),
                    events=tuple(situation.get("events", [])), payers=tuple(situation.get("payers", [])),
                    rules=situation.get("rules") or {})
-
-
-def hand_key(tiles, win, melds, fa) -> tuple:
-    return tuple(sorted(tiles)), win, tuple(sorted(melds)), int(fa)
 
 
 NEEDS_INPUT = {
@@ -147,53 +148,16 @@ def compare(reading: HandReading, meta: dict) -> dict:
             "roles": len(roles), "roles_right": same}
 
 
-LAYOUT_HANDS = (
-    ("123m55p12s", "3s", ("pung 中", "concealed_kong 4s"), 2),
-    ("123m456m789p12s55p", "3s", (), 0),
-    ("5p", "5p", ("pung 中", "kong 9p", "pung 1s", "concealed_kong 4m"), 1),
-    ("234m567m345p8p", "8p", ("pung 中",), 0),
-    ("112233m5555p77s中", "中", (), 4),
-)
-
-
-def run_layouts() -> int:
-    """Hand-built layouts: every hand at 52 rotations x 3 perspectives x 2 meld rows x 2 jitters x 2 gaps."""
-    from xingzi.engine.notation import parse_meld, parse_tiles
-
-    from .grouping import group
-    from .layouts import hand_layout
-
-    wrong: Counter = Counter()
-    total: Counter = Counter()
-    t0 = time.perf_counter()
-    for hand, win, melds, fa in LAYOUT_HANDS:
-        truth = hand_key(parse_tiles(hand + win), Tile.parse(win), [str(parse_meld(m)) for m in melds], fa)
-        for angle in range(0, 360, 7):
-            for persp in (0.0, 0.3, 0.6):
-                for row in (0, 1):
-                    for jitter in (0.0, 0.02):
-                        for gap in (0.5, 0.8):
-                            det = hand_layout(hand, win, melds, fa, angle=angle, perspective=persp, melds_row=row,
-                                              jitter=jitter, gap=gap, seed=angle).detections
-                            r = group(det)
-                            got = hand_key(r.tiles, r.win_tile, [str(m) for m in r.melds], r.fa)
-                            total[persp] += 1
-                            wrong[persp] += int(got != truth)
-    ms = (time.perf_counter() - t0) * 1000 / max(sum(total.values()), 1)
-    print(f"grouping on hand-built layouts: {sum(total.values()) - sum(wrong.values())}/{sum(total.values())} "
-          f"read exactly, {ms:.2f} ms per layout")
-    for persp in sorted(total):
-        print(f"  perspective {persp:.1f}: {total[persp] - wrong[persp]}/{total[persp]}")
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
     if args.layouts:
         return run_layouts()
+    if getattr(args, "random_layouts", 0):
+        return run_random_layouts(args.random_layouts, args.seed, args.show_misses)
     if args.limit < 0:
         raise ValueError(f"--limit must be 0 (all samples) or more, got {args.limit}")
     if not args.data:
-        raise ValueError("give --data DIR (a `xingzi synth` output folder or labelled photos) or --layouts")
+        raise ValueError("give --data DIR (a `xingzi synth` output folder or labelled photos), --layouts "
+                         "or --random-layouts N")
     data = Path(args.data)
     keep_foreign = getattr(args, "keep_foreign", False)
     if bench_real.is_real_set(data):

@@ -239,7 +239,10 @@ def split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: flo
     # A sideways tile is longer along the row: the steps beside it are longer with no gap.
     turned = np.zeros(len(order), bool) if sideways is None else sideways[order]
     plain = ~(turned[:-1] | turned[1:])
-    gap = dist > gap_split * touching * np.where(plain, 1.0, SIDEWAYS_STEP)
+    inner = turned.copy()
+    inner[[0, -1]] = False
+    stretched = inner[:-1] | inner[1:]
+    gap = dist > gap_split * touching * np.where(stretched, SIDEWAYS_STEP, 1.0)
     if len(dist) >= 4:
         ratio = dist / touching
         local = np.array([np.median(np.delete(ratio[max(0, k - 2):k + 3], min(k, 2))) for k in range(len(ratio))])

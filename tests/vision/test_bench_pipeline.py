@@ -181,29 +181,6 @@ def test_the_whole_pipeline_check_of_eval_takes_only_samples_with_a_result(demo)
         assert pipeline_matches_truth(photo, det, unusable) is None
 
 
-def test_the_layout_bench_counts_every_layout(capsys):
-    from xingzi.vision.bench_pipeline import run_layouts
-
-    assert run_layouts() == 0
-    out = capsys.readouterr().out
-    total = int(out.split("read exactly")[0].split("/")[1])
-    right = int(out.split("layouts: ")[1].split("/")[0])
-    assert total == 6240 and right >= 6230  # 5 hands x 52 turns x 3 perspectives x 2 rows x 2 jitters x 2 gaps
-    assert "perspective 0.0: 2080/2080" in out and "perspective 0.3: 2080/2080" in out
-
-
-def test_the_layout_bench_counts_the_layouts_read_wrong(capsys, monkeypatch):
-    from xingzi.vision import grouping
-    from xingzi.vision.bench_pipeline import run_layouts
-    from xingzi.vision.detections import Detections
-
-    nothing = group(Detections.empty())
-    monkeypatch.setattr(grouping, "group", lambda det: nothing)  # a grouping that reads no tile
-    assert run_layouts() == 0
-    out = capsys.readouterr().out
-    assert "0/6240 read exactly" in out and "perspective 0.6: 0/2080" in out
-
-
 @pytest.mark.parametrize("win,own,valid,tap", [
     pytest.param("1m", 2, True, True, id="true-tile-offered-with-its-total"),
     pytest.param("1m", 3, True, False, id="total-differs-from-the-choice"),

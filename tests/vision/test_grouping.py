@@ -121,6 +121,16 @@ def test_a_claimed_pung_far_along_a_row_seen_at_a_slant_keeps_its_turned_tile(an
     assert reading_key(reading) == truth_key(hand, win, melds, fa)
 
 
+# The other way round: a winning 白 set apart at the end of a row ending in 白白, shot at a slant, is widened by
+# perspective until it looks turned; the gap before it must still count (else the three read as a claimed pung).
+def test_a_winning_tile_apart_at_a_widened_row_end_is_not_taken_into_a_pung():
+    hand, win, melds = "23455577m白白", "白", ["pung 中"]
+    layout = hand_layout(hand, win, melds, angle=256, perspective=0.6, gap=0.51, jitter=0.012, melds_row=1, seed=46)
+    reading = group(layout.detections)
+    assert reading_key(reading) == truth_key(hand, win, melds, 0)
+    assert reading.win_set_apart
+
+
 # Two claimed pungs laid on against the row one after the other, the second's turned tile not its first:
 # its run of 9p is found up to the pung before it, which is already taken.
 @pytest.mark.parametrize("sideways_at", [1, 2], ids=["middle-tile-turned", "last-tile-turned"])

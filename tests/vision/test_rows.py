@@ -194,14 +194,17 @@ def test_a_sideways_tiles_longer_steps_are_not_a_gap():
 
 # Beside a sideways tile the step between centres is about a sixth longer where the tiles touch, so the
 # gap threshold (1.35 pitches here) is stretched by as much there, and only there; a short row (three
-# steps) has no neighbouring steps to compare with, so the threshold alone decides.
-@pytest.mark.parametrize("step,turned_at,pieces", [
-    pytest.param(1.45, 1, 1, id="touching-beside-a-sideways-tile"),
-    pytest.param(1.45, None, 2, id="the-same-step-between-upright-tiles-is-a-gap"),
-    pytest.param(1.65, 1, 2, id="a-real-gap-beside-a-sideways-tile"),
+# steps) has no neighbouring steps to compare with, so the threshold alone decides. Not beside a turned
+# tile at the row's end: perspective widens end tiles, and a winning tile set apart there is no meld's.
+@pytest.mark.parametrize("steps,turned_at,pieces", [
+    pytest.param([1.0, 1.45, 1.0], 1, 1, id="touching-beside-a-sideways-tile"),
+    pytest.param([1.0, 1.45, 1.0], None, 2, id="the-same-step-between-upright-tiles-is-a-gap"),
+    pytest.param([1.0, 1.65, 1.0], 1, 2, id="a-real-gap-beside-a-sideways-tile"),
+    pytest.param([1.0, 1.0, 1.45], 3, 2, id="not-beside-a-turned-tile-ending-the-row"),
+    pytest.param([1.45, 1.0, 1.0], 0, 2, id="nor-one-starting-it"),
 ])
-def test_the_gap_threshold_beside_a_sideways_tile(step, turned_at, pieces):
-    order, along, scale = steps_row([46.0, 46.0 * step, 46.0])
+def test_the_gap_threshold_beside_a_sideways_tile(steps, turned_at, pieces):
+    order, along, scale = steps_row([46.0 * step for step in steps])
     turned = np.zeros(len(order), bool)
     if turned_at is not None:
         turned[turned_at] = True
