@@ -371,3 +371,35 @@ def test_situation_from_args_builds_the_contract() -> None:
     }
     with pytest.raises(ValueError, match="KEY=VALUE"):
         situation_from_args(parser.parse_args(["--hand", "1m", "--set", "nonsense"]))
+
+
+def test_no_command_prints_the_commands_and_succeeds(capsys) -> None:
+    code, out, err = run([], capsys)
+    assert code == 0 and out.startswith("usage: xingzi") and err == ""
+    assert all(name in out for name in ("score", "rules", "eval", "serve", "synth", "bench"))
+
+
+def test_a_situation_file_is_scored_under_the_ruleset_named(capsys, tmp_path) -> None:
+    # Robbing a kong with 7 炮 of its own: not enough to win under the default ruleset, 11 炮 under text000
+    # (RULES.md §9), the same as with --hand (test_rules_option_and_set_override).
+    situation = {"hand": "123m456m34s55p2s", "win_tile": "2s", "melds": ["pung 7p"], "events": ["robbing_kong"]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(situation), encoding="utf-8")
+    assert json.loads(run(["score", "--json", str(path)], capsys)[1])["valid"] is False
+    named = json.loads(run(["score", "--json", str(path), "--rules", "text000"], capsys)[1])
+    assert named["valid"] is True and named["own"] == 11 and named["ruleset"].startswith("text000")
+
+
+def test_json_output_keeps_chinese_names_readable(capsys, tmp_path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"}), encoding="utf-8")
+    out = run(["score", "--json", str(path)], capsys)[1]
+    assert '"name": "平胡"' in out and "\\u" not in out
+
+
+def test_a_key_only_a_little_like_a_field_is_not_taken_for_a_misspelling(capsys, monkeypatch) -> None:
+    # "pay" is two thirds like "payers": an extra field of the user's own (RULES.md §10), said nothing of.
+    situation = {"hand": "12m456m789p22345s3m", "win_tile": "3m", "pay": 3}
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(situation)))
+    code, out, err = run(["score", "--json", "-"], capsys)
+    assert code == 0 and json.loads(out)["own"] == 3 and err == ""

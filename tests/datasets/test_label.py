@@ -241,3 +241,16 @@ def test_empty_or_missing_photo_folder(tmp_path):
         prelabel_folder(tmp_path / "empty", tmp_path / "ds", FakeDetector())
     with pytest.raises(FileNotFoundError, match="photo folder not found"):
         prelabel_folder(tmp_path / "nope", tmp_path / "ds", FakeDetector())
+
+
+@pytest.mark.parametrize("broken,code", [(False, 0), (True, 1)], ids=["all-read", "one-photo-unreadable"])
+def test_the_label_command_exits_1_when_a_photo_was_skipped(tmp_path, monkeypatch, capsys, broken, code):
+    import xingzi.datasets.label as label
+
+    photos = make_photos(tmp_path / "photos", ["a.jpg"])
+    if broken:
+        (photos / "b.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a jpeg")
+    monkeypatch.setattr(label, "detector_predictor", lambda *args: FakeDetector())  # no network in this test
+    assert main(["label", str(photos), "--out", str(tmp_path / "ds"), "--no-progress"]) == code
+    assert ("b.jpg" in capsys.readouterr().out) is broken
+    assert (tmp_path / "ds" / "labels" / "a.txt").exists()

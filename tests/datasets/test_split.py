@@ -166,6 +166,7 @@ def test_cli_merge_then_split(tmp_path, capsys):
     assert main(["dataset", "split", str(tmp_path / "m"), "--val", "0.2", "--seed", "7"]) == 0
     out = capsys.readouterr().out
     assert "m: 15 images" in out and "val 3 images" in out
+    assert "dropped" not in out and "skipped" not in out  # every class ours, every photo labelled
     assert main(["dataset", "split", str(tmp_path / "m"), "--val", "2"]) == 2
     assert "--val must be a fraction between 0 and 1, got 2.0" in capsys.readouterr().err
 
@@ -331,3 +332,12 @@ def test_merged_data_yaml_reads_back_its_own_folder(tmp_path, folder):
     written = yaml.safe_load((tmp_path / folder / "data.yaml").read_text(encoding="utf-8"))
     assert Path(written["path"]) == (tmp_path / folder).resolve()
     assert written["nc"] == 31 and written["names"][0] == "1m"
+
+
+def test_cli_merge_says_what_it_dropped_and_skipped(tmp_path, capsys):
+    ours = make_dataset(tmp_path / "synth", {"a": f"0{BOX}"})
+    theirs = make_dataset(tmp_path / "real", {"a": f"0{BOX}1{BOX}1{BOX}2{BOX}", "c": None}, names=["5p", "East", "中"])
+    assert main(["dataset", "merge", str(ours), str(theirs), "--out", str(tmp_path / "m")]) == 0
+    out = capsys.readouterr().out
+    assert "dropped 2 boxes of classes we do not have: East" in out
+    assert "skipped 1 images without a label file" in out and "m: 2 images" in out

@@ -4,6 +4,7 @@ output is deterministic, every face style renders, bad arguments are refused cle
 from __future__ import annotations
 
 import json
+import re
 import tracemalloc
 from collections import Counter
 from itertools import combinations
@@ -281,7 +282,10 @@ def test_cli_writes_a_preview_and_a_dataset(tmp_path, capsys):
     out = tmp_path / "d"
     assert cli_main(["synth", "--n", "2", "--out", str(out), "--imgsz", "128", "--workers", "1", "--quiet"]) == 0
     assert len(list((out / "images").glob("*.jpg"))) == len(list((out / "labels").glob("*.txt"))) == 2
-    assert "wrote 2 images" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "wrote 2 images" in said.out and said.err == ""  # --quiet: no progress lines
+    assert cli_main(["synth", "--n", "2", "--out", str(tmp_path / "e"), "--imgsz", "128", "--workers", "1"]) == 0
+    assert re.search(r"^2/2 images, [0-9.]+ images/s$", capsys.readouterr().err, re.M)  # the last image counted
 
 
 SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"

@@ -4,6 +4,7 @@ converter, and where shipping finds a checkpoint."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -86,6 +87,39 @@ def test_resume_with_a_missing_dataset_says_which(tmp_path):
     torch.save({"train_args": {"data": str(tmp_path / "gone" / "data.yaml")}}, ckpt)
     with pytest.raises(FileNotFoundError, match="data.yaml is missing"):
         resume(ckpt)
+
+
+@pytest.mark.parametrize("given,passed", [("latest", None), ("runs/train/x/weights/last.pt", "runs/train/x/weights/last.pt")])
+def test_the_train_command_resumes_the_run_named_and_says_where_it_ended(given, passed, monkeypatch, capsys):
+    from xingzi.cli import main
+    from xingzi.models import train as tr
+
+    asked = []
+    monkeypatch.setattr(tr, "resume", lambda ckpt, extra: asked.append((ckpt, extra)) or Path("runs/train/x"))
+    assert main(["train", "--resume", given]) == 0
+    assert asked == [(None if passed is None else Path(passed), [])]
+    assert "resumed run finished: runs/train/x" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("gpu,batch,workers", [(False, 16, 2), (True, 64, 8)], ids=["cpu", "gpu"])
+def test_the_train_command_builds_its_run_from_the_options(gpu, batch, workers, monkeypatch, tmp_path, capsys):
+    # No training: the run's config as the command builds it. --leave-loose 1 is the loosest IoU allowed.
+    from xingzi.cli import main
+    from xingzi.models import train as tr
+
+    start, view = tmp_path / "start.pt", tmp_path / "view" / "data.yaml"
+    start.write_bytes(b"")
+    views, configs = [], []
+    monkeypatch.setattr(tr, "START_WEIGHTS", start)
+    monkeypatch.setattr(tr, "prepare_real_view", lambda extra_train, loose_over: views.append(
+        (extra_train, loose_over)) or view)
+    monkeypatch.setattr(tr, "gpu_available", lambda device: gpu)
+    monkeypatch.setattr(tr, "train", lambda cfg: configs.append(cfg) or tmp_path / "run")
+    assert main(["train", "--leave-loose", "1", "--epochs", "3", "--extra-train", str(tmp_path / "synth")]) == 0
+    assert views == [([tmp_path / "synth"], 1.0)]
+    cfg = configs[0]
+    assert (cfg.data, cfg.model, cfg.epochs, cfg.batch, cfg.workers) == (str(view), str(start), 3, batch, workers)
+    assert f"training finished: {tmp_path / 'run'}" in capsys.readouterr().out
 
 
 def test_best_run_is_chosen_by_validation_map(tmp_path):
