@@ -116,7 +116,7 @@ def test_an_unknown_perturbation_names_the_known_ones():
         get("mirror")  # a mirrored 萬 is not a tile: deliberately not offered
 
 
-def test_eval_reads_the_turned_photo_against_turned_truth(tmp_path):
+def test_eval_reads_the_turned_photo_against_turned_truth(tmp_path, capsys):
     from xingzi.cli import main
 
     image, _, _ = demo_photo()
@@ -125,6 +125,7 @@ def test_eval_reads_the_turned_photo_against_turned_truth(tmp_path):
     assert main(["eval", "--data", str(data), "--out", str(out), "--perturb", "rot180"]) == 0
     (row,) = out.glob("*~rot180*.json")
     assert json.loads(row.read_text())["summary"]["f1"] > 0.9
+    assert f"every photo {get('rot180').what}" in capsys.readouterr().out  # the figures say what they are of
 
 
 def test_perturbing_prediction_files_is_refused(tmp_path, capsys):

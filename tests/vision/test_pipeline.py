@@ -443,3 +443,16 @@ def test_the_faces_kept_with_a_photo_are_those_its_score_changed_and_no_others()
     kept = faces_as_scored(SimpleNamespace(repair=repair, detections=det))
     assert kept.cls.tolist() == [Tile.P6.index, Tile.S3.index, Tile.M1.index]
     assert faces_as_scored(SimpleNamespace(repair=None, detections=det)) is det
+
+
+def test_a_winning_tile_chosen_by_the_totals_stays_a_guess():
+    # The winner stands in the row: the end tile (3s) is the grouping's guess, and the scorer takes 3p instead, the
+    # tile most of the hand's tiles agree on. Still a guess: not set apart, so the page lets it join a claimed meld
+    # and offers the other winning tiles.
+    in_row = hand_layout("44m344556678p12s", "3s", win_apart=False, size=60).detections
+    assert group(in_row).win_tile == Tile.parse("3s")
+    result = pipeline.analyse(np.full((960, 1280, 3), 200, np.uint8), in_row)
+    assert result.situation["win_tile"] == "3p" and result.reading.win_tile == Tile.parse("3p")
+    assert result.reading.win_set_apart is False and result.win_choices
+    assert pipeline.reading_json(result.reading)["win_set_apart"] is False
+    assert any(p.startswith("winning tile not set apart: scored with 3p") for p in result.reading.problems)
