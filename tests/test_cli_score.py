@@ -72,6 +72,19 @@ def test_rules_option_and_set_override(capsys, tmp_path) -> None:
     assert json.loads(run(hand + ["--rules", str(house)], capsys)[1])["own"] == 21
 
 
+def test_hand_mode_lists_the_melds_laid_down(capsys) -> None:
+    code, out, _ = run(["score", "--hand", "123m456m22p34s 2s", "--meld", "pung 中", "--discard"], capsys)
+    assert code == 0 and "\nmelds     pung 中\n" in out
+    assert "melds " not in run(["score", "--hand", "12m456m789p22345s 3m"], capsys)[1]  # none laid down: no line
+
+
+def test_a_situation_file_and_a_hand_together_are_refused(capsys, tmp_path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"}), encoding="utf-8")
+    code, out, err = run(["score", "--json", str(path), "--hand", "12m456m789p22345s 3m"], capsys)
+    assert code == 2 and "use either --hand (with a bare --json) or --json FILE, not both" in err and out == ""
+
+
 def test_false_win_is_reported_not_an_error(capsys) -> None:
     code, out, _ = run(["score", "--hand", "123m456m234s5s 5s", "--meld", "pung 9p", "--dealer"], capsys)
     assert code == 0 and "诈胡" in out and "20 炮 → 40" in out
@@ -403,3 +416,24 @@ def test_a_key_only_a_little_like_a_field_is_not_taken_for_a_misspelling(capsys,
     monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(situation)))
     code, out, err = run(["score", "--json", "-"], capsys)
     assert code == 0 and json.loads(out)["own"] == 3 and err == ""
+
+
+def test_rules_command_marks_the_flower_items_and_keeps_its_columns(capsys) -> None:
+    import unicodedata
+
+    from xingzi.engine import load_ruleset
+    from xingzi.ruletable import item_rows
+
+    def cells(text: str) -> int:  # as a terminal shows it: a Chinese character takes two cells
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    lines = run(["rules"], capsys)[1].splitlines()
+    rows = item_rows(load_ruleset(None))
+    assert {r["key"] for r in rows if r["flower"]} >= {"qing_yi_se", "hong_qi", "qi_dui"}
+    for row in rows:
+        start = row["key"] + (" (花炮)" if row["flower"] else "") + " "
+        (line,) = [line for line in lines if line.startswith(start)]
+        zh = line.index(row["zh"], len(start))
+        pao = line.index(row["pao"], zh + len(row["zh"]))
+        on = line.index("on" if row["on"] else "off", pao + len(row["pao"]))
+        assert (cells(line[:zh]), cells(line[:pao]), cells(line[:on])) == (24, 34, 68), line

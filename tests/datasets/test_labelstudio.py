@@ -223,7 +223,7 @@ def test_yolo_import_refuses_two_images_on_one_label_file(tmp_path, images):
     assert not (tmp_path / "d").exists()
 
 
-def test_roboflow_yolo_export_mapped_by_name(tmp_path):
+def test_roboflow_yolo_export_mapped_by_name(tmp_path, capsys):
     src = tmp_path / "rf"
     for split in ("train", "valid"):
         (src / split / "images").mkdir(parents=True)
@@ -236,6 +236,8 @@ def test_roboflow_yolo_export_mapped_by_name(tmp_path):
     report = import_yolo_export(src, tmp_path / "d")
     # 'Red' is not one of our spellings: dropped and reported, like the wind
     assert (report.new, report.dropped_boxes, report.unmapped_names) == (2, 2, ("East", "Red"))
+    assert main(["label", "--import-yolo", str(src), "--out", str(tmp_path / "e"), "--no-progress"]) == 0
+    assert "dropped 2 boxes of classes we do not have: East, Red" in capsys.readouterr().out
     assert read_labels(tmp_path / "d" / "labels" / "p_jpg.rf.1.txt")[:, 0].tolist() == [0]
     assert (tmp_path / "d" / "images" / "q.jpg").exists() and (tmp_path / "d" / "data.yaml").exists()
 
@@ -249,7 +251,8 @@ def test_cvat_yolo_export_and_cli(tmp_path, capsys):
         (src / "obj_train_data" / f"{stem}.txt").write_text(f"{cls} 0.5 0.5 0.1 0.1\n")
     d = make_dataset(tmp_path / "d", {"h1": ROWS})
     assert main(["label", "--import-yolo", str(src), "--out", str(d), "--no-progress"]) == 0
-    assert "1 new, 1 replaced" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "1 new, 1 replaced" in said and "dropped" not in said  # every class named in the export is ours
     assert [read_labels(d / "labels" / f"{s}.txt")[:, 0].tolist() for s in ("h1", "h2")] == [[28], [29]]
     [backup] = (d / "labels_backup").iterdir()
     np.testing.assert_allclose(read_labels(backup), ROWS)

@@ -101,8 +101,12 @@ def test_the_train_command_resumes_the_run_named_and_says_where_it_ended(given, 
     assert "resumed run finished: runs/train/x" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("gpu,batch,workers", [(False, 16, 2), (True, 64, 8)], ids=["cpu", "gpu"])
-def test_the_train_command_builds_its_run_from_the_options(gpu, batch, workers, monkeypatch, tmp_path, capsys):
+@pytest.mark.parametrize("gpu,batch,workers,flags,imgsz,freeze", [
+    (False, 16, 2, ["--imgsz", "32", "--freeze", "0"], 32, None),  # the smallest input; 0 frozen layers: none
+    (True, 64, 8, [], 416, 10),
+], ids=["cpu", "gpu"])
+def test_the_train_command_builds_its_run_from_the_options(gpu, batch, workers, flags, imgsz, freeze, monkeypatch,
+                                                           tmp_path, capsys):
     # No training: the run's config as the command builds it. --leave-loose 1 is the loosest IoU allowed.
     from xingzi.cli import main
     from xingzi.models import train as tr
@@ -115,10 +119,12 @@ def test_the_train_command_builds_its_run_from_the_options(gpu, batch, workers, 
         (extra_train, loose_over)) or view)
     monkeypatch.setattr(tr, "gpu_available", lambda device: gpu)
     monkeypatch.setattr(tr, "train", lambda cfg: configs.append(cfg) or tmp_path / "run")
-    assert main(["train", "--leave-loose", "1", "--epochs", "3", "--extra-train", str(tmp_path / "synth")]) == 0
+    argv = ["train", "--leave-loose", "1", "--epochs", "3", "--extra-train", str(tmp_path / "synth"), *flags]
+    assert main(argv) == 0
     assert views == [([tmp_path / "synth"], 1.0)]
     cfg = configs[0]
     assert (cfg.data, cfg.model, cfg.epochs, cfg.batch, cfg.workers) == (str(view), str(start), 3, batch, workers)
+    assert (cfg.imgsz, cfg.freeze) == (imgsz, freeze)
     assert f"training finished: {tmp_path / 'run'}" in capsys.readouterr().out
 
 

@@ -244,3 +244,11 @@ def test_tiles_flag_numbers_the_tiles_in_the_picture_too(photo, tmp_path, monkey
     assert run(photo, HAND, monkeypatch, capsys, "--tiles", "--out", str(numbered))[0] == 0
     a, b = (np.asarray(Image.open(p)) for p in (plain, numbered))
     assert a.shape == b.shape and not np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("flags,conf", [([], None), (["--conf", "0.4"], 0.4)], ids=["shipped", "given"])
+def test_the_confidence_threshold_given_reaches_the_detector(photo, monkeypatch, capsys, flags, conf):
+    asked = []
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: asked.append(conf) or Fake(HAND))
+    assert main(["score", str(photo), *flags]) == 0
+    assert asked == [conf] and "own       3 炮" in capsys.readouterr().out
