@@ -239,7 +239,7 @@ def split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: flo
     # A sideways tile is longer along the row: the steps beside it are longer with no gap.
     turned = np.zeros(len(order), bool) if sideways is None else sideways[order]
     plain = ~(turned[:-1] | turned[1:])
-    inner = turned.copy()
+    inner = turned.copy()  # not a row's end tile: perspective widens those, and a winner set apart there is no meld's
     inner[[0, -1]] = False
     stretched = inner[:-1] | inner[1:]
     gap = dist > gap_split * touching * np.where(stretched, SIDEWAYS_STEP, 1.0)
