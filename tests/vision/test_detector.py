@@ -176,6 +176,22 @@ def test_weights_that_are_no_checkpoint_are_a_clear_error(tmp_path, no_network, 
     assert why in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("runtime", ["onnxruntime", "openvino"])
+def test_an_onnx_graph_with_a_fixed_input_that_is_not_square_is_refused(tmp_path, monkeypatch, runtime):
+    # The canvas is square or of any size; a graph fixed at 32x64 would be fed a square and read nonsense.
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Relu", ["images"], ["y"], name="relu")], "g",
+                              [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, 32, 64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 32, 64])])
+    path = tmp_path / "wide.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), str(path))
+    monkeypatch.setenv("XINGZI_RUNTIME", runtime)  # each runtime reports the graph's input shape its own way
+    with pytest.raises(ValueError, match="wide.onnx: expected a square input or one of any size, got 32x64"):
+        Detector(weights=path, classifier=None, second=None)
+
+
 @pytest.mark.parametrize("weights", [pytest.param(DEFAULT_WEIGHTS, id="pytorch"), pytest.param(DEFAULT_ONNX, id="onnx")])
 def test_shipped_weights_load_offline_and_return_detections(weights, no_network):
     assert weights.is_file(), f"shipped weights missing: {weights}"
@@ -228,6 +244,21 @@ def test_a_non_image_still_raises_pillows_error_after_ultralytics_is_set_up(tmp_
     bad.write_text("not an image")
     with pytest.raises(UnidentifiedImageError):
         Image.open(bad)
+
+
+def test_ultralytics_is_set_offline_with_its_integrations_off(monkeypatch):
+    # Told it is online, Ultralytics checks for updates and fetches assets; each integration may call home.
+    import ultralytics.utils as uutils
+
+    from xingzi.vision.runtime import configure_ultralytics
+
+    calling_home = ("sync", "clearml", "comet", "dvc", "mlflow", "raytune", "tensorboard", "wandb")
+    settings = {**uutils.SETTINGS, **{k: True for k in calling_home}, "runs_dir": "runs"}
+    monkeypatch.setattr(uutils, "SETTINGS", settings)  # a plain dict: nothing saved to the settings file
+    monkeypatch.setattr(uutils, "ONLINE", True)
+    assert configure_ultralytics(2) == 2
+    assert uutils.ONLINE is False
+    assert not any(settings[k] for k in calling_home) and settings["runs_dir"] == "runs"
 
 
 @pytest.mark.parametrize("fit, canvas", [pytest.param([], {"608x800", "800x608"}, id="fitted"),
