@@ -234,8 +234,12 @@ def test_doubtful_boxes_are_read_again_from_crops_moved_four_ways(random_classif
     pytest.param({"recheck": 1.5}, "recheck must be in", id="recheck-above-1"),
     pytest.param({"shift": 0.5}, "shift in", id="shift-half-a-box"),
     pytest.param({"shift": -0.1}, "shift in", id="negative-shift"),
+    pytest.param({"weight": -0.5}, "weight must be in", id="negative-weight"),
+    pytest.param({"weight": 1.5}, "weight must be in", id="weight-above-1"),
+    pytest.param({"turns": 3}, "turns 1, 2 or 4", id="three-turns"),
+    pytest.param({"recheck": -0.1}, "recheck must be in", id="negative-recheck"),
 ])
-def test_classifier_rejects_bad_recheck_settings(random_classifier, tmp_path, changes, match):
+def test_classifier_rejects_bad_settings(random_classifier, tmp_path, changes, match):
     with pytest.raises(ValueError, match=match):
         TileClassifier(_with_settings(random_classifier, tmp_path, **changes))
 
