@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/xingzi bench synth --n 300
 	$(BIN)/xingzi bench detector
 	$(BIN)/xingzi bench pipeline --layouts
+	$(BIN)/xingzi bench pipeline --random-layouts 3000 --seed 1
 
 # Detector accuracy on the real validation photos (next to the mahjong-detector baseline).
 eval: $(STAMP)
@@ -55,7 +56,7 @@ ship: $(STAMP)
 
 # How many small wrong changes to the code the tests catch (tools/mutants.py; a clone of HEAD in runs/mutants/clone;
 # minutes to hours: not part of `make test`). PRESET: a table of tools/mutants.toml (engine, grouping, repair,
-# datasets, web, metrics, benches, photo, synth, draw, judge, eval).
+# datasets, web, metrics, benches, photo, synth, draw, judge, eval, commands, networks).
 PRESET ?= engine
 SAMPLE ?= 300
 SEED ?= 0
