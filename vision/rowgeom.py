@@ -20,6 +20,7 @@ from .detections import Detections
 
 OFF_LINE_OVER = 0.15  # across-row offset (in tile heights) that drops a tile when the hand has too many
 SIDEWAYS_RATIO = 1.4  # along/across aspect relative to the row's median aspect
+END_SIDEWAYS_RATIO = 1.6
 END_GAP = 1.08  # an end tile this much further from its neighbour than the row's spacing predicts was pushed aside
 END_SCATTER = 3.0  # ... and by more than this many times the scatter of the row's own steps
 END_OTHER = 0.04  # ... and clearly more than the other end tile
@@ -176,7 +177,8 @@ def sideways(rows: list[np.ndarray], along: np.ndarray, a_ext: np.ndarray, b_ext
         for pos, i in enumerate(order):
             near = np.concatenate([order[max(0, pos - 2):pos], order[pos + 1:pos + 3]])
             # Wider along the row and lower across it than its neighbours, not just one of the two.
-            out[i] = (aspect[i] > SIDEWAYS_RATIO * np.median(aspect[near])
+            ratio = END_SIDEWAYS_RATIO if pos in (0, len(order) - 1) else SIDEWAYS_RATIO
+            out[i] = (aspect[i] > ratio * np.median(aspect[near])
                       and a_ext[i] > 1.15 * np.median(a_ext[near]) and b_ext[i] < 0.88 * np.median(b_ext[near]))
     return out
 

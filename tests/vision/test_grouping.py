@@ -131,6 +131,20 @@ def test_a_winning_tile_apart_at_a_widened_row_end_is_not_taken_into_a_pung():
     assert reading.win_set_apart
 
 
+# A concealed triplet at the end of the hand's row, shot at a slant: perspective widens the end tile until it looks
+# turned among its two neighbours; at a row's end a tile must stand out more to be taken as turned (rowgeom).
+@pytest.mark.parametrize("hand,win,melds,angle,perspective,gap,jitter,seed", [
+    ("666p88s中中", "中", ["pung 7p", "pung 7s"], 120, 0.305, 0.711, 0.0034, 2194),
+    ("111222m7s", "7s", ["pung 1s", "pung 5s"], 207, 0.373, 0.814, 0.0012, 2529),
+    ("2225s中中中", "5s", ["pung 9s", "kong 8s"], 199, 0.54, 0.796, 0.016, 1782),
+])
+def test_a_concealed_triplet_ending_a_slanted_row_is_no_claimed_pung(hand, win, melds, angle, perspective, gap,
+                                                                     jitter, seed):
+    layout = hand_layout(hand, win, melds, angle=angle, perspective=perspective, gap=gap, jitter=jitter, melds_row=1,
+                         sideways_at=2, seed=seed)
+    assert reading_key(group(layout.detections)) == truth_key(hand, win, melds, 0)
+
+
 # Two claimed pungs laid on against the row one after the other, the second's turned tile not its first:
 # its run of 9p is found up to the pung before it, which is already taken.
 @pytest.mark.parametrize("sideways_at", [1, 2], ids=["middle-tile-turned", "last-tile-turned"])
