@@ -20,7 +20,7 @@ from .detections import Detections
 
 OFF_LINE_OVER = 0.15  # across-row offset (in tile heights) that drops a tile when the hand has too many
 SIDEWAYS_RATIO = 1.4  # along/across aspect relative to the row's median aspect
-END_SIDEWAYS_RATIO = 1.6
+END_SIDEWAYS_RATIO = 1.6  # the same at either end of a row: perspective widens end tiles, seen from one side only
 END_GAP = 1.08  # an end tile this much further from its neighbour than the row's spacing predicts was pushed aside
 END_SCATTER = 3.0  # ... and by more than this many times the scatter of the row's own steps
 END_OTHER = 0.04  # ... and clearly more than the other end tile
