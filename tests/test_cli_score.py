@@ -437,3 +437,34 @@ def test_rules_command_marks_the_flower_items_and_keeps_its_columns(capsys) -> N
         pao = line.index(row["pao"], zh + len(row["zh"]))
         on = line.index("on" if row["on"] else "off", pao + len(row["pao"]))
         assert (cells(line[:zh]), cells(line[:pao]), cells(line[:on])) == (24, 34, 68), line
+
+
+def test_a_ruleset_nested_thousands_deep_is_a_clear_error(capsys, tmp_path) -> None:
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    code, out, err = run(["rules", "--rules", str(deep)], capsys)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert "xingzi rules: error: the input is nested too deeply to be a situation or a ruleset" in err
+
+
+def test_ctrl_c_ends_a_command_with_the_shells_code(capsys, monkeypatch) -> None:
+    import xingzi.commands.rules as rules
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rules, "run", interrupted)
+    assert main(["rules"]) == 130  # 128 + SIGINT, as a shell reports it
+
+
+def test_a_name_as_wide_as_its_column_keeps_a_space_after_it() -> None:
+    from xingzi.commands.rules import pad
+
+    assert pad("dragon_concealed_kong_x", 24) == "dragon_concealed_kong_x "  # 23 cells + 1
+    assert pad("x" * 30, 24) == "x" * 30 + " " and pad("中/白暗杠", 10) == "中/白暗杠 "  # 9 cells, Chinese as two
+
+
+@pytest.mark.parametrize("how,said", [("--self-draw", "(自摸 self-draw)"), ("--discard", "(on a discard)")])
+def test_the_report_says_how_the_hand_was_won(capsys, how, said) -> None:
+    out = run(["score", "--hand", "12m456m789p22345s 3m", how], capsys)[1]
+    assert out.startswith(f"hand      12456m789p22345s + 3m {said}\n")

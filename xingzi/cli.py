@@ -51,8 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # a file not found, not readable or not writable
         print(f"xingzi {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except RecursionError:  # JSON nested thousands deep: no situation looks like that
-        print(f"xingzi {args.command}: error: the input is nested too deeply to be a situation", file=sys.stderr)
+    except RecursionError:  # JSON or TOML nested thousands deep: no situation or ruleset looks like that
+        print(f"xingzi {args.command}: error: the input is nested too deeply to be a situation or a ruleset",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -275,6 +275,14 @@ def test_a_preview_that_cannot_be_written_says_so(tmp_path, capsys):
     assert "--out for --preview must be a writable file" in capsys.readouterr().err
 
 
+def test_cli_lists_the_face_styles(capsys):
+    from xingzi.datasets.synth.faces import EXTRA_STYLES, style_names
+
+    assert cli_main(["synth", "--list-styles"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed == style_names() + [f"{s} (only when named)" for s in EXTRA_STYLES] and "brush (only when named)" in listed
+
+
 def test_cli_writes_a_preview_and_a_dataset(tmp_path, capsys):
     sheet = tmp_path / "sheet.jpg"
     assert cli_main(["synth", "--preview", "--out", str(sheet), "--count", "2", "--imgsz", "128"]) == 0

@@ -102,7 +102,7 @@ def test_the_train_command_resumes_the_run_named_and_says_where_it_ended(given, 
 
 
 @pytest.mark.parametrize("gpu,batch,workers,flags,imgsz,freeze", [
-    (False, 16, 2, ["--imgsz", "32", "--freeze", "0"], 32, None),  # the smallest input; 0 frozen layers: none
+    (False, 16, 2, ["--imgsz", "32", "--freeze", "0", "--time", "0.5"], 32, None),  # smallest input, none frozen
     (True, 64, 8, [], 416, 10),
 ], ids=["cpu", "gpu"])
 def test_the_train_command_builds_its_run_from_the_options(gpu, batch, workers, flags, imgsz, freeze, monkeypatch,
@@ -124,7 +124,7 @@ def test_the_train_command_builds_its_run_from_the_options(gpu, batch, workers, 
     assert views == [([tmp_path / "synth"], 1.0)]
     cfg = configs[0]
     assert (cfg.data, cfg.model, cfg.epochs, cfg.batch, cfg.workers) == (str(view), str(start), 3, batch, workers)
-    assert (cfg.imgsz, cfg.freeze) == (imgsz, freeze)
+    assert (cfg.imgsz, cfg.freeze, cfg.time) == (imgsz, freeze, 0.5 if "--time" in flags else None)
     assert f"training finished: {tmp_path / 'run'}" in capsys.readouterr().out
 
 

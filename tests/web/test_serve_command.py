@@ -46,6 +46,7 @@ def test_serve_with_a_dataset_folder(served, tmp_path, capsys):
 
 @pytest.mark.parametrize(("argv", "message"), [
     pytest.param(["--port", "0"], "--port must be 1..65535", id="port"),
+    pytest.param(["--port", "65536"], "--port must be 1..65535, got 65536", id="port-past-the-last"),
     pytest.param(["--max-upload-mb", "0"], "--max-upload-mb must be more than 0 and at most 1024, got 0.0",
                  id="upload-limit"),
     pytest.param(["--max-upload-mb", "inf"], "--max-upload-mb must be more than 0 and at most 1024, got inf",
