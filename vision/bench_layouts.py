@@ -39,6 +39,11 @@ def hand_key(tiles, win, melds, fa) -> tuple:
     return tuple(sorted(tiles)), win, tuple(sorted(melds)), int(fa)
 
 
+def read_key(reading: grouping.HandReading) -> tuple:
+    """What a grouping read, as ``hand_key`` puts a truth."""
+    return hand_key(reading.tiles, reading.win_tile, [str(m) for m in reading.melds], reading.fa)
+
+
 def run_layouts() -> int:
     """Hand-built layouts: every hand at 52 rotations x 3 perspectives x 2 meld rows x 2 jitters x 2 gaps."""
     wrong: Counter = Counter()
@@ -53,10 +58,8 @@ def run_layouts() -> int:
                         for gap in (0.5, 0.8):
                             det = hand_layout(hand, win, melds, fa, angle=angle, perspective=persp, melds_row=row,
                                               jitter=jitter, gap=gap, seed=angle).detections
-                            r = grouping.group(det)
-                            got = hand_key(r.tiles, r.win_tile, [str(m) for m in r.melds], r.fa)
                             total[persp] += 1
-                            wrong[persp] += int(got != truth)
+                            wrong[persp] += int(read_key(grouping.group(det)) != truth)
     ms = (time.perf_counter() - t0) * 1000 / max(sum(total.values()), 1)
     print(f"grouping on hand-built layouts: {sum(total.values()) - sum(wrong.values())}/{sum(total.values())} "
           f"read exactly, {ms:.2f} ms per layout")
@@ -102,9 +105,8 @@ def run_random_layouts(n: int, seed: int, show_misses: int = 0) -> int:
     for index in range(n):
         truth, layout, drawn = random_layout(rng, index)
         r = grouping.group(layout.detections)
-        got = hand_key(r.tiles, r.win_tile, [str(m) for m in r.melds], r.fa)
         total[band(drawn["perspective"])] += 1
-        if got != truth:
+        if read_key(r) != truth:
             wrong[band(drawn["perspective"])] += 1
             if shown < show_misses:
                 shown += 1
