@@ -23,6 +23,13 @@ def run(argv: list[str], capsys) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+def situation_file(folder: Path, situation: dict | None = None) -> Path:
+    """A §10 situation written as a JSON file (by default a plain discard win of 3 炮)."""
+    path = folder / "s.json"
+    path.write_text(json.dumps(situation or {"hand": "12m456m789p22345s3m", "win_tile": "3m"}), encoding="utf-8")
+    return path
+
+
 def test_hand_mode_prints_reading_items_and_payments(capsys) -> None:
     code, out, _ = run(["score", "--hand", "12m456m789p22345s 3m", "--discard"], capsys)
     assert code == 0
@@ -79,8 +86,7 @@ def test_hand_mode_lists_the_melds_laid_down(capsys) -> None:
 
 
 def test_a_situation_file_and_a_hand_together_are_refused(capsys, tmp_path) -> None:
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"}), encoding="utf-8")
+    path = situation_file(tmp_path)
     code, out, err = run(["score", "--json", str(path), "--hand", "12m456m789p22345s 3m"], capsys)
     assert code == 2 and "use either --hand (with a bare --json) or --json FILE, not both" in err and out == ""
 
@@ -396,17 +402,14 @@ def test_a_situation_file_is_scored_under_the_ruleset_named(capsys, tmp_path) ->
     # Robbing a kong with 7 炮 of its own: not enough to win under the default ruleset, 11 炮 under text000
     # (RULES.md §9), the same as with --hand (test_rules_option_and_set_override).
     situation = {"hand": "123m456m34s55p2s", "win_tile": "2s", "melds": ["pung 7p"], "events": ["robbing_kong"]}
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps(situation), encoding="utf-8")
+    path = situation_file(tmp_path, situation)
     assert json.loads(run(["score", "--json", str(path)], capsys)[1])["valid"] is False
     named = json.loads(run(["score", "--json", str(path), "--rules", "text000"], capsys)[1])
     assert named["valid"] is True and named["own"] == 11 and named["ruleset"].startswith("text000")
 
 
 def test_json_output_keeps_chinese_names_readable(capsys, tmp_path) -> None:
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"}), encoding="utf-8")
-    out = run(["score", "--json", str(path)], capsys)[1]
+    out = run(["score", "--json", str(situation_file(tmp_path))], capsys)[1]
     assert '"name": "平胡"' in out and "\\u" not in out
 
 
