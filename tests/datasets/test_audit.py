@@ -55,6 +55,19 @@ def test_what_the_model_warns_of(label, det, kinds, says):
         assert issues[0].line == 3
 
 
+@pytest.mark.parametrize("det, kind", [
+    pytest.param(dets([PIXELS], [Tile.P1.index], [0.75]), "disagree", id="a-disagreement"),
+    pytest.param(dets([PIXELS, FAR], [Tile.S1.index, Tile.M6.index], [0.9, 0.75]), "unlabelled-tile",
+                 id="a-tile-with-no-label"),
+])
+def test_a_box_read_exactly_as_surely_as_asked_is_worth_a_look(det, kind):
+    # 0.75 is exact in float32 and float64: `--sure` is where a sure reading starts, not a bar to pass
+    image = np.zeros((H, W, 3), np.uint8)
+    issues = audit_image(image, [(1, [Tile.S1.index, *BOX])], TABLE, det, "labels/a.txt", sure=0.75)
+    assert [i.kind for i in issues] == [kind]
+    assert audit_image(image, [(1, [Tile.S1.index, *BOX])], TABLE, det, "labels/a.txt", sure=0.76) == []
+
+
 class Fixed:
     def __init__(self, det: Detections) -> None:
         self.det = det
@@ -128,6 +141,15 @@ def test_a_tile_an_erratum_adds_is_no_longer_unlabelled(dataset, monkeypatch, ca
                      'add = ["unread 0.8 0.3083 0.1 0.2"]\n')
     assert main([*argv, "--errata", str(fixes)]) == 0
     assert json.loads(capsys.readouterr().out)["by_kind"] == {"unlabelled-tile": 1}  # b.jpg's is still shown
+
+
+def test_a_label_of_a_negative_class_is_not_judged(dataset):
+    # `dataset check` reports the bad line itself; the audit must not read -1 as the last class (`back` here):
+    # the tile on it has no label
+    (dataset / "classes.txt").write_text("\n".join(CLASS_NAMES) + "\n")
+    (dataset / "labels" / "a.txt").write_text(f"-1 {' '.join(map(str, BOX))}\n")
+    issues = audit_dataset(dataset, Fixed(dets([PIXELS], [Tile.P1.index], [0.95])))
+    assert [(i.kind, i.path) for i in issues] == [("unlabelled-tile", "labels/a.txt")]
 
 
 def test_bad_input_is_refused_with_a_reason(dataset):

@@ -66,17 +66,17 @@ def test_prelabel_writes_dataset_and_labelstudio_files(tmp_path):
 
 
 def test_corrected_labels_win_and_overwrite_keeps_a_backup(tmp_path):
-    photos = make_photos(tmp_path / "photos", ["a.jpg", "b.jpg"])
+    photos = make_photos(tmp_path / "photos", ["a.jpg", "b.jpg", "c.jpg"])
     ds = tmp_path / "ds"
     prelabel_folder(photos, ds, FakeDetector(), show_progress=False)
     corrected = "5 0.500000 0.500000 0.200000 0.200000\n"
     (ds / "labels" / "a.txt").write_text(corrected)
     again = FakeDetector()
     report = prelabel_folder(photos, ds, again, show_progress=False)
-    assert (report.predicted, report.kept, again.seen) == (0, 2, [])
+    assert (report.predicted, report.kept, again.seen) == (0, 3, [])
     assert (ds / "labels" / "a.txt").read_text() == corrected
     forced = prelabel_folder(photos, ds, FakeDetector(), overwrite=True, show_progress=False)
-    assert (forced.predicted, forced.replaced) == (2, 1)  # b.txt was already the same
+    assert (forced.predicted, forced.replaced) == (3, 1)  # b.txt and c.txt were already the same
     [backup] = (ds / "labels_backup").iterdir()
     assert backup.name.startswith("a.") and backup.read_text() == corrected
     np.testing.assert_allclose(read_labels(ds / "labels" / "a.txt"), EXPECTED, atol=1e-6)
@@ -208,6 +208,37 @@ def test_exif_rotated_photo_is_stored_upright(tmp_path):
         assert im.size == (H, W) and im.getexif().get(0x0112, 1) == 1
     task = json.loads((tmp_path / "ds" / TASKS_FILE).read_text())[0]
     assert task["predictions"][0]["result"][0]["original_width"] == H
+
+
+@pytest.mark.parametrize("orientation, stored_size", [pytest.param(None, (W, H), id="upright"),
+                                                       pytest.param(6, (H, W), id="exif-rotated")])
+def test_a_kept_label_gets_its_photo_back_when_the_dataset_lost_it(tmp_path, orientation, stored_size):
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    exif = Image.Exif()
+    if orientation is not None:
+        exif[0x0112] = orientation
+    Image.new("RGB", (W, H), "white").save(photos / "r.jpg", exif=exif.tobytes())
+    ds = tmp_path / "ds"
+    prelabel_folder(photos, ds, FakeDetector(), show_progress=False)
+    labels = (ds / "labels" / "r.txt").read_text()
+    (ds / "images" / "r.jpg").unlink()
+    again = FakeDetector()
+    report = prelabel_folder(photos, ds, again, show_progress=False)
+    assert (report.kept, report.predicted, again.seen) == (1, 0, [])
+    assert (ds / "labels" / "r.txt").read_text() == labels
+    with Image.open(ds / "images" / "r.jpg") as im:
+        assert im.size == stored_size and im.getexif().get(0x0112, 1) == 1
+    if orientation is None:  # an upright photo is copied as it is, not encoded again
+        assert (ds / "images" / "r.jpg").read_bytes() == (photos / "r.jpg").read_bytes()
+
+
+def test_without_tqdm_progress_counts_from_one_to_the_last_photo(capsys):
+    from xingzi.datasets.label import _plain_progress
+
+    assert list(_plain_progress(["a", "b", "c"], "pre-labelling")) == ["a", "b", "c"]
+    err = capsys.readouterr().err
+    assert err == "\rpre-labelling: 1/3 photos\rpre-labelling: 2/3 photos\rpre-labelling: 3/3 photos\n"
 
 
 def test_photos_inside_the_output_are_not_labelled_again(tmp_path):

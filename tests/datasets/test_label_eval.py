@@ -36,6 +36,13 @@ def test_compare_labels(pred, truth, diff):
     assert got.needs_no_correction == (diff.edits == 0)
 
 
+def test_a_box_overlapping_its_tile_by_under_half_is_an_edit_of_two():
+    truth = np.array([[3, 0.5, 0.5, 0.2, 0.2]])
+    shifted = np.array([[3, 0.5 + 0.2 * 0.4, 0.5, 0.2, 0.2]])  # IoU 0.6 / 1.4 = 0.43
+    assert compare_labels(shifted, truth) == LabelDiff(0, 0, 1, 1)
+    assert compare_labels(shifted, truth, iou_threshold=0.4) == LabelDiff(1, 0, 0, 0)
+
+
 def test_no_ignored_classes_counts_winds():
     assert compare_labels(np.array([A]), np.array([A, WIND]), ignore_classes=()) == LabelDiff(1, 0, 0, 1)
 

@@ -26,6 +26,17 @@ def test_looseness_is_how_much_boxes_cover_their_neighbours(boxes, grow, low, hi
     assert low <= looseness(rows(boxes, grow).reshape(-1, 5)) <= high
 
 
+def test_two_boxes_a_half_width_apart_cover_each_other_by_a_third():
+    # x: 0.0..0.2 and 0.1..0.3 (same rows): a third of their union is shared
+    rows = np.array([[0, 0.1, 0.5, 0.2, 0.1], [0, 0.2, 0.5, 0.2, 0.1]])
+    assert looseness(rows) == pytest.approx(1 / 3)
+
+
+def test_a_copy_exactly_as_loose_as_the_limit_stays():
+    scores = {"a.rf.1.jpg": 0.0, "a.rf.2.jpg": 0.3, "a.rf.3.jpg": 0.31}
+    assert loose_copies(scores, 0.3) == {"a.rf.3.jpg"}
+
+
 def test_the_tightest_copy_of_each_photo_stays():
     scores = {"a.rf.1.jpg": 0.05, "a.rf.2.jpg": 0.45, "a.rf.3.jpg": 0.35,  # one tight copy: the loose two go
               "b.rf.1.jpg": 0.6, "b.rf.2.jpg": 0.5,  # all loose: the tightest stays

@@ -152,3 +152,14 @@ def test_the_command_takes_the_shift_of_jittered_copies_and_refuses_a_bad_one(tm
         with pytest.raises(SystemExit, match="--shift must be in"):
             main(["--out", str(tmp_path / "bad"), "--real", str(tmp_path / "real"), "--shift", bad])
     assert not (tmp_path / "bad").exists()
+
+
+def test_an_empty_dev_split_is_saved_in_the_crops_shape_and_a_limit_of_one_is_taken(tmp_path):
+    from xingzi.datasets.tile_crops import main
+
+    _write_set(tmp_path / "real", {f"p{i}": [(0, 0.5, 0.5, 0.1, 0.2)] for i in range(3)})
+    argv = ["--out", str(tmp_path / "out"), "--real", str(tmp_path / "real"), "--dev-share", "0", "--leave-loose", "1"]
+    assert main(argv) == 0
+    train, dev = (np.load(tmp_path / "out" / f"{split}_x.npy") for split in ("train", "dev"))
+    assert train.shape == (9, 64, 64, 3) and dev.shape == (0, 64, 64, 3) and dev.dtype == np.uint8
+    assert np.concatenate([train, dev]).shape == (9, 64, 64, 3)
