@@ -40,10 +40,7 @@ def run(args: argparse.Namespace) -> int:
         dt = time.perf_counter() - t0
         cpu = _cpu_seconds() - cpu0
     done = len(stamps)
-    # workers build their face textures while making their first images; the steady rate skips
-    # the first tenth of the run
-    skip = done // 10
-    steady = (done - skip - 1) / (stamps[-1] - stamps[skip]) if done - skip > 1 else done / dt
+    steady = steady_rate(stamps) or done / dt
     cores = os.cpu_count() or 1
     used = min(cores, args.workers)
     # each worker builds the face textures once as well: take that out of the per-image CPU cost
@@ -56,13 +53,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def steady_rate(stamps: list[float]) -> float | None:
+    """Images per second between the times images were finished, the first tenth left out (workers build their
+    face textures while making their first images); None under two stamps left."""
+    rest = stamps[len(stamps) // 10:]
+    if len(rest) < 2 or rest[-1] <= rest[0]:
+        return None
+    return (len(rest) - 1) / (rest[-1] - rest[0])
+
+
 def _cpu_seconds() -> float:
     """CPU time of this process and its finished children (the worker pool)."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def main() -> int:  # until `xingzi bench synth` dispatches here
+def main() -> int:  # `python -m xingzi.datasets.synth.bench`, as `xingzi bench synth`
     parser = argparse.ArgumentParser(prog="python -m xingzi.datasets.synth.bench", description=__doc__)
     add_arguments(parser)
     return run(parser.parse_args())

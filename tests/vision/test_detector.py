@@ -275,7 +275,7 @@ def test_bench_detector_prints_each_timing_of_the_shipped_model(capsys, no_netwo
     assert set(rows) == {chosen_runtime("auto"), "onnxruntime"}  # OpenVINO too, where it runs in bfloat16
     for row in rows.values():
         numbers = [float(v) for v in row[2:8]]
-        assert row[1] in canvas and all(v > 0 for v in numbers)
+        assert row[1] in canvas and all(0 < v < 60_000 for v in numbers)  # milliseconds: no call takes a minute
     assert "b2b med" in out and "cpu med" in out
 
 

@@ -119,14 +119,20 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= args.n <= 5000 or not 1 <= args.concurrency <= 64:
         p.error("--n must be 1..5000 and --concurrency 1..64")
     if args.photo:
-        photo = Path(args.photo).read_bytes()
+        try:
+            photo = Path(args.photo).read_bytes()
+        except OSError as e:
+            p.error(f"--photo: cannot read {args.photo}: {e.strerror or e}")
     else:
         buf = io.BytesIO()
         Image.new("RGB", (1280, 960), (50, 120, 40)).save(buf, "JPEG", quality=85)
         photo = buf.getvalue()
     server: Any = None
     if args.url:
-        url = loopback_only(args.url)
+        try:
+            url = loopback_only(args.url)
+        except ValueError as e:
+            p.error(f"--url: {e}")
     else:
         if args.real:
             from xingzi.vision.pipeline import make_detector

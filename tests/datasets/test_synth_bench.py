@@ -1,0 +1,41 @@
+"""`xingzi bench synth`: the generator's throughput, as printed, on a run small enough for a test."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from xingzi.cli import main
+from xingzi.datasets.synth.bench import steady_rate
+
+
+def test_the_bench_makes_the_photos_asked_for_and_prints_both_rates(capsys):
+    assert main(["bench", "synth", "--n", "3", "--workers", "1", "--imgsz", "320", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    rates = re.search(r"synth: 3 images at 320 px with 1 worker\(s\): ([\d.]+) images/s overall, ([\d.]+) images/s "
+                      r"steady", out)
+    assert rates and float(rates[1]) > 0 and float(rates[2]) > 0
+    cpu = re.search(r"synth: (\d+) ms CPU per image, i\.e\. ([\d.]+) images/s on 1 idle core", out)
+    assert cpu and int(cpu[1]) > 0
+    assert float(cpu[2]) == pytest.approx(1000 / int(cpu[1]), rel=0.05)
+
+
+@pytest.mark.parametrize("argv, message", [
+    pytest.param(["--n", "0"], "--n and --workers must be at least 1, got 0 and 2", id="no-photos"),
+    pytest.param(["--n", "2", "--workers", "0"], "--n and --workers must be at least 1, got 2 and 0", id="no-workers"),
+    pytest.param(["--n", "2", "--imgsz", "0"], "--imgsz must be 64..8192 pixels", id="no-size"),
+])
+def test_bad_numbers_are_refused_before_any_photo_is_made(argv, message, capsys):
+    assert main(["bench", "synth", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("stamps, rate", [
+    pytest.param([0.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0], 1.0, id="a-slow-start-left-out"),
+    pytest.param([1.0, 1.5, 2.0], 2.0, id="intervals-not-stamps"),
+    pytest.param([3.0], None, id="one-image"),
+    pytest.param([2.0, 2.0], None, id="no-time-between"),
+])
+def test_the_steady_rate_counts_the_intervals_after_the_first_tenth(stamps, rate):
+    assert steady_rate(stamps) == rate
