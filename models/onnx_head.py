@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +32,17 @@ if TYPE_CHECKING:
 
 CALIBRATION_PHOTOS = 64
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
+
+
+def load_graph(src: Path) -> onnx.ModelProto:
+    """``src`` read as an ONNX model; ValueError when it is not one."""
+    import onnx
+    from google.protobuf.message import DecodeError
+
+    try:
+        return onnx.load(str(src))
+    except DecodeError as e:
+        raise ValueError(f"{src}: expected an ONNX model, the file does not read as one ({e})") from None
 
 
 def head_tensors(model: onnx.ModelProto) -> tuple[str, str]:
@@ -50,7 +62,7 @@ def cut(src: Path, dst: Path) -> Path:
     import onnx
     from onnx.utils import extract_model
 
-    model = onnx.load(str(src))
+    model = load_graph(src)
     if any(p.key == HEAD_KEY for p in model.metadata_props):
         raise ValueError(f"{src} is already cut before its box decoding")
     logits, scores = head_tensors(model)
@@ -81,7 +93,7 @@ def any_size(src: Path, dst: Path) -> Path:
     import onnx
     from onnx import helper, numpy_helper
 
-    model = onnx.load(str(src))
+    model = load_graph(src)
     graph = model.graph
     dims = graph.input[0].type.tensor_type.shape.dim
     if len(dims) != 4 or not (dims[2].dim_value and dims[3].dim_value):
@@ -148,17 +160,20 @@ def calibration_photos(folder: Path, n: int, seed: int = 0) -> list[Path]:
 def int8(src: Path, dst: Path, photos: list[Path]) -> Path:
     """Static int8 quantization of a cut graph, calibrated on ``photos`` letterboxed as the detector does."""
     import cv2
-    import onnx
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     from xingzi.vision.detector import letterbox
 
-    model = onnx.load(str(src))
+    model = load_graph(src)
     if not any(p.key == HEAD_KEY for p in model.metadata_props):
         raise ValueError(f"{src}: cut the graph first (its box decoding does not survive int8)")
     name = model.graph.input[0].name
-    size = model.graph.input[0].type.tensor_type.shape.dim[2].dim_value
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    size = dims[2].dim_value
+    if not (size and dims[3].dim_value):  # the quantizer infers every tensor's shape from a fixed input
+        raise ValueError(f"{src}: expected a graph of fixed input size (quantize the cut graph, then `any-size` "
+                         "its int8 copy), got one that takes any size")
 
     class Photos(CalibrationDataReader):
         def __init__(self) -> None:
@@ -196,12 +211,17 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("--photos", type=Path, required=True, help="folder of calibration photos")
     q.add_argument("--n", type=int, default=CALIBRATION_PHOTOS)
     args = ap.parse_args(argv)
-    if args.step == "cut":
-        print(f"written {cut(args.src, args.dst)}")
-    elif args.step == "any-size":
-        print(f"written {any_size(args.src, args.dst)}")
-    else:
-        print(f"written {int8(args.src, args.dst, calibration_photos(args.photos, args.n))}")
+    try:
+        if args.step == "cut":
+            written = cut(args.src, args.dst)
+        elif args.step == "any-size":
+            written = any_size(args.src, args.dst)
+        else:
+            written = int8(args.src, args.dst, calibration_photos(args.photos, args.n))
+    except (ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"written {written}")
     return 0
 
 

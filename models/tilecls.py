@@ -227,6 +227,8 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         sched.load_state_dict(ck["sched"])
         gen.set_state(ck["gen"])
         rng.bit_generator.state = ck["rng"]
+        if "torch_rng" in ck:  # dropout draws from torch's own generator (checkpoints before session 54 lack it)
+            torch.set_rng_state(ck["torch_rng"])
         step, best = ck["step"], ck["best"]
         print(f"resumed at step {step} (best dev accuracy {best:.4f})")
     (out / "config.json").write_text(json.dumps(asdict(cfg), indent=1) + "\n")
@@ -255,7 +257,8 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         if step % cfg.eval_every == 0 or step == cfg.steps or timeout:
             acc, cm = evaluate(model, xdev, ydev)
             state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
-                     "gen": gen.get_state(), "rng": rng.bit_generator.state, "step": step,
+                     "gen": gen.get_state(), "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+                     "step": step,
                      "best": max(best, acc), "config": asdict(cfg), "size": size}
             torch.save(state, out / "last.pt.tmp")
             (out / "last.pt.tmp").replace(out / "last.pt")

@@ -26,9 +26,10 @@ def test_remap_real_labels(rows, kept_classes):
     assert out[:, 0].astype(int).tolist() == kept_classes
 
 
-def test_remap_rejects_ids_outside_the_real_label_set():
+@pytest.mark.parametrize("cls", [pytest.param(31, id="past-other"), pytest.param(-1, id="negative")])
+def test_remap_rejects_ids_outside_the_real_label_set(cls):
     with pytest.raises(ValueError, match="0..30"):
-        remap_real_labels(np.array([[31, .5, .5, .1, .1]]))
+        remap_real_labels(np.array([[cls, .5, .5, .1, .1]]))
 
 
 def test_view_symlinks_images_and_writes_remapped_labels(tmp_path):
@@ -64,6 +65,76 @@ def test_converter_copies_the_faces_both_sets_share():
     assert RIICHI_NAMES[rows[CLASS_NAMES.index("zhong")]] == "chun"
     assert RIICHI_NAMES[rows[CLASS_NAMES.index("bai")]] == "haku"
     assert RIICHI_NAMES[rows[CLASS_NAMES.index("6p")]] == "6p"
+
+
+def test_the_converter_maps_fused_weights_head_rows_and_the_grey_first_layer():
+    import torch
+
+    from xingzi.models.convert_mahjong_detector import LUMA_RGB, build_state_dict
+
+    rng = np.random.default_rng(0)
+    conv0, bias0 = rng.normal(size=(2, 3, 3, 3)).astype(np.float32), rng.normal(size=2).astype(np.float32)
+    head_w, head_b = rng.normal(size=(34, 4, 1, 1)).astype(np.float32), rng.normal(size=34).astype(np.float32)
+    onnx_w = {"model.0.conv.weight": conv0, "model.0.conv.bias": bias0,
+              "model.23.cv3.2.weight": head_w, "model.23.cv3.2.bias": head_b}
+    target = {"model.0.conv.weight": torch.zeros(2, 3, 3, 3), "model.0.bn.num_batches_tracked": torch.tensor(0),
+              **{f"model.0.bn.{k}": torch.full((2,), 7.0) for k in ("weight", "bias", "running_mean", "running_var")},
+              "model.23.cv3.2.weight": torch.full((31, 4, 1, 1), 5.0), "model.23.cv3.2.bias": torch.full((31,), 5.0),
+              "model.24.fresh": torch.zeros(3)}
+    state, skipped = build_state_dict(onnx_w, target, 31)
+    assert skipped == ["model.24.fresh"]
+    # the first layer, trained on a grey image in all three channels, gives an RGB photo its grey's activation
+    photo = torch.from_numpy(rng.uniform(0, 1, (1, 3, 8, 8)).astype(np.float32))
+    grey = (photo * torch.from_numpy(LUMA_RGB).reshape(1, 3, 1, 1)).sum(1, keepdim=True).expand(1, 3, 8, 8)
+    torch.testing.assert_close(torch.nn.functional.conv2d(photo, state["model.0.conv.weight"]),
+                               torch.nn.functional.conv2d(grey, torch.from_numpy(conv0)), atol=1e-5, rtol=1e-5)
+    # the BatchNorm after it is an identity carrying the fused bias (eps 1e-3)
+    bn = torch.nn.BatchNorm2d(2, eps=1e-3).eval()
+    bn.load_state_dict({k[len("model.0.bn."):]: v for k, v in state.items() if k.startswith("model.0.bn.")})
+    x = torch.randn(1, 2, 4, 4)
+    torch.testing.assert_close(bn(x), x + torch.from_numpy(bias0).reshape(1, 2, 1, 1), atol=1e-5, rtol=1e-5)
+    # each face's head row is its riichi namesake's; `back` keeps its fresh initialisation
+    for ours, riichi in class_row_map().items():
+        assert torch.equal(state["model.23.cv3.2.weight"][ours], torch.from_numpy(head_w[riichi]))
+        assert float(state["model.23.cv3.2.bias"][ours]) == float(head_b[riichi])
+    back = CLASS_NAMES.index("back")
+    assert torch.all(state["model.23.cv3.2.weight"][back] == 5.0) and float(state["model.23.cv3.2.bias"][back]) == 5.0
+
+
+def test_shipping_the_shipped_checkpoint_makes_the_shipped_onnx_again(tmp_path, no_network):
+    # the step a new detector goes through: stripped .pt, ONNX at the training size, cut before its box
+    # decoding and open to any input size; the committed files must be what it makes, offline
+    import onnxruntime as ort
+
+    from xingzi.models.ship import SHIPPED_ONNX, SHIPPED_PT, ship
+
+    lines = ship(SHIPPED_PT, out_pt=tmp_path / "w.pt", out_onnx=tmp_path / "w.onnx")
+    assert lines[0].startswith(f"{SHIPPED_PT} (epoch index ") and f"-> {tmp_path / 'w.pt'}" in lines[0]
+    assert "made at 800x800, takes any size" in lines[1]
+    made, shipped = (ort.InferenceSession(str(p), providers=["CPUExecutionProvider"])
+                     for p in (tmp_path / "w.onnx", SHIPPED_ONNX))
+    blob = np.random.default_rng(0).uniform(0, 1, (1, 3, 608, 800)).astype(np.float32)  # not the size it was made at
+    ours, theirs = (s.run(None, {s.get_inputs()[0].name: blob}) for s in (made, shipped))
+    cells = 76 * 100 + 38 * 50 + 19 * 25  # at strides 8, 16 and 32
+    assert [o.shape for o in ours] == [(1, 64, cells), (1, 31, cells)]  # box distributions, class scores
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-4)
+
+
+def test_shipping_refuses_what_is_no_31_class_ultralytics_checkpoint(tmp_path):
+    import torch
+
+    from xingzi.models.ship import SHIPPED_PT, ship
+
+    torch.save({"weights": torch.zeros(3)}, tmp_path / "plain.pt")
+    with pytest.raises(ValueError, match="plain.pt is not an Ultralytics checkpoint"):
+        ship(tmp_path / "plain.pt", out_pt=tmp_path / "out.pt", out_onnx=None)
+    riichi = torch.load(SHIPPED_PT, map_location="cpu", weights_only=False)
+    riichi["model"].names = dict(enumerate(RIICHI_NAMES))
+    torch.save(riichi, tmp_path / "riichi.pt")
+    with pytest.raises(ValueError, match="riichi.pt has 34 classes, expected 31"):
+        ship(tmp_path / "riichi.pt", out_pt=tmp_path / "out.pt", out_onnx=None)
+    assert not (tmp_path / "out.pt").exists()
 
 
 def test_ship_finds_best_then_last_checkpoint(tmp_path):
@@ -205,6 +276,70 @@ def test_time_budget_reaches_ultralytics_only_when_set(time, has_time):
     assert ("time" in kw) == has_time and kw["fliplr"] == 0.0
 
 
+def test_every_run_is_a_new_folder_validated_each_epoch_without_plots_whatever_extra_says():
+    from xingzi.models.train import TrainConfig
+
+    extra = {"exist_ok": True, "plots": True, "val": False, "mosaic": 0.5}
+    kw = TrainConfig(data="d.yaml", model="m.pt", extra=extra).ultralytics_kwargs()
+    # a second run of one name never writes over the first; plots need fonts fetched from the net
+    assert (kw["exist_ok"], kw["plots"], kw["val"], kw["mosaic"]) == (False, False, True, 0.5)
+    assert "model" not in kw and "extra" not in kw and "device" not in kw
+
+
+def _shared_real(root: Path) -> Path:
+    for split, n in (("train", 3), ("val", 2)):
+        (root / f"real_cn_{split}" / "images").mkdir(parents=True)
+        (root / f"real_cn_{split}" / "labels").mkdir()
+        for i in range(n):
+            (root / f"real_cn_{split}" / "images" / f"{split}{i}.jpg").write_bytes(b"jpeg")
+            (root / f"real_cn_{split}" / "labels" / f"{split}{i}.txt").write_text("30 .5 .5 .1 .1\n4 .2 .2 .1 .1\n")
+    return root
+
+
+@pytest.mark.parametrize("extra, name", [pytest.param([], "data.yaml", id="real-only"),
+                                         pytest.param(["synth/images"], "data_plus.yaml", id="with-synthetic")])
+def test_the_real_view_trains_on_real_cn_train_and_validates_on_real_cn_val(tmp_path, extra, name):
+    import yaml
+
+    from xingzi.models.train import prepare_real_view
+
+    shared, out = _shared_real(tmp_path / "shared"), tmp_path / "view"
+    extra_dirs = [tmp_path / e for e in extra]
+    cfg = yaml.safe_load(prepare_real_view(shared, out, extra_dirs).read_text())
+    assert (out / name).is_file()
+    assert cfg["train"] == [str((out / "train" / "images").resolve()), *map(str, extra_dirs)]
+    assert cfg["val"] == [str((out / "val" / "images").resolve())]
+    assert sorted(p.name for p in (out / "train" / "images").iterdir()) == ["train0.jpg", "train1.jpg", "train2.jpg"]
+    assert sorted(p.name for p in (out / "val" / "images").iterdir()) == ["val0.jpg", "val1.jpg"]
+    assert (out / "val" / "labels" / "val0.txt").read_text().split()[0] == "4"  # winds dropped
+
+
+def test_resuming_takes_the_run_whose_last_checkpoint_is_newest(tmp_path):
+    import os
+
+    from xingzi.models.train import latest_run
+
+    for name, mtime in (("old", 1_000_000), ("new", 3_000_000), ("middle", 2_000_000)):
+        last = tmp_path / name / "weights" / "last.pt"
+        last.parent.mkdir(parents=True)
+        last.write_bytes(b"pt")
+        os.utime(last, (mtime, mtime))
+    assert latest_run(tmp_path) == tmp_path / "new"
+    with pytest.raises(FileNotFoundError, match="no checkpoint to resume"):
+        latest_run(tmp_path / "nothing")
+
+
+def test_on_a_gpu_training_trusts_amp_instead_of_downloading_its_check(monkeypatch):
+    import ultralytics.engine.trainer as trainer
+
+    from xingzi.models.train import _patch_for_offline_gpu
+
+    monkeypatch.setattr(trainer, "check_amp", lambda model: False)
+    monkeypatch.setattr(trainer.BaseTrainer, "read_results_csv", trainer.BaseTrainer.read_results_csv)
+    _patch_for_offline_gpu()
+    assert trainer.check_amp(None) is True
+
+
 def test_device_script_is_valid_bash():
     import subprocess
     from pathlib import Path
@@ -278,6 +413,53 @@ def test_the_baseline_without_its_package_says_how_to_get_it(tmp_path, monkeypat
     err = capsys.readouterr().err
     assert code == 2 and "pip install --no-deps mahjong-detector==0.0.6 (`make eval` does" in err
     assert "Traceback" not in err and not (tmp_path / "OUT").exists()
+
+
+class FakeRiichiSession:
+    """Stands in for the package's network: answers three anchors whatever the picture, and keeps the picture."""
+
+    def __init__(self) -> None:
+        self.blobs: list[np.ndarray] = []
+
+    def get_inputs(self):
+        return [type("Input", (), {"name": "images"})()]
+
+    def run(self, outputs, feed):
+        self.blobs.append(feed["images"])
+        raw = np.zeros((1, 4 + len(RIICHI_NAMES), 3), np.float32)
+        raw[0, :4, 0] = [320, 320, 64, 32]  # in the 640 canvas: a tile at the photo's centre
+        raw[0, 4 + RIICHI_NAMES.index("5p"), 0] = 0.9
+        raw[0, :4, 1] = [322, 320, 64, 32]  # the same tile boxed again, less surely: NMS drops it
+        raw[0, 4 + RIICHI_NAMES.index("6p"), 1] = 0.6
+        raw[0, :4, 2] = [100, 200, 20, 20]  # under the confidence asked for
+        raw[0, 4 + RIICHI_NAMES.index("chun"), 2] = 0.05
+        return [raw]
+
+
+@pytest.mark.parametrize("size, band, wh", [pytest.param((320, 160), (slice(None), slice(160, 480), slice(None)),
+                                                         (0.1, 0.1), id="wide"),
+                                            pytest.param((160, 320), (slice(None), slice(None), slice(160, 480)),
+                                                         (0.2, 0.05), id="tall")])
+def test_the_baseline_s_boxes_are_mapped_back_from_its_letterbox_to_the_photo(tmp_path, monkeypatch, capsys, size,
+                                                                                band, wh):
+    from PIL import Image
+
+    from xingzi.models import mahjong_detector_baseline as baseline
+
+    (tmp_path / "IMAGES").mkdir()
+    Image.new("RGB", size, (200, 30, 30)).save(tmp_path / "IMAGES" / "photo.png")  # twice its size in the letterbox
+    session = FakeRiichiSession()
+    monkeypatch.setattr(baseline, "onnx_model_path", lambda: tmp_path / "model.onnx")
+    monkeypatch.setattr("onnxruntime.InferenceSession", lambda path, providers: session)
+    assert baseline.main([str(tmp_path / "IMAGES"), str(tmp_path / "OUT"), "--conf", "0.1"]) == 0
+    assert "wrote predictions for 1 images" in capsys.readouterr().out
+    [blob] = session.blobs
+    photo = np.zeros((3, 640, 640), bool)
+    photo[band] = True
+    assert blob.shape == (1, 3, 640, 640) and np.all(blob[0][photo] > 0) and np.all(blob[0][~photo] == 0)
+    rows = np.loadtxt(tmp_path / "OUT" / "photo.txt", ndmin=2)  # the tile at the photo's centre, once
+    np.testing.assert_allclose(rows, [[RIICHI_NAMES.index("5p"), 0.5, 0.5, *wh, 0.9]], atol=1e-4)
+    assert (tmp_path / "OUT" / "classes.txt").read_text().split() == list(RIICHI_NAMES)
 
 
 @pytest.mark.parametrize(("flags", "message"), [

@@ -75,6 +75,46 @@ def test_a_student_that_only_follows_the_teacher_learns_what_it_says(tmp_path):
         assert (model(x).argmax(1) == 5).float().mean().item() > 0.9
 
 
+def test_a_run_stopped_by_its_time_budget_resumes_to_the_weights_of_one_never_stopped(tmp_path, capsys):
+    crops = _crops(tmp_path / "crops")
+    settings = dict(crops=str(crops), width=4, batch=8, steps=4, eval_every=2, lr=0.01, squash=0.5, tilt=5.0)
+    train(TrainConfig(out=str(tmp_path / "whole"), **settings))
+    train(TrainConfig(out=str(tmp_path / "cut"), minutes=1e-9, **settings))  # out of time after its first step
+    assert "time budget reached; resume with --resume" in capsys.readouterr().out
+    train(TrainConfig(out=str(tmp_path / "cut"), **settings), resume=True)
+    assert "resumed at step 1 " in capsys.readouterr().out
+    steps = [line.split(",")[0] for line in (tmp_path / "cut" / "log.csv").read_text().splitlines()[1:]]
+    assert steps == ["1", "2", "4"]
+    whole, cut = (torch.load(tmp_path / run / "last.pt", weights_only=False) for run in ("whole", "cut"))
+    assert whole["step"] == cut["step"] == 4
+    for name, tensor in whole["model"].items():
+        torch.testing.assert_close(cut["model"][name], tensor, rtol=1e-5, atol=1e-6)
+
+
+def test_dev_accuracy_and_confusion_count_each_crop_by_its_label_and_reading():
+    from xingzi.models.tilecls import evaluate
+
+    class Always3(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.one_hot(torch.full((len(x),), 3), 32).float()
+
+    x = np.zeros((3, 64, 64, 3), np.uint8)
+    acc, cm = evaluate(Always3(), x, np.array([3, 3, 5]))
+    assert acc == pytest.approx(2 / 3) and cm.shape == (32, 32)
+    assert (cm[3, 3], cm[5, 3], cm.sum()) == (2, 1, 3)
+    assert evaluate(Always3(), x[:0], np.zeros(0, np.int64))[0] == 0.0
+
+
+def test_augment_reshapes_the_crops_when_asked():
+    from xingzi.models.tilecls import augment
+
+    x = torch.zeros(16, 3, 16, 16)
+    x[:, :, 6:10, 2:14] = 1.0  # a bar across the middle
+    out = augment(x, torch.Generator().manual_seed(0), colour=0.0, squash=1.0)
+    turns = [torch.rot90(x[0], k, dims=(1, 2)) for k in range(4)]
+    assert not any(torch.allclose(img, t) for img in out for t in turns)  # every crop squashed, not only turned
+
+
 def test_train_rejects_a_teacher_file_of_another_crop_set(tmp_path):
     crops = _crops(tmp_path / "crops", n=10)
     np.save(tmp_path / "teacher.npy", np.full((9, 32), 1 / 32, np.float16))
