@@ -1,0 +1,38 @@
+"""`xingzi eval`'s pictures: the confusion matrix and the per-class bars, their Chinese tile names in the bundled font."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from xingzi.engine.tiles import CLASS_NAMES_CN
+from xingzi.vision.eval_plots import confusion_png, per_class_png
+from xingzi.vision.metrics import Scores
+
+N = len(CLASS_NAMES_CN)
+
+
+def scores() -> Scores:
+    per_class = np.linspace(0.2, 1.0, N)
+    per_class[3] = np.nan  # a face with no truth: no bar, not a crash
+    ints = np.ones(N, np.int64)
+    return Scores(per_class, per_class, per_class, per_class, per_class, ints, ints, ints, ints,
+                  np.eye(N + 1, dtype=np.int64), np.ones(2, bool), np.full(2, 14))
+
+
+@pytest.mark.parametrize("draw, size", [
+    pytest.param(lambda path: confusion_png(np.diag(np.arange(N + 1)) + 1, path, "m.onnx@800 (conf ≥ 0.25)"), (1650, 1430),
+                 id="confusion"),
+    pytest.param(lambda path: per_class_png(scores(), path, "m.onnx@800~blur"), (1540, 440), id="per-class"),
+])
+def test_each_picture_is_drawn_with_every_character_in_its_font(tmp_path, draw, size):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draw(tmp_path / "plot.png")
+    missing = [str(w.message) for w in caught if "missing from" in str(w.message)]
+    assert missing == []  # matplotlib warns of each glyph its font lacks (drawn as an empty box)
+    with Image.open(tmp_path / "plot.png") as im:
+        assert im.size == size and len(np.unique(np.asarray(im.convert("L")))) > 10
