@@ -11,7 +11,7 @@ import pytest
 
 from xingzi.cli import main
 from xingzi.datasets.audit import audit_dataset, audit_image
-from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.evaluate import name_table
 
@@ -141,6 +141,13 @@ def test_a_tile_an_erratum_adds_is_no_longer_unlabelled(dataset, monkeypatch, ca
                      'add = ["unread 0.8 0.3083 0.1 0.2"]\n')
     assert main([*argv, "--errata", str(fixes)]) == 0
     assert json.loads(capsys.readouterr().out)["by_kind"] == {"unlabelled-tile": 1}  # b.jpg's is still shown
+
+
+def test_a_dataset_naming_no_classes_is_read_in_ours(dataset):
+    (dataset / "classes.txt").unlink()  # as `xingzi label` writes ours in data.yaml, or a bare folder
+    (dataset / "labels" / "a.txt").write_text(f"{BACK_CLASS} {' '.join(map(str, BOX))}\n")
+    issues = audit_dataset(dataset, Fixed(dets([PIXELS], [Tile.BAI.index], [0.95])))
+    assert [i.message for i in issues] == ["labelled 'back', the model reads 'bai' (0.95)"]
 
 
 def test_a_label_of_a_negative_class_is_not_judged(dataset):

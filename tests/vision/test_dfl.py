@@ -219,20 +219,21 @@ def test_the_graph_steps_command_writes_each_step_and_refuses_what_is_no_graph(s
     from xingzi.models import onnx_head
 
     _, whole = small_export
-    steps = [["cut", str(whole), str(tmp_path / "cut.onnx")],
-             ["int8", str(tmp_path / "cut.onnx"), str(tmp_path / "q.onnx"), "--photos", str(SAMPLE_PHOTOS), "--n", "2"],
-             ["any-size", str(tmp_path / "q.onnx"), str(tmp_path / "any.onnx")]]
+    cut_path, any_path = tmp_path / "cut" / "cut.onnx", tmp_path / "new" / "any.onnx"  # each step makes its folder
+    steps = [["cut", str(whole), str(cut_path)],
+             ["int8", str(cut_path), str(tmp_path / "q.onnx"), "--photos", str(SAMPLE_PHOTOS), "--n", "2"],
+             ["any-size", str(tmp_path / "q.onnx"), str(any_path)]]
     for argv in steps:
         assert onnx_head.main(argv) == 0
         assert capsys.readouterr().out == f"written {argv[2]}\n"
-    backend = _OnnxBackend(tmp_path / "any.onnx", 2, "onnxruntime")
+    backend = _OnnxBackend(any_path, 2, "onnxruntime")
     assert backend.any_size and backend.strides == (8, 16, 32)  # each step kept what the one before it made
     (tmp_path / "junk.onnx").write_text("not a graph")
     for argv, message in [(["cut", str(tmp_path / "junk.onnx"), str(tmp_path / "x.onnx")], "expected an ONNX model"),
                           (["any-size", str(tmp_path / "none.onnx"), str(tmp_path / "x.onnx")], "No such file"),
-                          (["int8", str(tmp_path / "cut.onnx"), str(tmp_path / "x.onnx"), "--photos", str(tmp_path)],
+                          (["int8", str(cut_path), str(tmp_path / "x.onnx"), "--photos", str(tmp_path)],
                            "no photos"),
-                          (["int8", str(tmp_path / "any.onnx"), str(tmp_path / "x.onnx"), "--photos",
+                          (["int8", str(any_path), str(tmp_path / "x.onnx"), "--photos",
                             str(SAMPLE_PHOTOS)], "expected a graph of fixed input size")]:
         assert onnx_head.main(argv) == 2
         assert message in capsys.readouterr().err
