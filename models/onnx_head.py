@@ -1,8 +1,8 @@
 """Make an exported detector ONNX faster on the CPU: cut it before its box decoding, let it take any size, int8.
 
-    python -m xingzi.models.onnx_head cut models/xingzi_yolo11n.onnx OUT.onnx
-    python -m xingzi.models.onnx_head any-size OUT.onnx OUT.onnx
-    python -m xingzi.models.onnx_head int8 OUT.onnx OUT_int8.onnx --photos ../shared/data/real_cn_train/images
+    python -m xingzi.models.onnx_head cut EXPORT.onnx CUT.onnx      # an Ultralytics export, as `xingzi train --ship`
+    python -m xingzi.models.onnx_head int8 CUT.onnx INT8.onnx --photos ../shared/data/real_cn_train/images
+    python -m xingzi.models.onnx_head any-size CUT.onnx ANY.onnx   # or INT8.onnx: int8 needs the fixed size first
 
 ``cut``: the graph ends at the head's side-distance logits and class scores; the decoding (a softmax
 over 16 bins that ONNX Runtime runs slowly) is done in numpy by ``vision/dfl.py``, with the same

@@ -68,10 +68,13 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def main() -> int:  # `python -m xingzi.datasets.synth.bench`, as `xingzi bench synth`
+def main(argv: list[str] | None = None) -> int:  # `python -m xingzi.datasets.synth.bench`, as `xingzi bench synth`
     parser = argparse.ArgumentParser(prog="python -m xingzi.datasets.synth.bench", description=__doc__)
     add_arguments(parser)
-    return run(parser.parse_args())
+    try:
+        return run(parser.parse_args(argv))
+    except ValueError as e:
+        parser.error(str(e))
 
 
 if __name__ == "__main__":

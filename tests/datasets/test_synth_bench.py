@@ -31,6 +31,16 @@ def test_bad_numbers_are_refused_before_any_photo_is_made(argv, message, capsys)
     assert message in capsys.readouterr().err
 
 
+def test_the_module_runs_as_the_command_does(capsys):
+    from xingzi.datasets.synth import bench
+
+    assert bench.main(["--n", "2", "--workers", "1", "--imgsz", "320"]) == 0
+    assert "synth: 2 images at 320 px with 1 worker(s)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as info:
+        bench.main(["--n", "0"])
+    assert info.value.code == 2 and "--n and --workers must be at least 1" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("stamps, rate", [
     pytest.param([0.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0], 1.0, id="a-slow-start-left-out"),
     pytest.param([1.0, 1.5, 2.0], 2.0, id="intervals-not-stamps"),

@@ -41,3 +41,9 @@ def test_a_layout_has_class_probabilities_only_when_asked():
     with_probs = hand_layout("123m456m789p12s55p", "3s", probs=True).detections
     assert with_probs.probs is not None and with_probs.probs.shape == (14, 31)
     assert with_probs.probs.argmax(axis=1).tolist() == with_probs.cls.tolist()
+
+
+def test_box_noise_never_turns_a_box_inside_out_and_readings_stay_likely():
+    det = hand_layout("123m456m789p12s55p", "3s", jitter=0.4, seed=3).detections
+    assert np.all(det.xyxy[:, 2] > det.xyxy[:, 0]) and np.all(det.xyxy[:, 3] > det.xyxy[:, 1])
+    assert det.conf.min() >= 0.3 and det.conf.max() <= 0.99

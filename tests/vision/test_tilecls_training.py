@@ -99,7 +99,9 @@ def test_dev_accuracy_and_confusion_count_each_crop_by_its_label_and_reading():
             return torch.nn.functional.one_hot(torch.full((len(x),), 3), 32).float()
 
     x = np.zeros((3, 64, 64, 3), np.uint8)
-    acc, cm = evaluate(Always3(), x, np.array([3, 3, 5]))
+    model = Always3().train()
+    acc, cm = evaluate(model, x, np.array([3, 3, 5]))
+    assert model.training  # back to training (dropout) after reading the dev crops
     assert acc == pytest.approx(2 / 3) and cm.shape == (32, 32)
     assert (cm[3, 3], cm[5, 3], cm.sum()) == (2, 1, 3)
     assert evaluate(Always3(), x[:0], np.zeros(0, np.int64))[0] == 0.0
@@ -163,7 +165,7 @@ def test_a_network_trained_at_64_px_starts_one_at_a_larger_size(tmp_path, size):
     crops = _crops(tmp_path / "crops", n=16, size=size)
     cfg = TrainConfig(crops=str(crops), out=str(tmp_path / "run"), width=4, batch=8, steps=2, eval_every=2,
                       init=str(tmp_path / "small.pt"))
-    onnx = export(train(cfg), tmp_path / "big.onnx")
+    onnx = export(train(cfg), tmp_path / "models" / "big.onnx")  # its folder made
     assert json.loads(onnx.with_suffix(".json").read_text())["size"] == size
     probs = TileClassifier(onnx).probabilities(np.load(crops / "dev_x.npy"))
     assert probs.shape == (16, 32) and np.allclose(probs.sum(1), 1, atol=1e-5)
