@@ -57,6 +57,17 @@ def test_tilt_narrows_the_far_side_and_keeps_the_near_one():
     assert near[2] - near[0] > 0.99 * w and near[3] == pytest.approx(h, abs=1)
 
 
+@pytest.mark.parametrize("name, bgr_in, bgr_out", [
+    pytest.param("dim", (255, 128, 0), (200, 57, 0), id="dim-gamma-1.8-at-most-200"),
+    pytest.param("warm", (200, 200, 200), (110, 160, 200), id="warm-blue-0.55-green-0.8"),
+    pytest.param("cold", (200, 200, 200), (200, 184, 150), id="cold-red-0.75-green-0.92"),
+])
+def test_a_light_change_is_the_one_its_row_name_says(name, bgr_in, bgr_out):
+    # the README's figures are read under these lights: `--perturb NAME` says them in its help and row
+    pixel = np.array([[bgr_in]], np.uint8)
+    np.testing.assert_array_equal(get(name).image(pixel)[0, 0], bgr_out)
+
+
 def test_noise_is_the_same_on_every_run():
     image, _ = _photo_and_box()
     assert np.array_equal(get("noise").image(image), get("noise").image(image))
