@@ -90,3 +90,26 @@ def test_errata_score_the_cached_boxes_against_corrected_labels_and_leave_out_un
     assert detector_row()[2:4] == pytest.approx([1 / 3, 1 / 3], abs=1e-4)  # F1, image exact: only c is right
     assert detector_row("--errata", str(errata))[2:4] == pytest.approx([1.0, 1.0])  # a fixed, b left out
     assert _CountingDetector.calls == 3  # the second run read the cache, made from every photo
+
+
+def test_the_tuning_rows_are_the_detector_the_oracle_and_each_weight_and_gate(tmp_path, capsys, monkeypatch):
+    from pathlib import Path
+
+    from xingzi.models.tilecls_tune import main
+    from xingzi.vision.classifier import TileClassifier
+
+    moved_calls = []
+    moved_readings = TileClassifier.moved_readings
+    monkeypatch.setattr(TileClassifier, "moved_readings",
+                        lambda self, *args: moved_calls.append(1) or moved_readings(self, *args))
+    root = Path(__file__).resolve().parents[2]
+    argv = ["--data", str(root / "datasets" / "sample" / "data.yaml"), "--cache", str(tmp_path / "dets.pkl"),
+            "--classifier", str(root / "models" / "xingzi_tilecls.onnx"), "--weights", "0.5", "--recheck", "0,1"]
+    assert main(argv) == 0
+    rows = {line[:28].strip(): [float(v) for v in line[28:].split()]
+            for line in capsys.readouterr().out.splitlines()[1:]}
+    assert list(rows) == ["detector", "oracle classes", "combined w=0.5", "combined w=0.5 recheck 1"]
+    assert all(len(v) == 6 and all(0 <= x <= 1 for x in v) for v in rows.values())
+    assert rows["oracle classes"][2] >= max(v[2] for v in rows.values())  # true faces: the best F1 any reading gets
+    assert len(moved_calls) == 8  # a gate asked for: every photo's boxes read from moved crops too
+    assert main([*argv[:-1], "0"]) == 0 and len(moved_calls) == 8  # none asked for: no moved crops cut
