@@ -49,3 +49,17 @@ def test_the_module_runs_as_the_command_does(capsys):
 ])
 def test_the_steady_rate_counts_the_intervals_after_the_first_tenth(stamps, rate):
     assert steady_rate(stamps) == rate
+
+
+def test_the_cpu_figure_counts_this_process_and_the_workers_it_waited_for():
+    import subprocess
+    import sys
+    import time
+
+    from xingzi.datasets.synth.bench import _cpu_seconds
+
+    before = _cpu_seconds()
+    assert before >= time.process_time() - 0.01  # this process's own time, at least
+    subprocess.run([sys.executable, "-c", "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"],
+                   check=True)
+    assert _cpu_seconds() - before >= 0.3  # a finished child's time is added
