@@ -56,7 +56,8 @@ ship: $(STAMP)
 
 # How many small wrong changes to the code the tests catch (tools/mutants.py; a clone of HEAD in runs/mutants/clone;
 # minutes to hours: not part of `make test`). PRESET: a table of tools/mutants.toml (engine, grouping, repair,
-# datasets, web, metrics, benches, photo, synth, draw, judge, eval, commands, networks).
+# datasets, web, metrics, benches, photo, synth, draw, judge, eval, commands, networks, labelling, figures, training,
+# readers).
 PRESET ?= engine
 SAMPLE ?= 300
 SEED ?= 0

@@ -81,7 +81,7 @@ def test_a_rectangular_grid_runs_along_its_width_first():
     np.testing.assert_array_equal(square[0], anchor_grid(64)[0])
 
 
-@pytest.mark.parametrize("size", [0, 60, -32, (64, 60), (0, 32)])
+@pytest.mark.parametrize("size", [0, 60, -32, (64, 60), (0, 32), (32, 0)])
 def test_a_size_off_the_strides_is_refused(size):
     with pytest.raises(ValueError, match="multiples? of every stride"):
         anchor_grid(size)
