@@ -141,6 +141,16 @@ def test_caption_changes_the_picture_top(reading):
     assert (plain[:20] != scored[:20]).any()
 
 
+def test_a_reading_with_no_score_shows_its_first_problems_as_the_caption(reading):
+    img = Image.new("RGB", (1000, 760), BG)
+    short = group(hand_layout("123m55p12s", None, size=50, center=(500, 380)).detections)  # 8 tiles: no hand
+    assert short.problems
+    captioned = np.asarray(draw(img, short))
+    assert (captioned[:20] != np.asarray(draw(img, short.detections))[:20]).any()
+    assert not reading.problems
+    np.testing.assert_array_equal(np.asarray(draw(img, reading))[:20], np.asarray(draw(img, reading.detections))[:20])
+
+
 @pytest.mark.parametrize(
     "result,expected",
     [

@@ -82,6 +82,18 @@ def test_a_reading_that_is_no_hand_says_why_once(photo, monkeypatch, capsys):
     assert "not legal 13 tiles (a winning hand has 14, plus one per kong: 14 here)" in lines
 
 
+@pytest.mark.parametrize("detections, code, total", [
+    pytest.param(HAND, 0, 3, id="a-hand"),
+    pytest.param(HAND.subset(np.arange(len(HAND)) != FOUR_M), 1, None, id="no-hand"),
+])
+def test_json_of_a_photo_says_in_its_exit_code_whether_it_scored(photo, monkeypatch, capsys, detections, code, total):
+    import json
+
+    got, text = run(photo, detections, monkeypatch, capsys, "--json", "--as-read")
+    out = json.loads(text)
+    assert got == code and out["valid"] is (total is not None) and out.get("own") == total
+
+
 def test_the_tiles_are_listed_along_the_row_with_their_numbers(photo, monkeypatch, capsys):
     det = misread(HAND, FIVE_P, Tile.P6)
     code, text = run(photo, det, monkeypatch, capsys, "--tiles", "--as-read")
