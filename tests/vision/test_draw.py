@@ -217,6 +217,7 @@ def test_every_character_of_a_caption_is_in_the_font(result):
 def test_vendored_font_has_every_character_we_print():
     cmap = TTFont(str(FONT_PATH)).getBestCmap()
     needed = set(font_text())
+    assert {chr(c) for c in range(0x20, 0x7F)} | set("×·→…：，（）") <= needed  # English words, numbers, marks
     assert set("".join(CLASS_NAMES_CN)) <= needed
     assert {c for zh, _ in ITEM_NAMES.values() for c in zh} <= needed
     missing = sorted(c for c in needed if ord(c) not in cmap and not c.isspace())
