@@ -58,6 +58,9 @@ def test_a_tile_set_aside_is_crossed_out_in_its_own_colour():
     x0, y0, x1, y1 = reading.detections.xyxy[fa]
     assert rgb_at(rgb, (x0 + x1) / 2, int(y1) - 1) == COLORS["ignored"]  # its box
     assert rgb_at(rgb, (x0 + x1) / 2, (y0 + y1) / 2) == COLORS["ignored"]  # the cross through its middle
+    w, h = x1 - x0, y1 - y0
+    for y in (y0 + h / 4, y1 - h / 4):  # both of its strokes
+        assert rgb_at(rgb, x0 + w / 4, y) == COLORS["ignored"], y
 
 
 def test_each_meld_is_outlined_around_its_tiles(reading):

@@ -94,6 +94,13 @@ def test_json_of_a_photo_says_in_its_exit_code_whether_it_scored(photo, monkeypa
     assert got == code and out["valid"] is (total is not None) and out.get("own") == total
 
 
+def test_other_readings_are_offered_for_an_illegal_reading_only(photo, monkeypatch, capsys):
+    code, text = run(photo, misread(HAND, FIVE_P, Tile.P6), monkeypatch, capsys, "--as-read")
+    assert "not legal" in text and f"maybe     read tile #{FIVE_P} 6p as 5p" in text
+    code, text = run(photo, HAND, monkeypatch, capsys)
+    assert code == 0 and "maybe" not in text and "not legal" not in text
+
+
 def test_the_tiles_are_listed_along_the_row_with_their_numbers(photo, monkeypatch, capsys):
     det = misread(HAND, FIVE_P, Tile.P6)
     code, text = run(photo, det, monkeypatch, capsys, "--tiles", "--as-read")
