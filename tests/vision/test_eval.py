@@ -160,6 +160,7 @@ def test_a_bad_data_yaml_is_a_clear_error(dataset, tmp_path, capsys, yaml_text, 
     pytest.param("preds", "0 0.5 0.5 0.2 0.3 nan", "a whole class id and finite numbers", id="pred-nan-conf"),
     pytest.param("preds", "0.5 0.5 0.5 0.2 0.3 0.9", "a whole class id and finite numbers", id="pred-fractional-class"),
     pytest.param("labels", "99 0.5 0.5 0.2 0.3", "a.txt: class ids must be 0..", id="label-class-beyond-the-names"),
+    pytest.param("preds", "-1 0.5 0.5 0.2 0.3 0.9", "a.txt: class ids must be 0..3, got [-1]", id="pred-negative-class"),
 ])
 def test_numbers_that_are_no_label_are_refused_not_scored(dataset, tmp_path, capsys, where, line, message):
     preds = tmp_path / "preds"
@@ -260,6 +261,8 @@ def test_exclude_leaves_out_matching_images(dataset, tmp_path, capsys, exclude, 
     assert code == 0
     summary = json.loads((tmp_path / "out" / "theirs.json").read_text())["summary"]
     assert (summary["tiles"], summary["image_exact"]) == (tiles, pytest.approx(image_exact))
+    said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("left out")]
+    assert said == ([f"left out 1 of 2 images matching {exclude[0]}"] if exclude else [])  # the figure's images told
 
 
 def test_exclude_pattern_matching_nothing_is_an_error(dataset, tmp_path, capsys):
