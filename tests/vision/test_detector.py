@@ -277,6 +277,7 @@ def test_bench_detector_prints_each_timing_of_the_shipped_model(capsys, no_netwo
         numbers = [float(v) for v in row[2:8]]
         assert row[1] in canvas and all(0 < v < 60_000 for v in numbers)  # milliseconds: no call takes a minute
     assert "b2b med" in out and "cpu med" in out
+    assert out.startswith(f"detector latency on 2 photos from {sample}, ")
 
 
 def test_bench_detector_refuses_an_empty_folder(tmp_path, capsys):

@@ -67,6 +67,24 @@ def test_converter_copies_the_faces_both_sets_share():
     assert RIICHI_NAMES[rows[CLASS_NAMES.index("6p")]] == "6p"
 
 
+def test_the_converter_reads_the_model_s_weights_and_nothing_else(tmp_path):
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from xingzi.models.convert_mahjong_detector import onnx_weights
+
+    weight = np.arange(6, dtype=np.float32).reshape(2, 3)
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+                              [numpy_helper.from_array(weight, "model.0.conv.weight"),
+                               numpy_helper.from_array(np.ones(3, np.float32), "onnx::Mul_7")])
+    onnx.save(helper.make_model(graph), str(tmp_path / "model.onnx"))
+    got = onnx_weights(tmp_path / "model.onnx")
+    assert list(got) == ["model.0.conv.weight"]  # constants the exporter added are no weights of the network
+    np.testing.assert_array_equal(got["model.0.conv.weight"], weight)
+
+
 def test_the_converter_maps_fused_weights_head_rows_and_the_grey_first_layer():
     import torch
 
