@@ -55,6 +55,7 @@ def test_a_load_run_counts_every_request_and_finds_the_server_up(demo_server):
     assert report["errors"] == 0 and report["server_up_after"] is True
     assert 0 < report["median_ms"] <= report["p95_ms"] <= report["max_ms"] <= report["wall_s"] * 1000 + 10
     wall = report["wall_s"]  # rounded to 10 ms, the rate to 0.1/s
+    assert 0 < wall < 60  # six requests on loopback: seconds at most
     assert report["throughput_rps"] == pytest.approx(6 / wall, abs=0.06 + 6 * 0.005 / wall**2)
 
 
