@@ -166,14 +166,14 @@ def test_an_empty_dev_split_is_saved_in_the_crops_shape_and_a_limit_of_one_is_ta
 
 
 def test_synthetic_photos_give_training_crops_of_a_sample_of_their_photos_and_none_for_dev(tmp_path):
-    from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
+    from xingzi.datasets.yolo import data_yaml_text
+    from xingzi.engine.tiles import BACK_CLASS, Tile
 
     synth = tmp_path / "synth"
     _write_set(synth, {f"s{i}": [(Tile.ZHONG.index, 0.25, 0.5, 0.1, 0.2), (BACK_CLASS, 0.7, 0.5, 0.1, 0.2)]
                        for i in range(5)})
     (synth / "classes.txt").unlink()  # a `xingzi synth` folder names its classes in data.yaml: ours, `back` last
-    (synth / "data.yaml").write_text("path: .\ntrain: images\nval: images\nnames:\n" +
-                                     "".join(f"  {i}: {n}\n" for i, n in enumerate(CLASS_NAMES)))
+    (synth / "data.yaml").write_text(data_yaml_text(synth))
     info = build(CropConfig(None, str(synth), str(tmp_path / "out"), synth_copies=2, synth_images=3, dev_share=1.0))
     y = np.load(tmp_path / "out" / "train_y.npy")
     assert info["counts"]["train"]["crops"] == len(y) == 3 * 2 * 2  # 3 of the 5 photos, 2 boxes, 2 copies each

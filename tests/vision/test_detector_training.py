@@ -304,16 +304,6 @@ def test_every_run_is_a_new_folder_validated_each_epoch_without_plots_whatever_e
     assert "model" not in kw and "extra" not in kw and "device" not in kw
 
 
-def _shared_real(root: Path) -> Path:
-    for split, n in (("train", 3), ("val", 2)):
-        (root / f"real_cn_{split}" / "images").mkdir(parents=True)
-        (root / f"real_cn_{split}" / "labels").mkdir()
-        for i in range(n):
-            (root / f"real_cn_{split}" / "images" / f"{split}{i}.jpg").write_bytes(b"jpeg")
-            (root / f"real_cn_{split}" / "labels" / f"{split}{i}.txt").write_text("30 .5 .5 .1 .1\n4 .2 .2 .1 .1\n")
-    return root
-
-
 @pytest.mark.parametrize("extra, name", [pytest.param([], "data.yaml", id="real-only"),
                                          pytest.param(["synth/images"], "data_plus.yaml", id="with-synthetic")])
 def test_the_real_view_trains_on_real_cn_train_and_validates_on_real_cn_val(tmp_path, extra, name):
@@ -321,15 +311,17 @@ def test_the_real_view_trains_on_real_cn_train_and_validates_on_real_cn_val(tmp_
 
     from xingzi.models.train import prepare_real_view
 
-    shared, out = _shared_real(tmp_path / "shared"), tmp_path / "view"
+    shared, out = tmp_path / "shared", tmp_path / "view"
+    for split, n in (("train", 3), ("val", 2)):
+        _tiny_real_split(shared / f"real_cn_{split}", n)
     extra_dirs = [tmp_path / e for e in extra]
     cfg = yaml.safe_load(prepare_real_view(shared, out, extra_dirs).read_text())
     assert (out / name).is_file()
     assert cfg["train"] == [str((out / "train" / "images").resolve()), *map(str, extra_dirs)]
     assert cfg["val"] == [str((out / "val" / "images").resolve())]
-    assert sorted(p.name for p in (out / "train" / "images").iterdir()) == ["train0.jpg", "train1.jpg", "train2.jpg"]
-    assert sorted(p.name for p in (out / "val" / "images").iterdir()) == ["val0.jpg", "val1.jpg"]
-    assert (out / "val" / "labels" / "val0.txt").read_text().split()[0] == "4"  # winds dropped
+    assert sorted(p.name for p in (out / "train" / "images").iterdir()) == ["p0.jpg", "p1.jpg", "p2.jpg"]
+    assert sorted(p.name for p in (out / "val" / "images").iterdir()) == ["p0.jpg", "p1.jpg"]
+    assert (out / "val" / "labels" / "p0.txt").read_text().split()[0] == "7"  # winds dropped
 
 
 def test_resuming_takes_the_run_whose_last_checkpoint_is_newest(tmp_path):
