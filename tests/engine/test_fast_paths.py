@@ -8,10 +8,11 @@ import random
 from dataclasses import fields
 
 import pytest
+from engine_rulesets import RULESETS
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from xingzi.engine import load_ruleset, make_context, make_hand, score_hand
+from xingzi.engine import make_context, make_hand, score_hand
 from xingzi.engine.bench import random_win
 from xingzi.engine.hand import EVENTS
 from xingzi.engine.items import ITEMS, Facts, shown
@@ -29,13 +30,6 @@ from xingzi.engine.scoring import (
 from xingzi.engine.shapes import FA, SEQ, TRIPLET, standard_splits
 from xingzi.engine.situation import parse_situation
 from xingzi.engine.tiles import TILES
-
-RULESETS = {
-    "default": load_ruleset(),
-    "text000": load_ruleset("text000"),
-    "all-switched": load_ruleset().with_overrides(
-        {"optional": list(OPTIONAL_ITEMS), "won_triplet_concealed": False, "hai_di_pao": "start_at_10"}),
-}
 
 
 def _plain_splits(counts: list[int], start: int = 0, pair: int = -1, sets: tuple = ()) -> set:
