@@ -300,10 +300,25 @@ def tong_ku(r: Reading) -> int:
     return r.rules.pao["tong_ku"] if "tong_ku" in r.events and r.single and _edge_or_middle(r.role) else 0
 
 
+def _other_side_live(r: Reading) -> bool:
+    """Whether the other kind a two-sided role waited on (56 won on 4: the 7) still had a copy to come: the
+    winner held fewer than four of it, in hand and melds."""
+    first, pos = r.role[1], r.role[2]
+    other = first + 3 if pos == 0 else first - 1
+    held = r.f.hand.counts[other]
+    for kind, t in r.f.melds:
+        if t == other:
+            held += 3 if kind == "pung" else 4
+    return held < 4
+
+
 def shang_xin(r: Reading) -> int:
     """§4 伤心痛苦 (optional): a two-sided wait won on the last of its eight tiles, so the hand waited on exactly
-    the two kinds either side of a run (a third kind would make twelve tiles)."""
-    return r.rules.pao["shang_xin"] if "shang_xin" in r.events and r.f.waits == 2 and _two_sided(r.role) else 0
+    the two kinds either side of the run the winning tile closed (a third kind would make twelve tiles; two live
+    kinds of which one is no side of that run, as 78 beside 44 666 with every 9 held, are no two-sided wait)."""
+    if "shang_xin" not in r.events or r.f.waits != 2 or not _two_sided(r.role):
+        return 0
+    return r.rules.pao["shang_xin"] if _other_side_live(r) else 0
 
 
 def hai_di_pao(r: Reading) -> int:
