@@ -264,6 +264,8 @@ def test_bad_json_input_says_what_was_expected(capsys, monkeypatch, text: str, m
                  'apart at the end of "hand", 3m', id="two-winning-tiles"),
     pytest.param(["--hand", "12m456m789p22345s 3m", "--out", "x.jpg"], "--out is for reading a photo", id="out-no-photo"),
     pytest.param(["--hand", "12m456m789p22345s 3m", "--fix", "3=2s"], "--fix is for reading a photo", id="fix-no-photo"),
+    pytest.param(["--hand", "12m456m789p22345s 3m", "--bloom", "9p"], "--bloom is for reading a photo",
+                 id="bloom-no-photo"),
     pytest.param(["photo.jpg", "--hand", "12m456m789p22345s 3m"], "give a photo or --hand, not both", id="photo-and-hand"),
     pytest.param(["photo.jpg", "--json", "house.json"], "give a photo or --json FILE, not both", id="photo-and-json"),
 ])

@@ -20,6 +20,7 @@ import numpy as np
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
 from xingzi.datasets.split import class_id_for_name
+from xingzi.engine.notation import parse_meld
 from xingzi.engine.ruleset import load_ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, Tile
 
@@ -143,6 +144,7 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     detector = detector or pipeline.make_detector(  # looked up here: tests stand one in
         getattr(args, "model", None), getattr(args, "conf", None))
     res, removed, as_read = read_marked(args, image, detector, context, timings)
+    _check_bloom(context, res)
     if getattr(args, "out", None):
         write_image(args.out, res.annotated)
     saved = _keep_labels(store, args, res, removed, as_read)
@@ -155,6 +157,16 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     if saved:
         out.write(f"labels    {saved}\n")
     return 0 if res.result is not None else 1
+
+
+def _check_bloom(context: Context, res: PhotoResult) -> None:
+    """--bloom names a kong the hand was scored with, or is refused (rather than scored as if not given)."""
+    if context.bloom is None or res.situation is None:
+        return
+    kongs = [m for m in res.situation["melds"] if not m.startswith("pung ")]
+    if not any(parse_meld(m).tile is context.bloom for m in kongs):
+        raise ValueError(f"--bloom {context.bloom.symbol}: no kong of {context.bloom.symbol} among the melds read "
+                         f"({', '.join(res.situation['melds']) or 'none'})")
 
 
 def _sample_store(args: argparse.Namespace) -> SampleStore | None:
@@ -198,6 +210,9 @@ def _print_reading(args: argparse.Namespace, res: PhotoResult, context: Context,
     if unseen.choices_differ(res.kong_choices):
         out.write(f"face-down kong {unseen.choices_text(res.kong_choices, '')} (--fix one of its tiles: --tiles "
                   "lists them)\n")
+    if unseen.choices_differ(res.bloom_choices):
+        out.write(f"kong just made {unseen.choices_text(res.bloom_choices, '')} (杠上开花 on which kong: --bloom "
+                  "TILE says)\n")
     if res.result is None:
         out.write(f"no score  {res.error}\n")
         return
@@ -215,8 +230,12 @@ def context_from_args(args: argparse.Namespace) -> Context:
     flags = argparse.Namespace(**vars(args))
     flags.hand = flags.hand or "photo"  # tiles come from the photo; only the context is read here
     s = situation_from_args(flags)
+    bloom = getattr(args, "bloom", None)
+    if bloom is not None and "kong_bloom" not in s["events"]:
+        raise ValueError(f"--bloom {bloom} says which kong 杠上开花 was drawn on: give --event kong_bloom too")
     return Context(self_draw=bool(s["self_draw"]), dealer=bool(s["dealer"]), events=tuple(s["events"]),
-                   payers=tuple(s["payers"]), rules=s.get("rules", {}), ruleset=s.get("ruleset"))
+                   payers=tuple(s["payers"]), rules=s.get("rules", {}), ruleset=s.get("ruleset"),
+                   bloom=None if bloom is None else Tile.parse(bloom))
 
 
 def _hand_before(situation: dict) -> str:

@@ -48,6 +48,7 @@ class Context:
     payers: tuple[dict, ...] = ()
     rules: Mapping[str, Any] = field(default_factory=dict)
     ruleset: str | None = None
+    bloom: Tile | None = None  # 杠上开花 with several kongs: the face of the one just made (the user's word)
 
     def situation_part(self) -> dict:
         out: dict[str, Any] = {
@@ -74,6 +75,7 @@ class PhotoResult:
     repair: Suggestion | None = None  # the legal reading scored in place of an illegal one
     win_choices: tuple[Choice, ...] = ()  # the photo did not show which tile won: each one's total
     kong_choices: tuple[Choice, ...] = ()  # nor what a face-down concealed kong holds
+    bloom_choices: tuple[Choice, ...] = ()  # nor, for 杠上开花, which kong was the one just made
     tag_boxes: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)  # each tile's drawn label
     fixed: frozenset[int] = frozenset()  # detections whose face the user set (corrected or added)
 
@@ -93,7 +95,8 @@ class PhotoResult:
             tile["by_user"] = tile["index"] in self.fixed
         if self.repair is not None:
             out["reading"]["repaired"] = {**suggestion_json(self.repair), "note": repair_note(self.repair)}
-        for key, choices in (("win_choices", self.win_choices), ("kong_choices", self.kong_choices)):
+        for key, choices in (("win_choices", self.win_choices), ("kong_choices", self.kong_choices),
+                             ("bloom_choices", self.bloom_choices)):
             if choices:
                 out["reading"][key] = [c.to_json() for c in choices]
         out["reading"]["messages_zh"].update(chinese_of([str(out.get("reason") or ""), str(self.error or "")]))
@@ -146,6 +149,7 @@ def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, 
         hidden = faceless_kongs(reading)
         for k in range(hidden):
             situation = guess_kong_face(situation, reading, still=hidden - k - 1)
+        situation = unseen.bloom_last(situation, context.bloom)
         if reading.win_set_apart:
             return situation, score_situation(situation), None
         return best_win_tile(situation, reading)
@@ -191,6 +195,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
         reading = _show_chosen_win(reading, situation["win_tile"])
     choices = unseen.win_choices(situation, reading) if situation and result and not shown_apart else ()
     kongs = unseen.kong_choices(situation, reading) if situation and result and repair is None else ()
+    blooms = unseen.bloom_choices(situation, reading) if situation and result else ()
     timings["score"] = time.perf_counter() - t
     t = time.perf_counter()
     shown = dict(result) if result is not None else {"valid": False, "error": error}  # no claim scored: no 诈胡
@@ -203,7 +208,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     annotated = draw(image, reading, shown, marks=marks, user=fixed, numbered=numbered, tag_boxes=tag_boxes)
     timings["draw"] = time.perf_counter() - t
     return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair, choices,
-                       kongs, tag_boxes, frozenset(fixed))
+                       kongs, blooms, tag_boxes, frozenset(fixed))
 
 
 def faces_as_scored(res: PhotoResult) -> Detections:

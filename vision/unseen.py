@@ -2,7 +2,8 @@
 down, and the winning tile when it was not set apart. Both guesses let the tiles vote for a 炮
 total; the reading keeps saying what is unknown, and the page lets the user set it. For the winning
 tile and a face-down kong's face every choice is offered with the total it gives (:func:`win_choices`,
-:func:`kong_choices`), so one tap settles it."""
+:func:`kong_choices`), so one tap settles it; so is, for 杠上开花, which of several kongs was the one
+just made (:func:`bloom_choices`): the photo shows the melds, not the order they were made in."""
 
 from __future__ import annotations
 
@@ -115,21 +116,33 @@ def win_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
     return tuple(out)
 
 
+def _guessed_at(situation: dict, reading: HandReading) -> list[int]:
+    """Where in the situation's melds the kongs guessed for face-down tiles stand: those the reading did not read."""
+    left = Counter(format_meld(m) for m in reading.melds)
+    at = []
+    for k, text in enumerate(situation["melds"]):
+        if left[text]:
+            left[text] -= 1
+        else:
+            at.append(k)
+    return at
+
+
 def kong_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
     """The first concealed kong shown all face down: every face it may hold (no copy in view), with
     the total it gives, the others guessed as scored; naming one of its tiles settles it."""
     hidden = faceless_kongs(reading)
     melds = list(situation["melds"])
-    at = len(melds) - hidden  # score_reading puts the guessed kongs last
-    if not hidden or at != len(reading.melds):  # nothing guessed (no face made a hand)
+    guessed_at = _guessed_at(situation, reading)
+    if not hidden or len(guessed_at) != hidden:  # nothing guessed (no face made a hand)
         return ()
+    at = guessed_at[0]
     guessed = parse_meld(melds[at]).tile
     seen = Counter(parse_tiles(situation["hand"]))
     for k, text in enumerate(melds):
         if k != at:
             seen.update(parse_meld(text).tiles)
-    index = next(i for i, (r, m) in enumerate(zip(reading.roles, reading.meld_of, strict=True))
-                 if r == "concealed_kong" and m < 0)
+    index = _faceless_index(reading)
     out = []
     for tile in TILES:
         if tile is Tile.FA or seen[tile]:
@@ -140,6 +153,50 @@ def kong_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
         except ValueError:
             continue
         out.append(Choice(tile, index, int(result["own"]) if result["valid"] else None, tile is guessed))
+    return tuple(out)
+
+
+def _faceless_index(reading: HandReading) -> int:
+    return next(i for i, (r, m) in enumerate(zip(reading.roles, reading.meld_of, strict=True))
+                if r == "concealed_kong" and m < 0)
+
+
+def _kongs(melds: list[str]) -> list[int]:
+    return [k for k, text in enumerate(melds) if not text.startswith("pung ")]
+
+
+def bloom_last(situation: dict, tile: Tile | None) -> dict:
+    """The situation with the kong of ``tile`` (the user's word) made last, the one 杠上开花 was drawn on: the
+    engine takes the last kong made. Unchanged without 杠上开花 or when no kong of that face is among the melds."""
+    if tile is None or "kong_bloom" not in situation["events"]:
+        return situation
+    melds = list(situation["melds"])
+    at = next((k for k in _kongs(melds) if parse_meld(melds[k]).tile is tile), None)
+    if at is None:
+        return situation
+    return dict(situation, melds=[*melds[:at], *melds[at + 1:], melds[at]])
+
+
+def bloom_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
+    """With 杠上开花 and two kongs or more, each kong as the one just made, with the total it gives: 杠上开花's
+    10 炮 include that kong's own, so which kong it was changes the total (a 中 暗杠 swallowed instead of a
+    明杠 of 9p: 3 炮 less). The kong scored as just made is, until the user says, the last one laid along
+    the row (a face-down kong whose face was guessed: after those read)."""
+    melds = list(situation["melds"])
+    kongs = _kongs(melds)
+    if "kong_bloom" not in situation["events"] or len(kongs) < 2:
+        return ()
+    read = {format_meld(m): k for k, m in enumerate(reading.melds)}
+    out = []
+    for k in kongs:
+        tile = parse_meld(melds[k]).tile
+        try:
+            result = score_situation(bloom_last(situation, tile))
+        except ValueError:
+            continue
+        index = (reading.meld_of.index(read[melds[k]]) if melds[k] in read and read[melds[k]] in reading.meld_of
+                 else _faceless_index(reading) if faceless_kongs(reading) else None)
+        out.append(Choice(tile, index, int(result["own"]) if result["valid"] else None, k == kongs[-1]))
     return tuple(out)
 
 

@@ -271,3 +271,34 @@ def test_the_confidence_threshold_given_reaches_the_detector(photo, monkeypatch,
     monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: asked.append(conf) or Fake(HAND))
     assert main(["score", str(photo), *flags]) == 0
     assert asked == [conf] and "own       3 炮" in capsys.readouterr().out
+
+
+TWO_KONGS = hand_layout("234m678s5p", "5p", ["kong 9p", "concealed_kong 中"], kong_shown="FDDF", size=70,
+                        center=(W / 2, H / 2)).detections
+
+
+@pytest.mark.parametrize("flags,own", [
+    pytest.param([], 13, id="the-kong-laid-last"),
+    pytest.param(["--bloom", "9p"], 16, id="named-9p"),
+    pytest.param(["--bloom", "Z"], 13, id="named-zhong"),
+])
+def test_which_kong_was_just_made_is_offered_and_named(photo, monkeypatch, capsys, flags, own):
+    code, text = run(photo, TWO_KONGS, monkeypatch, capsys, "--self-draw", "--event", "kong_bloom", *flags)
+    assert code == 0 and f"own       {own} 炮" in text, text
+    chosen = "9p" if own == 16 else "中"
+    assert f"kong just made 13 炮 if 中 · 16 炮 if 9p (scored: {chosen}) (杠上开花 on which kong: --bloom TILE says)" \
+        in text
+
+
+@pytest.mark.parametrize("flags,message", [
+    pytest.param(["--self-draw", "--bloom", "9p"], "--bloom 9p says which kong 杠上开花 was drawn on: give --event "
+                 "kong_bloom too", id="without-kong-bloom"),
+    pytest.param(["--self-draw", "--event", "kong_bloom", "--bloom", "1s"], "--bloom 1s: no kong of 1s among the "
+                 "melds read (kong 9p, concealed_kong 中)", id="no-such-kong"),
+    pytest.param(["--self-draw", "--event", "kong_bloom", "--bloom", "x"], "unknown tile 'x'", id="no-such-face"),
+])
+def test_a_bloom_naming_no_kong_is_refused_and_nothing_written(photo, tmp_path, monkeypatch, capsys, flags, message):
+    out = tmp_path / "annotated.jpg"
+    code, text = run(photo, TWO_KONGS, monkeypatch, capsys, *flags, "--out", str(out))
+    assert code == 2 and message in text, text
+    assert not out.exists()

@@ -221,3 +221,63 @@ def test_one_face_down_kong_is_guessed_with_the_default_of_no_more_to_come():
 ])
 def test_choice_to_json(choice, expected):
     assert choice.to_json() == expected
+
+
+# 杠上开花 with a 明杠 of 9p and a 中 暗杠: its 10 炮 include the kong just made, so the total says which kong it was
+# (9p just made: the 中 暗杠 keeps its 4, 16 炮; 中 just made: the 9p 明杠 keeps its 1, 13 炮).
+TWO_KONGS = ("234m678s5p", "5p", ["kong 9p", "concealed_kong 中"])
+BLOOM = Context(self_draw=True, events=("kong_bloom",))
+
+
+@pytest.mark.parametrize("angle,last,own", [pytest.param(0, Tile.ZHONG, 13, id="laid-last-along-the-row"),
+                                            pytest.param(180, Tile.P9, 16, id="photo-upside-down")])
+def test_bloom_choices_offer_each_kong_as_the_one_just_made(angle, last, own):
+    layout = hand_layout(*TWO_KONGS, kong_shown="FDDF", angle=angle)
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), layout.detections, BLOOM)
+    assert res.result["own"] == own  # until the user says: the kong laid last along the row
+    assert {(c.tile, c.own, c.chosen) for c in res.bloom_choices} == {
+        (Tile.P9, 16, last is Tile.P9), (Tile.ZHONG, 13, last is Tile.ZHONG)}
+    for c in res.bloom_choices:  # each points at a tile of its kong
+        assert Tile.from_index(int(layout.detections.cls[c.index])) is c.tile or res.reading.roles[c.index] == "concealed_kong"
+        assert res.reading.melds[res.reading.meld_of[c.index]].tile is c.tile
+    assert res.to_json()["reading"]["bloom_choices"] == [c.to_json() for c in res.bloom_choices]
+
+
+@pytest.mark.parametrize("angle", [0, 180])
+@pytest.mark.parametrize("bloom,own", [(Tile.P9, 16), (Tile.ZHONG, 13), (Tile.M1, 13)])
+def test_the_kong_the_user_names_is_scored_as_just_made_whichever_way_the_photo_lies(angle, bloom, own):
+    layout = hand_layout(*TWO_KONGS, kong_shown="FDDF", angle=angle)
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), layout.detections,
+                  Context(self_draw=True, events=("kong_bloom",), bloom=bloom))
+    if bloom is Tile.M1:  # no such kong: the order read stands (the command line refuses it, the page cannot send it)
+        assert res.situation["melds"] == (TWO_KONGS[2] if angle == 0 else TWO_KONGS[2][::-1])
+        own = 13 if angle == 0 else 16
+    else:
+        assert res.situation["melds"][-1].endswith(bloom.symbol)
+        assert [c.tile for c in res.bloom_choices if c.chosen] == [bloom]
+    assert res.result["own"] == own
+
+
+@pytest.mark.parametrize("melds,events", [
+    pytest.param(["kong 9p", "concealed_kong 中"], (), id="no-kong-bloom"),
+    pytest.param(["kong 9p", "pung 中"], ("kong_bloom",), id="one-kong"),
+])
+def test_no_bloom_choices_unless_several_kongs_and_kong_bloom(melds, events):
+    layout = hand_layout("234m678s5p", "5p", melds, kong_shown="FDDF")
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), layout.detections, Context(self_draw=True, events=events))
+    assert res.result["valid"] and res.bloom_choices == () and "bloom_choices" not in res.to_json()["reading"]
+
+
+def test_a_face_down_kong_named_just_made_or_not_keeps_its_face_choices():
+    """The guessed face of an all-face-down kong is offered wherever 杠上开花 puts that kong among the melds."""
+    layout = hand_layout(*TWO_KONGS, kong_shown="DDDD")
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    for bloom in (None, Tile.P9):
+        res = analyse(img, layout.detections, Context(self_draw=True, events=("kong_bloom",), bloom=bloom))
+        guessed = next(m for m in res.situation["melds"] if m.startswith("concealed_kong"))
+        assert res.situation["melds"].index(guessed) == (1 if bloom is None else 0)
+        assert res.kong_choices and [c.tile.symbol for c in res.kong_choices if c.chosen] == [guessed.split()[1]]
+        for c in res.kong_choices:
+            melds = [f"concealed_kong {c.tile.symbol}" if m == guessed else m for m in res.situation["melds"]]
+            assert c.own == score_situation(dict(res.situation, melds=melds))["own"]
+        assert {c.tile.symbol for c in res.bloom_choices} == {"9p", guessed.split()[1]}

@@ -15,6 +15,7 @@ from web_helpers import (
     missed_tile_detections,
     stray_fa_detections,
     tray_detections,
+    two_kongs_detections,
 )
 
 MISSED, _ = missed_tile_detections()
@@ -43,6 +44,11 @@ def server_extra_box():
 @pytest.fixture(scope="module")
 def server_kong_down():
     yield from serve(kong_down_detections())
+
+
+@pytest.fixture(scope="module")
+def server_two_kongs():
+    yield from serve(two_kongs_detections())
 
 
 @pytest.fixture(scope="module")

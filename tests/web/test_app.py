@@ -26,6 +26,7 @@ from web_helpers import (
     missed_tile_detections,
     stray_fa_detections,
     tray_detections,
+    two_kongs_detections,
 )
 
 from xingzi.engine.tiles import Tile
@@ -296,6 +297,22 @@ def test_a_face_down_kong_comes_with_its_faces_and_naming_one_rescores(photo):
     named = client.post("/api/rescore", json={"token": body["token"],
                                               "corrections": {str(zhong["index"]): Tile.ZHONG.index}}).json()
     assert named["own"] == zhong["own"] == 6 and "kong_choices" not in named["reading"]
+
+
+def test_the_kong_just_made_is_offered_on_kong_bloom_and_naming_it_rescores(photo):
+    client, _ = client_for(two_kongs_detections())
+    body = client.post("/api/read?self_draw=1&events=kong_bloom", content=photo).json()
+    assert body["own"] == 13 and {(c["tile"], c["own"], c["chosen"]) for c in body["reading"]["bloom_choices"]} == {
+        ("9p", 16, False), ("中", 13, True)}
+    context = {"token": body["token"], "self_draw": True, "events": ["kong_bloom"]}
+    named = client.post("/api/rescore", json={**context, "bloom": "9p"}).json()
+    assert named["own"] == 16 and named["situation"]["melds"] == ["concealed_kong 中", "kong 9p"]
+    assert [c["tile"] for c in named["reading"]["bloom_choices"] if c["chosen"]] == ["9p"]
+    plain = client.post("/api/rescore", json={"token": body["token"], "self_draw": True, "bloom": "9p"}).json()
+    assert plain["own"] == 8 and "bloom_choices" not in plain["reading"]  # no 杠上开花: which kong was last is moot
+    for bad in ("x", 9, ["9p"]):
+        r = client.post("/api/rescore", json={**context, "bloom": bad})
+        assert r.status_code == 400 and "bloom (the kong 杠上开花 was drawn on) must be a face" in r.json()["error"]
 
 
 def test_setting_a_tile_aside_rescores_without_it(photo):

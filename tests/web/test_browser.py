@@ -122,6 +122,22 @@ def test_naming_a_face_down_kong_from_the_offered_totals(server_kong_down):
         expect(page.locator("#notation")).to_contain_text("concealed_kong 中")
 
 
+def test_naming_the_kong_just_made_for_kong_bloom_from_the_offered_totals(server_two_kongs):
+    from playwright.sync_api import expect
+
+    with uploaded(server_two_kongs) as page:
+        expect(page.locator("#bloom-choices")).to_be_hidden()  # no 杠上开花 yet: nothing to choose
+        page.locator("#self_draw").check()
+        page.locator("#events").locator("xpath=..").locator("summary").click()  # the events lie folded away
+        page.locator("#ev-kong_bloom").check()
+        expect(page.locator("#total")).to_have_text("13")
+        expect(page.locator("#bloom-options p")).to_have_count(2)  # 13 炮 and 16 炮
+        expect(page.locator("#bloom-options button.chosen")).to_have_attribute("data-tile", "中")
+        page.locator('#bloom-options button[data-tile="9p"]').click()
+        expect(page.locator("#total")).to_have_text("16")
+        expect(page.locator("#bloom-options button.chosen")).to_have_attribute("data-tile", "9p")
+
+
 def test_setting_a_stray_tile_aside(server_stray_fa):
     from playwright.sync_api import expect
 

@@ -75,6 +75,12 @@ def kong_down_detections() -> Detections:
                        center=(WIDTH / 2, HEIGHT / 2), probs=True).detections
 
 
+def two_kongs_detections() -> Detections:
+    """A 明杠 of 9p and a 中 暗杠 laid after it: on 杠上开花 13 炮 as laid (中 just made), 16 once 9p is named."""
+    return hand_layout("234m678s5p", "5p", ["kong 9p", "concealed_kong 中"], kong_shown="FDDF", size=70,
+                       center=(WIDTH / 2, HEIGHT / 2), probs=True).detections
+
+
 def stray_fa_detections() -> Detections:
     """``HAND`` and a 发 lying on the table below it (#14), counted as a bonus tile: 4 炮, 3 set aside."""
     det = layout_detections()

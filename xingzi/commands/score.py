@@ -50,6 +50,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--claim", metavar="TILE", action="append", default=[],
                    help="photo mode: like tiles read as standing in the hand are a claimed meld (碰/杠) of this "
                         "face, e.g. a pung laid against the row in a tray; repeatable")
+    p.add_argument("--bloom", metavar="TILE",
+                   help="photo mode, with --event kong_bloom: the kong just made (its face), when the photo shows "
+                        "several kongs (杠上开花's 10 炮 include that kong's own)")
     p.add_argument("--as-read", dest="as_read", action="store_true",
                    help="photo mode: score the tiles exactly as read, even when they are no legal hand "
                         "(default: score the likeliest legal reading and say what it changed)")
@@ -271,7 +274,7 @@ def _score_stream(text: str, ruleset, out=None, as_lines: bool = False) -> int:
     return 1 if failed else 0
 
 
-PHOTO_ONLY = ("out", "model", "conf", "claim", "as_read", "tiles", "fix", "add", "aside", "not_tile", "labels")
+PHOTO_ONLY = ("out", "model", "conf", "claim", "bloom", "as_read", "tiles", "fix", "add", "aside", "not_tile", "labels")
 
 
 def _check_mode(args: argparse.Namespace) -> None:

@@ -348,12 +348,17 @@ def _context(params: dict, rules: TableRules) -> Context:
     except ValueError as e:
         raise BadRequest(str(e)) from None
     self_draw, dealer = _flag(params.get("self_draw", False), "self_draw"), _flag(params.get("dealer", False), "dealer")
+    bloom = params.get("bloom")
+    try:
+        bloom = None if bloom in (None, "") else Tile.parse(bloom)
+    except ValueError as e:
+        raise BadRequest(f"bloom (the kong 杠上开花 was drawn on) must be a face such as '9p' or null: {e}") from None
     try:
         check_context(events, payers)  # malformed: said now (400); not fitting the hand: the score says why
     except ValueError as e:
         raise BadRequest(str(e)) from None
     return Context(self_draw=self_draw, dealer=dealer, events=tuple(events), payers=tuple(payers), rules=overrides,
-                   ruleset=rules.spec)
+                   ruleset=rules.spec, bloom=bloom)
 
 
 def _param_json(value: Any, name: str) -> Any:

@@ -2,7 +2,7 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
-  win: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
+  win: null, bloom: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
   collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, reading: 0, asked: 0, queue: [] };
 
 function context() {
@@ -65,6 +65,7 @@ async function upload(file) {
     state.claimed = [];
     state.released = [];
     state.win = null;
+    state.bloom = null;
     setZoom(false);  // a new photo is first shown whole; corrections to it (rescores) keep the zoom
     show(data);
     $("result").scrollIntoView({ block: "start" });  // the score, not the buttons, after a read on a small screen
@@ -98,7 +99,7 @@ function showQueue() {
 function marks() {
   return Object.assign({ token: state.token, corrections: state.corrections, added: state.added,
     ignored: state.ignored, removed: state.removed, claimed: state.claimed, released: state.released,
-    win: state.win }, context());
+    win: state.win, bloom: state.bloom }, context());
 }
 
 async function rescore() {
@@ -181,6 +182,7 @@ function show(data) {
     const face = state.faces.find((f) => f.symbol === c.tile);
     if (face) state.corrections[c.index] = face.cls;
   });
+  showChoices("bloom", data.reading.bloom_choices || [], (c) => { state.bloom = c.tile; });
   const probs = $("problems"); probs.innerHTML = "";
   const zh = data.reading.messages_zh || {};
   const said = (p) => { if (zh[p]) bilingual(probs, zh[p], p); else li(probs, p); };
@@ -225,8 +227,8 @@ function faceChanges(changes) {
   return changes.map((c) => (c.drop ? "去掉 " + zh(c.old) : zh(c.old) + "→" + zh(c.new))).join("，");
 }
 
-// What the photo does not show (which tile won, a face-down kong's face): one line per total,
-// a button per face that gives it; a tap settles it and scores again.
+// What the photo does not show (which tile won, a face-down kong's face, the kong 杠上开花 was drawn on): one line
+// per total, a button per face that gives it; a tap settles it and scores again.
 function showChoices(kind, choices, settle) {
   const totals = new Map();
   for (const c of choices) {
@@ -246,7 +248,7 @@ function showChoices(kind, choices, settle) {
       b.textContent = face ? face.zh : c.tile;
       b.dataset.tile = c.tile;
       b.className = c.chosen ? "chosen" : "";
-      b.disabled = c.index === null;
+      b.disabled = c.index === null && kind !== "bloom";  // a kong is named by its face, no tile needed
       b.addEventListener("click", () => { settle(c); rescore(); });
       line.appendChild(b);
     }
