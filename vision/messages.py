@@ -65,6 +65,10 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"more than four 发 in front of the players in all", lambda m: "所有人面前的发加起来超过四张"),
         (r"(\d+) copies of (\S+) in all players' hands and melds together: a set has only 4 of each tile",
          lambda m: f"连同别人的碰杠，{_tile(m[2])} 共有 {m[1]} 张（每种牌只有四张）"),
+        (r"a winning hand with (\d+) meld\(s\) has (\d+) tiles standing in the hand \(winning tile included\), "
+         r"got (\d+)", lambda m: f"有 {m[1]} 组碰杠的胡牌，手里立着的牌应为 {m[2]} 张（含胡的牌），这里有 {m[3]} 张"),
+        (r"payer (\d+) shows (\d+) melds: a player has at most 4",
+         lambda m: f"第 {int(m[1]) + 1} 位付炮的人亮出 {m[2]} 组碰杠：每人最多 4 组"),
         (r"only one player is the dealer, got (\d+) \(winner and payers together\)",
          lambda m: f"只能有一个庄家，这里有 {m[1]} 个"),
         # the engine's reasons for a false win (诈胡)

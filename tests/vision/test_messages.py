@@ -45,6 +45,10 @@ HAND, WIN = "123m456m789p12s55p", "3s"
     pytest.param("more than four 发 in front of the players in all", "所有人面前的发加起来超过四张", id="fa-in-all"),
     pytest.param("7 copies of 中 in all players' hands and melds together: a set has only 4 of each tile",
                  "连同别人的碰杠，红中 共有 7 张（每种牌只有四张）", id="copies-with-the-payers"),
+    pytest.param("a winning hand with 1 meld(s) has 11 tiles standing in the hand (winning tile included), got 30",
+                 "有 1 组碰杠的胡牌，手里立着的牌应为 11 张（含胡的牌），这里有 30 张", id="standing-count"),
+    pytest.param("payer 2 shows 9 melds: a player has at most 4", "第 3 位付炮的人亮出 9 组碰杠：每人最多 4 组",
+                 id="payer-melds"),
     pytest.param("something new the table does not know", None, id="unknown-stays-english"),
 ])
 def test_messages_in_chinese(english, zh):
@@ -77,8 +81,11 @@ def _readings():
 def test_every_message_said_has_chinese():
     said: set[str] = set()
     for res in _readings():
-        body = res.to_json()["reading"]
-        messages = [*body["problems"], *body.get("reasons", [])]
+        whole = res.to_json()
+        body = whole["reading"]
+        # the engine's word when nothing was scored, or why a claim is false, is said in Chinese too
+        messages = [*body["problems"], *body.get("reasons", []),
+                    *(m for m in (whole.get("error"), whole.get("reason")) if m)]
         said |= set(messages)
         assert set(body["messages_zh"]) == set(messages), [m for m in messages if m not in body["messages_zh"]]
     kinds = {"tiles (a winning hand", "winning tile not set apart", "发 (only four exist)", "lying away from the other",

@@ -31,8 +31,9 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
         expect(page.locator(".tag-hit")).to_have_count(14)  # each tile's label drawn on the photo opens it too
         page.locator('.tag-hit[data-index="10"]').click()
         expect(page.locator("#picker")).to_be_visible()
-        expect(page.locator("#picker-title")).to_contain_text("改为")  # the tile's picker, not "add a tile here"
+        expect(page.locator("#picker-title")).to_have_text("读作 Read as")  # the tile's picker, not "add a tile here"
         expect(page.locator("#picker-current")).to_have_text("三条")
+        expect(page.locator("#picker-then")).to_have_text("，改为 change to:")  # read as 三条, change it to…
         expect(page.locator("#alts button").first).to_have_attribute("data-cls", str(Tile.S2.index))
         page.locator("#alts button").first.click()  # the likeliest other face, offered first
         expect(page.locator("#verdict")).to_contain_text("valid win")
@@ -262,6 +263,7 @@ def test_adding_a_tile_the_detector_missed_by_tapping_where_it_lies(server_misse
         page.locator("#hits").click(position={"x": cx / WIDTH * layer["width"], "y": cy / HEIGHT * layer["height"]})
         expect(page.locator("#picker")).to_be_visible()
         expect(page.locator("#picker-title")).to_contain_text("Add a tile here")
+        expect(page.locator("#picker-then")).to_be_hidden()
         expect(page.locator("#mark-win")).to_be_hidden()
         expect(page.locator("#alts")).to_be_hidden()  # no reading to offer others of
         page.locator(f'#faces button[data-cls="{Tile.M5.index}"]').click()
@@ -270,8 +272,9 @@ def test_adding_a_tile_the_detector_missed_by_tapping_where_it_lies(server_misse
         expect(page.locator(".hit")).to_have_count(14)
         expect(page.locator("#notation")).to_have_text("123456m55789p12s 3s")
         page.locator('.hit[data-index="13"]').click()  # the added tile is a tile like the others: correct it
-        expect(page.locator("#picker-title")).to_contain_text("Change to")
+        expect(page.locator("#picker-title")).to_contain_text("Read as")
         expect(page.locator("#picker-current")).to_have_text("五万")
+        expect(page.locator("#picker-then")).to_be_visible()
         expect(page.locator("#mark-win")).to_be_visible()
         page.locator(f'#faces button[data-cls="{Tile.M4.index}"]').click()
         expect(page.locator("#verdict")).to_contain_text("诈胡")

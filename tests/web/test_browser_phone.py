@@ -165,3 +165,40 @@ def test_on_a_small_phone_the_photo_zooms_in_scrolls_and_its_tiles_can_still_be_
         expect(page.locator("#total")).to_have_text("3")
         expect(page.locator(".hit")).to_have_count(14)
         assert abs(photo.bounding_box()["width"] - fit) < 1
+
+
+def test_of_two_photos_chosen_one_after_the_other_the_last_is_shown_whichever_is_read_first(server_ok):
+    from playwright.sync_api import expect
+
+    held = []  # the first photo's answer is held back until the second's has been shown
+    with opened(server_ok) as page:
+        page.route("**/api/read*", lambda route: held.append(route) if not held else route.continue_())
+        for name in ("first.jpg", "second.jpg"):
+            page.set_input_files("#photo", files=[{"name": name, "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("3")
+        answer = held[0].fetch()
+        held[0].fulfill(response=answer, json={**answer.json(), "own": 99, "token": "first"})  # told apart by these
+        page.wait_for_function("state.reading === 0")
+        expect(page.locator("#total")).to_have_text("3")
+        assert page.evaluate("state.token") != "first"
+
+
+def test_events_and_payers_left_set_from_the_last_hand_are_said_on_their_folds(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#events-set")).to_have_text("")
+        page.locator("#events").locator("xpath=..").locator("summary").click()
+        page.locator("#ev-robbing_kong").check()
+        page.locator("#payers-box summary").click()
+        page.locator('#payers [data-key="fa"]').select_option("1")
+        expect(page.locator("#total")).to_have_text("13")
+        page.locator("#events").locator("xpath=..").locator("summary").click()  # folded away again
+        page.locator("#payers-box summary").click()
+        page.set_input_files("#photo", files=[{"name": "next.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#events-set")).to_have_text("：抢杠")  # kept for the next photo, and seen to be
+        expect(page.locator("#payers-set")).to_have_text("：已设 1 家")
+        page.locator("#events").locator("xpath=..").locator("summary").click()
+        page.locator("#ev-robbing_kong").uncheck()
+        expect(page.locator("#events-set")).to_have_text("")
+        expect(page.locator("#total")).to_have_text("3")

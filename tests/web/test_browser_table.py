@@ -64,6 +64,36 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         expect(page.locator("#undo-hand")).to_be_disabled()
 
 
+def test_a_new_game_an_undo_and_closing_the_tally_each_settle_the_score_shown_again(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()
+        expect(page.locator("#dealer-by-tally")).to_be_visible()  # why the tick cannot be changed, said on a phone
+        page.locator("#add-hand").click()  # 南 wins on 东's discard: 南 deals next
+        page.locator("#self_draw").check()
+        expect(page.locator("#dealer")).to_be_checked()
+        expect(page.locator("#add-hand")).to_contain_text("南 +24")
+        page.locator("#undo-hand").click()  # 东 deals again, and the score follows: 东 pays 4 ×2
+        expect(page.locator("#dealer")).not_to_be_checked()
+        expect(page.locator("#add-hand")).to_contain_text("南 +16")
+        page.locator("#add-hand").click()  # 南 draws and deals next
+        expect(page.locator("#seats .seat-total")).to_have_text(["-8", "+16", "-4", "-4"])
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.locator("#new-game").click()
+        expect(page.locator("#dealer")).not_to_be_checked()
+        expect(page.locator("#add-hand")).to_contain_text("南 +16")
+        page.locator("#table-box summary").click()  # closed: the page's own ticks settle it (东, 上家, left ticked)
+        expect(page.locator("#dealer-by-tally")).to_be_hidden()
+        expect(page.locator("#payments li")).to_have_text(["下家付 next player pays 4", "对家付 opposite pays 4",
+                                                           "上家付 previous player pays 8 (4 炮 ×2 庄家 dealer)"])
+        expect(page.locator("#payers .payer-dealer").nth(2)).to_be_enabled()
+        page.locator("#payers-box summary").click()
+        page.locator("#payers .payer-dealer").nth(2).uncheck()
+        expect(page.locator("#payments li")).to_have_text(["下家付 next player pays 4", "对家付 opposite pays 4",
+                                                           "上家付 previous player pays 4"])
+
+
 def test_the_score_follows_the_player_up_the_page(server_ok):
     from playwright.sync_api import expect
 

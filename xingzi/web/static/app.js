@@ -2,7 +2,7 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
-  win: null, bloom: null, data: null, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
+  win: null, bloom: null, data: null, uploads: 0, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
   collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, reading: 0, asked: 0, queue: [] };
 
 function context() {
@@ -33,6 +33,9 @@ async function fetched(url, options) {
 // The server says why it refused a photo in English: the gist in Chinese before it, by the kind of refusal.
 const READ_REFUSED = { 400: "读不了这个文件（不是照片，或已损坏）", 408: "上传中断了", 413: "照片太大" };
 
+// Why a rescore was refused, by the same token: the photo gone from the server (it keeps the latest few), or a fault.
+const RESCORE_REFUSED = { 404: "服务器上已没有这张照片，请再上传一次", 500: "服务器出错" };
+
 function readFailure(e) {
   return (READ_REFUSED[e.status] ? READ_REFUSED[e.status] + " " : "") + e.message;
 }
@@ -43,10 +46,12 @@ async function call(url, options) {
 
 async function upload(file) {
   status("读取中… Reading…");
+  showFolded();
   const c = context();
   // the payers' tiles need the hand's faces: sent with a rescore once read
   const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, as_read: c.as_read,
     events: c.events.join(","), rules: JSON.stringify(c.rules), table: c.table ? JSON.stringify(c.table) : "" });
+  const mine = ++state.uploads;  // a photo chosen after this one is the one to show, whichever answer comes first
   state.pending += 1;
   state.reading += 1;
   reading();
@@ -55,6 +60,7 @@ async function upload(file) {
     const body = await shrunk(file);
     const data = await call("/api/read?" + q, { method: "POST", body,
       headers: { "Content-Type": body.type || "application/octet-stream" } });
+    if (mine !== state.uploads) return;
     state.asked += 1;  // a rescore of the photo before, still on its way, is not shown over this one
     state.token = data.token;
     state.name = file.name || "photo";
@@ -71,6 +77,7 @@ async function upload(file) {
     $("result").scrollIntoView({ block: "start" });  // the score, not the buttons, after a read on a small screen
     if (payers().length) await rescore();
   } catch (e) {
+    if (mine !== state.uploads) return;  // (the finally below still runs)
     status("出错 Error: " + readFailure(e), true);
     stale("这张照片没读成，下面是上一张的结果 This photo was not read; below is the previous photo's score: " + readFailure(e));
   } finally {
@@ -102,7 +109,17 @@ function marks() {
     win: state.win, bloom: state.bloom }, context());
 }
 
+// Events and payers lie folded away and stay set from photo to photo (hands at a table often share them): what is
+// set there is said on the fold, so a setting left from the last hand is seen.
+function showFolded() {
+  const on = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.zh);
+  $("events-set").textContent = on.length ? "：" + on.join("、") : "";
+  const set = payerRows().filter((r) => r.dealer || r.fa || r.kongs || r.concealed_kongs || r.zhong || r.bai).length;
+  $("payers-set").textContent = set ? `：已设 ${set} 家` : "";
+}
+
 async function rescore() {
+  showFolded();
   if (!state.token) return false;
   status("计算中… Scoring…");
   state.pending += 1;  // the score shown is out of date until the answer comes: nothing adds it to the tally
@@ -114,8 +131,9 @@ async function rescore() {
     if (ask === state.asked) show(data);  // answers can come back out of order: only the latest request's shows
     return true;
   } catch (e) {
-    status("出错 Error: " + e.message, true);
-    if (ask === state.asked) stale("没有按刚才的改动重新计分 Not scored again with your last change: " + e.message);
+    const why = (RESCORE_REFUSED[e.status] ? RESCORE_REFUSED[e.status] + " " : "") + e.message;
+    status("出错 Error: " + why, true);
+    if (ask === state.asked) stale("没有按刚才的改动重新计分 Not scored again with your last change: " + why);
     return false;
   } finally {
     state.pending -= 1;
@@ -268,7 +286,8 @@ function pick(tile) {
   state.picking = tile;
   state.adding = null;
   for (const id of ["mark-win", "set-aside", "not-tile"]) $(id).hidden = false;
-  $("picker-title").replaceChildren("改为 ", smallText("Change to"));
+  $("picker-title").replaceChildren("读作 ", smallText("Read as"));
+  $("picker-then").hidden = false;
   showAlternatives(tile);
   const claim = $("claim");
   const guessedWin = tile.role === "win" && !state.data.reading.win_set_apart;

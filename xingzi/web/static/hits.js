@@ -46,6 +46,7 @@ function addAt(ev) {
   $("picker-title").replaceChildren("添加 ", smallText("Add a tile here"));
   showAlternatives(null);
   $("picker-current").textContent = "";
+  $("picker-then").hidden = true;
   $("picker").showModal();
 }
 

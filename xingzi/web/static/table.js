@@ -98,6 +98,7 @@ function buildTable() {
       Object.assign(table, freshTable(table.names));
       saveTable();
       showTable();
+      syncDealer();  // 东 deals again: the score shown follows
     }
   });
   $("same-discard").addEventListener("change", syncDealer);
@@ -105,7 +106,8 @@ function buildTable() {
   $("follow-dragon").addEventListener("click", () => followDealer("dragon"));
   $("drawn-hand").addEventListener("click", drawnHand);
   $("copy-tally").addEventListener("click", copyTally);
-  $("table-box").addEventListener("toggle", syncDealer);
+  // closed, the score is settled again by the page's own ticks, not the seats the tally named
+  $("table-box").addEventListener("toggle", () => { if (!syncDealer()) rescore(); });
   showTable();
 }
 
@@ -169,6 +171,7 @@ function syncDealer() {
     box.disabled = open;
     box.title = open ? "庄家由下面的记分表决定 The tally below says who deals" : "";
   }
+  $("dealer-by-tally").hidden = !open;  // said beside the tick too: a phone shows no title
   if (!open) return false;
   const selfDraw = $("self_draw").checked;
   const dealer = roundDealer();
@@ -291,6 +294,7 @@ function undoHand() {
   tallied = null;
   saveTable();
   showTable();
+  syncDealer();  // the deal as it was before that hand: the score shown follows
   tallySaid("已撤销 Undone: " + last.text);
 }
 
