@@ -55,15 +55,16 @@ def serve(detections):
 
 
 @contextmanager
-def opened(url: str):
-    """A phone-sized page of ``url`` in headless Chromium; yields the page."""
+def opened(url: str, timezone: str | None = None):
+    """A phone-sized page of ``url`` in headless Chromium (its clock in ``timezone`` if given); yields the page."""
     executable = chromium_or_skip()
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
         try:
-            page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1)
+            page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1,
+                                    timezone_id=timezone)
             page.goto(url)
             expect(page.locator("#faces button")).to_have_count(31)
             yield page

@@ -27,6 +27,7 @@ def test_upload_correct_a_tile_and_toggle_self_draw(server, tmp_path):
         expect(page.locator("#problems")).to_contain_text("read tile #10 3s as 2s")
         page.locator("#as_read").check()  # exactly as read: no hand
         expect(page.locator("#verdict")).to_contain_text("诈胡")
+        expect(page.locator("#score-peek")).to_have_text(re.compile(r"^诈胡 −\d+$"))  # the foot bar's words, said once
         expect(page.locator(".hit")).to_have_count(14)
         expect(page.locator(".tag-hit")).to_have_count(14)  # each tile's label drawn on the photo opens it too
         page.locator('.tag-hit[data-index="10"]').click()

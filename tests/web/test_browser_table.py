@@ -247,6 +247,32 @@ def test_a_drawn_hand_is_written_down_and_the_tally_copied_as_text(server_ok):
         expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()
 
 
+def test_what_the_discarder_shows_stays_theirs_when_the_win_becomes_a_self_draw(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()  # 南 wins, 东 discarded (and deals)
+        page.locator("#payers-box summary").click()
+        page.locator('#payers [data-key="fa"]').select_option("1")
+        expect(page.locator("#payments li")).to_have_text(["东付 pays 8 (含吃 1 炮 eaten, 4 炮 ×2 庄家 dealer)"])
+        page.locator("#self_draw").check()  # the rows are now 西, 北, 东 (南's 下家, 对家, 上家)
+        fa = page.locator('#payers [data-key="fa"]')
+        expect(fa).to_have_count(3)
+        assert [fa.nth(k).input_value() for k in range(3)] == ["0", "0", "1"]
+        page.locator("#self_draw").uncheck()
+        expect(page.locator('#payers [data-key="fa"]')).to_have_value("1")
+
+
+def test_the_tally_copied_is_dated_by_the_tables_clock_not_utc(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok, timezone="Asia/Shanghai") as page:
+        page.clock.set_fixed_time("2026-12-05T23:30:00Z")  # 07:30 on the 6th in Jiangxi
+        page.locator("#table-box summary").click()
+        page.locator("#copy-tally").click()
+        expect(page.locator("#tally-text")).to_have_value(re.compile("^星子麻将记分 Xingzi tally, 2026-12-06, 0 hand"))
+
+
 def test_the_tables_rules_changed_on_the_page_and_kept(server_ok):
     from playwright.sync_api import expect
 

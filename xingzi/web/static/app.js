@@ -226,8 +226,8 @@ function show(data) {
   }
   showTable();  // what "add this hand" would add
   status("");
-  $("score-peek").textContent = $("total").textContent + ($("total-unit").hidden ? "" : " 炮") + " · "
-    + $("verdict").textContent.split(" ")[0];
+  $("score-peek").textContent = falseWin ? $("total").textContent  // "诈胡 −80" says it all
+    : $("total").textContent + " 炮 · " + $("verdict").textContent.split(" ")[0];
 }
 
 // The score in a small bar at the foot of the screen while the score itself is out of view (changing the events or

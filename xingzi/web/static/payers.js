@@ -12,8 +12,8 @@ const PAYER_FIELDS = [["fa", "发", "fa", 4], ["kongs", "明杠 万筒条", "sui
   ["concealed_kongs", "暗杠 万筒条", "concealed suit kongs", 4]];
 
 function buildPayers() {
-  const kept = payerRows();
   const n = $("self_draw").checked ? 3 : 1;
+  const kept = keptRows(payerRows(), n === 3);
   const box = $("payers");
   box.innerHTML = "";
   for (let k = 0; k < n; k++) {
@@ -41,6 +41,14 @@ function buildPayers() {
     }
     box.appendChild(row);
   }
+}
+
+// What the rows showed, for the rows of the other kind of win: with the tally open each row is a seat, so what a
+// player shows stays theirs (the discarder's 发 go to the discarder's row of three); closed, row by row.
+function keptRows(rows, selfDraw) {
+  if (!rows.length || !$("table-box").open) return rows;
+  const before = payerSeats(table.winner, table.discarder, !selfDraw);
+  return payerSeats(table.winner, table.discarder, selfDraw).map((seat) => rows[before.indexOf(seat)]);
 }
 
 function choice(key, zh, en, options, value) {

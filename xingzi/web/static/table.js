@@ -267,7 +267,9 @@ function tallyText() {
     + (s === table.dealer ? " (庄 dealer)" : ""));
   const changed = Object.keys(rulesOverrides()).length;
   const rules = serverRules ? [`规则 rules: ${serverRules.name}${changed ? ` (${changed} changed on the page)` : ""}`] : [];
-  return [`星子麻将记分 Xingzi tally, ${new Date().toISOString().slice(0, 10)}, ${table.hands.length} hand(s)`,
+  const now = new Date();  // the table's own date (toISOString's is UTC: before 08:00 in China, yesterday's)
+  const day = [now.getFullYear(), now.getMonth() + 1, now.getDate()].map((n) => String(n).padStart(2, "0")).join("-");
+  return [`星子麻将记分 Xingzi tally, ${day}, ${table.hands.length} hand(s)`,
     ...rules, seats.join(" · "), ...table.hands.map((h) => h.text)].join("\n");
 }
 
