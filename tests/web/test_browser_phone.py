@@ -9,13 +9,14 @@ from browser import on_phone, opened, uploaded
 from web_helpers import jpeg_bytes
 
 # Each visible control, with its height or width when under 40 px (a finger's width); tile boxes on the photo are as
-# big as the tiles in it, and a checkbox or radio in a label is tapped through its label.
+# big as the tiles in it, and a checkbox or radio in a label is tapped through its label; a menu is as narrow as its
+# longest choice (a 0–4 count) unless told otherwise.
 SMALL_TARGETS = """() => Array.from(document.querySelectorAll(
     'button, summary, select, input[type=text], input:not([type]), input[type=checkbox], input[type=radio]'))
   .filter((e) => !e.closest('#hits') && e.getClientRects().length)
   .map((e) => [e, (e.type === 'checkbox' || e.type === 'radio') && e.closest('label') || e])
   .filter(([e, hit]) => hit.getBoundingClientRect().height < 39.5
-    || (e.type === 'checkbox' || e.type === 'radio') && hit.getBoundingClientRect().width < 39.5)
+    || (e.type === 'checkbox' || e.type === 'radio' || e.tagName === 'SELECT') && hit.getBoundingClientRect().width < 39.5)
   .map(([e, hit]) => (e.id || e.className || e.tagName) + ' ' + Math.round(hit.getBoundingClientRect().width) + 'x'
     + Math.round(hit.getBoundingClientRect().height) + 'px')"""
 

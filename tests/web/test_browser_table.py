@@ -48,6 +48,7 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         expect(page.locator("#seats .seat-total")).to_have_text(["-4", "0", "+2", "+2"])
         assert asked == ["跟庄: 南 付每家 pays each 2?"]
         expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # play goes on: the deal stays
+        expect(page.locator("#follow-dragon")).to_contain_text("南 pays each 4")  # who pays, said on both buttons
         page.locator("#undo-hand").click()
         page.locator('.seat[data-seat="2"] .seat-name').fill("Ann")
         page.locator('.seat[data-seat="2"] .seat-name').press("Enter")

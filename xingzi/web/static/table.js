@@ -159,7 +159,8 @@ function showTable() {
     + " " + signed(gain) : " — " + notAddable())));
   $("follow-plain").replaceChildren("跟庄 ", smallText(table.names[table.dealer] + " pays each "
     + state.followDealer.plain));
-  $("follow-dragon").replaceChildren("跟庄 中/白 ", smallText("pays each " + state.followDealer.dragon));
+  $("follow-dragon").replaceChildren("跟庄 中/白 ", smallText(table.names[table.dealer] + " pays each "
+    + state.followDealer.dragon));
 }
 
 // With the tally open, the dealer ticks of the score follow the table: the winner's, or the payer's who deals.
