@@ -57,7 +57,7 @@ ship: $(STAMP)
 # How many small wrong changes to the code the tests catch (tools/mutants.py; a clone of HEAD in runs/mutants/clone;
 # minutes to hours: not part of `make test`). PRESET: a table of tools/mutants.toml (engine, grouping, repair,
 # datasets, web, metrics, benches, photo, synth, draw, judge, eval, commands, networks, labelling, figures, training,
-# readers).
+# readers, payload).
 PRESET ?= engine
 SAMPLE ?= 300
 SEED ?= 0
