@@ -30,7 +30,7 @@ from .grouping import HandReading, group
 from .photo import load_image, write_image
 from .pipeline import OFFERED_FACES, Context, PhotoResult, TileDetector, analyse, detect_hand
 from .sample_meta import sample_truth
-from .usermarks import add_tiles, apply_corrections
+from .usermarks import add_tiles, apply_corrections, kong_named
 
 
 def face_class(text: str) -> int:
@@ -82,7 +82,7 @@ def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) ->
     ``--not-tile`` boxes among them) and those boxes alone."""
     added = [parse_add(spec, shape) for spec in getattr(args, "add", None) or []]
     det = add_tiles(det, added, shape)
-    fixed = dict(resolve_fix(spec, det) for spec in getattr(args, "fix", None) or [])
+    fixed = kong_named(det, dict(resolve_fix(spec, det) for spec in getattr(args, "fix", None) or []))
     det = apply_corrections(det, fixed)
     fixed.update({i: int(det.cls[i]) for i in range(len(det) - len(added), len(det))})
     aside, removed = (list(getattr(args, key, None) or []) for key in ("aside", "not_tile"))

@@ -16,10 +16,10 @@ from dataclasses import replace
 import numpy as np
 
 from xingzi.engine.melds import Meld, MeldKind
-from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 
 from .detections import Detections, check_tile_index
-from .grouping import HandReading, mark_win
+from .grouping import HandReading, group, mark_win
 from .handcheck import count_problems
 
 STANDING = ("concealed", "win")
@@ -43,6 +43,29 @@ def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) ->
         if foreign is not None:
             foreign[int(i)] = 0.0
     return replace(det, cls=cls, foreign=foreign)
+
+
+def kong_named(det: Detections, corrections: Mapping[int, int]) -> dict[int, int]:
+    """The corrections as the user means them: a face named on a face-down tile of a concealed kong that shows its
+    face elsewhere names the kong — its face tiles take that face, the face-down tile stays face down (as the photo
+    shows it and a training label must say; named a face, three faces and a back read as a pung and a stray). A
+    face the user set on a face tile itself stands. A kong lying all face down has no face tile to take it: there
+    the named tile shows the face, which is how grouping learns it."""
+    out = {int(i): int(k) for i, k in corrections.items()}
+    backs = [i for i, k in out.items() if 0 <= i < len(det) and int(det.cls[i]) == BACK_CLASS and k != BACK_CLASS]
+    if not backs:
+        return out
+    reading = group(det)
+    for i in backs:
+        meld = reading.meld_of[i]
+        if reading.roles[i] != "concealed_kong" or meld < 0:
+            continue
+        faces = [j for j, m in enumerate(reading.meld_of) if m == meld and int(det.cls[j]) != BACK_CLASS]
+        if faces:
+            k = out.pop(i)
+            for j in faces:
+                out.setdefault(j, k)
+    return out
 
 
 def add_tiles(det: Detections, added: Sequence[tuple[int, Sequence[float]]], shape: tuple[int, ...]) -> Detections:

@@ -10,7 +10,7 @@ from PIL import Image
 
 from xingzi.cli import main
 from xingzi.datasets.yolo import read_labels
-from xingzi.engine.tiles import CLASS_NAMES_CN, Tile
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES_CN, Tile
 from xingzi.vision import pipeline
 from xingzi.vision.detections import Detections
 from xingzi.vision.draw import USER_MARK, draw, tag_text
@@ -302,3 +302,23 @@ def test_a_bloom_naming_no_kong_is_refused_and_nothing_written(photo, tmp_path, 
     code, text = run(photo, TWO_KONGS, monkeypatch, capsys, *flags, "--out", str(out))
     assert code == 2 and message in text, text
     assert not out.exists()
+
+
+# A concealed kong of 3s shown as the players show it, its two middle tiles face down (#12, #13 face down).
+SHOWN_KONG = hand_layout("123m456m55p12s", "3s", ["concealed_kong 9s"], kong_shown="FDDF", size=70,
+                         center=(W / 2, H / 2)).detections
+
+
+@pytest.mark.parametrize("face,kong,own", [pytest.param("9s", "concealed_kong 9s", 5, id="the-face-it-shows"),
+                                           pytest.param("8s", "concealed_kong 8s", 5, id="another-face")])
+def test_naming_a_face_down_tile_of_a_kong_showing_its_face_names_the_kong(photo, tmp_path, monkeypatch, capsys,
+                                                                          face, kong, own):
+    down = [i for i in range(len(SHOWN_KONG)) if int(SHOWN_KONG.cls[i]) == BACK_CLASS]
+    assert len(down) == 2
+    folder = tmp_path / "set"
+    code, text = run(photo, SHOWN_KONG, monkeypatch, capsys, "--fix", f"{down[0]}={face}", "--labels", str(folder))
+    assert code == 0 and f"| {kong}" in text and f"own       {own} 炮" in text, text
+    rows = read_labels(folder / "labels" / "IMG_0001.txt")
+    assert [int(rows[i, 0]) for i in down] == [BACK_CLASS, BACK_CLASS]  # the photo shows their backs
+    faces = [i for i in range(len(SHOWN_KONG)) if int(SHOWN_KONG.cls[i]) == Tile.S9.index]
+    assert {int(rows[i, 0]) for i in faces} == {Tile.parse(face).index}

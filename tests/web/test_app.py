@@ -315,6 +315,16 @@ def test_the_kong_just_made_is_offered_on_kong_bloom_and_naming_it_rescores(phot
         assert r.status_code == 400 and "bloom (the kong 杠上开花 was drawn on) must be a face" in r.json()["error"]
 
 
+def test_naming_a_face_down_tile_of_a_kong_showing_its_face_keeps_the_kong(photo):
+    client, _ = client_for(two_kongs_detections())  # the 中 kong lies 中, back, back, 中
+    body = client.post("/api/read?self_draw=1", content=photo).json()
+    down = [t["index"] for t in body["reading"]["tiles"] if t["name"] == "back"]
+    named = client.post("/api/rescore", json={"token": body["token"], "self_draw": True,
+                                              "corrections": {str(down[0]): Tile.BAI.index}}).json()
+    assert "concealed_kong 白" in named["situation"]["melds"] and named["own"] == body["own"]  # 白 暗杠 as 中's
+    assert [t["name"] for t in named["reading"]["tiles"] if t["index"] in down] == ["back", "back"]
+
+
 def test_setting_a_tile_aside_rescores_without_it(photo):
     client, _ = client_for(stray_fa_detections())
     body = client.post("/api/read", content=photo).json()

@@ -43,7 +43,7 @@ from xingzi.vision.pipeline import (
     make_detector,
 )
 from xingzi.vision.sample_meta import sample_truth
-from xingzi.vision.usermarks import add_tiles
+from xingzi.vision.usermarks import add_tiles, kong_named
 
 from .labels import labels_zip
 from .rules import TableRules
@@ -276,6 +276,8 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
         raise BadRequest(f"corrections must map tile indices to class ids (whole numbers), got {corrections!r}"[:300])
     try:
         fixed = {int(k): int(v) for k, v in corrections.items()}
+        if all(0 <= i < len(det) for i in fixed):  # (a bad index: apply_corrections says so)
+            fixed = kong_named(det, fixed)
         det = apply_corrections(det, fixed)
     except (TypeError, ValueError) as e:
         raise BadRequest(f"bad correction: {e}") from None
