@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names, refuse_other_classes
-from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, image_files, read_text
+from xingzi.datasets.yolo import FILE_MODE, atomic_write_text, data_yaml_text, format_labels, image_files, read_text
 from xingzi.datasets.zipped import dataset_folder, is_zip
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 
@@ -104,6 +104,7 @@ def place_file(src: Path, dst: Path, link: bool = False) -> None:
     os.close(fd)
     try:
         shutil.copyfile(src, tmp)
+        os.chmod(tmp, FILE_MODE)  # as an ordinary copy would be, not mkstemp's 0600
         os.replace(tmp, dst)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

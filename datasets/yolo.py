@@ -106,6 +106,14 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+# The process's umask, read once at import (setting it to read it is not safe once threads run): a file written
+# through a temp file gets the mode an ordinary open() would give it, not mkstemp's private 0600, so a dataset can
+# be served by Label Studio running as another user and read by the team.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+FILE_MODE = 0o666 & ~_UMASK
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """:func:`atomic_write_text` for bytes (an image)."""
     p = Path(path)
@@ -114,6 +122,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            os.fchmod(f.fileno(), FILE_MODE)
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

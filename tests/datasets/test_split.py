@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from xingzi.datasets.split import (
     source_key,
     split_dataset,
 )
-from xingzi.datasets.yolo import data_yaml_text
+from xingzi.datasets.yolo import atomic_write_text, data_yaml_text
 
 BOX = " 0.5 0.5 0.1 0.1\n"
 
@@ -116,6 +117,18 @@ def test_split_to_new_folder_copies(tmp_path):
         part = Path(rel).parts[1]
         assert (o / "labels" / part / f"{stem}.txt").read_text() == (root / "labels" / f"{stem}.txt").read_text()
     assert "val: images/val" in (o / "data.yaml").read_text()
+
+
+def test_files_written_are_as_readable_as_any_the_user_makes(tmp_path):
+    """Not mkstemp's private 0600: a dataset another user (Label Studio's server, a teammate) reads."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    root = make_dataset(tmp_path / "d", {f"p{i}": f"{i}{BOX}" for i in range(10)})
+    split_dataset(root, val=0.2, seed=0, out=tmp_path / "o")
+    atomic_write_text(tmp_path / "one.txt", "x")
+    written = [p for p in (tmp_path / "o").rglob("*") if p.is_file()] + [tmp_path / "one.txt"]
+    assert len(written) > 20
+    assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in written} == {oct(0o666 & ~umask)}
 
 
 def test_remap_by_name_drops_foreign_classes():
