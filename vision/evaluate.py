@@ -97,7 +97,12 @@ def _names_from(obj) -> list[str]:
 
 def load_dataset(data: Path, split: str = "val") -> Dataset:
     data = Path(data)
-    if data.is_dir():  # its images/ and labels/, the classes named as `xingzi dataset check` finds them
+    if data.is_dir() and _names_split(data / "data.yaml", split):  # a split set (`xingzi dataset split`): its part
+        data = data / "data.yaml"
+    elif data.is_dir():  # its images/ and labels/, the classes named as `xingzi dataset check` finds them
+        if split != "val":
+            raise ValueError(f"{data} has no data.yaml naming a '{split}' part: give the data.yaml that does, or "
+                             "leave --split out to score every photo of the folder")
         names = read_class_names(data)
         if names is None:
             raise FileNotFoundError(f"no data.yaml or classes.txt naming the classes in {data} (or classes.txt in its "
@@ -115,12 +120,47 @@ def load_dataset(data: Path, split: str = "val") -> Dataset:
         raise ValueError(f"{data}: expected a data.yaml with 'names' and '{split}'")
     if not isinstance(cfg[split], (str, list)) or isinstance(cfg[split], list) and not all(
             isinstance(d, str) for d in cfg[split]):
-        raise ValueError(f"{data}: '{split}' must be a folder (or a list of folders), got {cfg[split]!r}")
+        raise ValueError(f"{data}: '{split}' must be a folder or an image list (.txt), or a list of them, "
+                         f"got {cfg[split]!r}")
     base = Path(cfg.get("path") or data.parent)
     base = base if base.is_absolute() else (data.parent / base)
+    if not base.is_dir():  # a set moved since its data.yaml was written (its `path` names where it was)
+        base = data.parent
     dirs = cfg[split] if isinstance(cfg[split], list) else [cfg[split]]
-    images = [img for d in dirs for img in image_files(Path(d) if Path(d).is_absolute() else base / d)]
+    images = [img for d in dirs for img in _split_images(Path(d) if Path(d).is_absolute() else base / d)]
     return Dataset(images, _names_from(cfg["names"]), base)
+
+
+def _names_split(yaml_path: Path, split: str) -> bool:
+    """Whether a folder's data.yaml names a part ``split`` that is not the whole images/ folder."""
+    import yaml
+
+    if not yaml_path.is_file():
+        return False
+    try:
+        cfg = yaml.safe_load(yaml_path.read_text())
+    except yaml.YAMLError:
+        return True  # said when read as the data.yaml
+    return isinstance(cfg, dict) and split in cfg and cfg[split] not in ("images", "./images", "images/")
+
+
+def _split_images(where: Path) -> list[Path]:
+    """A part's photos: a folder's, or those a list names (``train.txt``: one path a line, ``./`` from the
+    list's folder, as Ultralytics reads them)."""
+    if where.suffix != ".txt":
+        return image_files(where)
+    if not where.is_file():
+        raise FileNotFoundError(f"image list not found: {where}")
+    paths = []
+    for line in where.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line:
+            p = Path(line[2:] if line.startswith("./") else line)
+            paths.append(p if p.is_absolute() else where.parent / p)
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"{where} lists {len(missing)} photo(s) that are not there, e.g. {missing[0]}")
+    return paths
 
 
 def read_boxes(txt: Path, table: np.ndarray, size: tuple[int, int], with_conf: bool,
@@ -181,9 +221,20 @@ def preds_table(pred_dir: Path, ds: Dataset, overrides: dict[str, str] | None = 
 
 
 def preds_from_dir(ds: Dataset, sizes, pred_dir: Path, table: np.ndarray) -> list[ImageBoxes]:
+    """Another detector's boxes, a ``STEM.txt`` per photo; a photo without one found nothing. None at all for any
+    photo is refused: its names do not match the photos' (a merged set's are prefixed), not a detector blind."""
     if not pred_dir.is_dir():
         raise FileNotFoundError(f"predictions folder not found: {pred_dir}")
+    missing = missing_preds(ds, pred_dir)
+    if ds.images and len(missing) == len(ds.images):
+        raise ValueError(f"{pred_dir} holds no prediction file for any of the {len(ds.images)} photos (each is named "
+                         f"as its photo: {ds.images[0].stem}.txt for {ds.images[0].name})")
     return [read_boxes(pred_dir / f"{p.stem}.txt", table, s, True) for p, s in zip(ds.images, sizes, strict=True)]
+
+
+def missing_preds(ds: Dataset, pred_dir: Path) -> list[str]:
+    """The photos ``pred_dir`` has no ``STEM.txt`` for."""
+    return [p.name for p in ds.images if not (pred_dir / f"{p.stem}.txt").is_file()]
 
 
 def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf: float, iou: float,

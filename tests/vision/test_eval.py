@@ -66,6 +66,20 @@ def test_eval_scores_yolo_txt_predictions(dataset, tmp_path, capsys, preds, f1, 
     assert "theirs" in capsys.readouterr().out
 
 
+def test_predictions_named_unlike_the_photos_are_refused_and_a_photo_without_any_said(dataset, tmp_path, capsys):
+    both = {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]}
+    renamed = _preds(tmp_path, "renamed", {f"set1__{stem}": rows for stem, rows in both.items()})
+    (renamed / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    assert main(["eval", "--data", str(dataset), "--preds", str(renamed), "--out", str(tmp_path / "o")]) == 2
+    assert "holds no prediction file for any of the 2 photos (each is named as its photo: a.txt for a.png)" \
+        in capsys.readouterr().err
+    one = _preds(tmp_path, "one", {"a": both["a"]})  # b: found nothing, no file written
+    (one / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    assert main(["eval", "--data", str(dataset), "--preds", str(one), "--out", str(tmp_path / "o")]) == 0
+    assert f"note: 1 of 2 photos have no prediction file in {one} (counted as finding no tile), e.g. b.png" \
+        in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("markdown", [pytest.param(True, id="asked"), pytest.param(False, id="not_asked")])
 def test_the_rows_are_printed_as_a_markdown_table_when_asked(dataset, tmp_path, capsys, markdown):
     pred_dir = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]})
@@ -111,6 +125,36 @@ def test_a_folder_named_by_its_data_yaml_is_read_from_where_it_lies(dataset, tmp
         load_dataset(moved)
 
 
+@pytest.mark.parametrize("out", [pytest.param(False, id="split-in-place-lists"),
+                                 pytest.param(True, id="split-into-a-folder")])
+def test_a_split_set_is_scored_on_its_val_part_whether_named_by_folder_or_data_yaml(tmp_path, out):
+    from xingzi.datasets.split import split_dataset
+
+    root = write_yolo_folder(tmp_path / "set", ["1m"], {f"p{i}": [(0, 0.5, 0.5, 0.1, 0.2)] for i in range(10)})
+    target = tmp_path / "parts" if out else None
+    report = split_dataset(root, val=0.3, seed=1, out=target)
+    where = target or root
+    val = sorted(Path(p).name for p in report.val)
+    for data in (where, where / "data.yaml"):
+        assert sorted(p.name for p in load_dataset(data).images) == val
+    assert len(load_dataset(where, split="train").images) == len(report.train)
+    moved = tmp_path / "moved"
+    where.rename(moved)  # its data.yaml names where it was made
+    assert sorted(p.name for p in load_dataset(moved).images) == val
+
+
+def test_a_list_naming_a_missing_photo_and_a_part_a_folder_cannot_have_are_refused(tmp_path):
+    from xingzi.datasets.split import split_dataset
+
+    root = write_yolo_folder(tmp_path / "set", ["1m"], {f"p{i}": [(0, 0.5, 0.5, 0.1, 0.2)] for i in range(6)})
+    report = split_dataset(root, val=0.5, seed=1)
+    (root / report.val[0]).unlink()
+    with pytest.raises(FileNotFoundError, match=r"val.txt lists 1 photo\(s\) that are not there"):
+        load_dataset(root)
+    with pytest.raises(ValueError, match="has no data.yaml naming a 'test' part"):
+        load_dataset(write_yolo_folder(tmp_path / "plain", ["1m"], {}), split="test")
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [pytest.param("5p", 13, id="ours"), pytest.param("chun", 27, id="riichi-red-dragon"),
@@ -135,15 +179,17 @@ def test_missing_dataset_is_a_clear_error(tmp_path, capsys):
     assert "dataset not found" in capsys.readouterr().err
 
 
+NOT_A_PART = "'val' must be a folder or an image list (.txt), or a list of them"
+
+
 @pytest.mark.parametrize(("yaml_text", "message"), [
     pytest.param("names: [a\nval: images\n", "not valid YAML", id="broken"),
     pytest.param("names: 5\nval: images\n", "'names' must be a list of class names", id="names-a-number"),
     pytest.param("names: {a: x}\nval: images\n", "'names' must be a list of class names", id="names-keyed-by-words"),
-    pytest.param("names: [x]\nval:\n", "'val' must be a folder (or a list of folders), got None", id="val-empty"),
-    pytest.param("names: [x]\nval: 5\n", "'val' must be a folder (or a list of folders), got 5", id="val-a-number"),
+    pytest.param("names: [x]\nval:\n", f"{NOT_A_PART}, got None", id="val-empty"),
+    pytest.param("names: [x]\nval: 5\n", f"{NOT_A_PART}, got 5", id="val-a-number"),
     pytest.param("val: images\n", "expected a data.yaml with 'names' and 'val'", id="no-names"),
-    pytest.param("names: [x]\nval: [images, 5]\n", "'val' must be a folder (or a list of folders), got ['images', 5]",
-                 id="val-a-list-with-a-number"),
+    pytest.param("names: [x]\nval: [images, 5]\n", f"{NOT_A_PART}, got ['images', 5]", id="val-a-list-with-a-number"),
 ])
 def test_a_bad_data_yaml_is_a_clear_error(dataset, tmp_path, capsys, yaml_text, message):
     (dataset / "data.yaml").write_text(yaml_text)

@@ -186,6 +186,10 @@ def run(args: argparse.Namespace) -> int:
         draw(row, preds, perturb)
     for pred_dir in args.preds:
         preds = ev.preds_from_dir(ds, sizes, pred_dir, ev.preds_table(pred_dir, ds, overrides))
+        missing = ev.missing_preds(ds, pred_dir)
+        if missing:
+            print(f"note: {len(missing)} of {len(ds.images)} photos have no prediction file in {pred_dir} (counted as "
+                  f"finding no tile), e.g. {missing[0]}")
         row = unique_row(pred_dir.name, pred_dir, {r["row"] for r in results})
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
                                        {"preds": str(pred_dir), "data": str(args.data)}, *per_image))
