@@ -21,7 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names, refuse_other_classes
-from xingzi.datasets.yolo import FILE_MODE, atomic_write_text, data_yaml_text, format_labels, image_files, read_text
+from xingzi.datasets.yolo import (
+    FILE_MODE,
+    atomic_write_text,
+    data_yaml_text,
+    format_labels,
+    image_files,
+    read_text,
+)
 from xingzi.datasets.zipped import dataset_folder, is_zip
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 
