@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xingzi.datasets.classnames import no_tile_names
 from xingzi.datasets.errata import Errata, PhotoFix, fix_parsed
 from xingzi.datasets.yolo import (
     IMAGE_SUFFIXES,
@@ -243,8 +244,17 @@ def check_dataset(root: str | Path, errata: Errata | None = None) -> CheckReport
     files of the photos they fix are read as corrected, those they leave out (unusable) are not read."""
     r = Path(root)
     pairs = dataset_pairs(r)
-    names = read_class_names(r) or CLASS_NAMES
+    declared = read_class_names(r)
+    names = declared or CLASS_NAMES
     issues: list[Issue] = []
+    if declared is None and pairs:
+        issues.append(Issue(WARNING, "no-class-names", ".", None, "no data.yaml or classes.txt names the classes: "
+                            "ids read as ours (0-29 the faces, 30 back); `xingzi eval` refuses such a folder"))
+    for k, name in enumerate(declared or ()):  # merge refuses them, eval asks for --name-map
+        if not no_tile_names([name]):
+            continue
+        issues.append(Issue(ERROR, "no-tile-name", ".", None, f"class {k} {name!r} is no tile name "
+                            "(nor a wind, flower or 'other'): name it as a tile, or 'other' to leave its boxes out"))
     boxes = label_files = 0
     for image, label in pairs:
         issues += _image_issues(image, str(image.relative_to(r)))

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names, refuse_other_classes
+from xingzi.datasets.classnames import class_id_for_name, no_tile_names
 from xingzi.datasets.yolo import (
     FILE_MODE,
     atomic_write_text,
@@ -30,7 +31,7 @@ from xingzi.datasets.yolo import (
     read_text,
 )
 from xingzi.datasets.zipped import dataset_folder, is_zip
-from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
+from xingzi.engine.tiles import CLASS_NAMES
 
 # Marks a version of a photo rather than a photo: ``__aug<N>`` copies (Roboflow's ``.rf.`` is split off first).
 _VERSION_SUFFIX = re.compile(r"__aug\d+$")
@@ -41,17 +42,6 @@ def source_key(stem: str) -> str:
     if ".rf." in stem:
         return stem.split(".rf.")[0]
     return _VERSION_SUFFIX.sub("", stem)
-
-
-def class_id_for_name(name: str) -> int | None:
-    """Our class id for a class name in another dataset's list (any spelling Tile.parse accepts,
-    or ``back``); None when the name is not one of ours (e.g. winds)."""
-    if name.strip().lower() in ("back", "背面", "tile_back", "facedown", "face_down"):
-        return BACK_CLASS
-    try:
-        return Tile.parse(name).index
-    except ValueError:
-        return None
 
 
 def class_map_for(names: tuple[str, ...] | None) -> dict[int, int | None]:
@@ -213,6 +203,11 @@ def _plan_one(stack: ExitStack, given: Path, prefix: str, out_dir: Path) -> _Sou
 
 def _plan_folder(given: Path, src: Path, prefix: str, out_dir: Path) -> _SourcePlan:
     names = read_class_names(src)
+    strange = no_tile_names(names or ())
+    if strange:  # their boxes would be dropped, and the tiles under them learnt as table
+        raise ValueError(f"{given}: class name(s) {', '.join(map(repr, strange))} are no tile names (nor a wind, flower "
+                         "or 'other'); name them as tiles in its data.yaml or classes.txt (5p, 中, back …), or as "
+                         "'other' to leave their boxes out")
     cmap = class_map_for(names)
     unmapped = {names[i] for i, v in cmap.items() if v is None} if names else set()
     files: dict[Path, tuple[Path, Path, str, Path | None]] = {}

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xingzi.datasets.check import read_class_names
+from xingzi.datasets.classnames import NOT_OURS, class_id_for_name
 from xingzi.datasets.errata import UNREAD_ID, Errata, row_fixer
 from xingzi.datasets.yolo import image_files, image_size, label_path_for, read_labels, yolo_to_xyxy
-from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision import eval_report
 from xingzi.vision.eval_plots import confusion_png, per_class_png
 from xingzi.vision.metrics import IGNORE, UNREAD, ImageBoxes, Scores, score
@@ -33,9 +34,6 @@ if TYPE_CHECKING:
 
 NC = len(CLASS_NAMES)
 # Classes of other label sets that are real tiles but not Xingzi tiles: ignored regions.
-NOT_OURS = {"other", "nan", "pe", "sha", "tou", "east", "south", "west", "north", "1z", "2z", "3z", "4z",
-            "flower", "season", "joker", "东", "南", "西", "北"}
-RIICHI_ALIASES = {"chun": "zhong", "hatsu": "fa", "haku": "bai"}
 HAND_MAX_TILES = 18
 # Pipeline hook for synthetic data with ground truth (DIR/meta/<stem>.json holding "expect"): a callable
 # (image path, Detections, meta dict) -> bool "tiles -> melds -> 炮 total equal the truth". The grouping
@@ -45,16 +43,13 @@ PIPELINE_CHECK: Callable[[Path, object, dict], bool | None] | None = None
 
 def our_class(name: str) -> int:
     """Our class id for a label name of any set, IGNORE for non-Xingzi tiles; ValueError if unknown."""
-    key = name.strip()
-    if key.lower() in NOT_OURS:
+    if name.strip().lower() in NOT_OURS:
         return IGNORE
-    if key == "back" or key == "背面":
-        return CLASS_NAMES.index("back")
-    try:
-        return Tile.parse(RIICHI_ALIASES.get(key.lower(), key)).index
-    except ValueError:
+    ours = class_id_for_name(name)
+    if ours is None:
         raise ValueError(f"class name {name!r} is not a tile name; give it in --name-map (e.g. '{name}=5p' "
-                         f"or '{name}=' to ignore)") from None
+                         f"or '{name}=' to ignore)")
+    return ours
 
 
 def parse_name_map(text: str | None) -> dict[str, str]:

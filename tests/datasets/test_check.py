@@ -12,6 +12,7 @@ from PIL import Image
 from xingzi.cli import main
 from xingzi.datasets.check import check_dataset, check_label_text, iou_matrix, orphan_labels, read_class_names
 from xingzi.datasets.yolo import parse_label_text
+from xingzi.engine.tiles import CLASS_NAMES
 
 CLEAN = "0 0.20 0.50 0.10 0.20\n27 0.60 0.50 0.10 0.20\n"
 
@@ -85,6 +86,7 @@ def test_iou_matrix_values():
 def make_dataset(root: Path, labels: dict[str, str | None], extra_labels: dict[str, str] | None = None) -> Path:
     (root / "images").mkdir(parents=True)
     (root / "labels").mkdir()
+    (root / "classes.txt").write_text("".join(f"{n}\n" for n in CLASS_NAMES))
     for stem, text in labels.items():
         Image.new("RGB", (32, 24), "white").save(root / "images" / f"{stem}.jpg")
         if text is not None:

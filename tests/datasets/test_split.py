@@ -354,3 +354,29 @@ def test_cli_merge_says_what_it_dropped_and_skipped(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "dropped 2 boxes of classes we do not have: East" in out
     assert "skipped 1 images without a label file" in out and "m: 2 images" in out
+
+
+@pytest.mark.parametrize("names,kept", [pytest.param(["5p", "chun", "other"], 2, id="riichi-dragon-and-other"),
+                                        pytest.param(["5p", "haku", "nan"], 2, id="riichi-white-and-a-wind")])
+def test_merge_reads_riichi_dragons_and_drops_the_tiles_of_no_xingzi_face(tmp_path, names, kept):
+    theirs = make_dataset(tmp_path / "real", {"a": f"0{BOX}1{BOX}2{BOX}"}, names=names)
+    report = merge_datasets([theirs], tmp_path / "m")
+    assert report.dropped_boxes == 3 - kept
+    assert len((tmp_path / "m" / "labels" / "real__a.txt").read_text().splitlines()) == kept
+
+
+def test_a_misspelt_class_name_is_refused_by_merge_and_an_error_for_check(tmp_path, capsys):
+    theirs = make_dataset(tmp_path / "real", {"a": f"0{BOX}1{BOX}"}, names=["5p", "four_wan"])
+    assert main(["dataset", "merge", str(theirs), "--out", str(tmp_path / "m")]) == 2
+    assert "class name(s) 'four_wan' are no tile names" in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()  # nothing written
+    assert main(["dataset", "check", str(theirs)]) == 1
+    assert "class 1 'four_wan' is no tile name" in capsys.readouterr().out
+
+
+def test_check_says_when_no_class_list_names_the_ids(tmp_path, capsys):
+    bare = make_dataset(tmp_path / "bare", {"a": f"0{BOX}"})
+    (bare / "data.yaml").unlink(missing_ok=True)
+    (bare / "classes.txt").unlink(missing_ok=True)
+    assert main(["dataset", "check", str(bare)]) == 0  # a warning: our own sets may hold our ids alone
+    assert "no data.yaml or classes.txt names the classes: ids read as ours" in capsys.readouterr().out
