@@ -63,6 +63,9 @@ class PrelabelReport:
         return "\n".join(lines)
 
 
+CONVERTED = (".heic", ".heif")  # an iPhone's photos: stored as JPEG, which every labelling and training tool reads
+
+
 def load_photo(path: Path) -> tuple[np.ndarray, bool]:
     """(BGR image as the viewer sees it, reduced for speed; whether EXIF rotates it). Raises
     OSError/ValueError for files that are not readable images."""
@@ -79,6 +82,11 @@ def _open_image(path: Path) -> Image.Image:
     """PIL's image; a decompression bomb is a photo not to read (PIL raises no OSError for it)."""
     from PIL import Image
 
+    if path.suffix.lower() in CONVERTED:
+        from pillow_heif import register_heif_opener  # (the vision extra's; only an iPhone's photos need it)
+
+        register_heif_opener()
+
     try:
         return Image.open(path)
     except Image.DecompressionBombError as e:
@@ -87,8 +95,8 @@ def _open_image(path: Path) -> Image.Image:
 
 def store_photo(src: Path, dst: Path, rotated: bool, link: bool) -> None:
     """Put the photo into the dataset; a rotated one is saved upright so every tool sees the same
-    pixels the boxes refer to."""
-    if not rotated:
+    pixels the boxes refer to, and an iPhone's HEIC as a JPEG (``dst`` names it so)."""
+    if not rotated and src.suffix.lower() not in CONVERTED:
         refuse_clash(dst, src)  # another photo already there under this name: the new boxes would not fit it
         place_file(src, dst, link)
         return
@@ -99,7 +107,7 @@ def store_photo(src: Path, dst: Path, rotated: bool, link: bool) -> None:
     tmp = dst.with_name(f".{dst.name}.tmp")
     dst.parent.mkdir(parents=True, exist_ok=True)
     fmt = Image.registered_extensions().get(dst.suffix.lower(), "PNG")
-    with Image.open(src) as im:
+    with _open_image(src) as im:
         ImageOps.exif_transpose(im).convert("RGB").save(tmp, format=fmt, quality=95)
     tmp.replace(dst)
 
@@ -116,8 +124,15 @@ def detections_to_label_text(dets: Detections, width: int, height: int) -> str:
 
 
 def dataset_name_for(photo: Path, photos_dir: Path) -> str:
-    """Photos in sub-folders get the folder in their name, so two ``IMG_0001.jpg`` cannot collide."""
-    return photo.relative_to(photos_dir).as_posix().replace("/", "__")
+    """Photos in sub-folders get the folder in their name, so two ``IMG_0001.jpg`` cannot collide; a HEIC is
+    kept as a JPEG of its name."""
+    name = photo.relative_to(photos_dir).as_posix().replace("/", "__")
+    return str(Path(name).with_suffix(".jpg")) if photo.suffix.lower() in CONVERTED else name
+
+
+def photo_files(photos_dir: Path) -> list[Path]:
+    """The photos to pre-label: any image the dataset tools read, and an iPhone's HEIC."""
+    return sorted(p for p in photos_dir.rglob("*") if p.suffix.lower() in (*IMAGE_SUFFIXES, *CONVERTED))
 
 
 def progress(items: list, desc: str, enabled: bool) -> Iterable:
@@ -145,9 +160,9 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
     if not src.is_dir():
         raise FileNotFoundError(f"photo folder not found: {src}")
     out_resolved = out.resolve()
-    photos = [p for p in image_files(src) if out_resolved not in p.resolve().parents]
+    photos = [p for p in photo_files(src) if out_resolved not in p.resolve().parents]
     if not photos:
-        raise ValueError(f"no photos ({' '.join(IMAGE_SUFFIXES)}) found under {src}")
+        raise ValueError(f"no photos ({' '.join((*IMAGE_SUFFIXES, *CONVERTED))}) found under {src}")
     _refuse_shared_labels(photos, src, out)
     refuse_other_classes(out)
     predicted = kept = replaced = 0

@@ -65,6 +65,20 @@ def test_prelabel_writes_dataset_and_labelstudio_files(tmp_path):
     assert labels == [["1m", "zhong"]] * 3
 
 
+def test_an_iphones_heic_is_pre_labelled_and_kept_as_a_jpeg(tmp_path):
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+    photos = make_photos(tmp_path / "photos", ["IMG_0001.HEIC", "IMG_0002.jpg"])
+    report = prelabel_folder(photos, tmp_path / "ds", FakeDetector(), show_progress=False)
+    ds = tmp_path / "ds"
+    assert (report.photos, report.predicted) == (2, 2)
+    assert sorted(p.name for p in (ds / "images").iterdir()) == ["IMG_0001.jpg", "IMG_0002.jpg"]
+    with Image.open(ds / "images" / "IMG_0001.jpg") as im:
+        assert (im.format, im.size) == ("JPEG", (W, H))
+    np.testing.assert_allclose(read_labels(ds / "labels" / "IMG_0001.txt"), EXPECTED, atol=1e-6)
+
+
 def test_corrected_labels_win_and_overwrite_keeps_a_backup(tmp_path):
     photos = make_photos(tmp_path / "photos", ["a.jpg", "b.jpg", "c.jpg"])
     ds = tmp_path / "ds"
