@@ -95,6 +95,8 @@ def test_the_command_counts_loose_copies(copies, capsys):
     pytest.param(["--leave-loose", "2"], "--leave-loose: expected an IoU in (0, 1], got 2.0", id="over-one"),
     pytest.param(["--leave-loose", "0.3", "--data", "mine.yaml"], "cannot change a --data of your own",
                  id="with-own-data"),
+    pytest.param(["--extra-train", "more", "--data", "mine.yaml"], "--extra-train joins sets to the real photos' view",
+                 id="extra-train-with-own-data"),
 ])
 def test_train_refuses_a_bad_leave_loose_before_any_work(argv, message, capsys, tmp_path, monkeypatch):
     from xingzi.cli import main as cli

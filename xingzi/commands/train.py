@@ -96,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--leave-loose: expected an IoU in (0, 1], got {args.leave_loose}")
     if args.leave_loose is not None and args.data is not None:
         raise ValueError("--leave-loose builds the real photos' view: it cannot change a --data of your own")
+    if args.extra_train and args.data is not None:
+        raise ValueError("--extra-train joins sets to the real photos' view: it cannot change a --data of your own "
+                         "(merge them into it with `xingzi dataset merge`)")
     if args.data is not None and not Path(args.data).is_file():
         raise ValueError(f"--data: dataset file not found: {args.data}")
     if args.model is not None:
