@@ -306,6 +306,9 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
         for image, label, image_dst, label_dst in rows:
             place_file(image, image_dst, link)
             atomic_write_text(label_dst, read_text(label))
+            meta = r / "meta" / f"{image.stem}.json"
+            if meta.is_file():  # a pipeline sample's truth (synth, or a photo saved with its score) goes with it
+                place_file(meta, o / "meta" / meta.name, link)
     atomic_write_text(o / "data.yaml", data_yaml_text(o.resolve(), "images/train", "images/val", names))
     lists = {part: tuple(f"images/{part}/{row[2].name}" for row in rows) for part, rows in plan.items()}
     return SplitReport(str(o), lists["train"], lists["val"], groups_train, groups_val)

@@ -131,6 +131,17 @@ def test_files_written_are_as_readable_as_any_the_user_makes(tmp_path):
     assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in written} == {oct(0o666 & ~umask)}
 
 
+def test_split_to_a_folder_takes_each_photos_truth_along(tmp_path):
+    root = make_dataset(tmp_path / "d", {f"p{i}": f"{i}{BOX}" for i in range(6)})
+    (root / "meta").mkdir()
+    for i in range(6):
+        (root / "meta" / f"p{i}.json").write_text(f'{{"expect": {{"own": {i}}}}}')
+    split_dataset(root, val=0.5, seed=0, out=tmp_path / "o")
+    meta = tmp_path / "o" / "meta"
+    assert sorted(p.name for p in meta.iterdir()) == [f"p{i}.json" for i in range(6)]
+    assert (meta / "p4.json").read_text() == (root / "meta" / "p4.json").read_text()
+
+
 def test_remap_by_name_drops_foreign_classes():
     text, dropped = remap_label_text(f"0{BOX}1{BOX}2{BOX}", {0: 13, 1: None, 2: 27}, "x")
     assert (text.split("\n")[0].split()[0], text.split("\n")[1].split()[0], dropped) == ("13", "27", 1)
