@@ -407,26 +407,27 @@ def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float,
 def format_rows(results: list[dict]) -> str:
     cols = [("mAP50", "mAP50"), ("mAP50-95", "mAP50-95"), ("precision", "P"), ("recall", "R"), ("f1", "F1"),
             ("image_exact", "img exact"), ("hand_exact", "hand exact")]
-    head = f"{'row':<34}" + "".join(f"{c:>11}" for _, c in cols) + f"{'ms med/p95':>14}"
+    w = max([34, *(len(r["row"]) + 1 for r in results)])  # a row's whole name: two rows may differ only at its end
+    head = f"{'row':<{w}}" + "".join(f"{c:>11}" for _, c in cols) + f"{'ms med/p95':>14}"
     lines = [head, "-" * len(head)]
     for r in results:
         s = r["summary"]
         lat = r.get("latency")
         lat_s = f"{lat['model_ms_median']:.0f}/{lat['model_ms_p95']:.0f}" if lat else "-"
-        lines.append(f"{r['row'][:34]:<34}" + "".join(f"{s[k]:>11.3f}" for k, _ in cols) + f"{lat_s:>14}")
+        lines.append(f"{r['row']:<{w}}" + "".join(f"{s[k]:>11.3f}" for k, _ in cols) + f"{lat_s:>14}")
         best = max(r.get("conf_sweep", []), key=lambda x: x["f1"], default=None)
         if best:
-            lines.append(f"{'':<34}best F1 {best['f1']:.3f} at conf {best['conf']:g} (image exact "
+            lines.append(f"{'':<{w}}best F1 {best['f1']:.3f} at conf {best['conf']:g} (image exact "
                          f"{best['image_exact']:.3f}, hand exact {best['hand_exact']:.3f})")
         if lat and "classifier_ms_median" in lat:
-            lines.append(f"{'':<34}second-stage classifier: {lat['classifier_ms_median']:.1f}/"
+            lines.append(f"{'':<{w}}second-stage classifier: {lat['classifier_ms_median']:.1f}/"
                          f"{lat['classifier_ms_p95']:.1f} ms med/p95 per photo (included in predict)")
         if "as_users" in r:
             u = r["as_users"]
-            lines.append(f"{'':<34}as xingzi score reads (a reading that makes no hand read again): F1 {u['f1']:.3f}, "
+            lines.append(f"{'':<{w}}as xingzi score reads (a reading that makes no hand read again): F1 {u['f1']:.3f}, "
                          f"image exact {u['image_exact']:.3f}, hand exact {u['hand_exact']:.3f}")
         if "pipeline_exact" in r:
-            lines.append(f"{'':<34}pipeline exact (tiles → melds → 炮): {r['pipeline_exact']:.3f} "
+            lines.append(f"{'':<{w}}pipeline exact (tiles → melds → 炮): {r['pipeline_exact']:.3f} "
                          f"over {r['pipeline_images']} images")
     n = results[0]["summary"] if results else {}
     if n:

@@ -93,6 +93,31 @@ def test_the_rows_are_printed_as_a_markdown_table_when_asked(dataset, tmp_path, 
     assert not markdown or table[-1].startswith("| theirs | ")
 
 
+def test_rows_whose_names_differ_only_at_their_end_are_printed_whole(dataset, tmp_path, capsys):
+    rows = {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]}
+    stem = "xingzi_yolo11n.onnx@800-nonegative+xingzi_tilecls"
+    dirs = [_preds(tmp_path, stem + end, rows) for end in ("", "_w32")]
+    for d in dirs:
+        (d / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    args = ["eval", "--data", str(dataset), "--out", str(tmp_path / "out")]
+    assert main([*args, "--preds", str(dirs[0]), "--preds", str(dirs[1])]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    table = [cells for cells in map(str.split, printed)
+             if cells and cells[0].startswith(stem) and cells[1:2] and cells[1].replace(".", "").isdigit()]
+    assert [cells[0] for cells in table] == [stem, stem + "_w32"]  # each row of figures named whole
+
+
+@pytest.mark.parametrize("flags,message", [
+    pytest.param(["--conf", "2"], "--conf must be in [0, 1], got 2", id="conf-over-one"),
+    pytest.param(["--conf", "-1"], "--conf must be in [0, 1], got -1", id="conf-negative"),
+    pytest.param(["--iou", "5"], "--iou must be in [0, 1], got 5", id="iou-over-one"),
+    pytest.param(["--show-misses", "-1"], "--show-misses must be 0 or more, got -1", id="show-misses-negative"),
+])
+def test_out_of_range_settings_are_refused_before_any_work(dataset, tmp_path, capsys, flags, message):
+    assert main(["eval", "--data", str(dataset), "--preds", str(tmp_path), "--out", str(tmp_path / "o"), *flags]) == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
 def test_prediction_classes_map_by_their_own_names(dataset, tmp_path):
     # a detector whose class list is in another order: index 0 = 5p, 1 = 1m, 2 = chun, 3 = a wind
     pred_dir = _preds(tmp_path, "other_order", {

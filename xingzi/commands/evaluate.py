@@ -115,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
     from xingzi.vision.eval_compare import compare, format_every_row_wrong, format_paired, wrong_in_every_row
     from xingzi.vision.eval_report import TILE_PX, format_by, format_misses, write_miss_pictures, write_preds
 
+    for flag, value in (("--conf", args.conf), ("--iou", args.iou)):
+        if not 0 <= value <= 1:  # said before any work: past 1 nothing is kept, and F1 0 would look like a result
+            raise ValueError(f"{flag} must be in [0, 1], got {value:g}")
+    if args.show_misses is not None and args.show_misses < 0:
+        raise ValueError(f"--show-misses must be 0 or more, got {args.show_misses}")
     ds = ev.load_dataset(args.data, args.split)
     errata = errata_for(args.errata, args.data, ds.images)
     if errata:
