@@ -256,6 +256,25 @@ def test_pack_real_writes_webp_with_remapped_labels(tmp_path, every, kept):
     assert [line.split()[0] for line in labels] == ["7"]  # `other` dropped
 
 
+def test_packing_again_with_fewer_photos_leaves_none_of_the_others_behind(tmp_path):
+    from xingzi.models.pack_real import pack_split
+
+    _tiny_real_split(tmp_path / "src", 6)
+    assert pack_split(tmp_path / "src", tmp_path / "out", quality=70) == 6
+    assert pack_split(tmp_path / "src", tmp_path / "out", quality=70, every=2) == 3  # another choice of photos
+    for sub, suffix in (("images", ".webp"), ("labels", ".txt")):
+        assert sorted(p.name for p in (tmp_path / "out" / sub).iterdir()) == [f"p{i}{suffix}" for i in (0, 2, 4)]
+
+
+def test_pack_real_refuses_a_loose_threshold_outside_an_iou(tmp_path, capsys):
+    from xingzi.models.pack_real import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--shared", str(tmp_path), "--out", str(tmp_path / "o"), "--leave-loose", "0"])
+    assert stop.value.code == 2 and "--leave-loose: expected an IoU in (0, 1], got 0.0" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
 def test_pack_real_main_writes_one_tarball_of_both_splits(tmp_path):
     import tarfile
 
