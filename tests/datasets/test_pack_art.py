@@ -6,7 +6,6 @@ import tarfile
 
 import numpy as np
 import pytest
-
 from PIL import Image
 
 from xingzi.datasets.synth.faces import VENDORED_ART, _pack_face
