@@ -157,12 +157,16 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
                     model_version: str = "xingzi") -> PrelabelReport:
     """Pre-label every photo under ``photos_dir`` into the dataset ``out_dir``."""
     src, out = Path(photos_dir), Path(out_dir)
+    if src.is_file():
+        raise ValueError(f"{src} is a photo: give the folder it is in (every photo under it is pre-labelled)")
     if not src.is_dir():
         raise FileNotFoundError(f"photo folder not found: {src}")
     out_resolved = out.resolve()
-    photos = [p for p in photo_files(src) if out_resolved not in p.resolve().parents]
-    if not photos:
-        raise ValueError(f"no photos ({' '.join((*IMAGE_SUFFIXES, *CONVERTED))}) found under {src}")
+    found = photo_files(src)
+    photos = [p for p in found if out_resolved not in p.resolve().parents]
+    if not photos:  # the dataset's own photos are never read as new ones
+        inside = f" ({len(found)} under it are the dataset {out}'s own: put new photos outside it)" if found else ""
+        raise ValueError(f"no photos ({' '.join((*IMAGE_SUFFIXES, *CONVERTED))}) found under {src}{inside}")
     _refuse_shared_labels(photos, src, out)
     refuse_other_classes(out)
     predicted = kept = replaced = 0

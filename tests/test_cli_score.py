@@ -473,3 +473,21 @@ def test_a_name_as_wide_as_its_column_keeps_a_space_after_it() -> None:
 def test_the_report_says_how_the_hand_was_won(capsys, how, said) -> None:
     out = run(["score", "--hand", "12m456m789p22345s 3m", how], capsys)[1]
     assert out.startswith(f"hand      12456m789p22345s + 3m {said}\n")
+
+
+@pytest.mark.parametrize("argv, says", [
+    pytest.param(["label", "--import-labelstudio", "{tmp}/none.json", "--out", "{tmp}/ds"], "{tmp}/none.json: not found",
+                 id="not-found"),
+    pytest.param(["eval", "--data", "{tmp}/set", "--preds", "{tmp}/preds", "--out", "{tmp}/afile"],
+                 "{tmp}/afile: already exists and is in the way (a file where a folder is needed?)", id="a-file-in-the-way"),
+])
+def test_a_file_system_refusal_names_the_path_in_words(tmp_path, capsys, argv, says):
+    from yolo_folder import write_yolo_folder
+
+    write_yolo_folder(tmp_path / "set", ["1m"], {"a": [(0, 0.5, 0.5, 0.1, 0.2)]})
+    (tmp_path / "preds").mkdir()
+    (tmp_path / "preds" / "a.txt").write_text("0 0.5 0.5 0.1 0.2 0.9\n")
+    (tmp_path / "afile").write_text("")
+    assert main([a.format(tmp=tmp_path) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert says.format(tmp=tmp_path) in err and "Errno" not in err

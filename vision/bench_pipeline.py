@@ -159,6 +159,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give --data DIR (a `xingzi synth` output folder or labelled photos), --layouts "
                          "or --random-layouts N")
     data = Path(args.data)
+    if data.is_file() and data.name == "data.yaml":  # the folder it describes, as `xingzi eval --data` takes it
+        data = data.parent
+    if not data.is_dir():
+        raise FileNotFoundError(f"--data {args.data}: no such folder (a `xingzi synth` output folder or labelled "
+                                "photos)")
     keep_foreign = getattr(args, "keep_foreign", False)
     if bench_real.is_real_set(data):
         return _report_real(data, args, keep_foreign)

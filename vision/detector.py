@@ -303,10 +303,11 @@ class Detector:
         if back_far < 0 or noisy < 0 or shaken < 0 or defocused < 0:
             raise ValueError(f"back_far, noisy, shaken and defocused must be >= 0, got back_far={back_far}, "
                              f"noisy={noisy}, shaken={shaken}, defocused={defocused}")
-        if not all(0 <= v <= 1 for v in (conf, back_conf, min_inside, lone_conf)) or not 0 < iou <= 1:
-            raise ValueError(f"conf, back_conf, min_inside and lone_conf must be in [0,1] and iou in (0,1], got "
-                             f"conf={conf}, back_conf={back_conf}, min_inside={min_inside}, lone_conf={lone_conf}, "
-                             f"iou={iou}")
+        bad = [f"{name} must be in [0, 1], got {v:g}" for name, v in (
+            ("conf", conf), ("back_conf", back_conf), ("min_inside", min_inside), ("lone_conf", lone_conf))
+            if not 0 <= v <= 1] + ([f"iou must be in (0, 1], got {iou:g}"] if not 0 < iou <= 1 else [])
+        if bad:  # only the settings out of range: a user who gave --conf 5 reads of conf alone
+            raise ValueError("; ".join(bad))
         self.weights = path
         self.backend = _OnnxBackend(path, threads) if path.suffix == ".onnx" else _TorchBackend(path, threads)
         fixed = getattr(self.backend, "fixed_size", None)

@@ -82,7 +82,12 @@ def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) ->
     ``--not-tile`` boxes among them) and those boxes alone."""
     added = [parse_add(spec, shape) for spec in getattr(args, "add", None) or []]
     det = add_tiles(det, added, shape)
-    fixed = kong_named(det, dict(resolve_fix(spec, det) for spec in getattr(args, "fix", None) or []))
+    fixes = [resolve_fix(spec, det) for spec in getattr(args, "fix", None) or []]
+    twice = sorted({i for i, _ in fixes if len({k for j, k in fixes if j == i}) > 1})
+    if twice:  # which of them the user meant is theirs to say
+        faces = [CLASS_NAMES[k] for i, k in fixes if i == twice[0]]
+        raise ValueError(f"--fix: tile #{twice[0]} is given two faces ({', '.join(faces)}); give it one")
+    fixed = kong_named(det, dict(fixes))
     det = apply_corrections(det, fixed)
     fixed.update({i: int(det.cls[i]) for i in range(len(det) - len(added), len(det))})
     aside, removed = (list(getattr(args, key, None) or []) for key in ("aside", "not_tile"))

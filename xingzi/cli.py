@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"xingzi {args.command}: error: {e}", file=sys.stderr)
         return 2
     except OSError as e:  # a file not found, not readable or not writable
-        print(f"xingzi {args.command}: error: {e}", file=sys.stderr)
+        print(f"xingzi {args.command}: error: {os_error_text(e)}", file=sys.stderr)
         return 2
     except RecursionError:  # JSON or TOML nested thousands deep: no situation or ruleset looks like that
         print(f"xingzi {args.command}: error: the input is nested too deeply to be a situation or a ruleset",
@@ -57,6 +58,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+# what the system's word means for a path given on the command line (its own reads "[Errno 17] File exists: 'x'")
+OS_ERRORS = {errno.EEXIST: "already exists and is in the way (a file where a folder is needed?)", errno.ENOENT: "not found",
+             errno.ENOTDIR: "a file stands where a folder is needed on this path", errno.EACCES: "not allowed here",
+             errno.EISDIR: "is a folder; expected a file", errno.ENOSPC: "the disk is full"}
+
+
+def os_error_text(e: OSError) -> str:
+    """An OSError as one line naming the path: ``/tmp/x.json: not found``."""
+    if e.filename is None or e.errno not in OS_ERRORS:
+        return str(e)
+    return f"{e.filename}: {OS_ERRORS[e.errno]}"
 
 
 if __name__ == "__main__":

@@ -286,6 +286,12 @@ def test_empty_or_missing_photo_folder(tmp_path):
         prelabel_folder(tmp_path / "empty", tmp_path / "ds", FakeDetector())
     with pytest.raises(FileNotFoundError, match="photo folder not found"):
         prelabel_folder(tmp_path / "nope", tmp_path / "ds", FakeDetector())
+    photos = make_photos(tmp_path / "photos", ["a.jpg"])
+    with pytest.raises(ValueError, match="a.jpg is a photo: give the folder it is in"):
+        prelabel_folder(photos / "a.jpg", tmp_path / "ds", FakeDetector())
+    prelabel_folder(photos, tmp_path / "ds", FakeDetector(), show_progress=False)
+    with pytest.raises(ValueError, match=r"\(1 under it are the dataset .*ds's own: put new photos outside it\)"):
+        prelabel_folder(tmp_path / "ds", tmp_path / "ds", FakeDetector())
 
 
 @pytest.mark.parametrize("broken,code", [(False, 0), (True, 1)], ids=["all-read", "one-photo-unreadable"])

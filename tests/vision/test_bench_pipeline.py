@@ -348,3 +348,13 @@ def test_a_negative_limit_is_refused(tmp_path, capsys):
 
     assert main(["bench", "pipeline", "--data", str(tmp_path), "--limit", "-1"]) == 2
     assert "--limit must be 0 (all samples) or more, got -1" in capsys.readouterr().err
+
+
+def test_data_names_a_folder_or_its_data_yaml(tmp_path, capsys):
+    from xingzi.cli import main
+
+    assert main(["bench", "pipeline", "--data", str(tmp_path / "nope")]) == 2
+    assert f"--data {tmp_path / 'nope'}: no such folder" in capsys.readouterr().err
+    (tmp_path / "data.yaml").write_text("names: [1m]\nval: images\n")
+    assert main(["bench", "pipeline", "--data", str(tmp_path / "data.yaml")]) == 2
+    assert f"{tmp_path}/meta has no .json files" in capsys.readouterr().err  # the folder it describes

@@ -184,6 +184,8 @@ def test_labels_take_the_face_the_score_used(photo, tmp_path, monkeypatch, capsy
     pytest.param(["--add", "4m@1,2,3"], "FACE@X0,Y0,X1,Y1 in pixels of the 1280x960 photo", id="add-three-numbers"),
     pytest.param(["--add", "4m"], "FACE@X0,Y0,X1,Y1", id="add-no-box"),
     pytest.param(["--add", "4m@1500,10,1560,80"], "outside", id="add-outside-the-photo"),
+    pytest.param(["--fix", "5=5m", "--fix", "#5=7m"], "--fix: tile #5 is given two faces (5m, 7m); give it one",
+                 id="fix-twice"),
     pytest.param(["--aside", "14"], "--aside: tile #14: there are 14 tiles", id="aside-out-of-range"),
     pytest.param(["--not-tile", "-1"], "--not-tile: tile #-1: there are 14 tiles", id="not-tile-negative"),
 ])
@@ -322,3 +324,9 @@ def test_naming_a_face_down_tile_of_a_kong_showing_its_face_names_the_kong(photo
     assert [int(rows[i, 0]) for i in down] == [BACK_CLASS, BACK_CLASS]  # the photo shows their backs
     faces = [i for i in range(len(SHOWN_KONG)) if int(SHOWN_KONG.cls[i]) == Tile.S9.index]
     assert {int(rows[i, 0]) for i in faces} == {Tile.parse(face).index}
+
+
+def test_a_confidence_out_of_range_is_named_alone(photo, capsys):
+    assert main(["score", str(photo), "--conf", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "conf must be in [0, 1], got 5" in err and "back_conf" not in err  # no setting the user cannot give
