@@ -176,6 +176,8 @@ def test_the_smallest_side_allowed_is_made(tmp_path):
     pytest.param(["--n", "0"], "--n must be at least 1", id="n"),
     pytest.param(["--styles", "nope", "--n", "1"], "unknown style(s) nope", id="styles"),
     pytest.param(["--preview", "--out", "sheet.txt"], "must be a .jpg or .png", id="preview-suffix"),
+    pytest.param(["--preview", "--out", "sheet.jpg", "--count", "0"], "--count for --preview must be 1..256, got 0",
+                 id="preview-count"),
     pytest.param(["--blur-share", "2", "--n", "1"], "--blur-share must be between 0 and 1", id="blur-share"),
 ])
 def test_cli_reports_bad_arguments(tmp_path, capsys, argv, message):
@@ -535,3 +537,9 @@ def test_the_stronger_blur_is_sometimes_a_motion_streak(monkeypatch):
     extra = [streaks(s, 1.0)[len(streaks(s, 0.0)):] for s in range(12)]  # the usual streak comes first
     assert 2 <= sum(map(len, extra)) <= 10  # about half of the stronger blurs are streaks
     assert all(5 <= k <= 10 for ks in extra for k in ks)  # longer than the usual 3-8 px
+
+
+def test_a_preview_sheet_as_png(tmp_path, capfd):
+    out = tmp_path / "sheet.png"
+    assert cli_main(["synth", "--preview", "--out", str(out), "--count", "1", "--imgsz", "64"]) == 0
+    assert cv2.imread(str(out)) is not None and "imwrite" not in capfd.readouterr().err  # no quality flag for a PNG

@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from xingzi.datasets.synth.dataset import contact_sheet, generate_dataset
+    from xingzi.datasets.synth.dataset import MAX_SHEET, contact_sheet, generate_dataset
     from xingzi.datasets.synth.faces import EXTRA_STYLES, style_names
 
     if args.list_styles:
@@ -43,9 +43,12 @@ def run(args: argparse.Namespace) -> int:
         out = Path(args.out or "synth_preview.jpg")
         if out.suffix.lower() not in (".jpg", ".jpeg", ".png"):
             raise ValueError(f"--out for --preview must be a .jpg or .png file, got {str(out)!r}")
+        if not 1 <= args.count <= MAX_SHEET:  # (the sheet's columns are its own)
+            raise ValueError(f"--count for --preview must be 1..{MAX_SHEET}, got {args.count}")
         sheet = contact_sheet(args.seed, args.count, imgsz=args.imgsz, styles=styles)
         out.parent.mkdir(parents=True, exist_ok=True)
-        if out.is_dir() or not cv2.imwrite(str(out), sheet, [cv2.IMWRITE_JPEG_QUALITY, 85]):  # OpenCV only says False
+        quality = [cv2.IMWRITE_JPEG_QUALITY, 85] if out.suffix.lower() != ".png" else []  # (a PNG has no quality)
+        if out.is_dir() or not cv2.imwrite(str(out), sheet, quality):  # OpenCV only says False
             raise ValueError(f"--out for --preview must be a writable file, got {str(out)!r}")
         print(f"wrote {out} ({args.count} photos)")
         return 0
