@@ -34,8 +34,8 @@ def onnx_model_path() -> Path:
         import mahjong_detector
     except ModuleNotFoundError:
         raise ValueError("the mahjong-detector network comes in its package: pip install --no-deps "
-                         "mahjong-detector==0.0.6 (`make eval` does; to train, --model may name other start weights "
-                         "instead, e.g. models/xingzi_yolo11n.pt)") from None
+                         "mahjong-detector==0.0.6 (`make eval` does; `xingzi train` starts from "
+                         "the shipped detector unless told --model mahjong-detector)") from None
 
     return Path(mahjong_detector.__file__).parent / "model.onnx"
 

@@ -21,7 +21,10 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 RUNS = REPO / "runs"
 TRAIN_PROJECT = RUNS / "train"
-START_WEIGHTS = RUNS / "start" / "mahjong_detector_31.pt"
+# Where training starts: the shipped detector (new photos teach it more), or with `--model mahjong-detector` that
+# package's network converted to our 31 classes, where the first runs began
+START_WEIGHTS = REPO / "models" / "xingzi_yolo11n.pt"
+CONVERTED_START = RUNS / "start" / "mahjong_detector_31.pt"
 # real_cn_* label ids 0..29 are our faces; 30 is `other` (winds, flowers), dropped -> background.
 REAL_OTHER_CLASS = 30
 

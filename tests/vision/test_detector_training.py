@@ -217,6 +217,23 @@ def test_the_train_command_builds_its_run_from_the_options(gpu, batch, workers, 
     assert f"training finished: {tmp_path / 'run'}" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("flags,start", [pytest.param([], "shipped", id="the-shipped-detector"),
+                                         pytest.param(["--model", "mahjong-detector"], "converted", id="converted")])
+def test_training_starts_from_the_shipped_detector_unless_told(flags, start, monkeypatch, tmp_path):
+    from xingzi.cli import main
+    from xingzi.models import train as tr
+
+    converted = tmp_path / "mahjong_detector_31.pt"
+    converted.write_bytes(b"")  # made already: no package needed
+    monkeypatch.setattr(tr, "CONVERTED_START", converted)
+    monkeypatch.setattr(tr, "train", lambda cfg: configs.append(cfg) or tmp_path / "run")
+    configs: list = []
+    yaml_path = data_yaml(tmp_path / "d.yaml", [tmp_path / "a"], [tmp_path / "v"])
+    assert main(["train", "--data", str(yaml_path), *flags]) == 0
+    assert configs[0].model == str(converted if start == "converted" else tr.REPO / "models" / "xingzi_yolo11n.pt")
+    assert tr.START_WEIGHTS.is_file()  # shipped with the repository
+
+
 def test_best_run_is_chosen_by_validation_map(tmp_path):
     from xingzi.models.ship import best_run
 

@@ -13,7 +13,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extra-train", type=Path, nargs="*", default=[],
                         help="more train image dirs (e.g. synthetic) added to the default real_cn view")
     parser.add_argument("--model", default=None,
-                        help="start weights or model yaml (default: mahjong-detector converted to 31 classes)")
+                        help="start weights (.pt) or a model yaml (default: the shipped detector, "
+                             "models/xingzi_yolo11n.pt; 'mahjong-detector': that package's network converted to our "
+                             "31 classes, where the first runs began)")
     parser.add_argument("--imgsz", type=int, default=416)
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--batch", type=int, default=None, help="default 16 on CPU, 64 on a GPU")
@@ -101,16 +103,16 @@ def run(args: argparse.Namespace) -> int:
                          "(merge them into it with `xingzi dataset merge`)")
     if args.data is not None and not Path(args.data).is_file():
         raise ValueError(f"--data: dataset file not found: {args.data}")
-    if args.model is not None:
+    if args.model not in (None, "mahjong-detector"):
         check_start_model(Path(args.model))
     data = args.data or tr.prepare_real_view(extra_train=args.extra_train, loose_over=args.leave_loose)
-    model = args.model
-    if model is None:
-        if not tr.START_WEIGHTS.is_file():
+    model = args.model or str(tr.START_WEIGHTS)
+    if model == "mahjong-detector":
+        if not tr.CONVERTED_START.is_file():
             from xingzi.models.convert_mahjong_detector import convert
 
-            convert(tr.START_WEIGHTS)
-        model = str(tr.START_WEIGHTS)
+            convert(tr.CONVERTED_START)
+        model = str(tr.CONVERTED_START)
     gpu = tr.gpu_available(device)
     if args.bf16 and not tr.cpu_has_bf16():
         print("note: this CPU has no bfloat16 units (avx512_bf16/amx_bf16): --bf16 will be slower than float32")
