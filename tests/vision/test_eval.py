@@ -105,6 +105,9 @@ def test_rows_whose_names_differ_only_at_their_end_are_printed_whole(dataset, tm
     table = [cells for cells in map(str.split, printed)
              if cells and cells[0].startswith(stem) and cells[1:2] and cells[1].replace(".", "").isdigit()]
     assert [cells[0] for cells in table] == [stem, stem + "_w32"]  # each row of figures named whole
+    assert (tmp_path / "out" / "comparison.json").is_file()
+    assert main([*args, "--preds", str(dirs[0])]) == 0
+    assert not (tmp_path / "out" / "comparison.json").exists()  # one row now: nothing compared
 
 
 @pytest.mark.parametrize("flags,message", [

@@ -206,6 +206,8 @@ def run(args: argparse.Namespace) -> int:
         print(format_every_row_wrong(wrong_in_every_row(results), results[0]["summary"]["images"], len(results)))
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "comparison.json").write_text(json.dumps([p.as_dict() for p in pairs], indent=1) + "\n")
+    else:  # one row: an earlier run's comparison in the same --out would pass for this one's
+        (args.out / "comparison.json").unlink(missing_ok=True)
     for r in results:
         for key in args.by:
             print(format_by(r["row"], key, r["by"][key]))
