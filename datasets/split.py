@@ -241,6 +241,7 @@ class SplitReport:
     val: tuple[str, ...]
     groups_train: int
     groups_val: int
+    unlabelled: int = 0  # images without a label file, in neither part
 
 
 def plan_split(stems: list[str], val: float, seed: int) -> tuple[set[str], set[str]]:
@@ -273,7 +274,12 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
     into ``out/images/{train,val}`` and ``out/labels/{train,val}``.
     """
     r = Path(root)
-    pairs = [(i, lab) for i, lab in dataset_pairs(r) if lab.exists()]
+    found = dataset_pairs(r)
+    pairs = [(i, lab) for i, lab in found if lab.exists()]
+    for _, label in pairs:  # a malformed line would travel into training unseen: merge refuses them too
+        bad = parse_label_text(read_text(label))[1]
+        if bad:
+            raise ValueError(f"{label}:{bad[0][0]}: {bad[0][1]} (run `xingzi dataset check` first)")
     by_stem: dict[str, tuple[Path, Path]] = {}
     for image, label in pairs:
         if image.stem in by_stem:
@@ -295,7 +301,7 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
             lists[part] = tuple(rel)
         kept = _other_yaml(r / "data.yaml")  # read before it is written again
         atomic_write_text(r / "data.yaml", data_yaml_text(r.resolve(), "train.txt", "val.txt", names) + kept)
-        return SplitReport(str(r), lists["train"], lists["val"], groups_train, groups_val)
+        return SplitReport(str(r), lists["train"], lists["val"], groups_train, groups_val, len(found) - len(pairs))
     o = Path(out)
     if o.resolve().is_relative_to(r.resolve()):
         raise ValueError(f"--out {o} is inside the dataset {r}; expected a folder outside it")
@@ -311,7 +317,7 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
                 place_file(meta, o / "meta" / meta.name, link)
     atomic_write_text(o / "data.yaml", data_yaml_text(o.resolve(), "images/train", "images/val", names))
     lists = {part: tuple(f"images/{part}/{row[2].name}" for row in rows) for part, rows in plan.items()}
-    return SplitReport(str(o), lists["train"], lists["val"], groups_train, groups_val)
+    return SplitReport(str(o), lists["train"], lists["val"], groups_train, groups_val, len(found) - len(pairs))
 
 
 def _other_keys(yaml_path: Path, ours: dict[str, str | None]) -> dict:

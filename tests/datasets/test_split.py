@@ -142,6 +142,15 @@ def test_split_to_a_folder_takes_each_photos_truth_along(tmp_path):
     assert (meta / "p4.json").read_text() == (root / "meta" / "p4.json").read_text()
 
 
+def test_split_says_what_it_left_out_and_refuses_a_malformed_label(tmp_path, capsys):
+    root = make_dataset(tmp_path / "d", {**{f"p{i}": f"{i}{BOX}" for i in range(6)}, "bare": None})
+    assert main(["dataset", "split", str(root), "--val", "0.3"]) == 0
+    assert "left out 1 images without a label file" in capsys.readouterr().out
+    (root / "labels" / "p2.txt").write_text("3 0.5 0.5\n")
+    assert main(["dataset", "split", str(root), "--val", "0.3", "--out", str(tmp_path / "o")]) == 2
+    assert "p2.txt:1: " in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
 def test_remap_by_name_drops_foreign_classes():
     text, dropped = remap_label_text(f"0{BOX}1{BOX}2{BOX}", {0: 13, 1: None, 2: 27}, "x")
     assert (text.split("\n")[0].split()[0], text.split("\n")[1].split()[0], dropped) == ("13", "27", 1)

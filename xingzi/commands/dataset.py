@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
     s = split_dataset(args.dir, val=args.val, seed=args.seed, out=args.out, link=args.link)
     print(f"{s.root}: train {len(s.train)} images ({s.groups_train} source photos), "
           f"val {len(s.val)} images ({s.groups_val} source photos)")
+    if s.unlabelled:
+        print(f"left out {s.unlabelled} images without a label file")
     return 0
 
 
