@@ -2,8 +2,8 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
-  win: null, bloom: null, data: null, uploads: 0, faces: [], events: [], picking: null, adding: null, maxSide: 0, name: "photo",
-  collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, reading: 0, asked: 0, queue: [] };
+  win: null, bloom: null, data: null, uploads: 0, faces: [], events: [], picking: null, adding: null, maxSide: 0,
+  name: "photo", collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, reading: 0, asked: 0, queue: [] };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -36,8 +36,8 @@ const READ_REFUSED = { 400: "读不了这个文件（不是照片，或已损坏
 // Why a rescore was refused, by the same token: the photo gone from the server (it keeps the latest few), or a fault.
 const RESCORE_REFUSED = { 404: "服务器上已没有这张照片，请再上传一次", 500: "服务器出错" };
 
-function readFailure(e) {
-  return (READ_REFUSED[e.status] ? READ_REFUSED[e.status] + " " : "") + e.message;
+function readFailure(e, gists = READ_REFUSED) {
+  return (gists[e.status] ? gists[e.status] + " " : "") + e.message;
 }
 
 async function call(url, options) {
@@ -114,7 +114,7 @@ function marks() {
 function showFolded() {
   const on = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.zh);
   $("events-set").textContent = on.length ? "：" + on.join("、") : "";
-  const set = payerRows().filter((r) => r.dealer || r.fa || r.kongs || r.concealed_kongs || r.zhong || r.bai).length;
+  const set = payerRows().filter(showsSomething).length;
   $("payers-set").textContent = set ? `：已设 ${set} 家` : "";
 }
 
@@ -131,7 +131,7 @@ async function rescore() {
     if (ask === state.asked) show(data);  // answers can come back out of order: only the latest request's shows
     return true;
   } catch (e) {
-    const why = (RESCORE_REFUSED[e.status] ? RESCORE_REFUSED[e.status] + " " : "") + e.message;
+    const why = readFailure(e, RESCORE_REFUSED);
     status("出错 Error: " + why, true);
     if (ask === state.asked) stale("没有按刚才的改动重新计分 Not scored again with your last change: " + why);
     return false;

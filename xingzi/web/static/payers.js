@@ -75,9 +75,14 @@ function payerRows() {
   });
 }
 
+// A payer row set to anything: a 发, a kong, a 中/白 set, or the dealer's tick.
+function showsSomething(r) {
+  return Boolean(r.dealer || r.fa || r.kongs || r.concealed_kongs || r.zhong || r.bai);
+}
+
 function payers() {
   const rows = payerRows();
-  if (!rows.some((r) => r.dealer || r.fa || r.kongs || r.concealed_kongs || r.zhong || r.bai)) return [];
+  if (!rows.some(showsSomething)) return [];
   const leftOut = ["loose", "ignored", "foreign"];
   const data = state.data || { reading: { tiles: [] }, situation: null };
   const held = new Set(data.reading.tiles.filter((t) => !leftOut.includes(t.role)).map((t) => t.name));
