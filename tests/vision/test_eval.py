@@ -78,6 +78,9 @@ def test_predictions_named_unlike_the_photos_are_refused_and_a_photo_without_any
     assert main(["eval", "--data", str(dataset), "--preds", str(one), "--out", str(tmp_path / "o")]) == 0
     assert f"note: 1 of 2 photos have no prediction file in {one} (counted as finding no tile), e.g. b.png" \
         in capsys.readouterr().out
+    assert main(["eval", "--data", str(dataset), "--preds", str(one), "--out", str(tmp_path / "o"),
+                 "--save-preds", str(tmp_path / "saved")]) == 0
+    assert f"with --preds rows alone nothing goes to {tmp_path / 'saved'}" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("markdown", [pytest.param(True, id="asked"), pytest.param(False, id="not_asked")])
