@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise ValueError(f"--n must be at least 1, got {args.n}")
     frames, what = _frames(args.images, args.n)
+    missing = [w for w in args.weights if not Path(w).is_file()]
+    if missing:  # said before the table's head, not after it
+        raise FileNotFoundError(f"detector weights not found: {missing[0]}")
     threads = args.threads or os.cpu_count()
     print(f"detector latency on {what}, {threads} threads (ms)")
     print(f"{'runtime':<13}{'canvas':>9}{'model med':>11}{'model p95':>11}{'predict med':>13}{'predict p95':>13}"

@@ -287,6 +287,18 @@ def test_bench_detector_refuses_an_empty_folder(tmp_path, capsys):
     assert "no images" in capsys.readouterr().err
 
 
+def test_bench_detector_names_missing_weights_before_printing_anything(tmp_path, capsys):
+    from xingzi.cli import main
+
+    from PIL import Image
+
+    Image.new("RGB", (64, 64)).save(tmp_path / "a.jpg")
+    gone = tmp_path / "gone.onnx"
+    assert main(["bench", "detector", "--weights", str(gone), "--images", str(tmp_path), "--n", "1"]) == 2
+    captured = capsys.readouterr()
+    assert f"detector weights not found: {gone}" in captured.err and captured.out == ""
+
+
 # hard photos of real_cn_val: doubtful readings (second opinion, sharpened copy), misreads, many tiles
 HARD_PHOTOS = ("valid__IMG_2751_JPG*", "valid__IMG_2769_JPG*", "valid__382645002_*", "valid__395417244_*",
                "valid__IMG_2745_JPG*", "valid__Screenshot-2023-10-24-at-22-32-40-*")

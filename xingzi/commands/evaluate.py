@@ -160,7 +160,8 @@ def run(args: argparse.Namespace) -> int:
 
         models = [default_weights()]
     if args.save_preds and not models:  # the --preds rows' boxes are files already
-        print(f"note: --save-preds writes a model row's boxes; with --preds rows alone nothing goes to {args.save_preds}")
+        print(f"note: --save-preds writes a model row's boxes; with --preds rows alone nothing goes to "
+              f"{args.save_preds}")
     results: list[dict] = []
     for weights, classifier in itertools.product(models, args.classifier or ["auto"]):
         if not args.recheck and classifier != "none":
