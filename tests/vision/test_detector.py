@@ -288,9 +288,9 @@ def test_bench_detector_refuses_an_empty_folder(tmp_path, capsys):
 
 
 def test_bench_detector_names_missing_weights_before_printing_anything(tmp_path, capsys):
-    from xingzi.cli import main
-
     from PIL import Image
+
+    from xingzi.cli import main
 
     Image.new("RGB", (64, 64)).save(tmp_path / "a.jpg")
     gone = tmp_path / "gone.onnx"
