@@ -7,10 +7,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .hand import EVENTS, Hand, Payer, WinContext, make_context, make_hand
+from .hand import EVENTS, Hand, Payer, WinContext, make_context, make_hand, robbed
 from .items import NAMES
 from .melds import Meld
-from .notation import format_counts, parse_hand, parse_meld, parse_tiles
+from .notation import format_counts, format_meld, parse_hand, parse_meld, parse_tiles
 from .ruleset import Ruleset, load_ruleset
 from .scoring import SYMBOLS, Score, score_hand
 from .settlement import CLAIMANT, Payment, follow_dealer, next_dealer
@@ -215,6 +215,7 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     if not isinstance(wins, list):
         raise ValueError("\"wins\" must be a list of situations with a \"seat\"")
     results, seats = [], []
+    claims: list[tuple[int, dict]] = []
     for w in wins:
         if not isinstance(w, Mapping):
             raise ValueError(f"each win is a situation object, got {w!r}")
@@ -232,6 +233,7 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
         result = score_situation(s, ruleset)
         result.update(seat_settlement(result, seat, discarder, dealer, ruleset))
         results.append({"seat": seat, **result})
+        claims.append((seat, s))
         if result["valid"]:
             seats.append(seat)
     if discarder is None and len(wins) > 1:
@@ -239,19 +241,58 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     claimed = [r["seat"] for r in results]
     if len(set(claimed)) != len(claimed):
         raise ValueError(f"each seat wins (or claims) once in a round, got seats {claimed}")
+    if len(claims) > 1:
+        _check_one_discard(claims, discarder, ruleset)
     out: dict[str, Any] = {"results": results, "next_dealer": next_dealer(dealer, seats, discarder)}
     deltas = [0, 0, 0, 0]
     for r in results:
         deltas = [a + b for a, b in zip(deltas, r["deltas"], strict=True)]
     if round_.get("follow_dealer") is not None:
         tile = _tile(round_["follow_dealer"], "follow_dealer")
-        out["follow_dealer"] = [payment_json(p) for p in follow_dealer(tile, ruleset or load_ruleset())]
+        # the dealer pays (the payment's "claimant" is the dealer here, so it says so)
+        out["follow_dealer"] = [{**payment_json(p), "payer": "dealer"}
+                                for p in follow_dealer(tile, ruleset or load_ruleset())]
         for k, p in enumerate(out["follow_dealer"]):  # the dealer pays the others, from 下家 on
             p["seat"] = (dealer + 1 + k) % 4
             deltas[dealer] -= p["amount"]
             deltas[p["seat"]] += p["amount"]
     out["deltas"] = deltas  # what each seat wins (+) or pays (−) over the round
     return out
+
+
+def _check_one_discard(claims: list[tuple[int, dict]], discarder: int | None, ruleset: Ruleset | None) -> None:
+    """Claims on one discard (一炮多响) are claims on one tile, the discarder shows each of them the same 发 and
+    melds, and the table holds no fifth copy: the winners' tiles (the discard counted once), their melds and 发,
+    and what the discarder shows. Each claim alone has been checked already."""
+    parsed = [(seat, *parse_situation(s, ruleset)[:2]) for seat, s in claims]
+    tiles = {seat: SYMBOLS[hand.win_tile] for seat, hand, _ in parsed}
+    if len(set(tiles.values())) > 1:
+        said = ", ".join(f"seat {k} {t}" for k, t in tiles.items())
+        raise ValueError(f"claims on one discard are on one tile, got {said}")
+    shown = {seat: (ctx.payers[0].fa, sorted(format_meld(m) for m in ctx.payers[0].melds)) if ctx.payers else (0, [])
+             for seat, _, ctx in parsed}
+    if len({repr(v) for v in shown.values()}) > 1:
+        told = "; ".join(f"seat {k}: fa {fa}, melds {melds}" for k, (fa, melds) in shown.items())
+        raise ValueError(f"seat {discarder} shows one thing to every winner on its discard, got {told}")
+    total = [0] * len(SYMBOLS)
+    for _seat, hand, _ctx in parsed:
+        for i, n in enumerate(hand.counts):
+            total[i] += n - (i == hand.win_tile)  # the discard each claims is one tile, counted once below
+        for m in hand.melds:
+            total[m.tile.index] += m.kind.size
+    first_hand, first_ctx = parsed[0][1], parsed[0][2]
+    total[first_hand.win_tile] += 1
+    melds = robbed(first_ctx.payers[0].melds, first_hand.win_tile) if first_ctx.payers and \
+        "robbing_kong" in first_ctx.events else (first_ctx.payers[0].melds if first_ctx.payers else ())
+    for m in melds:
+        total[m.tile.index] += m.kind.size
+    for i, n in enumerate(total):
+        if n > 4:
+            raise ValueError(f"{n} copies of {SYMBOLS[i]} at the table (the winners on one discard and what its "
+                             "discarder shows): a set has only 4 of each tile")
+    fa = sum(hand.fa for _, hand, _ in parsed) + (first_ctx.payers[0].fa if first_ctx.payers else 0)
+    if fa > 4:
+        raise ValueError(f"{fa} 发 in front of the winners on one discard and its discarder: a set has only 4")
 
 
 def _seated_payers(payers: Any, seat: int, discarder: int | None, dealer: int) -> Any:

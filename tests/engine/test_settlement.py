@@ -141,6 +141,44 @@ def test_follow_dealer_is_never_on_fa() -> None:
         score_round({"dealer": 0, "discarder": None, "wins": [], "follow_dealer": "发"})
 
 
+EDGE_WIN = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
+OTHER_WIN = {"hand": "12m456p789s567s11p3m", "win_tile": "3m"}
+
+
+@pytest.mark.parametrize(("wins", "message"), [
+    pytest.param([{"seat": 2, **EDGE_WIN, "fa": 3}, {"seat": 3, **OTHER_WIN, "fa": 2}],
+                 "5 发 in front of the winners on one discard and its discarder", id="five_fa_between_two_winners"),
+    pytest.param([{"seat": s, "hand": "12m456m789p22s3m", "win_tile": "3m", "melds": ["kong 9s"]} for s in (2, 3)],
+                 "8 copies of 9s at the table", id="two_kongs_of_9s"),
+    pytest.param([{"seat": 2, **EDGE_WIN, "payers": [{"fa": 1}]}, {"seat": 3, **OTHER_WIN, "payers": [{"fa": 2}]}],
+                 "seat 1 shows one thing to every winner on its discard, got seat 2: fa 1, melds []; seat 3: fa 2",
+                 id="the_discarder_shown_two_ways"),
+    pytest.param([{"seat": 2, **EDGE_WIN}, {"seat": 3, "hand": "123m456m234s55s", "win_tile": "5s",
+                                             "melds": ["pung 9p"]}],
+                 "claims on one discard are on one tile, got seat 2 3m, seat 3 5s", id="claims_on_two_tiles"),
+    pytest.param([{"seat": 2, **EDGE_WIN}, {"seat": 3, "hand": "123p456p789s11s333m", "win_tile": "3m"},
+                  {"seat": 0, "hand": "456p789p123s55s333m", "win_tile": "3m"}],
+                 "5 copies of 3m at the table", id="a_fifth_3m_across_three_winners"),
+])
+def test_claims_on_one_discard_are_checked_as_one_table(wins, message) -> None:
+    """Each claim alone may hold (its tiles and the discarder's), the four seats together not: a set of 120 tiles."""
+    with pytest.raises(ValueError) as refused:
+        score_round({"dealer": 0, "discarder": 1, "wins": wins})
+    assert message in str(refused.value)
+
+
+def test_the_discard_three_winners_hold_is_one_tile() -> None:
+    """Three winners on one 3m each hold it: it is counted once, so two more in one hand and one in another make four."""
+    out = score_round({"dealer": 0, "discarder": 1, "wins": [
+        {"seat": 2, **EDGE_WIN}, {"seat": 3, "hand": "123p456p789s11s333m", "win_tile": "3m"},
+        {"seat": 0, "hand": "123m345m789p123s55s", "win_tile": "3m"}]})
+    assert [r["valid"] for r in out["results"]] == [True, True, True] and sum(out["deltas"]) == 0
+    robbing = {"events": ["robbing_kong"], "payers": [{"melds": ["kong 3m"]}]}  # its fourth 3m is the one robbed
+    out = score_round({"dealer": 0, "discarder": 1, "wins": [
+        {"seat": 2, **EDGE_WIN, **robbing}, {"seat": 3, "hand": "123m456p789s567s11p", "win_tile": "3m", **robbing}]})
+    assert out["deltas"] == [0, -26, 13, 13]
+
+
 @pytest.mark.parametrize(("round_", "seats", "deltas"), [
     pytest.param({"dealer": 2, "discarder": 1, "wins": [{"seat": 3, "hand": "123m456m234s55s", "win_tile": "5s",
                                                          "melds": ["pung 9p"]}]},
@@ -210,4 +248,5 @@ def test_the_dealer_followed_pays_the_others_from_the_next_seat_on() -> None:
     """§8 跟庄: seat 2 deals, the three others follow its 中: it pays seats 3, 0 and 1 two 炮 each, doubled as dealer."""
     out = score_round({"dealer": 2, "discarder": None, "wins": [], "follow_dealer": "中"})
     assert [(p["seat"], p["pao"], p["amount"]) for p in out["follow_dealer"]] == [(3, 2, 4), (0, 2, 4), (1, 2, 4)]
+    assert {p["payer"] for p in out["follow_dealer"]} == {"dealer"}  # the dealer pays: said so
     assert out["deltas"] == [4, 4, -12, 4] and out["next_dealer"] == 2
