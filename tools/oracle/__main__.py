@@ -1,4 +1,4 @@
-"""``python -m tools.oracle``: the engine against the oracle, or the oracle on RULES.md §11's examples."""
+"""``python -m tools.oracle``: the engine against the oracle (situations or ``--rounds``), or §11's examples."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from . import __doc__ as package_doc
 def main(argv: list[str] | None = None) -> int:
     summary = (package_doc or "").split("\n\n")[0]
     ap = argparse.ArgumentParser(prog="python -m tools.oracle", description=summary)
-    ap.add_argument("--n", type=int, default=20000, help="how many situations to deal")
+    ap.add_argument("--n", type=int, default=20000, help="how many situations (or rounds) to deal")
     ap.add_argument("--seed", type=int, default=55, help="the generator's seed")
     ap.add_argument("--show", type=int, default=3, help="smallest examples printed per disagreement group")
     ap.add_argument("--examples", action="store_true", help="score RULES.md §11's worked examples instead")
+    ap.add_argument("--rounds", action="store_true", help="whole rounds settled between four seats (score_round)")
     args = ap.parse_args(argv)
     if args.examples:
         from .examples import check_examples
@@ -22,10 +23,16 @@ def main(argv: list[str] | None = None) -> int:
         lines, failed = check_examples()
         print("\n".join(lines))
         return 1 if failed else 0
-    from .compare import compare
-    from .deal import situations
+    if args.rounds:
+        from .compare import compare_rounds
+        from .deal_rounds import rounds
 
-    report = compare(situations(args.n, args.seed), show=args.show)
+        report = compare_rounds(rounds(args.n, args.seed), show=args.show)
+    else:
+        from .compare import compare
+        from .deal import situations
+
+        report = compare(situations(args.n, args.seed), show=args.show)
     print("\n".join(report.lines()))
     return 1 if report.disagreeing else 0
 
