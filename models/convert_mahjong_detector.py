@@ -125,7 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("runs/start/mahjong_detector_31.pt"))
     ap.add_argument("--onnx", type=Path, default=None, help="model.onnx (default: the installed package's)")
     args = ap.parse_args(argv)
-    skipped = convert(args.out, args.onnx)
+    try:
+        skipped = convert(args.out, args.onnx)
+    except ValueError as e:  # the package missing, a file that is no such network: a line, not a traceback
+        ap.exit(2, f"{ap.prog}: error: {e}\n")
     print(f"wrote {args.out}; {len(skipped)} tensors left at init: {', '.join(skipped)}")
     return 0
 

@@ -400,3 +400,12 @@ def test_check_says_when_no_class_list_names_the_ids(tmp_path, capsys):
     (bare / "classes.txt").unlink(missing_ok=True)
     assert main(["dataset", "check", str(bare)]) == 0  # a warning: our own sets may hold our ids alone
     assert "no data.yaml or classes.txt names the classes: ids read as ours" in capsys.readouterr().out
+
+
+def test_a_merge_into_a_set_says_what_it_added_and_what_the_set_holds(tmp_path, capsys):
+    first = make_dataset(tmp_path / "first", {"a": f"0{BOX}"})
+    second = make_dataset(tmp_path / "second", {"b": f"1{BOX}"})
+    assert main(["dataset", "merge", str(first), "--out", str(tmp_path / "m")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"{tmp_path / 'm'}: 1 images merged"
+    assert main(["dataset", "merge", str(second), "--out", str(tmp_path / "m")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"{tmp_path / 'm'}: 1 images merged, 2 in the set"

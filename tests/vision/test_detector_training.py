@@ -85,6 +85,19 @@ def test_the_converter_reads_the_model_s_weights_and_nothing_else(tmp_path):
     np.testing.assert_array_equal(got["model.0.conv.weight"], weight)
 
 
+def test_the_converter_says_in_a_line_when_its_network_is_not_installed(monkeypatch, tmp_path, capsys):
+    from xingzi.models import convert_mahjong_detector as conv
+
+    def missing():
+        raise ValueError("the mahjong-detector network comes in its package")
+
+    monkeypatch.setattr(conv, "onnx_model_path", missing)
+    with pytest.raises(SystemExit) as stop:
+        conv.main(["--out", str(tmp_path / "start.pt")])
+    assert stop.value.code == 2 and "error: the mahjong-detector network comes in its package" in capsys.readouterr().err
+    assert not (tmp_path / "start.pt").exists()
+
+
 def test_the_converter_maps_fused_weights_head_rows_and_the_grey_first_layer():
     import torch
 

@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"dropped {m.dropped_boxes} boxes of classes we do not have: {', '.join(m.unmapped_names)}")
         if m.unlabelled:
             print(f"skipped {m.unlabelled} images without a label file")
-        print(f"{m.out}: {m.images} images")
+        held = len(list((Path(m.out) / "labels").glob("*.txt")))  # a merge into a set adds to what it held
+        print(f"{m.out}: {m.images} images merged" + (f", {held} in the set" if held != m.images else ""))
         return 0
     from xingzi.datasets.split import split_dataset
 
