@@ -86,3 +86,24 @@ def hint_cut_hand(reading: HandReading, shape: tuple[int, ...]) -> HandReading:
     if not (room <= NEAR_EDGE * side).any():
         return reading
     return replace(reading, problems=(*reading.problems, CUT_HAND))
+
+
+# A photo no tile could be found in that is too small or too narrow to show a hand: said with its size, since "no
+# tiles found" alone reads as a fault of the reader (a thumbnail, a screenshot's strip, a panorama).
+SMALL_SIDE = 160  # px: a hand across it would give each tile under 10 px
+STRIP_RATIO = 5.0  # long side over short: a hand with the table around it is never this narrow
+
+
+def hint_photo_size(reading: HandReading, shape: tuple[int, ...]) -> HandReading:
+    """The reading with a problem naming the photo's size when nothing was found in it and it is too small or too
+    narrow to show a hand."""
+    if len(reading.detections):
+        return reading
+    height, width = shape[:2]
+    if max(height, width) > STRIP_RATIO * min(height, width):  # (a strip is small across too: said as a strip)
+        why = f"the photo is {width}x{height} px, a narrow strip: take the hand with some table around it"
+    elif min(height, width) < SMALL_SIDE:
+        why = f"the photo is {width}x{height} px, too small to show tiles: send it as the camera took it"
+    else:
+        return reading
+    return replace(reading, problems=(*reading.problems, why))

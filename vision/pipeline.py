@@ -22,7 +22,7 @@ from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 from . import unseen
 from .detections import Detections
 from .draw import draw
-from .edges import hint_cut_hand
+from .edges import hint_cut_hand, hint_photo_size
 from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
 from .memo import remembering
 from .messages import chinese_of
@@ -184,7 +184,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     reading = apply_claims(reading, claimed, released)
     if win_index is not None:
         reading = mark_win(reading, int(win_index))
-    reading = hint_cut_hand(reading, image.shape)
+    reading = hint_photo_size(hint_cut_hand(reading, image.shape), image.shape)
     diagnosis = diagnose(reading)
     keep = frozenset(int(i) for i in (*fixed, *ignored)) | (frozenset() if win_index is None else {int(win_index)})
     repair = None if as_read or claimed or released else likeliest(diagnosis, keep)  # a regrouping drops claims

@@ -152,3 +152,25 @@ def test_a_short_hand_at_the_bottom_of_the_frame_says_a_tile_may_be_cut_off(gap,
     dy = 960 - gap - float(det.xyxy[:, 3].max())
     det = Detections(det.xyxy + np.array([0, dy, 0, dy], np.float32), det.cls, det.conf)
     assert (CUT_HAND in hint_cut_hand(group(det), (960, 1280, 3)).problems) == hinted
+
+
+@pytest.mark.parametrize("size,says", [
+    pytest.param((10, 10), "the photo is 10x10 px, too small to show tiles: send it as the camera took it", id="tiny"),
+    pytest.param((1600, 80), "the photo is 1600x80 px, a narrow strip: take the hand with some table around it",
+                 id="panorama"),
+    pytest.param((150, 800), "the photo is 150x800 px, a narrow strip", id="tall-strip"),
+    pytest.param((640, 480), None, id="a-photo-with-no-tile-in-it"),
+])
+def test_a_photo_nothing_was_found_in_says_when_its_size_is_why(size, says):
+    from xingzi.vision.messages import chinese
+    from xingzi.vision.pipeline import analyse
+
+    w, h = size
+    res = analyse(np.full((h, w, 3), 90, np.uint8), Detections(np.zeros((0, 4), np.float32), np.zeros(0, np.int64),
+                                                               np.zeros(0, np.float32)))
+    hints = [p for p in res.reading.problems if p.startswith("the photo is")]
+    if says is None:  # a photo of a size that can show a hand: no excuse made for it
+        assert hints == []
+        return
+    assert len(hints) == 1 and hints[0].startswith(says) and "no tiles found" in res.error
+    assert chinese(hints[0]) is not None  # said on the page in Chinese too
