@@ -220,6 +220,8 @@ REFUSED = [
     pytest.param({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, **PLAIN, "payers": [{"fa": 1}]},
                                                        {"seat": 3, **EDGE, "payers": [{"fa": 2}]}]},
                  id="the_discarder_shown_two_ways"),
+    pytest.param({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, **PLAIN}, {"seat": 3, **NOT_A_HAND}]},
+                 id="claims_on_two_tiles_of_one_discard"),
 ]
 
 

@@ -11,8 +11,8 @@ read literally:
 - a false claim pays the other three seats in order of play from the discarder (on 自摸, from the claimant);
 - only a valid win passes the deal: when every claim is false the dealer stays, as after 黄庄;
 - the round holds no tile five times and no fifth 发 (§1), counting a discarded tile once however many claim
-  it, and each seat's shown melds and 发 once (one seat shows one thing). Claims on one discard may name
-  different tiles: the contract's own examples/round.json does (a false claim), though one discard is one tile.
+  it, and each seat's shown melds and 发 once (one seat shows one thing); claims on one discard are on one
+  tile. (A 抢杠 payer never lists the kong robbed, as score.py reads it: the engine takes one listed as its pung.)
 """
 
 from __future__ import annotations
@@ -104,8 +104,11 @@ def _table(discarder: int | None, seats: list[int], parsed: list[Situation],
         fa += payer.fa
         for kind, tile in payer.melds:
             copies[tile] += 3 if kind == "pung" else 4
-    if discarder is not None:  # examples/round.json claims two tiles on one discard, so each is counted once
-        for tile in {sit.win_tile for sit in parsed}:
+    if discarder is not None:
+        tiles = {sit.win_tile for sit in parsed}
+        if len(tiles) > 1:  # one discard is one tile (the engine refuses it too since session 55)
+            raise BadInput("claims on one discard are on one tile")
+        for tile in tiles:
             copies[tile] += 1
     if max(copies) > COPIES or fa > COPIES:
         raise BadInput("more than four copies of a tile, or of 发, in the round (§1)")
