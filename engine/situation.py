@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .hand import EVENTS, Hand, Payer, WinContext, make_context, make_hand, robbed
+from .hand import EVENTS, Hand, Payer, WinContext, _check_copies, make_context, make_hand, robbed
 from .items import NAMES
 from .melds import Meld
 from .notation import format_counts, format_meld, parse_hand, parse_meld, parse_tiles
@@ -282,15 +282,12 @@ def _check_one_discard(claims: list[tuple[int, dict]], discarder: int | None, ru
             total[m.tile.index] += m.kind.size
     first_hand, first_ctx = parsed[0][1], parsed[0][2]
     total[first_hand.win_tile] += 1
-    melds = robbed(first_ctx.payers[0].melds, first_hand.win_tile) if first_ctx.payers and \
-        "robbing_kong" in first_ctx.events else (first_ctx.payers[0].melds if first_ctx.payers else ())
-    for m in melds:
-        total[m.tile.index] += m.kind.size
-    for i, n in enumerate(total):
-        if n > 4:
-            raise ValueError(f"{n} copies of {SYMBOLS[i]} at the table (the winners on one discard and what its "
-                             "discarder shows): a set has only 4 of each tile")
-    fa = sum(hand.fa for _, hand, _ in parsed) + (first_ctx.payers[0].fa if first_ctx.payers else 0)
+    discarder_shows = first_ctx.payers[0] if first_ctx.payers else Payer()
+    melds = discarder_shows.melds
+    if "robbing_kong" in first_ctx.events:  # the robbed kong's fourth tile is the discard
+        melds = robbed(melds, first_hand.win_tile)
+    _check_copies(total, melds, "the table of one discard (its winners and what its discarder shows)")
+    fa = sum(hand.fa for _, hand, _ in parsed) + discarder_shows.fa
     if fa > 4:
         raise ValueError(f"{fa} 发 in front of the winners on one discard and its discarder: a set has only 4")
 

@@ -149,7 +149,7 @@ OTHER_WIN = {"hand": "12m456p789s567s11p3m", "win_tile": "3m"}
     pytest.param([{"seat": 2, **EDGE_WIN, "fa": 3}, {"seat": 3, **OTHER_WIN, "fa": 2}],
                  "5 发 in front of the winners on one discard and its discarder", id="five_fa_between_two_winners"),
     pytest.param([{"seat": s, "hand": "12m456m789p22s3m", "win_tile": "3m", "melds": ["kong 9s"]} for s in (2, 3)],
-                 "8 copies of 9s at the table", id="two_kongs_of_9s"),
+                 "8 copies of 9s in the table of one discard", id="two_kongs_of_9s"),
     pytest.param([{"seat": 2, **EDGE_WIN, "payers": [{"fa": 1}]}, {"seat": 3, **OTHER_WIN, "payers": [{"fa": 2}]}],
                  "seat 1 shows one thing to every winner on its discard, got seat 2: fa 1, melds []; seat 3: fa 2",
                  id="the_discarder_shown_two_ways"),
@@ -158,7 +158,7 @@ OTHER_WIN = {"hand": "12m456p789s567s11p3m", "win_tile": "3m"}
                  "claims on one discard are on one tile, got seat 2 3m, seat 3 5s", id="claims_on_two_tiles"),
     pytest.param([{"seat": 2, **EDGE_WIN}, {"seat": 3, "hand": "123p456p789s11s333m", "win_tile": "3m"},
                   {"seat": 0, "hand": "456p789p123s55s333m", "win_tile": "3m"}],
-                 "5 copies of 3m at the table", id="a_fifth_3m_across_three_winners"),
+                 "5 copies of 3m in the table of one discard", id="a_fifth_3m_across_three_winners"),
 ])
 def test_claims_on_one_discard_are_checked_as_one_table(wins, message) -> None:
     """Each claim alone may hold (its tiles and the discarder's), the four seats together not: a set of 120 tiles."""
