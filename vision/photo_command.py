@@ -20,7 +20,6 @@ import numpy as np
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
 from xingzi.datasets.split import class_id_for_name
-from xingzi.engine.notation import parse_meld
 from xingzi.engine.ruleset import load_ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, Tile
 
@@ -168,8 +167,7 @@ def _check_bloom(context: Context, res: PhotoResult) -> None:
     """--bloom names a kong the hand was scored with, or is refused (rather than scored as if not given)."""
     if context.bloom is None or res.situation is None:
         return
-    kongs = [m for m in res.situation["melds"] if not m.startswith("pung ")]
-    if not any(parse_meld(m).tile is context.bloom for m in kongs):
+    if unseen.kong_at(res.situation["melds"], context.bloom) is None:
         raise ValueError(f"--bloom {context.bloom.symbol}: no kong of {context.bloom.symbol} among the melds read "
                          f"({', '.join(res.situation['melds']) or 'none'})")
 

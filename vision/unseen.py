@@ -165,13 +165,18 @@ def _kongs(melds: list[str]) -> list[int]:
     return [k for k, text in enumerate(melds) if not text.startswith("pung ")]
 
 
+def kong_at(melds: list[str], tile: Tile) -> int | None:
+    """Where among ``melds`` (their text) the kong of ``tile`` stands, exposed or concealed; None: no such kong."""
+    return next((k for k in _kongs(melds) if parse_meld(melds[k]).tile is tile), None)
+
+
 def bloom_last(situation: dict, tile: Tile | None) -> dict:
     """The situation with the kong of ``tile`` (the user's word) made last, the one 杠上开花 was drawn on: the
     engine takes the last kong made. Unchanged without 杠上开花 or when no kong of that face is among the melds."""
     if tile is None or "kong_bloom" not in situation["events"]:
         return situation
     melds = list(situation["melds"])
-    at = next((k for k in _kongs(melds) if parse_meld(melds[k]).tile is tile), None)
+    at = kong_at(melds, tile)
     if at is None:
         return situation
     return dict(situation, melds=[*melds[:at], *melds[at + 1:], melds[at]])
