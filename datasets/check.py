@@ -49,9 +49,10 @@ class Issue:
 class CheckReport:
     root: str
     images: int
-    label_files: int
+    label_files: int  # those beside an image
     boxes: int
     issues: tuple[Issue, ...]
+    orphan_labels: int = 0  # label files with no image (each also an error below the header)
 
     @property
     def errors(self) -> tuple[Issue, ...]:
@@ -70,14 +71,16 @@ class CheckReport:
 
     def to_dict(self) -> dict:
         return {"root": self.root, "images": self.images, "label_files": self.label_files,
-                "boxes": self.boxes, "errors": len(self.errors), "warnings": len(self.warnings),
+                "orphan_label_files": self.orphan_labels, "boxes": self.boxes, "errors": len(self.errors), "warnings": len(self.warnings),
                 "by_kind": self.counts_by_kind(), "issues": [asdict(i) for i in self.issues]}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
 
     def format_text(self, max_per_kind: int = 20) -> str:
-        lines = [f"{self.root}: {self.images} images, {self.label_files} label files, {self.boxes} boxes"]
+        orphans = f" and {self.orphan_labels} with none" if self.orphan_labels else ""
+        lines = [f"{self.root}: {self.images} images, {self.label_files} label files beside them{orphans}, "
+                 f"{self.boxes} boxes"]
         shown: Counter[str] = Counter()
         for issue in self.issues:
             shown[issue.kind] += 1
@@ -268,8 +271,9 @@ def check_dataset(root: str | Path, errata: Errata | None = None) -> CheckReport
         found, n = check_label_text(label.read_text(errors="replace"), str(label.relative_to(r)), names, fix)
         issues += found
         boxes += n
-    for txt in orphan_labels(r):
+    orphans = orphan_labels(r)
+    for txt in orphans:
         issues.append(Issue(ERROR, "no-image", str(txt.relative_to(r)), None, "label file has no image"))
     if not pairs:  # a wrong folder, most likely: nothing checked is no pass
         issues.append(Issue(ERROR, "empty", ".", None, "no images found (expected images/*.jpg beside labels/*.txt)"))
-    return CheckReport(str(r), len(pairs), label_files, boxes, tuple(issues))
+    return CheckReport(str(r), len(pairs), label_files, boxes, tuple(issues), len(orphans))

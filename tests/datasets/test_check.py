@@ -101,7 +101,9 @@ def test_dataset_finds_unlabelled_images_and_orphan_labels(tmp_path):
     report = check_dataset(root)
     assert report.counts_by_kind() == {"no-image": 1, "unlabelled": 1}
     assert {i.path for i in report.issues} == {"images/b.jpg", "labels/gone.txt"}
-    assert (report.images, report.label_files, report.boxes) == (3, 2, 2)
+    assert (report.images, report.label_files, report.orphan_labels, report.boxes) == (3, 2, 1, 2)
+    assert report.format_text().splitlines()[0] == f"{root}: 3 images, 2 label files beside them and 1 with none, 2 boxes"
+    assert report.to_dict()["orphan_label_files"] == 1
     assert not report.ok
 
 

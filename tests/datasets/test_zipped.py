@@ -74,7 +74,7 @@ def test_cli_checks_and_merges_zips(tmp_path, capsys):
     good = page_zip(tmp_path / "good.zip", [3, 4])
     bad = raw_zip(tmp_path / "bad.zip", {"images/p.jpg": jpeg(), "labels/p.txt": b"0 0.5 0.5 2 0.1\n"})
     assert main(["dataset", "check", str(good)]) == 0
-    assert f"{good}: 1 images, 1 label files, 2 boxes" in capsys.readouterr().out
+    assert f"{good}: 1 images, 1 label files beside them, 2 boxes" in capsys.readouterr().out
     assert main(["dataset", "check", str(bad)]) == 1
     out = capsys.readouterr().out
     assert "labels/p.txt:1" in out and "reaches outside the image" in out and "xingzi-zip-" not in out
