@@ -19,7 +19,7 @@ import numpy as np
 from xingzi.datasets.check import WARNING, Issue, dataset_pairs, parse_label_text, read_class_names
 from xingzi.datasets.errata import UNREAD_ID, Errata, fix_parsed
 from xingzi.engine.tiles import CLASS_NAMES
-from xingzi.vision.evaluate import name_table
+from xingzi.vision.eval_data import name_table
 from xingzi.vision.grouping import FOREIGN_P
 from xingzi.vision.metrics import IGNORE, box_iou, pair_boxes
 

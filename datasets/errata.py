@@ -30,7 +30,7 @@ import numpy as np
 from xingzi.datasets.yolo import image_files
 
 if TYPE_CHECKING:
-    from xingzi.vision.evaluate import Dataset
+    from xingzi.vision.eval_data import Dataset
 
 ERRATA_DIR = Path(__file__).resolve().parent / "errata"
 DROP = "-"
@@ -283,7 +283,7 @@ def without_images(ds: Dataset, patterns: Sequence[str]) -> Dataset:
 
     A pattern that matches nothing is an error: a typo must not pass as a clean measurement.
     """
-    from xingzi.vision.evaluate import Dataset
+    from xingzi.vision.eval_data import Dataset
 
     for pattern in patterns:
         if not any(fnmatch(img.name, pattern) for img in ds.images):
@@ -294,6 +294,6 @@ def without_images(ds: Dataset, patterns: Sequence[str]) -> Dataset:
 
 def without_unusable(ds: Dataset, errata: Errata) -> Dataset:
     """``ds`` less the photos the errata leave out (labels unusable)."""
-    from xingzi.vision.evaluate import Dataset
+    from xingzi.vision.eval_data import Dataset
 
     return Dataset([img for img in ds.images if img.name not in errata.left_out], ds.names, ds.root)

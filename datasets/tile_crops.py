@@ -73,7 +73,7 @@ def degrade(crop: np.ndarray, rng: np.random.Generator, jit: Jitter) -> np.ndarr
 def class_table(names: list[str]) -> np.ndarray:
     """Their class id → classifier class id, by the evaluator's name table (riichi aliases too);
     tiles not in a Xingzi set (``other``, winds, flowers) → OTHER_CLASS; ValueError for an unknown name."""
-    from xingzi.vision.evaluate import our_class
+    from xingzi.vision.eval_data import our_class
     from xingzi.vision.metrics import IGNORE
 
     return np.array([OTHER_CLASS if (c := our_class(n)) == IGNORE else c for n in names], np.int64)
@@ -122,7 +122,7 @@ def crops_of(image_path: Path, table: np.ndarray, copies: int, rng: np.random.Ge
 
 def names_of(folder: Path) -> list[str]:
     """Class names of a YOLO folder: its data.yaml's ``names``, else classes.txt (in it or its parent)."""
-    from xingzi.vision.evaluate import load_dataset
+    from xingzi.vision.eval_data import load_dataset
 
     yaml_path = folder / "data.yaml"
     return load_dataset(yaml_path if yaml_path.is_file() else folder).names

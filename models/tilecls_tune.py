@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from xingzi.datasets.errata import errata_for, without_unusable
+from xingzi.vision import eval_data as evd
 from xingzi.vision import evaluate as ev
 from xingzi.vision.classifier import TileClassifier, combine, reread
 from xingzi.vision.metrics import ImageBoxes, box_iou, score
@@ -35,7 +36,7 @@ def _stamps(images: list[Path]) -> list[tuple[str, int, int]]:
     return [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in images]
 
 
-def detect_all(ds: ev.Dataset, weights: Path | None, cache: Path | None) -> Cached:
+def detect_all(ds: evd.Dataset, weights: Path | None, cache: Path | None) -> Cached:
     """(path, xyxy, cls, conf, probs) per image, from the cache when it was made from these very files."""
     if cache and cache.is_file():
         saved = pickle.loads(cache.read_bytes())
@@ -78,7 +79,7 @@ def oracle_classes(truth: ImageBoxes, xyxy: np.ndarray, cls: np.ndarray, conf: n
 
 
 def row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float) -> dict:
-    return ev.summary(score(truths, preds, ev.NC, conf))
+    return ev.summary(score(truths, preds, evd.NC, conf))
 
 
 def combined_reading(det_probs: np.ndarray, read: np.ndarray, moved: np.ndarray | None, weight: float,
@@ -129,14 +130,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--errata", default="none", metavar="FILE",
                     help="score against corrected labels: a TOML of label fixes or 'auto' (as `xingzi eval`)")
     a = ap.parse_args(argv)
-    ds = ev.load_dataset(a.data, "val")
+    ds = evd.load_dataset(a.data, "val")
     dets = detect_all(ds, a.model, a.cache)  # on every photo, so that one cache serves with and without errata
     errata = errata_for(a.errata, a.data, ds.images)
     if errata:
         kept = without_unusable(ds, errata)
         dets = [d for d, p in zip(dets, ds.images, strict=True) if p in kept.images]
         ds = kept
-    truths, _ = ev.truths_for(ds, ev.name_table(ds.names), errata)
+    truths, _ = evd.truths_for(ds, evd.name_table(ds.names), errata)
     base = [ImageBoxes.preds(x, c, f) for _, x, c, f, _ in dets]
     orc = [ImageBoxes.preds(x, oracle_classes(t, x, c, f, a.conf), f) for t, (_, x, c, f, _) in zip(truths, dets, strict=True)]
     results = [("detector", row(truths, base, a.conf)), ("oracle classes", row(truths, orc, a.conf))]

@@ -108,7 +108,7 @@ def differences(ours: Scores, coco: CocoScores) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from xingzi.vision.evaluate import NC, load_dataset, name_table, preds_from_dir, preds_table, truths_for
+    from xingzi.vision.eval_data import NC, load_dataset, name_table, preds_from_dir, preds_table, truths_for
 
     ap = argparse.ArgumentParser(prog="python -m tools.coco_check", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", required=True, help="data.yaml or a folder with images/ and labels/ (as xingzi eval)")

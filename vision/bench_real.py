@@ -26,7 +26,7 @@ from xingzi.engine.tiles import CLASS_NAMES
 
 from .bench_fix import corrections, offered_faces, one_fix_right
 from .detections import Detections
-from .evaluate import load_dataset, name_table, truths_for
+from .eval_data import load_dataset, name_table, truths_for
 from .grouping import SET_ASIDE, group
 from .metrics import IGNORE, UNREAD, ImageBoxes, box_iou, face_pairs
 from .photo import load_image

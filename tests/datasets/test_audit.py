@@ -13,7 +13,7 @@ from xingzi.cli import main
 from xingzi.datasets.audit import audit_dataset, audit_image
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
 from xingzi.vision.detections import Detections
-from xingzi.vision.evaluate import name_table
+from xingzi.vision.eval_data import name_table
 
 NAMES = [*CLASS_NAMES[:30], "other"]  # as ../shared/data: winds and flowers are class 30
 TABLE = name_table(NAMES)

@@ -20,7 +20,7 @@ from xingzi.datasets.errata import (
     load_errata,
     shipped_fixer,
 )
-from xingzi.vision.evaluate import load_dataset, name_table, truths_for
+from xingzi.vision.eval_data import load_dataset, name_table, truths_for
 
 NAMES = ["1m", "2m", "1p", "other"]
 LABELS = {  # stem -> rows: class id, cx cy w h

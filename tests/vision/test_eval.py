@@ -13,7 +13,7 @@ from yolo_folder import label_text, write_yolo_folder
 
 from xingzi.cli import main
 from xingzi.engine.tiles import Tile
-from xingzi.vision.evaluate import load_dataset, name_table, our_class, parse_name_map
+from xingzi.vision.eval_data import load_dataset, name_table, our_class, parse_name_map
 from xingzi.vision.metrics import IGNORE
 
 # their names: riichi-style and a non-Xingzi `other`
@@ -251,7 +251,7 @@ def test_numbers_that_are_no_label_are_refused_not_scored(dataset, tmp_path, cap
 
 
 def test_truth_boxes_become_pixels(dataset):
-    from xingzi.vision.evaluate import truths_for
+    from xingzi.vision.eval_data import truths_for
 
     truths, sizes = truths_for(load_dataset(dataset), name_table(THEIR_NAMES))
     assert sizes == [(W, H), (W, H)]
@@ -308,7 +308,8 @@ def test_latency_is_in_milliseconds(dataset):
 
 
 def test_the_conf_sweep_gives_shares_as_the_summary_does(dataset, tmp_path):
-    from xingzi.vision.evaluate import NC, conf_sweep, score, summary, truths_for
+    from xingzi.vision.eval_data import NC, truths_for
+    from xingzi.vision.evaluate import conf_sweep, score, summary
 
     truths, _ = truths_for(load_dataset(dataset), name_table(THEIR_NAMES))
     preds = [tr.select(tr.cls >= 0) for tr in truths]  # every tile read right (the ignored wind left out)
@@ -461,7 +462,8 @@ def test_the_pipeline_figure_reads_again_a_reading_that_makes_no_hand(tmp_path, 
     from xingzi.vision import detector as mod
     from xingzi.vision.detections import Detections
     from xingzi.vision.detector import DEFAULT_ONNX
-    from xingzi.vision.evaluate import evaluate_row, format_rows, preds_from_model, truths_for
+    from xingzi.vision.eval_data import truths_for
+    from xingzi.vision.evaluate import evaluate_row, format_rows, preds_from_model
 
     image, truth, cls = demo_photo()
     whole = Detections(truth.astype(np.float32), cls, np.full(len(cls), 0.9, np.float32))

@@ -13,7 +13,7 @@ from PIL import Image
 from xingzi.cli import main
 from xingzi.engine.tiles import Tile
 from xingzi.vision import eval_report
-from xingzi.vision.evaluate import NC, load_dataset, name_table, preds_from_dir
+from xingzi.vision.eval_data import NC, load_dataset, name_table, preds_from_dir
 from xingzi.vision.metrics import ImageBoxes, score
 
 T3M, T2M, T5P, T1S = (Tile(n).index for n in ("3m", "2m", "5p", "1s"))

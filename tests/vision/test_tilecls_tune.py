@@ -12,7 +12,7 @@ from PIL import Image
 import xingzi.vision.detector as detector_module
 from xingzi.models.tilecls_tune import detect_all
 from xingzi.vision.detections import Detections
-from xingzi.vision.evaluate import Dataset
+from xingzi.vision.eval_data import Dataset
 
 
 class _CountingDetector:

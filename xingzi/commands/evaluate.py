@@ -111,6 +111,7 @@ def unique_row(row: str, source: Path, taken: set[str]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from xingzi.datasets.errata import errata_for, without_images, without_unusable
+    from xingzi.vision import eval_data as evd
     from xingzi.vision import evaluate as ev
     from xingzi.vision.eval_compare import compare, format_every_row_wrong, format_paired, wrong_in_every_row
     from xingzi.vision.eval_report import TILE_PX, format_by, format_misses, write_miss_pictures, write_preds
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{flag} must be in [0, 1], got {value:g}")
     if args.show_misses is not None and args.show_misses < 0:
         raise ValueError(f"--show-misses must be 0 or more, got {args.show_misses}")
-    ds = ev.load_dataset(args.data, args.split)
+    ds = evd.load_dataset(args.data, args.split)
     errata = errata_for(args.errata, args.data, ds.images)
     if errata:
         print(errata.summary())
@@ -136,8 +137,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--by {meta_keys[0]} needs per-image meta files in {ds.root / 'meta'} (synthetic sets "
                          "have them)")
     per_image = (ds.images, args.by, ds.root / "meta")
-    overrides = ev.parse_name_map(args.name_map)
-    truths, sizes = ev.truths_for(ds, ev.name_table(ds.names, overrides), errata)
+    overrides = evd.parse_name_map(args.name_map)
+    truths, sizes = evd.truths_for(ds, evd.name_table(ds.names, overrides), errata)
     perturb = None
     if args.perturb:
         from xingzi.vision.perturb import get
@@ -146,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         if args.preds or args.save_preds:
             raise ValueError("--perturb changes the photos a model reads; it cannot apply to --preds or "
                              "--save-preds files")
-        truths = ev.perturbed_truths(truths, sizes, perturb)
+        truths = evd.perturbed_truths(truths, sizes, perturb)
         print(f"every photo {perturb.what}")
 
     def draw(row: str, preds: list, perturb=None) -> None:
@@ -193,8 +194,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"boxes written: {write_preds(ds.images, sizes, preds, args.save_preds / row)}")
         draw(row, preds, perturb)
     for pred_dir in args.preds:
-        preds = ev.preds_from_dir(ds, sizes, pred_dir, ev.preds_table(pred_dir, ds, overrides))
-        missing = ev.missing_preds(ds, pred_dir)
+        preds = evd.preds_from_dir(ds, sizes, pred_dir, evd.preds_table(pred_dir, ds, overrides))
+        missing = evd.missing_preds(ds, pred_dir)
         if missing:
             print(f"note: {len(missing)} of {len(ds.images)} photos have no prediction file in {pred_dir} (counted as "
                   f"finding no tile), e.g. {missing[0]}")
