@@ -10,7 +10,6 @@ from typing import Any, Final, TypeVar
 from .melds import Meld, MeldKind
 from .tiles import TILES, Tile
 
-FA_INDEX: Final = Tile.FA.index
 _INDEX_OF_VALUE: Final = {t.value: i for i, t in enumerate(TILES)}
 EVENTS: Final = ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "hai_di_pao",
                  "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, CLASS_NAMES_CN, Tile
+from xingzi.engine.tiles import CLASS_NAMES
 
 
 @dataclass(frozen=True)
@@ -77,15 +77,3 @@ def check_tile_index(index: int, n: int, what: str) -> None:
     ``n`` tiles found: ``ValueError`` saying which and how many there are otherwise."""
     if not 0 <= int(index) < n:
         raise ValueError(f"{what} #{index}: there are {n} tiles (0..{n - 1})")
-
-
-def class_name(cls_id: int, chinese: bool = False) -> str:
-    names = CLASS_NAMES_CN if chinese else CLASS_NAMES
-    if not 0 <= cls_id < len(names):
-        raise ValueError(f"class id must be 0..{len(names) - 1}, got {cls_id}")
-    return names[cls_id]
-
-
-def class_tile(cls_id: int) -> Tile | None:
-    """The face of a class id, or None for ``back``."""
-    return None if cls_id == BACK_CLASS else Tile.from_index(cls_id)

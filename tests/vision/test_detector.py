@@ -221,6 +221,22 @@ def test_a_fitted_canvas_reads_the_photo_as_the_square_one_does(no_network):
         np.testing.assert_allclose(a.xyxy[order_a], b.xyxy[order_b], atol=3)
 
 
+def test_predict_paths_reads_each_photo_as_predict_does_and_names_one_it_cannot_read(tmp_path, no_network):
+    import cv2
+
+    sample = sorted((Path(__file__).resolve().parents[2] / "datasets" / "sample" / "images").glob("*.jpg"))[:2]
+    det = Detector(DEFAULT_ONNX, classifier=None, second=None)
+    by_path = det.predict_paths(str(p) for p in sample)
+    assert len(by_path) == 2
+    for path, d in zip(sample, by_path, strict=True):
+        alone = det.predict(cv2.imread(str(path), cv2.IMREAD_COLOR))
+        assert len(d) >= 10 and d.cls.tolist() == alone.cls.tolist()
+        np.testing.assert_allclose(d.xyxy, alone.xyxy)
+    (tmp_path / "notes.jpg").write_text("not a photo")
+    with pytest.raises(ValueError, match=r"cannot read image .*notes\.jpg"):
+        det.predict_paths([sample[0], tmp_path / "notes.jpg"])
+
+
 def test_pytorch_and_onnx_agree(no_network):
     img = np.random.default_rng(1).integers(0, 255, (200, 300, 3), np.uint8)
     a = Detector(DEFAULT_WEIGHTS, conf=0.01, stretched=False, negative=False).predict(img)
