@@ -9,6 +9,7 @@ it in a dataset folder (:class:`SampleStore`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -26,6 +27,7 @@ from xingzi.vision.detections import Detections
 
 NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 JPEG_QUALITY = 95
+SAMPLE_FILES = (("images", ".jpg"), ("labels", ".txt"), ("meta", ".json"))  # a sample's files: folder, extension
 
 
 def safe_name(value: object, default: str = "photo") -> str:
@@ -88,19 +90,26 @@ class SampleStore:
         """Add (or replace) a sample; ``meta``: its truth as a pipeline sample (``meta/NAME.json``; an older one
         of the same photo is removed when there is none now)."""
         with self._lock:
-            stored, replaced = self._place(name, jpeg)
-            if not replaced:
-                atomic_write_bytes(self.root / "images" / f"{stored}.jpg", jpeg)
-            atomic_write_text(self.root / "labels" / f"{stored}.txt", label_text)
-            meta_path = self.root / "meta" / f"{stored}.json"
-            if meta is not None:
-                atomic_write_text(meta_path, meta_text(meta))
-            else:
-                meta_path.unlink(missing_ok=True)
-            if not (self.root / "data.yaml").exists():
+            if not (self.root / "data.yaml").exists():  # first: a sample is not left without them on a full disk
                 atomic_write_text(self.root / "data.yaml", data_yaml_text(self.root.resolve()))
             if not (self.root / "classes.txt").exists():
                 atomic_write_text(self.root / "classes.txt", classes_text())
+            stored, replaced = self._place(name, jpeg)
+            image, labels, meta_path = (self.root / d / f"{stored}{ext}" for d, ext in SAMPLE_FILES)
+            try:
+                if not replaced:
+                    atomic_write_bytes(image, jpeg)
+                atomic_write_text(labels, label_text)
+                if meta is not None:
+                    atomic_write_text(meta_path, meta_text(meta))
+                else:
+                    meta_path.unlink(missing_ok=True)
+            except BaseException:  # (a full disk) a new sample is kept whole or not at all: its photo without its
+                if not replaced:  # labels would train as a photo of no tiles
+                    for path in (image, labels, meta_path):
+                        with contextlib.suppress(OSError):
+                            path.unlink(missing_ok=True)
+                raise
             return Saved(stored, self.count(), replaced)
 
     def count(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -23,6 +24,14 @@ else:
 MAX_PIXELS = 40_000_000  # larger photos are refused before decoding (decompression bombs)
 MAX_SIDE = 1600  # photos are scaled down to this before detection and drawing
 FORMATS = "a JPEG, PNG or HEIC photo" if HEIF else "a JPEG or PNG photo"
+# what is decoded (the FORMATS said, and the other pictures a phone or an editor saves); never the rest of Pillow's
+# formats: EPS runs Ghostscript (with temp files) on the upload, others are rarely fuzzed decoders no photo needs
+Image.init()  # every plugin registered (an MPO, a phone's JPEG with a second picture, comes by the JPEG one)
+OPENED = tuple(f for f in ("JPEG", "PNG", "HEIF", "AVIF", "WEBP", "GIF", "BMP", "TIFF") if f in Image.OPEN)
+# scans of a progressive JPEG: cameras write 1 to ~12; each is a pass over the whole picture, so a few kB of empty
+# ones repeated thousands of times cost minutes of decoding
+MAX_SCANS = 100
+_MARKER = re.compile(rb"\xff+([^\x00\xff\xd0-\xd7])")  # a JPEG marker: not a stuffed 0xFF, nor a restart
 
 
 def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_SIDE) -> np.ndarray:
@@ -33,15 +42,18 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_
     """
     if not data:
         raise ValueError(f"the upload is empty: expected {FORMATS}")
+    if data.startswith(b"\xff\xd8") and jpeg_scans(data, MAX_SCANS) > MAX_SCANS:
+        raise ValueError(f"image refused: a JPEG of more than {MAX_SCANS} scans, each decoded over the whole picture "
+                         "(a camera writes at most about 12: a decompression bomb?)")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # the size is checked here
             warnings.simplefilter("ignore", UserWarning)  # corrupt EXIF: the photo is read without its turn
-            im = Image.open(io.BytesIO(data))
+            im = Image.open(io.BytesIO(data), formats=OPENED)
             with im:
                 w, h = im.size
                 if w * h <= max_pixels:
-                    if im.format == "JPEG" and max(w, h) > max_side:  # decoded at 1/2, 1/4 or 1/8 scale
+                    if im.format in ("JPEG", "MPO") and max(w, h) > max_side:  # decoded at 1/2, 1/4, 1/8 scale
                         k = max_side / max(w, h)  # the size asked must keep the photo's shape, or a 4:3
                         im.draft("RGB", (math.ceil(w * k), math.ceil(h * k)))  # photo is decoded whole
                     im.load()
@@ -64,6 +76,25 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_
         way = cv2.INTER_LINEAR if k > 0.5 else cv2.INTER_AREA
         arr = cv2.resize(arr, (max(1, round(cols * k)), max(1, round(rows * k))), interpolation=way)
     return cv2.cvtColor(arr, cv2.COLOR_RGB2BGR)
+
+
+def jpeg_scans(data: bytes, limit: int = MAX_SCANS) -> int:
+    """The scans (SOS segments) of a JPEG's first picture, up to its end marker, counted no further than
+    ``limit + 1``. Segments are stepped over by their lengths (an EXIF thumbnail's own scans are not counted), the
+    coded data between them searched for the next marker."""
+    scans, i = 0, 2
+    while scans <= limit:
+        found = _MARKER.search(data, i)
+        if found is None:
+            break
+        code, i = found.group(1)[0], found.end()
+        if code == 0xD9:  # end of the picture (an MPO's second one follows)
+            break
+        if code == 0x01 or 0xD0 <= code <= 0xD8:  # markers with no length
+            continue
+        scans += code == 0xDA
+        i += int.from_bytes(data[i:i + 2], "big")
+    return scans
 
 
 def _eight_bit(im: Image.Image) -> Image.Image:

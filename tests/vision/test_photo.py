@@ -168,3 +168,67 @@ def test_a_decoded_photo_passes_as_it_is_and_any_other_array_is_refused():
 def test_images_the_decoders_give_up_on_are_refused_with_a_clear_message(name):
     with pytest.raises(ValueError, match="cannot be decoded"):
         decode_image((BROKEN / name).read_bytes())
+
+
+def _progressive_jpeg(w: int, h: int, more_scans: int = 0, thumbnail: bytes = b"") -> bytes:
+    """A progressive JPEG of ``_photo``, its last scan repeated ``more_scans`` times (each repeat a pass of the
+    decoder over the whole picture, for a few bytes), ``thumbnail`` kept in an EXIF segment."""
+    out = io.BytesIO()
+    _photo(w, h).save(out, format="JPEG", quality=60, progressive=True)
+    data = out.getvalue()
+    last = data.rindex(b"\xff\xda")
+    scan = data[last:data.rindex(b"\xff\xd9")]
+    exif = b"Exif\x00\x00" + thumbnail
+    app1 = b"\xff\xe1" + (len(exif) + 2).to_bytes(2, "big") + exif if thumbnail else b""
+    return data[:2] + app1 + data[2:last] + scan * (1 + more_scans) + b"\xff\xd9"
+
+
+@pytest.mark.parametrize(("data", "refused"), [
+    pytest.param(lambda: _progressive_jpeg(320, 240), False, id="progressive"),
+    pytest.param(lambda: _progressive_jpeg(320, 240) * 2, False, id="two-pictures-like-an-MPO"),
+    pytest.param(lambda: _progressive_jpeg(320, 240, thumbnail=_progressive_jpeg(16, 16, 300)), False,
+                 id="thumbnail-of-many-scans-not-counted"),
+    pytest.param(lambda: _progressive_jpeg(320, 240, 90), False, id="100-scans"),
+    pytest.param(lambda: _progressive_jpeg(1600, 1200, 300), True, id="300-scans"),
+    pytest.param(lambda: _progressive_jpeg(1600, 1200, 3000), True, id="3000-scans-in-80-kB"),
+])
+def test_a_jpeg_of_hundreds_of_scans_is_refused_before_it_is_decoded(data, refused):
+    """A scan bomb: 10,000 empty scans of a 12-MP JPEG (330 kB) took 40 s to decode, a 12-MB upload hours."""
+    if refused:
+        with pytest.raises(ValueError, match=r"a JPEG of more than 100 scans.*decompression bomb"):
+            decode_image(data())
+    else:
+        assert decode_image(data()).shape == (240, 320, 3)
+
+
+def _saved(fmt: str, **options) -> bytes:
+    out = io.BytesIO()
+    _photo().save(out, format=fmt, **options)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("fmt", "read"), [
+    pytest.param("WEBP", True, id="webp"), pytest.param("GIF", True, id="gif"),
+    pytest.param("BMP", True, id="bmp"), pytest.param("TIFF", True, id="tiff"),
+    pytest.param("PPM", False, id="ppm"), pytest.param("TGA", False, id="tga"),
+    pytest.param("SGI", False, id="sgi"), pytest.param("ICO", False, id="ico"),
+])
+def test_photo_formats_are_read_and_pillows_other_formats_are_not_an_image(fmt, read):
+    data = _saved(fmt)
+    if read:
+        assert decode_image(data).shape == (240, 320, 3)
+    else:
+        with pytest.raises(ValueError, match=r"^not an image: expected a JPEG, PNG"):
+            decode_image(data)
+
+
+def test_an_eps_upload_is_not_an_image_and_never_reaches_ghostscript(monkeypatch):
+    """Pillow reads EPS by running Ghostscript on it (with files in the system's temp folder) where it is installed."""
+    from PIL import EpsImagePlugin
+
+    ran = []
+    monkeypatch.setattr(EpsImagePlugin, "Ghostscript", lambda *a, **k: ran.append(a) or Image.new("RGB", (10, 10)).im)
+    eps = b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\nnewpath 0 0 moveto 10 10 lineto stroke\nshowpage\n"
+    with pytest.raises(ValueError, match=r"^not an image: expected a JPEG, PNG"):
+        decode_image(eps)
+    assert ran == []

@@ -243,8 +243,8 @@ def test_tables_that_are_no_hand_say_so(photo, detections, expected):
                      "numbers), got {'0': 'x'}", id="class-not-a-number"),
         pytest.param({"corrections": {"0": 3.7}}, 400, "got {'0': 3.7}", id="class-not-whole"),
         pytest.param({"corrections": {"0": True}}, 400, "got {'0': True}", id="class-true"),
-        pytest.param({"corrections": {"first": 3}}, 400, "bad correction: invalid literal for int() with base 10: "
-                     "'first'", id="index-not-a-number"),
+        pytest.param({"corrections": {"first": 3}}, 400, "a tile index is a whole number written plainly, such as "
+                     "\"3\"; got 'first'", id="index-not-a-number"),
         pytest.param({"self_draw": 2}, 400, "self_draw must be true or false, got 2", id="self-draw-not-a-flag"),
         pytest.param({"dealer": "maybe"}, 400, "dealer must be true or false, got 'maybe'", id="dealer-not-a-flag"),
         pytest.param({"payers": [{"fa": "x"}]}, 400, "'fa' must be a whole number", id="payer-fa-not-a-number"),

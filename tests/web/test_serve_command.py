@@ -58,10 +58,11 @@ def test_serve_with_a_dataset_folder(served, tmp_path, capsys):
     pytest.param(["--model", "/nonexistent/weights.onnx"], "--model: detector weights not found", id="no-weights"),
     pytest.param(["--host", "256.1.1.1"], "--host: not an address of this machine", id="bad-host"),
     pytest.param(["--collect", "FILE"], "expected a dataset folder, got the file", id="collect-into-a-file"),
+    pytest.param(["--collect", "FILE/photos"], "notes.txt is a file, where a folder is needed", id="collect-under-a-file"),
 ])
 def test_bad_serve_options_say_so(served, tmp_path, capsys, argv, message):
     (tmp_path / "notes.txt").write_text("mine")
-    argv = [str(tmp_path / "notes.txt") if a == "FILE" else a for a in argv]
+    argv = [a.replace("FILE", str(tmp_path / "notes.txt")) for a in argv]
     assert main(["serve", *argv]) == 2
     assert message in capsys.readouterr().err and not served
     assert (tmp_path / "notes.txt").read_text() == "mine"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 from pathlib import Path
 
@@ -40,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     except (socket.gaierror, UnicodeError):
         raise ValueError(f"--host: not an address of this machine or a name it can resolve: {args.host!r}") from None
     check_port(args.host, args.port)
+    if args.collect:
+        check_collect(Path(args.collect))
     import uvicorn
 
     from xingzi.commands.score import parse_overrides
@@ -68,6 +71,26 @@ def check_port(host: str, port: int) -> None:
         except OSError as e:
             raise ValueError(f"--port {port}: cannot listen on {host}:{port} ({e.strerror}); another server may "
                              "hold it: choose another --port") from None
+
+
+def check_collect(folder: Path) -> None:
+    """Refuse a --collect folder that cannot be written (read-only, a file in the way) before the page is served,
+    rather than at the first "save labels"; nothing is made or written here (the first photo saved makes it)."""
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--collect {folder}: expected a dataset folder, got the file")
+    there = next(p for p in (folder.absolute(), *folder.absolute().parents) if p.exists())  # what stands of it
+    if not there.is_dir():
+        raise ValueError(f"--collect {folder}: {there} is a file, where a folder is needed")
+    if not os.access(there, os.W_OK | os.X_OK):
+        raise ValueError(f"--collect {folder}: photos cannot be saved there ({there} is not writable"
+                         f"{', a read-only disk' if _read_only(there) else ''})")
+
+
+def _read_only(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # (no statvfs on Windows)
+        return False
 
 
 def startup_text(host: str, port: int, qr: bool = True, lan: list[str] | None = None) -> str:

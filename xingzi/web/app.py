@@ -45,6 +45,8 @@ from xingzi.vision.pipeline import (
 from xingzi.vision.sample_meta import sample_truth
 from xingzi.vision.usermarks import add_tiles, kong_named
 
+from . import guards
+from .guards import BadRequest
 from .labels import labels_zip
 from .rules import TableRules
 from .seats import Seats, parse_seats, table_view
@@ -53,7 +55,6 @@ STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
 MAX_JSON = 1024 * 1024  # a rescore or labels body: marks on at most a few hundred tiles
 MAX_DECODING = 2  # photos decoded at once
-MAX_MESSAGE = 600  # characters of an error message sent back
 STALL_SECONDS = 30.0  # an upload that sends nothing for this long is given up (a stalled phone, or a slow-loris)
 MAX_SESSIONS = 16
 
@@ -62,12 +63,6 @@ MAX_SESSIONS = 16
 class Session:
     image: np.ndarray
     detections: Detections
-
-
-class BadRequest(ValueError):
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def create_app(detector: TileDetector | None = None, *, model: str | None = None, conf: float | None = None,
@@ -94,26 +89,27 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         return holder["d"]
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    guards.add_error_pages(app)
 
     @app.exception_handler(BadRequest)
     async def bad_request(_request: Request, exc: BadRequest) -> JSONResponse:
-        return JSONResponse({"error": _short(str(exc))}, status_code=exc.status)
+        return JSONResponse({"error": guards.short(str(exc))}, status_code=exc.status)
 
     @app.exception_handler(Exception)
     async def internal(_request: Request, exc: Exception) -> JSONResponse:
         # the connection is closed after it: the client should not send on into a request that failed half way
-        return JSONResponse({"error": _short(f"internal error: {type(exc).__name__}: {exc}")}, status_code=500,
+        return JSONResponse({"error": guards.short(f"internal error: {type(exc).__name__}: {exc}")}, status_code=500,
                             headers={"Connection": "close"})
 
-    @app.get("/")
+    @app.api_route("/", methods=["GET", "HEAD"])  # HEAD: what any address that takes GET takes (curl -I)
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
-    @app.get("/healthz")
+    @app.api_route("/healthz", methods=["GET", "HEAD"])
     def healthz() -> dict:
         return {"ok": True, "sessions": len(sessions)}
 
-    @app.get("/api/faces")
+    @app.api_route("/api/faces", methods=["GET", "HEAD"])
     def faces() -> dict:
         return {
             "faces": [{"cls": i, "name": CLASS_NAMES[i], "symbol": t.symbol, "zh": CLASS_NAMES_CN[i]}
@@ -125,30 +121,31 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             "rules": rules.info(),
         }
 
-    @app.get("/api/rules")
+    @app.api_route("/api/rules", methods=["GET", "HEAD"])
     def rule_items(request: Request) -> dict:
         try:
-            return rules.items(_param_json(request.query_params.get("rules"), "rules"))
+            return rules.items(_param_json(guards.query(request).get("rules"), "rules"))
         except ValueError as e:
             raise BadRequest(str(e)) from None
 
     @app.post("/api/read")
     async def read(request: Request) -> JSONResponse:
-        if request.headers.get("content-type", "").startswith("multipart/"):
+        if guards.media_type(request).startswith("multipart/"):
             raise BadRequest("send the photo's bytes as the request body (curl --data-binary @photo.jpg), "
                              "not as a form", 415)
+        params = guards.query(request)
         data = await _body(request, max_upload)
-        params = dict(request.query_params)
         context, as_read = _context(params, rules), _flag(params.get("as_read", False), "as_read")
-        seats = _seats(params.get("table"), context)
-        return await _in_thread(lambda: _read(data, context, as_read, seats))
+        seats, hint = _seats(params.get("table"), context), guards.form_hint(guards.media_type(request), data)
+        return await _in_thread(lambda: _read(data, context, as_read, seats, hint))
 
-    def _read(data: bytes, context: Context, as_read: bool = False, seats: Seats | None = None) -> JSONResponse:
+    def _read(data: bytes, context: Context, as_read: bool = False, seats: Seats | None = None,
+              hint: str = "") -> JSONResponse:
         try:
             with decoding:
                 image = decode_image(data, max_pixels=max_pixels)
         except ValueError as e:
-            raise BadRequest(str(e)) from None
+            raise BadRequest(f"{e}{hint}") from None
         with lock:
             detections, reading = detect_hand(get_detector(), image)
         token = secrets.token_urlsafe(12)
@@ -192,7 +189,10 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             det, keep, meta = sample_truth(_scored(session, m), m.removed, "page",
                                            lambda faces: _scored(session, replace(m, detections=faces, as_read=True)))
             if store is not None and _flag(body.get("store", False)):
-                saved = store.save(name, *encode_sample(session.image, det, keep), meta)
+                try:
+                    saved = store.save(name, *encode_sample(session.image, det, keep), meta)
+                except OSError as e:  # a full disk, a folder made read-only: said, the photo still held
+                    raise guards.save_failed(e, store.root) from None
                 return JSONResponse({"saved": saved.name, "photos": saved.photos, "replaced": saved.replaced,
                                      "truth": meta is not None})
             data = labels_zip(session.image, det, keep, name, meta)
@@ -222,7 +222,7 @@ async def _body(request: Request, limit: int) -> bytes:
     """The raw upload, refused (413) past ``limit`` bytes without reading the rest."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
-        raise BadRequest(f"upload of {_mib(int(declared))} is over the {_mib(limit)} limit", 413)
+        raise BadRequest(f"upload of {guards.mib(int(declared))} is over the {guards.mib(limit)} limit", 413)
     chunks, size = [], 0
     stream = request.stream().__aiter__()
     try:
@@ -233,18 +233,13 @@ async def _body(request: Request, limit: int) -> bytes:
                 break
             size += len(chunk)
             if size > limit:
-                raise BadRequest(f"upload is over the {_mib(limit)} limit", 413)
+                raise BadRequest(f"upload is over the {guards.mib(limit)} limit", 413)
             chunks.append(chunk)
     except ClientDisconnect:  # the client went away mid-upload: nothing to answer, no traceback to log
         raise BadRequest("the upload was cut off before its end") from None
     except TimeoutError:
         raise BadRequest(f"the upload stalled: nothing came for {STALL_SECONDS:g} s", 408) from None
     return b"".join(chunks)
-
-
-def _short(message: str, limit: int = MAX_MESSAGE) -> str:
-    """An error message of bounded length: some echo what was sent, which may be megabytes."""
-    return message if len(message) <= limit else message[:limit] + f"… ({len(message) - limit} more characters)"
 
 
 @dataclass(frozen=True)
@@ -274,6 +269,11 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
         raise BadRequest(f"bad added tile: {e}") from None
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in corrections.values()):
         raise BadRequest(f"corrections must map tile indices to class ids (whole numbers), got {corrections!r}"[:300])
+    odd = [k for k in corrections if not (len(k) < 10 and k.isascii() and k.lstrip("-").isdigit()
+                                          and str(int(k)) == k)]
+    if odd:  # (int() takes " 3", "03", "1_0" and "٣": "3" and "03" would name one tile twice)
+        raise BadRequest(f"corrections: a tile index is a whole number written plainly, such as \"3\"; "
+                         f"got {odd[0]!r}"[:300])
     try:
         fixed = {int(k): int(v) for k, v in corrections.items()}
         if all(0 <= i < len(det) for i in fixed):  # (a bad index: apply_corrections says so)
@@ -296,19 +296,15 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
                  _flag(body.get("as_read", False), "as_read"))
 
 
-def _mib(n: int) -> str:
-    return f"{n / 2 ** 20:.1f} MiB" if n % 2 ** 20 else f"{n // 2 ** 20} MiB"
-
-
 async def _json(request: Request) -> Any:
     data = await _body(request, MAX_JSON)  # refused past the limit before it is all read
     try:
         return strict_loads(data)
     except (KeyTwice, NotJsonNumber) as e:
         raise BadRequest(str(e)) from None
-    except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
+    except (ValueError, RecursionError) as e:  # RecursionError: arrays nested thousands deep
         raise BadRequest("expected a JSON body {token, corrections, added, ignored, removed, claimed, released, win, "
-                         "self_draw, dealer, events}") from None
+                         f"self_draw, dealer, events}}; got {guards.not_json(e)}") from None
 
 
 def _added(body: dict) -> list[tuple[int, list]]:

@@ -1,0 +1,92 @@
+"""What the web app answers before (or instead of) any work: a refused request as ``{"error": ...}`` saying what was
+expected and what came, for the app's own checks (:class:`BadRequest`) and for Starlette's (no such address, a
+method the address does not take); a query that gives a parameter twice; a body sent as a form; a dataset folder
+that cannot be written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+MAX_MESSAGE = 600  # characters of an error message sent back
+
+
+class BadRequest(ValueError):
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def short(message: str, limit: int = MAX_MESSAGE) -> str:
+    """An error message of bounded length: some echo what was sent, which may be megabytes."""
+    return message if len(message) <= limit else message[:limit] + f"… ({len(message) - limit} more characters)"
+
+
+def mib(n: int) -> str:
+    return f"{n / 2 ** 20:.1f} MiB" if n % 2 ** 20 else f"{n // 2 ** 20} MiB"
+
+
+def add_error_pages(app: FastAPI) -> None:
+    """Starlette's own refusals (an address that is not there, a method an address does not take) as the app's
+    others are: ``{"error": ...}``, which the page shows, rather than ``{"detail": "Method Not Allowed"}``."""
+
+    @app.exception_handler(HTTPException)
+    async def refused(request: Request, exc: HTTPException) -> JSONResponse:
+        path, headers = request.url.path, dict(exc.headers or {})
+        if exc.status_code == 405:
+            allow = next((v for k, v in headers.items() if k.lower() == "allow"), "other methods")
+            message = f"{path} takes {', '.join(sorted(allow.split(', ')))}, not {request.method}"
+        elif exc.status_code == 404:
+            message = f"no such address: {path} (the page is at /)"
+        else:
+            message = str(exc.detail)
+        return JSONResponse({"error": short(message)}, status_code=exc.status_code, headers=headers)
+
+
+def query(request: Request) -> dict[str, str]:
+    """The query's parameters; one given twice is refused (which was meant is unclear), as a JSON body's key is."""
+    params = request.query_params
+    if len(params) == len(params.multi_items()):
+        return dict(params)
+    key = next(k for k in params if len(params.getlist(k)) > 1)
+    values = ", ".join(map(repr, params.getlist(key)))
+    raise BadRequest(short(f"{key} is given {len(params.getlist(key))} times in the query ({values}): give it once "
+                           "(which was meant is unclear)"))
+
+
+def media_type(request: Request) -> str:
+    """The body's media type, without its parameters, in lower case (``Multipart/Form-Data; boundary=x``)."""
+    return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def form_hint(kind: str, data: bytes) -> str:
+    """Said after a photo that cannot be read when it came as ``curl -d @photo.jpg`` sends it: a urlencoded form
+    with its line breaks taken out (a photo of more than a few kB without a byte 10 or 13 is all but unknown)."""
+    if kind != "application/x-www-form-urlencoded" or len(data) < 4096 or b"\n" in data or b"\r" in data:
+        return ""
+    return " (it came without a line break, as curl -d sends a file: send the photo with --data-binary @photo.jpg)"
+
+
+def not_json(e: ValueError | RecursionError) -> str:
+    """What came, when a body or a query parameter is no JSON."""
+    if isinstance(e, RecursionError):
+        return "JSON nested thousands deep"
+    if isinstance(e, json.JSONDecodeError):
+        return f"no JSON: {e.msg} at line {e.lineno} column {e.colno}"
+    if isinstance(e, UnicodeDecodeError):
+        return f"no UTF-8 text: byte {e.start} is {e.object[e.start:e.start + 1]!r}"
+    return f"no JSON: {e}"
+
+
+def save_failed(e: OSError, root: Path) -> BadRequest:
+    """The dataset folder could not take a sample (full, read-only, a file in the way): 507, saying where and why."""
+    from xingzi.cli import os_error_text
+
+    if e.filename2:  # a file written aside, then put in place: the place is what to name
+        e = OSError(e.errno, e.strerror, e.filename2)
+    return BadRequest(short(f"存不进训练集 the photo could not be saved in the server's dataset folder {root}: "
+                            f"{os_error_text(e)}"), 507)
