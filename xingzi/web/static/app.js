@@ -11,8 +11,8 @@ function context() {
     payers: payers(), rules: rulesOverrides(), table: tableSeats() };
 }
 
-function status(text, bad) {
-  $("status").textContent = text;
+function status(text, bad) {  // a string, or a phrase (lang.js)
+  say($("status"), text);
   $("status").className = bad ? "bad" : "";
 }
 
@@ -22,7 +22,7 @@ async function fetched(url, options) {
   try {
     response = await fetch(url, options);
   } catch (e) {  // no answer at all (off the table's Wi-Fi, the server stopped): "Failed to fetch" says little
-    throw new Error("连不上服务器 the server cannot be reached (" + e.message + ")");
+    throw Object.assign(new Error("the server cannot be reached (" + e.message + ")"), { zh: "连不上服务器" });
   }
   if (response.ok) return response;
   let body = {};
@@ -36,8 +36,12 @@ const READ_REFUSED = { 400: "读不了这个文件（不是照片，或已损坏
 // Why a rescore was refused, by the same token: the photo gone from the server (it keeps the latest few), or a fault.
 const RESCORE_REFUSED = { 404: "服务器上已没有这张照片，请再上传一次", 500: "服务器出错" };
 
+const ERROR = T("出错", "Error:");
+
+// Why a request failed: the server's words (English) after their gist in Chinese, where the page knows one.
 function readFailure(e, gists = READ_REFUSED) {
-  return (gists[e.status] ? gists[e.status] + " " : "") + e.message;
+  const zh = e.zh || gists[e.status];
+  return zh ? T(zh, e.message) : e.message;
 }
 
 async function call(url, options) {
@@ -45,7 +49,7 @@ async function call(url, options) {
 }
 
 async function upload(file) {
-  status("读取中… Reading…");
+  status(T("读取中…", "Reading…"));
   showFolded();
   const c = context();
   // the payers' tiles need the hand's faces: sent with a rescore once read
@@ -73,13 +77,15 @@ async function upload(file) {
     state.win = null;
     state.bloom = null;
     setZoom(false);  // a new photo is first shown whole; corrections to it (rescores) keep the zoom
+    keepPhoto(body, data);  // kept in this browser for a reload, in place of the one before
     show(data);
     $("result").scrollIntoView({ block: "start" });  // the score, not the buttons, after a read on a small screen
     if (payers().length) await rescore();
   } catch (e) {
     if (mine !== state.uploads) return;  // (the finally below still runs)
-    status("出错 Error: " + readFailure(e), true);
-    stale("这张照片没读成，下面是上一张的结果 This photo was not read; below is the previous photo's score: " + readFailure(e));
+    status(cat(ERROR, " ", readFailure(e)), true);
+    stale(cat(T("这张照片没读成，下面是上一张的结果", "This photo was not read; below is the previous photo's score:"), " ",
+      readFailure(e)));
   } finally {
     state.pending -= 1;
     state.reading -= 1;
@@ -99,7 +105,8 @@ function reading() {
 // Photos chosen together wait their turn behind a "next photo" button.
 function showQueue() {
   $("next-photo").hidden = !state.queue.length;
-  $("next-photo").replaceChildren("下一张 ", smallText("Next photo (" + state.queue.length + " left)"));
+  const n = state.queue.length, next = bi(`下一张（还有 ${n} 张）`, `Next photo (${n} left)`);
+  $("next-photo").replaceChildren(...next);
 }
 
 // Everything the user said about the photo's tiles, and the context: the body of a rescore or labels request.
@@ -112,16 +119,17 @@ function marks() {
 // Events and payers lie folded away and stay set from photo to photo (hands at a table often share them): what is
 // set there is said on the fold, so a setting left from the last hand is seen.
 function showFolded() {
-  const on = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.zh);
-  $("events-set").textContent = on.length ? "：" + on.join("、") : "";
+  const on = state.events.filter((e) => $("ev-" + e.key).checked);
+  const zh = "：" + on.map((e) => e.zh).join("、");
+  say($("events-set"), on.length ? T(zh, ": " + on.map((e) => e.en).join(", "), zh) : "");
   const set = payerRows().filter(showsSomething).length;
-  $("payers-set").textContent = set ? `：已设 ${set} 家` : "";
+  say($("payers-set"), set ? T(`：已设 ${set} 家`, `: set for ${set}`, `：已设 ${set} 家`) : "");
 }
 
 async function rescore() {
   showFolded();
   if (!state.token) return false;
-  status("计算中… Scoring…");
+  status(T("计算中…", "Scoring…"));
   state.pending += 1;  // the score shown is out of date until the answer comes: nothing adds it to the tally
   showTable();
   const ask = ++state.asked;
@@ -132,8 +140,8 @@ async function rescore() {
     return true;
   } catch (e) {
     const why = readFailure(e, RESCORE_REFUSED);
-    status("出错 Error: " + why, true);
-    if (ask === state.asked) stale("没有按刚才的改动重新计分 Not scored again with your last change: " + why);
+    status(cat(ERROR, " ", why), true);
+    if (ask === state.asked) stale(cat(T("没有按刚才的改动重新计分", "Not scored again with your last change:"), " ", why));
     return false;
   } finally {
     state.pending -= 1;
@@ -141,17 +149,9 @@ async function rescore() {
   }
 }
 
-function li(list, text) {
+function li(list, text) {  // a string, or a phrase (lang.js)
   const item = document.createElement("li");
-  item.textContent = text;
-  list.appendChild(item);
-}
-
-function bilingual(list, zh, en) {  // Chinese first, the English under it in small type
-  const item = document.createElement("li");
-  const small = document.createElement("small");
-  small.textContent = en;
-  item.append(zh + " ", small);
+  say(item, text);
   list.appendChild(item);
 }
 
@@ -161,9 +161,9 @@ function stale(why) {
   if (!state.data) return;
   state.stale = true;
   $("result").classList.add("stale");
-  $("verdict").textContent = "已过时 " + why;
+  say($("verdict"), cat(T("已过时 ", "", "已过时 "), why));
   $("verdict").className = "bad";
-  $("score-peek").textContent = "已过时 out of date";
+  say($("score-peek"), T("已过时", "out of date"));
   showTable();
 }
 
@@ -178,18 +178,21 @@ function show(data) {
   const scored = data.valid === true;
   const falseWin = data.valid === false && Boolean(data.reason);  // the claimant pays: that is the headline
   const owed = (data.payments || []).reduce((sum, p) => sum + (p.payer === "claimant" ? p.amount : 0), 0);
-  $("total").textContent = falseWin ? "诈胡 −" + owed : data.own === undefined ? "–" : data.own;
+  const total = falseWin ? T("诈胡 −" + owed, "false win −" + owed, "诈胡 −" + owed)
+    : data.own === undefined ? "–" : String(data.own);
+  say($("total"), total);
   $("total-unit").hidden = falseWin;
-  const reason = data.reason && ((data.reading.messages_zh || {})[data.reason] || "") + " " + data.reason;
-  $("verdict").textContent = scored ? "胡牌 valid win" :
-    (data.reason ? "诈胡 false win: " + reason.trim()
-      : "未能计分 not scored: " + (((data.reading.messages_zh || {})[data.error] || "") + " " + (data.error || "")).trim());
+  const zh = data.reading.messages_zh || {};
+  const told = (m) => (zh[m] ? T(zh[m], m) : m);  // the server's words, with their Chinese where it sent that
+  say($("verdict"), scored ? T("胡牌", "valid win") : data.reason ? cat(T("诈胡", "false win:"), " ", told(data.reason))
+    : cat(T("未能计分", "not scored:"), " ", told(data.error || "")));
   $("verdict").className = scored ? "" : "bad";
   $("notation").textContent = data.reading.notation || "";
-  const waits = (data.waits || []).length ? " · 听 waited on: " + data.waits.join(" ") : "";  // why 单张, 边卡…
-  $("sets").textContent = (data.sets || []).length ? "牌型 sets: " + data.sets.join(" ") + waits : "";
+  const waits = (data.waits || []).length ? cat(" · ", T("听", "waited on:"), " " + data.waits.join(" ")) : "";
+  say($("sets"), (data.sets || []).length ? cat(T("牌型", "sets:"), " " + data.sets.join(" "), waits) : "");
   const items = $("items"); items.innerHTML = "";
-  for (const it of data.items || []) li(items, it.zh + " " + it.en + ": " + it.pao + " 炮");
+  const item = (it) => T(`${it.zh}: ${it.pao} 炮`, `${it.en}: ${it.pao} pao`, `${it.zh} ${it.en}: ${it.pao} 炮`);
+  for (const it of data.items || []) li(items, item(it));
   const pays = $("payments"); pays.innerHTML = "";
   const settled = (settledHere(data) || {}).payments;  // the tally's seats by name, amounts as settled
   for (const p of settled || data.payments || []) {
@@ -202,19 +205,21 @@ function show(data) {
   });
   showChoices("bloom", data.reading.bloom_choices || [], (c) => { state.bloom = c.tile; });
   const probs = $("problems"); probs.innerHTML = "";
-  const zh = data.reading.messages_zh || {};
-  const said = (p) => { if (zh[p]) bilingual(probs, zh[p], p); else li(probs, p); };
-  for (const p of data.reading.reasons || []) said(p);
-  if (data.reading.repaired) li(probs, data.reading.repaired.note);
-  for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) said(p);
+  const problem = (p) => li(probs, zh[p] ? B(zh[p], p) : p);  // Chinese first, the English under it in small type
+  for (const p of data.reading.reasons || []) problem(p);
+  const repaired = data.reading.repaired;  // "改读 scored as …": its Chinese said by the faces it changed
+  if (repaired) li(probs, T("改读：" + faceChanges(repaired.changes), joined(repaired.note).en, repaired.note));
+  for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) problem(p);
   const sug = $("suggestions"); sug.innerHTML = "";
   for (const s of data.reading.suggestions || []) {
     if (s.changes.some((c) => c.index === null)) {  // a tile not found: only the user knows where it lies
-      bilingual(probs, "也许 maybe: " + s.text + "（点照片上它所在的地方添加）", "tap the photo where it lies to add it");
+      const where = ["（点照片上它所在的地方添加）", "tap the photo where it lies to add it"];
+      li(probs, B(`也许${faceChanges(s.changes)}${where[0]}`, `maybe: ${s.text} — ${where[1]}`,
+        `也许 maybe: ${s.text}${where[0]}`, where[1]));
       continue;
     }
     const b = document.createElement("button");
-    b.append("也许 ", faceChanges(s.changes), " ", smallText("maybe: " + s.text));
+    say(b, B("也许 " + faceChanges(s.changes), "maybe: " + s.text));
     b.addEventListener("click", () => {
       for (const c of s.changes) {
         const face = state.faces.find((f) => f.symbol === c.new);
@@ -226,8 +231,10 @@ function show(data) {
   }
   showTable();  // what "add this hand" would add
   status("");
-  $("score-peek").textContent = falseWin ? $("total").textContent  // "诈胡 −80" says it all
-    : $("total").textContent + " 炮 · " + $("verdict").textContent.split(" ")[0];
+  const verdict = scored ? T("胡牌", "valid win", "胡牌") : data.reason ? T("诈胡", "false win", "诈胡")
+    : T("未能计分", "not scored", "未能计分");
+  say($("score-peek"), falseWin ? total : cat(total, T(" 炮 · ", " pao · ", " 炮 · "), verdict));  // "诈胡 −80" says all
+  remember();  // kept in this browser: a reload shows it again
 }
 
 // The score in a small bar at the foot of the screen while the score itself is out of view (changing the events or
@@ -239,10 +246,11 @@ function watchScore() {
   }).observe($("total"));
 }
 
-// A suggestion's changes in the faces' Chinese names: 七万→六万, 去掉 九条 (a box on no tile dropped).
+// A suggestion's changes in the faces' Chinese names: 七万→六万, 去掉 九条 (a box on no tile dropped), 补上 五万.
 function faceChanges(changes) {
   const zh = (symbol) => (state.faces.find((f) => f.symbol === symbol) || { zh: symbol }).zh;
-  return changes.map((c) => (c.drop ? "去掉 " + zh(c.old) : zh(c.old) + "→" + zh(c.new))).join("，");
+  return changes.map((c) => (c.drop ? "去掉 " + zh(c.old) : c.old === null ? "补上 " + zh(c.new)
+    : zh(c.old) + "→" + zh(c.new))).join("，");
 }
 
 // What the photo does not show (which tile won, a face-down kong's face, the kong 杠上开花 was drawn on): one line
@@ -250,20 +258,21 @@ function faceChanges(changes) {
 function showChoices(kind, choices, settle) {
   const totals = new Map();
   for (const c of choices) {
-    const key = c.own === null ? "无胡 no win" : c.own + " 炮";
-    if (!totals.has(key)) totals.set(key, []);
-    totals.get(key).push(c);
+    if (!totals.has(c.own)) totals.set(c.own, []);
+    totals.get(c.own).push(c);
   }
   $(kind + "-choices").hidden = totals.size < 2;
   const box = $(kind + "-options"); box.innerHTML = "";
   if (totals.size < 2) return;
-  for (const [key, list] of totals) {
+  for (const [own, list] of totals) {
     const line = document.createElement("p");
-    line.append(key + ": ");
+    const head = document.createElement("span");
+    say(head, own === null ? T("无胡: ", "no win: ", "无胡 no win: ") : T(own + " 炮: ", own + " pao: ", own + " 炮: "));
+    line.append(head);
     for (const c of list) {
       const b = document.createElement("button");
       const face = state.faces.find((f) => f.symbol === c.tile);
-      b.textContent = face ? face.zh : c.tile;
+      say(b, face ? T(face.zh, face.name, face.zh) : c.tile);
       b.dataset.tile = c.tile;
       b.className = c.chosen ? "chosen" : "";
       b.disabled = c.index === null && kind !== "bloom";  // a kong is named by its face, no tile needed
@@ -276,31 +285,23 @@ function showChoices(kind, choices, settle) {
 
 const CLAIMED = ["pung", "kong"];
 
-function smallText(text) {
-  const s = document.createElement("small");
-  s.textContent = text;
-  return s;
-}
-
 function pick(tile) {
   state.picking = tile;
   state.adding = null;
   for (const id of ["mark-win", "set-aside", "not-tile"]) $(id).hidden = false;
-  $("picker-title").replaceChildren("读作 ", smallText("Read as"));
+  $("picker-title").replaceChildren(...bi("读作", "Read as"));
   $("picker-then").hidden = false;
   showAlternatives(tile);
   const claim = $("claim");
   const guessedWin = tile.role === "win" && !state.data.reading.win_set_apart;
   claim.hidden = !(CLAIMED.includes(tile.role) || tile.role === "concealed" || guessedWin);
-  const [zh, en] = CLAIMED.includes(tile.role) ? ["不是碰/杠 ", "Not a claimed meld: back in the hand"]
-    : ["碰/杠 ", "With its like tiles, a claimed meld"];
-  const small = document.createElement("small");
-  small.textContent = en;
-  claim.replaceChildren(zh, small);
+  claim.replaceChildren(...(CLAIMED.includes(tile.role) ? bi("不是碰/杠", "Not a claimed meld: back in the hand")
+    : bi("碰/杠", "With its like tiles, a claimed meld")));
   const face = state.faces.find((f) => f.cls === tile.cls);
-  const read = face ? face.zh : tile.name;
+  const [read, en] = face ? [face.zh, face.name] : [tile.name, tile.name];
   // a wind or flower left out: any face picked (even the one shown) counts it back in
-  $("picker-current").textContent = tile.role === "foreign" ? `非星子牌？(${read})` : read;
+  say($("picker-current"), tile.role === "foreign" ? T(`非星子牌？(${read})`, `Not a Xingzi tile? (${en})`,
+    `非星子牌？(${read})`) : T(read, en, read));
   $("picker").showModal();
 }
 
@@ -308,7 +309,7 @@ function faceButton(face) {
   const b = document.createElement("button");
   b.type = "button";
   b.dataset.cls = face.cls;
-  b.append(face.zh, smallText(face.name));
+  b.append(piece("zh", face.zh), piece("en", face.name, "small"));
   b.addEventListener("click", () => chooseFace(face));
   return b;
 }
@@ -328,7 +329,7 @@ function showAlternatives(tile) {
   box.hidden = !faces.length;
   if (!faces.length) return;
   const label = document.createElement("p");
-  label.append("也许是 ", smallText("likeliest instead"));
+  label.append(...bi("也许是", "likeliest instead"));
   box.appendChild(label);
   for (const face of faces) box.appendChild(faceButton(face));
 }
@@ -360,6 +361,7 @@ function leaveOut(list) {
 }
 
 async function init() {
+  buildLang();
   watchScore();
   const meta = await call("/api/faces");
   state.faces = meta.faces;
@@ -373,10 +375,7 @@ async function init() {
     box.type = "checkbox";
     box.id = "ev-" + e.key;
     box.addEventListener("change", rescore);
-    label.append(box, " " + e.zh + " ");
-    const s = document.createElement("small");
-    s.textContent = e.en;
-    label.appendChild(s);
+    label.append(box, " ", ...bi(e.zh, e.en));
     $("events").appendChild(label);
   }
   buildRules(meta.rules);  // after the events: it marks those these rules do not count
@@ -423,6 +422,7 @@ async function init() {
   $("self_draw").addEventListener("change", () => { buildPayers(); showTable(); if (!syncDealer()) rescore(); });
   $("dealer").addEventListener("change", () => { if ($("dealer").checked) onlyDealer($("dealer")); rescore(); });
   $("as_read").addEventListener("change", rescore);
+  await recall();  // the hand on the page before a reload
 }
 
-init().catch((e) => status("出错 Error: " + e.message, true));
+init().catch((e) => status(cat(ERROR, " ", readFailure(e, {})), true));

@@ -1,4 +1,4 @@
-// The photo's overlay (loaded before app.js, whose state, $, pick, smallText and showAlternatives it uses when
+// The photo's overlay (loaded before app.js, whose state, $, pick and showAlternatives it uses when
 // called): a button over each tile found and over its label, and a tap anywhere else to add a tile the detector
 // missed.
 "use strict";
@@ -14,8 +14,9 @@ function showHits(data) {
     const b = document.createElement("button");
     b.className = "hit";
     b.dataset.index = tile.index;
-    b.title = tile.name;
-    b.setAttribute("aria-label", "tile " + tile.index + " " + tile.name);
+    b.title = tile.name;  // the tile's notation, as drawn on the photo
+    say(b, T(`第 ${tile.index} 张 ${tile.name}`, `tile ${tile.index} ${tile.name}`, `tile ${tile.index} ${tile.name}`),
+      "aria-label");
     place(b, tile.xyxy);
     b.addEventListener("click", () => pick(tile));
     if (tile.label_xyxy) {  // the tile's label drawn on the photo: a tap on it means the tile, not "add one here"
@@ -43,9 +44,9 @@ function addAt(ev) {
   state.picking = null;
   state.adding = [x - w / 2, y - h / 2, x + w / 2, y + h / 2].map((v) => Math.round(v * 10) / 10);
   for (const id of ["mark-win", "set-aside", "not-tile", "claim"]) $(id).hidden = true;
-  $("picker-title").replaceChildren("添加 ", smallText("Add a tile here"));
+  $("picker-title").replaceChildren(...bi("添加", "Add a tile here"));
   showAlternatives(null);
-  $("picker-current").textContent = "";
+  say($("picker-current"), "");
   $("picker-then").hidden = true;
   $("picker").showModal();
 }

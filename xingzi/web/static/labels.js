@@ -1,5 +1,5 @@
-// The page's "save labels" (loaded before app.js, whose state, $, call, fetched, marks, smallText and status it
-// uses when called).
+// The page's "save labels" (loaded before app.js, whose state, $, call, fetched, marks, status and readFailure it
+// uses when called; its words in lang.js's phrases).
 "use strict";
 
 // The photo and its tiles as corrected, as one YOLO training sample for the detector's next training: kept by
@@ -11,9 +11,12 @@ async function saveLabels() {
       const saved = await call("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
         body: JSON.stringify(Object.assign(marks(), { name: state.name, store: true })) });
       showCollected(saved.photos);
-      status((saved.replaced ? "已更新 Updated in the training set: " : "已存入训练集 Saved to the training set as ")
-        + saved.saved + " (" + photoCount(saved.photos) + ")"
-        + (saved.truth ? "" : " — 无计分 labels only: no score to keep as its truth"));
+      const n = saved.photos;
+      const how = saved.replaced ? T("已更新", "Updated in the training set:")
+        : T("已存入训练集", "Saved to the training set as");
+      status(cat(how, " " + saved.saved + " ", T(`（共 ${n} 张）`, `(${photoCount(n)})`, `(${photoCount(n)})`),
+        saved.truth ? "" : T(" — 无计分，只存标注", " — labels only: no score to keep as its truth",
+          " — 无计分 labels only: no score to keep as its truth")));
       return;
     }
     const response = await fetched("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
@@ -27,9 +30,9 @@ async function saveLabels() {
     link.click();
     link.remove();
     setTimeout(() => URL.revokeObjectURL(link.href), 10000);
-    status("已保存标注 Labels saved: " + link.download);
+    status(cat(T("已保存标注", "Labels saved:"), " " + link.download));
   } catch (e) {
-    status("出错 Error: " + e.message, true);
+    status(cat(ERROR, " ", readFailure(e, {})), true);
   }
 }
 
@@ -38,5 +41,6 @@ const photoCount = (n) => n + (n === 1 ? " photo" : " photos");
 // The server keeps a training set (xingzi serve --collect): "save labels" adds to it, and says how big it is.
 function showCollected(photos) {
   state.collect = photos;
-  $("save-labels").replaceChildren("保存到训练集 ", smallText("Save to the training set (" + photoCount(photos) + ")"));
+  $("save-labels").replaceChildren(...bi(`保存到训练集（已有 ${photos} 张）`,
+    "Save to the training set (" + photoCount(photos) + ")"));
 }

@@ -1,11 +1,13 @@
-// The page's 吃炮 rows (loaded before app.js, whose state, $, smallText and rescore it uses when called).
+// The page's 吃炮 rows (loaded before app.js, whose state, $ and rescore it uses when called; its words in lang.js's
+// pieces and phrases).
 "use strict";
 
 // 吃炮: what each payer shows in front of them (the discarder on a discard win, the three others on 自摸). The
 // winner eats 炮 from their 发 and their kongs and 中/白 sets; which suit a kong is of does not change what is eaten,
 // so a suit kong is given a face none of the hand's tiles has (a set holds four of each).
 const SUIT_FACES = ["m", "p", "s"].flatMap((suit) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => n + suit));
-const DRAGON_SETS = [["", "—"], ["pung", "碰 pung"], ["kong", "明杠 kong"], ["concealed_kong", "暗杠 concealed kong"]];
+const DRAGON_SETS = [["", "—"], ["pung", T("碰", "pung")], ["kong", T("明杠", "kong")],
+  ["concealed_kong", T("暗杠", "concealed kong")]];
 const SEATS = [["下家", "next player"], ["对家", "opposite"], ["上家", "previous player"]];
 // each field named in both languages, as the rest of the page is: [key, Chinese, English, most]
 const PAYER_FIELDS = [["fa", "发", "fa", 4], ["kongs", "明杠 万筒条", "suit kongs", 4],
@@ -22,7 +24,7 @@ function buildPayers() {
     row.dataset.payer = k;
     const [zh, en] = n === 1 ? ["放炮者", "the discarder"] : SEATS[k];
     const title = document.createElement("p");
-    title.append(zh + " ", smallText(en));
+    title.append(...bi(zh, en));
     row.appendChild(title);
     const dealer = document.createElement("input");
     dealer.type = "checkbox";
@@ -30,7 +32,7 @@ function buildPayers() {
     dealer.checked = Boolean(kept[k] && kept[k].dealer);
     dealer.addEventListener("change", () => { if (dealer.checked) onlyDealer(dealer); rescore(); });
     const label = document.createElement("label");
-    label.append(dealer, " 庄家 ", smallText("dealer"));
+    label.append(dealer, " ", ...bi("庄家", "dealer"));
     row.appendChild(label);
     for (const [key, zh, en, most] of PAYER_FIELDS) {
       row.appendChild(choice(key, zh, en, Array.from({ length: most + 1 }, (_, i) => [String(i), String(i)]),
@@ -58,12 +60,12 @@ function choice(key, zh, en, options, value) {
   for (const [v, text] of options) {
     const o = document.createElement("option");
     o.value = v;
-    o.textContent = text;
+    say(o, text);
     select.appendChild(o);
   }
   select.value = value;
   select.addEventListener("change", rescore);
-  label.append(zh + " ", smallText(en), " ", select);
+  label.append(...bi(zh, en), " ", select);
   return label;
 }
 
@@ -105,7 +107,7 @@ function onlyDealer(ticked) {
   }
 }
 
-const PAYER_NAMES = SEATS.map(([zh, en]) => zh + " " + en);  // a payment names its payer as the payers' rows do
+const PAYER_NAMES = SEATS.map(([zh, en]) => T(zh, en));  // a payment names its payer as the payers' rows do
 
 // One payment in words: a discard win has one payer (the discarder), a self-draw three; amounts after the
 // dealer's doubling, with the 炮 eaten from that payer named when there are any.
@@ -113,13 +115,17 @@ const PAYER_NAMES = SEATS.map(([zh, en]) => zh + " " + en);  // a payment names 
 function paymentText(p, payers, seat) {
   if (p.payer === "claimant") {  // the claimant pays each other player: on a discard the discarder first
     const to = seat || ($("self_draw").checked ? PAYER_NAMES[p.payee]
-      : (p.payee === 0 ? "放炮者 the discarder" : "另一家 another player"));
-    return "诈胡付 false win: pays " + to + " " + p.amount;
+      : (p.payee === 0 ? T("放炮者", "the discarder") : T("另一家", "another player")));
+    return cat(T("诈胡付 ", "false win: pays ", "诈胡付 false win: pays "), to, " " + p.amount);
   }
-  const who = seat ? seat + "付 pays " : payers === 1 ? "放炮者付 the discarder pays "
-    : PAYER_NAMES[p.payer].replace(" ", "付 ") + " pays ";
+  const pays = (zh, en) => T(zh + "付 ", en + " pays ", zh + "付 " + en + " pays ");
+  const who = seat ? T(seat + "付 ", seat + " pays ", seat + "付 pays ") : payers === 1 ? pays("放炮者", "the discarder")
+    : pays(...SEATS[p.payer]);
   const parts = [];
-  if (p.eaten) parts.push("含吃 " + p.eaten + " 炮 eaten");
-  if (p.pao !== undefined && p.amount !== p.pao) parts.push(p.pao + " 炮 ×2 庄家 dealer");
-  return who + p.amount + (parts.length ? " (" + parts.join(", ") + ")" : "");
+  if (p.eaten) parts.push(T(`含吃 ${p.eaten} 炮`, `${p.eaten} pao eaten`, `含吃 ${p.eaten} 炮 eaten`));
+  if (p.pao !== undefined && p.amount !== p.pao) {
+    parts.push(T(`${p.pao} 炮 ×2 庄家`, `${p.pao} pao ×2 dealer`, `${p.pao} 炮 ×2 庄家 dealer`));
+  }
+  return cat(who, String(p.amount), ...(parts.length ? [" (", ...parts.flatMap((x, i) => (i ? [", ", x] : [x])), ")"]
+    : []));
 }

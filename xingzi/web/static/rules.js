@@ -1,4 +1,4 @@
-// The table's rules on the page (loaded before app.js, whose $, smallText and rescore it uses when called): the
+// The table's rules on the page (loaded before app.js, whose $, rescore and status it uses when called): the
 // server's ruleset by name, and the points of RULES.md §9 on which tables play differently, changed here for this
 // browser's scores and kept in it. Only what differs from the server's rules is sent with a score.
 "use strict";
@@ -55,14 +55,15 @@ async function showPaoTable() {
       row.dataset.key = item.key;
       row.classList.toggle("off", !item.on);
       const name = document.createElement("td");
-      name.append(item.zh + (item.flower ? " (花炮)" : "") + " ", smallText(item.en));
+      name.append(...bi(item.zh + (item.flower ? " (花炮)" : ""), item.en));
       const pao = document.createElement("td");
-      pao.textContent = item.on ? item.pao : item.pao + " · 不算 not counted";
+      say(pao, item.on ? String(item.pao) : T(`${item.pao} · 不算`, `${item.pao} · not counted`,
+        `${item.pao} · 不算 not counted`));
       row.append(name, pao);
       return row;
     }));
   } catch (e) {
-    status("出错 Error: " + e.message, true);
+    status(cat(ERROR, " ", readFailure(e, {})), true);
   }
 }
 
@@ -76,13 +77,13 @@ function buildRules(rules) {
     select.append(...o.choices.map((c, k) => {
       const option = document.createElement("option");
       option.value = String(k);
-      option.textContent = c.text;
+      say(option, joined(c.text));  // "是 yes": the server's two languages in one text
       return option;
     }));
     select.addEventListener("change", () => changeRules(() => {
       pageRules[o.key] = o.choices[Number(select.value)].value;
     }));
-    label.append(o.zh + " ", smallText(o.en), select);
+    label.append(...bi(o.zh, o.en), select);
     return label;
   }));
   $("rule-optional").replaceChildren(...rules.optional.map((item) => {
@@ -93,7 +94,7 @@ function buildRules(rules) {
     box.addEventListener("change", () => changeRules(() => {
       pageRules.optional = rules.optional.map((i) => i.key).filter((k) => $("rule-opt-" + k).checked);
     }));
-    label.append(box, " " + item.zh + " ", smallText(item.en));
+    label.append(box, " ", ...bi(item.zh, item.en));
     return label;
   }));
   $("rules-reset").addEventListener("click", () => changeRules(() => { pageRules = {}; }));
@@ -114,6 +115,7 @@ function showRules() {
     if (event) event.parentElement.toggleAttribute("data-off", !on.includes(item.key));
   }
   const n = Object.keys(changes).length;
-  $("rules-name").textContent = serverRules.name + (n ? ` · 本页改了 ${n} 项 ${n} changed on this page` : "");
+  say($("rules-name"), cat(serverRules.name, n ? T(` · 本页改了 ${n} 项`, ` · ${n} changed on this page`,
+    ` · 本页改了 ${n} 项 ${n} changed on this page`) : ""));
   $("rules-reset").disabled = !n;
 }

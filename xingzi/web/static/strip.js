@@ -11,13 +11,14 @@ const GROUPS = [  // role → the group's name; melds get one group each
   ...LEFT_OUT.map((role) => [role, "不计", "not counted"]),
 ];
 
-// A face's two characters as on a tile: 六 over 万; a dragon or a back by its one character.
+// A face's two characters as on a tile: 六 over 万; a dragon or a back by its one character. In English: 6 over m.
 function chipFace(cls) {
   const face = state.faces.find((f) => f.cls === cls);
-  if (!face) return ["?"];
-  if (face.name === "back") return ["背"];
-  if (["中", "发", "白"].includes(face.symbol)) return [face.symbol];
-  return [face.zh[0], face.zh.slice(1)];
+  const lines = (zh, en = zh) => ({ zh, en, both: zh });
+  if (!face) return lines(["?"]);
+  if (face.name === "back") return lines(["背"], ["back"]);
+  if (["中", "发", "白"].includes(face.symbol)) return lines([face.symbol]);
+  return lines([face.zh[0], face.zh.slice(1)], [face.name.slice(0, -1), face.name.slice(-1)]);
 }
 
 function chip(tile, scoredAs) {
@@ -26,22 +27,20 @@ function chip(tile, scoredAs) {
   b.className = "chip";
   b.dataset.index = tile.index;
   const cls = scoredAs && !scoredAs.drop ? scoredAs.cls : tile.cls;  // a dropped box keeps the face read
-  for (const part of chipFace(cls)) {
-    const span = document.createElement("span");
-    span.textContent = part;
-    b.appendChild(span);
-  }
-  const name = (f) => (state.faces.find((x) => x.cls === f) || { zh: tile.name }).zh;
-  let title = name(tile.cls) + " " + (tile.by_user ? "改 set by hand" : tile.conf.toFixed(2));
+  say(b, chipFace(cls));
+  const named = (f) => state.faces.find((x) => x.cls === f) || { zh: tile.name, name: tile.name };
+  const name = (f) => T(named(f).zh, named(f).name, named(f).zh);
+  let title = cat(name(tile.cls), " ", tile.by_user ? T("改", "set by hand") : tile.conf.toFixed(2));
   if (LEFT_OUT.includes(tile.role)) b.classList.add("left-out");
   if (tile.by_user) b.classList.add("fixed");
   else if (tile.conf < DOUBT) b.classList.add("doubt");
   if (scoredAs) {
     b.classList.add(scoredAs.drop ? "dropped" : "scored-as");
-    title += scoredAs.drop ? " · 算作不是牌 scored as no tile" : " · 算作 scored as " + name(scoredAs.cls);
+    title = cat(title, scoredAs.drop ? T(" · 算作不是牌", " · scored as no tile", " · 算作不是牌 scored as no tile")
+      : cat(T(" · 算作", " · scored as", " · 算作 scored as"), " ", name(scoredAs.cls)));
   }
-  b.title = title;
-  b.setAttribute("aria-label", "tile " + tile.index + " " + title);
+  say(b, title, "title");
+  say(b, cat(T(`第 ${tile.index} 张`, `tile ${tile.index}`, `tile ${tile.index}`), " ", title), "aria-label");
   b.addEventListener("click", () => pick(tile));
   return b;
 }
@@ -76,7 +75,7 @@ function showStrip(data) {
     group.className = "group";
     const label = document.createElement("span");
     label.className = "group-name";
-    label.append(zh, smallText(en));
+    label.append(piece("zh", zh), piece("en", en, "small"));
     group.appendChild(label);
     for (const t of tiles) group.appendChild(chip(t, changed.get(t.index)));
     strip.appendChild(group);

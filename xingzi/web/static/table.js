@@ -1,10 +1,11 @@
-// The table's running tally (loaded before app.js, whose state, $, smallText, status and rescore it uses when
-// called): four players' totals over the hands scored, kept in this browser. Seats are in the order of play
-// (counter-clockwise), as the engine numbers them: the payers of a 自摸 are the winner's 下家, 对家, 上家.
+// The table's running tally (loaded before app.js, whose state, $, status and rescore it uses when called; its
+// words in lang.js's phrases): four players' totals over the hands scored, kept in this browser. Seats are in the
+// order of play (counter-clockwise), as the engine numbers them: the payers of a 自摸 are the winner's 下家, 对家, 上家.
 "use strict";
 
 const TABLE_KEY = "xingzi.table.v1";
 const SEAT_NAMES = ["东", "南", "西", "北"];
+const ADDED = T("已记入", "Added to the tally:");
 const table = loadTable();
 let tallied = null;  // the result last added: a second tap does not add it again (undo allows it)
 
@@ -79,7 +80,7 @@ function buildTable() {
     const name = document.createElement("input");
     name.className = "seat-name";
     name.maxLength = 12;
-    name.setAttribute("aria-label", `座位 ${s + 1} 名字 seat ${s + 1} name`);  // no visible label of its own
+    say(name, T(`座位 ${s + 1} 名字`, `seat ${s + 1} name`), "aria-label");  // no visible label of its own
     name.addEventListener("change", () => { table.names[s] = name.value.trim() || SEAT_NAMES[s]; saveTable(); showTable(); });
     const total = document.createElement("span");
     total.className = "seat-total";
@@ -94,7 +95,7 @@ function buildTable() {
   $("add-hand").addEventListener("click", addHand);
   $("undo-hand").addEventListener("click", undoHand);
   $("new-game").addEventListener("click", () => {
-    if (window.confirm("新一局：所有分数归零？ New game: all totals back to 0?")) {
+    if (window.confirm(words(T("新一局：所有分数归零？", "New game: all totals back to 0?")))) {
       Object.assign(table, freshTable(table.names));
       saveTable();
       showTable();
@@ -133,7 +134,8 @@ function showTable() {
     const s = Number(row.dataset.seat);
     const dealer = row.querySelector(".seat-dealer");
     dealer.checked = s === table.dealer;
-    dealer.setAttribute("aria-label", "庄家 dealer: " + table.names[s]);  // which seat, not four alike
+    const who = table.names[s];  // which seat, not four alike
+    say(dealer, T(`庄家：${who}`, `dealer: ${who}`, `庄家 dealer: ${who}`), "aria-label");
     const name = row.querySelector(".seat-name");
     if (document.activeElement !== name) name.value = table.names[s];  // not under the user's typing
     row.querySelector(".seat-total").textContent = signed(table.totals[s]);
@@ -155,12 +157,15 @@ function showTable() {
   $("add-hand").disabled = !ready;
   const gain = ready ? settled.deltas[table.winner] : 0;
   $("same-box").hidden = $("self_draw").checked || !table.hands.length;
-  $("add-hand").replaceChildren("记入这一手 ", smallText("Add this hand" + (ready ? ": " + table.names[table.winner]
-    + " " + signed(gain) : " — " + notAddable())));
-  $("follow-plain").replaceChildren("跟庄 ", smallText(table.names[table.dealer] + " pays each "
-    + state.followDealer.plain));
-  $("follow-dragon").replaceChildren("跟庄 中/白 ", smallText(table.names[table.dealer] + " pays each "
-    + state.followDealer.dragon));
+  const why = ready ? table.names[table.winner] + " " + signed(gain) : notAddable();
+  say($("add-hand"), ready ? B("记入这一手：" + why, "Add this hand: " + why, "记入这一手")
+    : B(`记入这一手（${why.zh}）`, "Add this hand — " + why.en, "记入这一手", "Add this hand — " + why.both));
+  const dealer = table.names[table.dealer];
+  for (const kind of ["plain", "dragon"]) {
+    const what = kind === "plain" ? "跟庄" : "跟庄 中/白", pays = `${dealer} pays each ${state.followDealer[kind]}`;
+    say($("follow-" + kind), B(`${what}（${dealer} 付每家 ${state.followDealer[kind]}）`,
+      `Dealer followed${kind === "plain" ? "" : " on 中/白"}: ${pays}`, what, pays));
+  }
 }
 
 // With the tally open, the dealer ticks of the score follow the table: the winner's, or the payer's who deals.
@@ -170,7 +175,7 @@ function syncDealer() {
   const boxes = [$("dealer"), ...document.querySelectorAll("#payers .payer-dealer")];
   for (const box of boxes) {  // while the tally is open its seats say who deals: the ticks show it, not change it
     box.disabled = open;
-    box.title = open ? "庄家由下面的记分表决定 The tally below says who deals" : "";
+    say(box, open ? T("庄家由下面的记分表决定", "The tally below says who deals") : "", "title");
   }
   $("dealer-by-tally").hidden = !open;  // said beside the tick too: a phone shows no title
   if (!open) return false;
@@ -207,11 +212,11 @@ function addable() {
 // Why "add this hand" is off, in a few words under it.
 function notAddable() {
   const data = state.data;
-  if (!data) return "先拍一手牌 take a photo first";
-  if (state.pending) return "计算中 scoring…";
-  if (state.stale) return "分数已过时 the score is out of date";
-  if (data === tallied) return "已记入 added";
-  return "没有可记的分 no score to add";
+  if (!data) return T("先拍一手牌", "take a photo first");
+  if (state.pending) return T("计算中", "scoring…");
+  if (state.stale) return T("分数已过时", "the score is out of date");
+  if (data === tallied) return T("已记入", "added");
+  return T("没有可记的分", "no score to add");
 }
 
 function addHand() {
@@ -234,14 +239,17 @@ function addHand() {
   $("same-discard").checked = false;
   saveTable();
   showTable();
-  tallySaid("已记入 Added to the tally: " + text);
+  tallySaid(cat(ADDED, " " + text));
 }
 
 // §8 跟庄: the three others discarded the dealer's first discard; the dealer pays each of them, play goes on.
 function followDealer(kind) {
   const amount = state.followDealer[kind];
   const what = kind === "dragon" ? "跟庄 中/白" : "跟庄";  // a tap in passing must not move the totals
-  if (!window.confirm(`${what}: ${table.names[table.dealer]} 付每家 pays each ${amount}?`)) return;
+  const dealer = table.names[table.dealer];
+  const ask = T(`${what}：${dealer} 付每家 ${amount}？`, `Dealer followed${kind === "dragon" ? " on 中/白" : ""}: `
+    + `${dealer} pays each ${amount}?`, `${what}: ${dealer} 付每家 pays each ${amount}?`);
+  if (!window.confirm(words(ask))) return;
   const deltas = [0, 1, 2, 3].map((s) => (s === table.dealer ? -3 * amount : amount));
   const text = `${table.hands.length + 1}. 跟庄${kind === "dragon" ? " 中/白" : ""} ${table.names[table.dealer]}: `
     + deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
@@ -249,7 +257,7 @@ function followDealer(kind) {
   table.totals = table.totals.map((t, s) => t + deltas[s]);
   saveTable();
   showTable();
-  tallySaid("已记入 Added to the tally: " + text);
+  tallySaid(cat(ADDED, " " + text));
 }
 
 // §8: a drawn hand (黄庄) moves no points and the dealer deals again; it is written down all the same.
@@ -259,18 +267,22 @@ function drawnHand() {
   $("same-discard").checked = false;
   saveTable();
   showTable();
-  tallySaid("已记入 Added to the tally: " + text);
+  tallySaid(cat(ADDED, " " + text));
 }
 
 // The tally as plain text for the table's chat: the totals, the dealer, every hand in order.
 function tallyText() {
   const seats = [0, 1, 2, 3].map((s) => table.names[s] + " " + signed(table.totals[s])
-    + (s === table.dealer ? " (庄 dealer)" : ""));
+    + (s === table.dealer ? words(T(" (庄)", " (dealer)", " (庄 dealer)")) : ""));
   const changed = Object.keys(rulesOverrides()).length;
-  const rules = serverRules ? [`规则 rules: ${serverRules.name}${changed ? ` (${changed} changed on the page)` : ""}`] : [];
+  const rules = serverRules ? [words(cat(T("规则：", "rules: ", "规则 rules: "), serverRules.name,
+    changed ? T(`（本页改了 ${changed} 项）`, ` (${changed} changed on the page)`, ` (${changed} changed on the page)`) : ""))]
+    : [];
   const now = new Date();  // the table's own date (toISOString's is UTC: before 08:00 in China, yesterday's)
   const day = [now.getFullYear(), now.getMonth() + 1, now.getDate()].map((n) => String(n).padStart(2, "0")).join("-");
-  return [`星子麻将记分 Xingzi tally, ${day}, ${table.hands.length} hand(s)`,
+  const n = table.hands.length;
+  return [words(T(`星子麻将记分，${day}，${n} 手`, `Xingzi tally, ${day}, ${n} hand(s)`,
+    `星子麻将记分 Xingzi tally, ${day}, ${n} hand(s)`)),
     ...rules, seats.join(" · "), ...table.hands.map((h) => h.text)].join("\n");
 }
 
@@ -283,9 +295,9 @@ async function copyTally() {
   box.select();
   try {
     await navigator.clipboard.writeText(box.value);
-    tallySaid("已复制 The tally is copied");
+    tallySaid(T("已复制", "The tally is copied"));
   } catch (e) {
-    tallySaid("请选中复制 Select the text and copy it");
+    tallySaid(T("请选中复制", "Select the text and copy it"));
   }
 }
 
@@ -298,11 +310,11 @@ function undoHand() {
   saveTable();
   showTable();
   syncDealer();  // the deal as it was before that hand: the score shown follows
-  tallySaid("已撤销 Undone: " + last.text);
+  tallySaid(cat(T("已撤销", "Undone:"), " " + last.text));
 }
 
 // What a tally button did, said beside the tally (where the finger is) and in the page's status line.
-function tallySaid(text) {
+function tallySaid(text) {  // a phrase (lang.js)
   status(text);
-  $("tally-status").textContent = text;
+  say($("tally-status"), text);
 }

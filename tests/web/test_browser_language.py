@@ -1,0 +1,109 @@
+"""The page in headless Chromium in one language or both (the header's menu, kept in this browser): every label,
+button, message and refusal the user sees is in the language chosen, those the server sends in both languages
+too. What the user sees is read as the browser shows it (innerText: what is hidden is left out)."""
+
+from __future__ import annotations
+
+import re
+
+from browser import opened, uploaded
+from web_helpers import jpeg_bytes
+
+from xingzi.engine.tiles import Tile
+
+CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+LATIN = re.compile(r"[A-Za-z]")
+
+
+def _seen(page, selector: str) -> str:
+    return page.locator(selector).inner_text()
+
+
+def _seen_all(page, selector: str) -> list[str]:
+    return [t.strip() for t in page.locator(selector).all_inner_texts()]
+
+
+def test_in_english_the_labels_the_score_the_servers_words_and_the_picker_are_english_only(server):
+    from playwright.sync_api import expect
+
+    with uploaded(server) as page:
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        expect(page.locator("#lang")).to_have_value("both")  # both, until another is chosen
+        page.select_option("#lang", "en")
+        assert _seen(page, "label[for=photo]") == "Take a photo"
+        assert _seen(page, "label[for=photo-pick]") == "Choose a photo"
+        assert _seen(page, "header h1") == "Xingzi mahjong scorer"
+        assert page.title() == "Xingzi scorer"
+        assert _seen_all(page, ".toggles label")[:3] == ["self-draw", "winner is dealer", "score exactly as read"]
+        assert _seen(page, "#total-unit").strip() == "pao"
+        assert _seen(page, "#verdict") == "valid win"
+        assert _seen_all(page, "#items li") == ["plain win: 1 pao", "concealed hand: 1 pao", "single wait: 1 pao"]
+        assert _seen_all(page, "#payments li") == ["the discarder pays 3"]
+        # the server's words, sent in both languages: the English alone
+        problems = _seen_all(page, "#problems li")
+        assert problems[0] == "123456m55789p133s does not split into sets and a pair (nor seven pairs)"
+        assert problems[1] == "scored as the likeliest legal hand: read tile #10 3s as 2s"
+        assert not CJK.search(_seen(page, "#result"))  # the photo, its tiles, the score: nothing in Chinese
+        page.locator('#strip .chip[data-index="10"]').click()
+        assert _seen(page, "#picker-title") == "Read as"
+        assert _seen(page, "#picker-current") == "3s"
+        expect(page.locator("#alts")).to_be_visible()
+        assert not CJK.search(_seen(page, "#picker"))
+        page.locator(f'#faces button[data-cls="{Tile.S2.index}"]').click()
+        expect(page.locator('#strip .chip[data-index="10"]')).to_have_attribute("title", "2s set by hand")
+        page.locator("#self_draw").check()
+        expect(page.locator("#payments li").first).to_have_text("next player pays 4", use_inner_text=True)
+
+        page.select_option("#lang", "both")  # back to both: as it was, without a new score
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win", use_inner_text=True)
+        assert _seen(page, "label[for=photo]") == "拍照 Take a photo"
+        assert _seen_all(page, "#payments li")[0] == "下家付 next player pays 4"
+
+
+def test_chinese_only_is_kept_across_visits_and_a_refusal_is_said_in_chinese(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.select_option("#lang", "zh")
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)
+        expect(page.locator("#lang")).to_have_value("zh")  # kept in this browser
+        assert page.title() == "星子麻将计分"
+        assert _seen(page, "label[for=photo]") == "拍照"
+        assert not LATIN.search(_seen(page, "header h1"))
+        page.set_input_files("#photo", files=[{"name": "notes.jpg", "mimeType": "image/jpeg", "buffer": b"not a photo"}])
+        expect(page.locator("#status")).to_have_text("出错 读不了这个文件（不是照片，或已损坏）", use_inner_text=True)
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#verdict")).to_have_text("胡牌", use_inner_text=True)
+        assert _seen_all(page, "#items li") == ["平胡: 1 炮", "门前清: 1 炮", "胡单张: 1 炮"]
+        assert _seen_all(page, "#payments li") == ["放炮者付 3"]
+        assert _seen(page, '#strip .chip[data-index="13"]').split() == ["三", "条"]
+        page.locator("#payers-box summary").click()
+        assert _seen(page, '#payers .payer[data-payer="0"] p') == "放炮者"
+        assert not LATIN.search(_seen(page, "#payers"))  # the payers' rows, their menus' choices too
+        page.locator('.hit[data-index="3"]').click()  # the 4m said to be a 5m: no hand
+        page.locator(f'#faces button[data-cls="{Tile.M5.index}"]').click()
+        # the server's reason, sent in both languages: the Chinese alone
+        expect(page.locator("#verdict")).to_have_text("诈胡 不成胡：既不是四组加一对，也不是七对", use_inner_text=True)
+        page.select_option("#lang", "en")
+        expect(page.locator("#verdict")).to_have_text(
+            "false win: not a winning hand: the tiles form neither 4 sets + a pair nor seven pairs", use_inner_text=True)
+
+
+def test_in_english_a_refusal_and_a_question_leave_the_chinese_out(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.select_option("#lang", "en")
+        page.set_input_files("#photo", files=[{"name": "notes.jpg", "mimeType": "image/jpeg", "buffer": b"not a photo"}])
+        expect(page.locator("#status")).to_have_text(re.compile(r"^Error: not an image"), use_inner_text=True)
+        assert not CJK.search(_seen(page, "#status"))
+        assert _seen(page, "#verdict").startswith("This photo was not read; below is the previous photo's score: ")
+        page.locator("#table-box summary").click()
+        asked = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        page.locator("#new-game").click()
+        assert asked == ["New game: all totals back to 0?"]
+        assert _seen(page, "#new-game") == "New game"
+        expect(page.get_by_role("radio", name="dealer: 东")).to_be_checked()  # named for a screen reader in English

@@ -1,0 +1,195 @@
+"""The page in headless Chromium, reloaded (a phone does it to a tab it swapped out): the photo, its score and the
+user's taps come back, kept in this browser; read again from the browser's copy when the server no longer holds
+the photo; replaced by a new photo; a kept hand that no longer loads is dropped, the page as on a first visit."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+import pytest
+from browser import opened, serve_with, uploaded
+from web_helpers import HEIGHT, WIDTH, FakeDetector, jpeg_bytes, layout_detections, missed_tile_detections
+
+from xingzi.engine.tiles import Tile
+
+MISSED, MISSED_BOX = missed_tile_detections()
+HAND_KEY = "xingzi.hand.v1"
+
+
+@pytest.fixture(scope="module")
+def server_counting():
+    """The hand with its 2s read as 3s, and the detector (it counts the photos it was given)."""
+    detector = FakeDetector(layout_detections(misread_2s_as_3s=True))
+    for url in serve_with(detector):
+        yield url, detector
+
+
+@pytest.fixture(scope="module")
+def server_missed_counting():
+    detector = FakeDetector(MISSED)
+    for url in serve_with(detector):
+        yield url, detector
+
+
+def _reload(page) -> None:
+    page.reload()
+    from playwright.sync_api import expect
+
+    expect(page.locator("#faces button")).to_have_count(31)
+
+
+def _read(url: str) -> str:
+    """A photo sent straight to the server (as another phone would): the token it holds it under."""
+    request = urllib.request.Request(url + "/api/read", data=jpeg_bytes(), method="POST",
+                                     headers={"Content-Type": "image/jpeg"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())["token"]
+
+
+def _crowd_out(url: str) -> None:
+    """The server holds the last 16 photos: after 16 more, not the page's."""
+    for _ in range(16):
+        _read(url)
+
+
+def _dropped(page) -> None:
+    """The kept hand dropped (and not tried again): no score, no error, the ticks as on a first visit."""
+    from playwright.sync_api import expect
+
+    page.wait_for_function(f"localStorage.getItem('{HAND_KEY}') === null")
+    expect(page.locator("#result")).to_be_hidden()
+    expect(page.locator("#status")).to_have_text("")
+    for tick in ("#self_draw", "#dealer", "#as_read"):
+        expect(page.locator(tick)).not_to_be_checked()
+
+
+def _photo_kept(page) -> None:
+    """Until the browser's copy of the photo shown is written (IndexedDB writes come after the read); a page that
+    keeps none goes on at once (and fails on what a reload shows)."""
+    page.wait_for_function("async () => typeof photoStore !== 'function'"
+                           " || ((await photoStore('readonly', (s) => s.get('last'))) || {}).id === kept.photo")
+
+
+def test_a_reload_shows_the_same_photo_score_and_taps_without_reading_the_photo_again(server_counting):
+    from playwright.sync_api import expect
+
+    url, detector = server_counting
+    with uploaded(url) as page:
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        page.locator('#strip .chip[data-index="10"]').click()  # the 3s, said to be a 2s
+        page.locator(f'#faces button[data-cls="{Tile.S2.index}"]').click()
+        expect(page.locator('#strip .chip[data-index="10"]')).to_have_class(re.compile(r"\bfixed\b"))
+        page.locator("#self_draw").check()
+        page.locator("#dealer").check()
+        page.locator("#payers-box summary").click()
+        page.locator('#payers .payer[data-payer="1"] select[data-key="fa"]').select_option("1")
+        expect(page.locator("#payments li")).to_have_text([
+            "下家付 next player pays 8 (4 炮 ×2 庄家 dealer)", "对家付 opposite pays 10 (含吃 1 炮 eaten, 5 炮 ×2 庄家 dealer)",
+            "上家付 previous player pays 8 (4 炮 ×2 庄家 dealer)"])
+        photo = page.locator("#annotated").get_attribute("src")
+        read = detector.calls
+
+        _reload(page)
+        expect(page.locator("#total")).to_have_text("4")
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(page.locator("#payments li")).to_have_text([
+            "下家付 next player pays 8 (4 炮 ×2 庄家 dealer)", "对家付 opposite pays 10 (含吃 1 炮 eaten, 5 炮 ×2 庄家 dealer)",
+            "上家付 previous player pays 8 (4 炮 ×2 庄家 dealer)"])
+        expect(page.locator("#annotated")).to_be_visible()
+        assert page.locator("#annotated").get_attribute("src") == photo  # the same annotated photo
+        corrected = page.locator('#strip .chip[data-index="10"]')
+        expect(corrected).to_have_class(re.compile(r"\bfixed\b"))  # the user's correction, still theirs
+        expect(corrected).to_have_text("二条")
+        expect(page.locator("#self_draw")).to_be_checked()
+        expect(page.locator("#dealer")).to_be_checked()
+        expect(page.locator('#payers .payer[data-payer="1"] select[data-key="fa"]')).to_have_value("1")
+        expect(page.locator("#payers-set")).to_have_text("：已设 1 家")
+        expect(page.locator("#status")).to_have_text("")
+        assert detector.calls == read  # the server still held the photo: not read again
+
+        page.locator("#dealer").uncheck()  # taps after the reload score as before it
+        expect(page.locator("#payments li")).to_have_text(["下家付 next player pays 4",
+                                                           "对家付 opposite pays 5 (含吃 1 炮 eaten)",
+                                                           "上家付 previous player pays 4"])
+
+
+def test_a_photo_the_server_no_longer_holds_is_read_again_from_the_browsers_copy(server_missed_counting):
+    from playwright.sync_api import expect
+
+    url, detector = server_missed_counting
+    with uploaded(url) as page:
+        expect(page.locator("#verdict")).to_contain_text("valid win")  # scored with a 5m it did not find
+        page.locator("#as_read").check()  # as read: 13 tiles, no hand, until the missed 5m is added
+        expect(page.locator("#verdict")).to_contain_text("not scored")
+        layer = page.locator("#hits").bounding_box()
+        cx, cy = float(MISSED_BOX[0] + MISSED_BOX[2]) / 2, float(MISSED_BOX[1] + MISSED_BOX[3]) / 2
+        page.locator("#hits").click(position={"x": cx / WIDTH * layer["width"], "y": cy / HEIGHT * layer["height"]})
+        page.locator(f'#faces button[data-cls="{Tile.M5.index}"]').click()
+        expect(page.locator("#total")).to_have_text("3")
+        _photo_kept(page)
+        _crowd_out(url)
+        read = detector.calls
+
+        _reload(page)
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(page.locator(".hit")).to_have_count(14)  # the tile the user added, added again
+        expect(page.locator("#notation")).to_have_text("123456m55789p12s 3s")
+        expect(page.locator("#as_read")).to_be_checked()
+        expect(page.locator("#status")).to_have_text("")
+        assert detector.calls == read + 1  # read again, once, from the photo this browser kept
+
+        # the server's detector changed: the photo read again finds other tiles, where the taps would not fit
+        detector.detections = layout_detections()
+        try:
+            _crowd_out(url)
+            _reload(page)
+            _dropped(page)  # without a word
+        finally:
+            detector.detections = MISSED
+
+
+def test_a_new_photo_replaces_the_kept_one(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator('.hit[data-index="3"]').click()
+        page.locator(f'#faces button[data-cls="{Tile.M5.index}"]').click()  # 4m → 5m: no hand
+        expect(page.locator("#verdict")).to_contain_text("诈胡")
+        page.set_input_files("#photo", files=[{"name": "next.jpg", "mimeType": "image/jpeg",
+                                               "buffer": jpeg_bytes(WIDTH - 40, HEIGHT)}])
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        photo = page.locator("#annotated").get_attribute("src")
+        _reload(page)
+        expect(page.locator("#total")).to_have_text("3")  # the new photo as read, not the last one's taps
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(page.locator('#strip .chip[data-index="3"]')).not_to_have_class(re.compile(r"\bfixed\b"))
+        assert page.locator("#annotated").get_attribute("src") == photo
+
+
+def _hand(**changes) -> str:
+    hand = {"v": 1, "token": "never-given", "photo": None, "tiles": "", "name": "hand.jpg", "corrections": {},
+            "added": [], "ignored": [], "removed": [], "claimed": [], "released": [], "win": None, "bloom": None,
+            "self_draw": True, "dealer": False, "as_read": False, "events": [], "payers": [], "tallied": False}
+    return json.dumps({**hand, **changes})
+
+
+@pytest.mark.parametrize("kept", [
+    pytest.param("{not json", id="not-json"),
+    pytest.param(json.dumps({"v": 0, "token": 5}), id="another-format"),
+    pytest.param(_hand(), id="a-photo-the-server-never-had-and-no-copy"),
+    pytest.param(_hand(token="HELD", corrections={"3": 99}), id="marks-the-server-refuses"),  # no face 99
+])
+def test_a_kept_hand_that_no_longer_loads_is_dropped_quietly(server_ok, kept):
+    from playwright.sync_api import expect
+
+    held = _read(server_ok)  # a photo the server does hold
+    with opened(server_ok) as page:  # no photo yet: nothing of this page's own is kept as it reloads
+        page.evaluate("([key, value]) => localStorage.setItem(key, value)", [HAND_KEY, kept.replace("HELD", held)])
+        _reload(page)
+        _dropped(page)
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("3")  # the page works

@@ -1,0 +1,163 @@
+// The hand on the page, kept in this browser (loaded before app.js, whose state, $, call, marks, show, status and
+// rescore it uses when called, and the payers' and the tally's functions): a phone reloads a page it swapped out,
+// and the photo, its score and the user's taps come back as they were. The photo as sent is kept in IndexedDB (it
+// may be megabytes) and read again should the server no longer hold it; the rest is small, in localStorage. A new
+// photo replaces both. A kept hand that no longer loads (bad data, an older format, a photo the server now reads
+// otherwise) is dropped without a word: the page is as on a first visit.
+"use strict";
+
+const HAND_KEY = "xingzi.hand.v1";
+const PHOTO_DB = "xingzi", PHOTOS = "photos";  // the last photo, under "last"
+const NO_PAYER = { dealer: false, fa: 0, kongs: 0, concealed_kongs: 0, zhong: "", bai: "" };
+const kept = { photo: null, tiles: "" };  // the photo kept: the token it was first read under, and its tiles as read
+
+// The tiles found, box by box: a photo read again must give the same, or the taps kept would land on other tiles.
+const tilesRead = (data) => data.reading.tiles.map((t) => t.cls + "@" + t.xyxy.map(Math.round).join(",")).join(";");
+
+// A photo read: kept (as it was sent) in place of the one before.
+function keepPhoto(blob, data) {
+  Object.assign(kept, { photo: data.token, tiles: tilesRead(data) });
+  blob.arrayBuffer()
+    .then((bytes) => kept.photo === data.token  // a later photo may have been read meanwhile
+      && photoStore("readwrite", (s) => s.put({ id: data.token, type: blob.type, bytes }, "last")))
+    .catch(() => { /* no IndexedDB here (a private window): only the server's copy */ });
+}
+
+// The hand now: the photo's token, the user's word on its tiles and the context set around it.
+function remember() {
+  if (!state.token || !state.data) return;
+  const hand = { v: 1, token: state.token, photo: kept.photo, tiles: kept.tiles, name: state.name,
+    corrections: state.corrections, added: state.added, ignored: state.ignored, removed: state.removed,
+    claimed: state.claimed, released: state.released, win: state.win, bloom: state.bloom,
+    self_draw: $("self_draw").checked, dealer: $("dealer").checked, as_read: $("as_read").checked,
+    events: state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key), payers: payerRows(),
+    tallied: tallied !== null && tallied === state.data };
+  try { localStorage.setItem(HAND_KEY, JSON.stringify(hand)); } catch (e) { /* full, or private mode */ }
+}
+
+function forget() {
+  Object.assign(kept, { photo: null, tiles: "" });
+  try { localStorage.removeItem(HAND_KEY); } catch (e) { /* no storage */ }
+  photoStore("readwrite", (s) => s.delete("last")).catch(() => { /* none kept */ });
+}
+
+// The hand kept before the page was reloaded, shown again; called once the page is built.
+async function recall() {
+  window.addEventListener("pagehide", remember);
+  document.addEventListener("visibilitychange", () => { if (document.hidden) remember(); });
+  let hand = null;
+  try {
+    const saved = localStorage.getItem(HAND_KEY);
+    if (saved === null) return;
+    hand = checkedHand(JSON.parse(saved));
+  } catch (e) { /* not JSON: dropped below */ }
+  if (!hand) {
+    forget();
+    return;
+  }
+  const mine = state.uploads;  // a photo taken meanwhile is the one to show
+  state.pending += 1;  // nothing adds it to the tally before it is back
+  status(T("正在恢复上一张照片…", "Bringing back the last photo…"));
+  try {
+    setContext(hand);
+    for (const k of ["name", "corrections", "added", "ignored", "removed", "claimed", "released", "win", "bloom"]) {
+      state[k] = hand[k];
+    }
+    const data = await scoredAgain(hand);
+    if (mine !== state.uploads) return;
+    Object.assign(kept, { photo: hand.photo, tiles: hand.tiles });
+    state.token = data.token;
+    show(data);
+    if (payers().length) await rescore();  // the payers' kongs need the hand's faces, as after a read
+    if (hand.tallied && !state.stale) tallied = state.data;  // added to the tally already: not twice
+  } catch (e) {
+    if (mine !== state.uploads) return;
+    if (e.zh && e.status === undefined) {  // no server reached (off the Wi-Fi): kept for the next try
+      status(cat(ERROR, " ", readFailure(e)), true);
+      return;
+    }
+    forget();
+    Object.assign(state, { corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [], win: null,
+      bloom: null });
+    setContext({ self_draw: false, dealer: false, as_read: false, events: [], payers: [] });
+    status("");
+  } finally {
+    state.pending -= 1;
+    showTable();
+  }
+}
+
+// The kept hand scored by the server: under its token, or, when the server no longer holds the photo (restarted,
+// or it took many photos since), with the photo read again from this browser's copy. The payers' kongs are sent
+// later, as after a read.
+async function scoredAgain(hand) {
+  const rescored = (token) => call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(Object.assign(marks(), { token, payers: [] })) });
+  try {
+    return await rescored(hand.token);
+  } catch (e) {
+    if (e.status !== 404) throw e;
+  }
+  const photo = await photoStore("readonly", (s) => s.get("last"));
+  if (!photo || photo.id !== hand.photo) throw new Error("no copy of this photo is kept");
+  const type = photo.type || "application/octet-stream";
+  const read = await call("/api/read", { method: "POST", body: new Blob([photo.bytes], { type }),
+    headers: { "Content-Type": type } });
+  if (tilesRead(read) !== hand.tiles) throw new Error("the photo is read otherwise now");
+  return rescored(read.token);
+}
+
+// The ticks, events and payers' rows as kept.
+function setContext(hand) {
+  for (const id of ["self_draw", "dealer", "as_read"]) $(id).checked = hand[id];
+  for (const e of state.events) $("ev-" + e.key).checked = hand.events.includes(e.key);
+  buildPayers();  // a row for each payer of this kind of win
+  document.querySelectorAll("#payers .payer").forEach((row, k) => {
+    const r = hand.payers[k] || NO_PAYER;
+    row.querySelector(".payer-dealer").checked = r.dealer;
+    for (const select of row.querySelectorAll("select")) {
+      const value = String(r[select.dataset.key]);
+      if (Array.from(select.options).some((o) => o.value === value)) select.value = value;
+    }
+  });
+  showFolded();
+  showTable();
+}
+
+// The hand as kept, if it is one this page wrote; else null.
+function checkedHand(h) {
+  const int = Number.isInteger, index = (i) => int(i) && i >= 0, text = (s) => typeof s === "string";
+  const flag = (b) => typeof b === "boolean", list = (a, ok) => Array.isArray(a) && a.every(ok);
+  const payer = (r) => r !== null && typeof r === "object" && flag(r.dealer)
+    && [r.fa, r.kongs, r.concealed_kongs].every(int) && text(r.zhong) && text(r.bai);
+  const ok = h !== null && typeof h === "object" && h.v === 1 && text(h.token) && (h.photo === null || text(h.photo))
+    && text(h.tiles) && text(h.name) && h.corrections !== null && typeof h.corrections === "object"
+    && !Array.isArray(h.corrections) && Object.entries(h.corrections).every(([k, v]) => /^\d+$/.test(k) && index(v))
+    && list(h.added, (t) => t !== null && index(t.cls) && list(t.xyxy, Number.isFinite) && t.xyxy.length === 4)
+    && ["ignored", "removed", "claimed", "released"].every((k) => list(h[k], index))
+    && (h.win === null || index(h.win)) && (h.bloom === null || text(h.bloom))
+    && ["self_draw", "dealer", "as_read", "tallied"].every((k) => flag(h[k])) && list(h.events, text)
+    && list(h.payers, payer);
+  return ok ? h : null;
+}
+
+// One request on the store of photos: its result, once written.
+function photoStore(mode, use) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(PHOTO_DB, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore(PHOTOS);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      try {
+        const tx = db.transaction(PHOTOS, mode);
+        const request = use(tx.objectStore(PHOTOS));
+        tx.oncomplete = () => { db.close(); resolve(request.result); };
+        tx.onerror = tx.onabort = () => { db.close(); reject(tx.error); };
+      } catch (e) {
+        db.close();
+        reject(e);
+      }
+    };
+  });
+}
