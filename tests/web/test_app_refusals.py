@@ -71,6 +71,14 @@ def test_a_photo_sent_with_curl_d_is_told_its_line_breaks_were_dropped(photo):
         assert r.status_code == 400 and "curl" not in r.json()["error"]
 
 
+@pytest.mark.parametrize(("size", "hinted"), [pytest.param(4095, False, id="under-4-kib"),
+                                               pytest.param(4096, True, id="4-kib")])
+def test_the_curl_d_hint_is_given_from_4_kib_of_a_form_body_without_line_breaks(size, hinted):
+    client, _ = client_for(layout_detections())
+    r = client.post("/api/read", content=b"x" * size, headers={"content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 400 and ("curl -d" in r.json()["error"]) == hinted
+
+
 @pytest.mark.parametrize(("body", "came"), [
     pytest.param(b'{"token": x}', "got no JSON: Expecting value at line 1 column 11", id="not-json"),
     pytest.param(b"", "got no JSON: Expecting value at line 1 column 1", id="empty"),

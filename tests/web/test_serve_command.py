@@ -55,6 +55,7 @@ def test_serve_with_a_dataset_folder(served, tmp_path, capsys):
                  id="upload-limit-nan"),
     pytest.param(["--conf", "nan"], "--conf must be a confidence from 0 to 1, got nan", id="conf-nan"),
     pytest.param(["--conf", "1.5"], "--conf must be a confidence from 0 to 1, got 1.5", id="conf-over-1"),
+    pytest.param(["--conf", "-0.5"], "--conf must be a confidence from 0 to 1, got -0.5", id="conf-under-0"),
     pytest.param(["--model", "/nonexistent/weights.onnx"], "--model: detector weights not found", id="no-weights"),
     pytest.param(["--host", "256.1.1.1"], "--host: not an address of this machine", id="bad-host"),
     pytest.param(["--collect", "FILE"], "expected a dataset folder, got the file", id="collect-into-a-file"),
@@ -66,6 +67,46 @@ def test_bad_serve_options_say_so(served, tmp_path, capsys, argv, message):
     assert main(["serve", *argv]) == 2
     assert message in capsys.readouterr().err and not served
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("argv", [
+    pytest.param(["--port", "65535"], id="the-last-port"),
+    pytest.param(["--port", "1"], id="the-first-port"),
+    pytest.param(["--max-upload-mb", "0.5"], id="half-a-mib"),
+    pytest.param(["--max-upload-mb", "1024"], id="the-most-upload"),
+    pytest.param(["--conf", "0"], id="conf-0"),
+    pytest.param(["--conf", "1"], id="conf-1"),
+])
+def test_serve_options_at_their_limits_are_taken(served, capsys, argv):
+    """Each passes its own check: the run goes on to the next one, the weights (given missing here to stop it)."""
+    assert main(["serve", *argv, "--model", "/nonexistent/weights.onnx"]) == 2
+    assert capsys.readouterr().err.strip().endswith("--model: detector weights not found: /nonexistent/weights.onnx")
+
+
+def test_a_collect_folder_on_a_read_only_disk_is_said_so(served, tmp_path, monkeypatch, capsys):
+    import os
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    monkeypatch.setattr(os, "statvfs", lambda path: SimpleNamespace(f_flag=os.ST_RDONLY))
+    assert main(["serve", "--collect", str(tmp_path / "photos")]) == 2
+    assert f"({tmp_path} is not writable, a read-only disk)" in capsys.readouterr().err and not served
+    for statvfs in (lambda path: SimpleNamespace(f_flag=0), _no_statvfs):  # not writable for another reason
+        monkeypatch.setattr(os, "statvfs", statvfs)
+        assert main(["serve", "--collect", str(tmp_path / "photos")]) == 2
+        assert f"({tmp_path} is not writable)" in capsys.readouterr().err
+
+
+def _no_statvfs(path):
+    raise OSError(38, "Function not implemented")
+
+
+def test_on_all_interfaces_with_no_network_the_user_is_told_a_phone_cannot_reach_it_yet():
+    from xingzi.commands.serve import startup_text
+
+    text = startup_text("0.0.0.0", 8000, lan=[])
+    assert text.splitlines() == ["xingzi serve: http://127.0.0.1:8000/  (Ctrl-C to stop)",
+                                 "no network address found: a phone can reach this machine only once it is on a network"]
 
 
 QR_BLOCKS = {"█": (255, 255), "▀": (255, 0), "▄": (0, 255), " ": (0, 0)}  # (top, bottom) module: light on a dark screen
