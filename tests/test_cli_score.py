@@ -423,7 +423,11 @@ def test_a_key_only_a_little_like_a_field_is_not_taken_for_a_misspelling(capsys,
     assert code == 0 and json.loads(out)["own"] == 3 and err == ""
 
 
-def test_rules_command_marks_the_flower_items_and_keeps_its_columns(capsys) -> None:
+@pytest.mark.parametrize(("ruleset", "on_at"), [
+    pytest.param("default", 68, id="default"),
+    pytest.param("text000", 73, id="text000-wider-values"),  # 自摸 lists its 花炮 additions: the column grows
+])
+def test_rules_command_marks_the_flower_items_and_keeps_its_columns(capsys, ruleset, on_at) -> None:
     import unicodedata
 
     from xingzi.engine import load_ruleset
@@ -432,8 +436,9 @@ def test_rules_command_marks_the_flower_items_and_keeps_its_columns(capsys) -> N
     def cells(text: str) -> int:  # as a terminal shows it: a Chinese character takes two cells
         return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
-    lines = run(["rules"], capsys)[1].splitlines()
-    rows = item_rows(load_ruleset(None))
+    lines = run(["rules", "--rules", ruleset], capsys)[1].splitlines()
+    rows = item_rows(load_ruleset(ruleset))
+    assert cells(lines[2][:lines[2].index("on/off")]) == on_at
     assert {r["key"] for r in rows if r["flower"]} >= {"qing_yi_se", "hong_qi", "qi_dui"}
     for row in rows:
         start = row["key"] + (" (花炮)" if row["flower"] else "") + " "
@@ -441,7 +446,7 @@ def test_rules_command_marks_the_flower_items_and_keeps_its_columns(capsys) -> N
         zh = line.index(row["zh"], len(start))
         pao = line.index(row["pao"], zh + len(row["zh"]))
         on = line.index("on" if row["on"] else "off", pao + len(row["pao"]))
-        assert (cells(line[:zh]), cells(line[:pao]), cells(line[:on])) == (24, 34, 68), line
+        assert (cells(line[:zh]), cells(line[:pao]), cells(line[:on])) == (24, 34, on_at), line
 
 
 def test_a_ruleset_nested_thousands_deep_is_a_clear_error(capsys, tmp_path) -> None:

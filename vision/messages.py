@@ -16,7 +16,8 @@ def _count(word: str) -> str:
     return str(NUMBER_WORDS.index(word)) if word in NUMBER_WORDS else word
 
 
-def _tile(symbol: str) -> str:
+def tile_chinese(symbol: str) -> str:
+    """A tile's notation (``8m``, ``中``) → its name as players say it (八万, 红中); as written when it is none."""
     try:
         return CLASS_NAMES_CN[Tile.parse(symbol).index]
     except ValueError:
@@ -43,14 +44,14 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"(\d+) tiles \(a winning hand has 14, plus one per kong: (\d+) here\)",
          lambda m: f"{m[1]} 张牌（胡牌应有 14 张，每杠加一张：这里应为 {m[2]} 张）"),
         (r"(\w+) (\S+) \(only four of each tile exist\)",
-         lambda m: f"{_tile(m[2])} 有 {_count(m[1])} 张（每种牌只有四张）"),
+         lambda m: f"{tile_chinese(m[2])} 有 {_count(m[1])} 张（每种牌只有四张）"),
         (r"winning tile not set apart: (\d+) tiles lie apart from the hand",
          lambda m: f"胡的牌没有单独放出：{m[1]} 张牌离开手牌"),
         (r"winning tile not set apart: guessed the end tile of the row standing furthest from its neighbour",
          lambda m: "胡的牌没有单独放出：猜为一行末端离邻牌最远的那张"),
         (r"winning tile not set apart: scored with (\S+), giving the total most of the hand's tiles give as the "
          r"winning tile; mark the real winning tile to change it",
-         lambda m: f"胡的牌没有单独放出：按 {_tile(m[1])} 计（多数牌作胡牌时的炮数）；点出真正胡的牌可改"),
+         lambda m: f"胡的牌没有单独放出：按 {tile_chinese(m[1])} 计（多数牌作胡牌时的炮数）；点出真正胡的牌可改"),
         (r"(\d+) 发 lying away from the other 发 ignored", lambda m: f"{m[1]} 张离其他发较远的发未计"),
         (r"a concealed kong shows no face: cannot tell which tile it is", lambda m: "暗杠全部背面朝上：看不出是哪张牌"),
         (r"(.+) does not split into sets and a pair( \(nor seven pairs\))?",
@@ -68,7 +69,14 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"robbing_kong and kong_tears cannot both happen on one tile", lambda m: "抢杠和杠上流泪不会同时发生"),
         (r"more than four 发 in front of the players in all", lambda m: "所有人面前的发加起来超过四张"),
         (r"(\d+) copies of (\S+) in all players' hands and melds together: a set has only 4 of each tile",
-         lambda m: f"连同别人的碰杠，{_tile(m[2])} 共有 {m[1]} 张（每种牌只有四张）"),
+         lambda m: f"连同别人的碰杠，{tile_chinese(m[2])} 共有 {m[1]} 张（每种牌只有四张）"),
+        (r"(\d+) copies of (\S+) in the winner's hand and melds: a set has only 4 of each tile",
+         lambda m: f"赢家的手牌和碰杠里，{tile_chinese(m[2])} 共有 {m[1]} 张（每种牌只有四张）"),
+        (r"no winning tile found", lambda m: "没有找到胡的牌"),
+        (r"winning tile missing: .+", lambda m: "没有胡的牌"),
+        (r"winning tile (\S+) is not among the hand's tiles", lambda m: f"胡的牌 {tile_chinese(m[1])} 不在手牌里"),
+        (r"at most 4 melds, got (\d+)", lambda m: f"最多 4 组碰杠，这里有 {m[1]} 组"),
+        (r"发 is a bonus tile and never part of a hand: .+", lambda m: "发是花牌，不算手牌：单独放开，按张数计"),
         (r"a winning hand with (\d+) meld\(s\) has (\d+) tiles standing in the hand \(winning tile included\), "
          r"got (\d+)", lambda m: f"有 {m[1]} 组碰杠的胡牌，手里立着的牌应为 {m[2]} 张（含胡的牌），这里有 {m[3]} 张"),
         (r"payer (\d+) shows (\d+) melds: a player has at most 4",

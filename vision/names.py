@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-# key → (中文, English). Keys are the §10 result item keys.
+# key → (中文, English). Keys are the §10 result item keys. The English has no Chinese in it (the page in English
+# alone shows no Han): the dragons by their names, zhong, fa, bai.
 ITEM_NAMES: dict[str, tuple[str, str]] = {
     "ping_hu": ("平胡", "plain win"),
     "fa": ("发", "fa bonus tiles"),
     "kong": ("明杠", "exposed kong"),
     "concealed_kong": ("暗杠", "concealed kong"),
-    "dragon_pung": ("碰中白", "pung of 中/白"),
-    "dragon_concealed_pung": ("中白暗刻", "concealed 中/白 triplet"),
-    "dragon_kong": ("中白明杠", "exposed 中/白 kong"),
-    "dragon_concealed_kong": ("中白暗杠", "concealed 中/白 kong"),
+    "dragon_pung": ("碰中白", "pung of zhong/bai"),
+    "dragon_concealed_pung": ("中白暗刻", "concealed zhong/bai triplet"),
+    "dragon_kong": ("中白明杠", "exposed zhong/bai kong"),
+    "dragon_concealed_kong": ("中白暗杠", "concealed zhong/bai kong"),
     "self_draw": ("自摸", "self-draw"),
     "concealed": ("门前清", "concealed hand"),
     "single_wait": ("胡单张", "single wait"),
     "kong_bloom": ("杠上开花", "win on a kong replacement"),
-    "bloom_kong": ("开花的杠", "the kong the 杠上开花 was won on"),
+    "bloom_kong": ("开花的杠", "the kong whose replacement tile won"),
     "kong_tears": ("杠上流泪", "win on the discard after a kong"),
     "robbing_kong": ("抢杠", "robbing the kong"),
     "xiaosa": ("潇洒", "run of pairs/triplets"),
@@ -36,7 +37,7 @@ ITEM_NAMES: dict[str, tuple[str, str]] = {
     "peng_peng_hu": ("碰碰胡", "all triplets"),
     "qi_dui": ("七对", "seven pairs"),
     "yi_tiao_long": ("一条龙", "straight 1-9"),
-    "hong_qi": ("红旗飘飘", "中 and 白 sets"),
+    "hong_qi": ("红旗飘飘", "zhong and bai sets"),
     "qi_xian_nv": ("七仙女", "seven consecutive pairs"),
 }
 EVENTS = ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "hai_di_pao",

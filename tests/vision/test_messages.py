@@ -49,6 +49,11 @@ HAND, WIN = "123m456m789p12s55p", "3s"
                  "有 1 组碰杠的胡牌，手里立着的牌应为 11 张（含胡的牌），这里有 30 张", id="standing-count"),
     pytest.param("payer 2 shows 9 melds: a player has at most 4", "第 3 位付炮的人亮出 9 组碰杠：每人最多 4 组",
                  id="payer-melds"),
+    pytest.param("5 copies of 2m in the winner's hand and melds: a set has only 4 of each tile",
+                 "赢家的手牌和碰杠里，二万 共有 5 张（每种牌只有四张）", id="copies-in-the-winners-hand"),
+    pytest.param("no winning tile found", "没有找到胡的牌", id="no-winning-tile-found"),
+    pytest.param("at most 4 melds, got 5", "最多 4 组碰杠，这里有 5 组", id="five-melds"),
+    pytest.param("winning tile 中 is not among the hand's tiles", "胡的牌 红中 不在手牌里", id="winning-tile-not-in-hand"),
     pytest.param("something new the table does not know", None, id="unknown-stays-english"),
 ])
 def test_messages_in_chinese(english, zh):

@@ -554,7 +554,7 @@ def test_the_pao_table_under_the_pages_rules():
     from_ten = client.get("/api/rules", params={"rules": '{"hai_di_pao": "start_at_10"}'}).json()
     assert {r["key"]: r for r in from_ten["items"]}["hai_di_pao"]["pao"] == "counts from 10"
     text000 = client.get("/api/rules", params={"rules": '{"flower_additions": "000"}'}).json()  # §9: the 000 text
-    assert {r["key"]: r for r in text000["items"]}["self_draw"]["pao"] == "平胡 1 / 花炮 5 (hun_yi_se 1, peng_peng_hu 5)"
+    assert {r["key"]: r for r in text000["items"]}["self_draw"]["pao"] == "平胡 1 / 花炮 5（混一色 1，碰碰胡 5）"
     changed = client.get("/api/rules", params={"rules": '{"four_fa": "on_top", "optional": ["tong_ku"]}'}).json()
     rows = {r["key"]: r for r in changed["items"]}
     assert rows["fa"]["pao"] == "1 each, four = 4+10" and rows["tong_ku"]["on"] is True

@@ -79,7 +79,8 @@ def test_a_stale_score_says_so_in_full_colour_and_a_refused_photo_says_why_in_ch
         assert page.evaluate(seen, "verdict") == 1  # ...the words saying it is out of date not
         big = b"\xff\xd8" + bytes(13 * 2**20)  # over the 12 MB limit, and no picture the page can shrink
         page.set_input_files("#photo", files=[{"name": "big.jpg", "mimeType": "image/jpeg", "buffer": big}])
-        expect(page.locator("#status")).to_contain_text("照片太大 upload of 13.0 MiB is over the 12 MiB limit")
+        expect(page.locator("#status")).to_contain_text("照片太大（13.0 兆，上限 12 兆） upload of 13.0 MiB is over the 12 MiB "
+                                                        "limit")  # the server's Chinese, sizes and all
         page.route("**/api/read*", lambda route: route.abort())  # off the table's Wi-Fi
         page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
         expect(page.locator("#status")).to_contain_text("连不上服务器 the server cannot be reached")

@@ -14,18 +14,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", metavar="FILE", help="ruleset TOML file or preset name (default, text000)")
 
 
+def cells(text: str) -> int:
+    """Terminal cells ``text`` takes, CJK characters (and full-width punctuation) two each."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def pad(text: str, width: int) -> str:
     """Left-align in a column counting CJK characters as two cells."""
-    cells = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-    return text + " " * max(1, width - cells)
+    return text + " " * max(1, width - cells(text))
 
 
 def table_lines(rules: Ruleset) -> list[str]:
-    head = pad("item", 24) + pad("名称", 10) + pad("炮", 34) + pad("on/off", 8) + "replaces"
+    rows = item_rows(rules)
+    pao_width = max(34, *(cells(row["pao"]) + 2 for row in rows))  # a house ruleset's values may be longer
+    head = pad("item", 24) + pad("名称", 10) + pad("炮", pao_width) + pad("on/off", 8) + "replaces"
     lines = [f"ruleset: {rules.name}", "", head]
-    for row in item_rows(rules):
+    for row in rows:
         kind = " (花炮)" if row["flower"] else ""
-        lines.append(pad(row["key"] + kind, 24) + pad(row["zh"], 10) + pad(row["pao"], 34)
+        lines.append(pad(row["key"] + kind, 24) + pad(row["zh"], 10) + pad(row["pao"], pao_width)
                      + pad("on" if row["on"] else "off", 8) + ", ".join(row["replaces"]))
     lines += ["", "options (RULES.md §9):"]
     for key, value in rules.options.items():

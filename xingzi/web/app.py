@@ -23,6 +23,7 @@ import numpy as np
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
@@ -48,6 +49,7 @@ from xingzi.vision.usermarks import add_tiles, kong_named
 from . import guards
 from .guards import BadRequest
 from .labels import labels_zip
+from .refusals import refusal
 from .rules import TableRules
 from .seats import Seats, parse_seats, table_view
 
@@ -93,12 +95,12 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
 
     @app.exception_handler(BadRequest)
     async def bad_request(_request: Request, exc: BadRequest) -> JSONResponse:
-        return JSONResponse({"error": guards.short(str(exc))}, status_code=exc.status)
+        return JSONResponse(refusal(str(exc), exc.status), status_code=exc.status)  # its Chinese beside it
 
     @app.exception_handler(Exception)
     async def internal(_request: Request, exc: Exception) -> JSONResponse:
         # the connection is closed after it: the client should not send on into a request that failed half way
-        return JSONResponse({"error": guards.short(f"internal error: {type(exc).__name__}: {exc}")}, status_code=500,
+        return JSONResponse(refusal(f"internal error: {type(exc).__name__}: {exc}", 500), status_code=500,
                             headers={"Connection": "close"})
 
     @app.api_route("/", methods=["GET", "HEAD"])  # HEAD: what any address that takes GET takes (curl -I)
@@ -213,8 +215,6 @@ def _scored(session: Session, m: Marks) -> PhotoResult:
 
 
 async def _in_thread(fn: Callable[[], Any]) -> Any:
-    from starlette.concurrency import run_in_threadpool
-
     return await run_in_threadpool(fn)
 
 

@@ -1,7 +1,7 @@
-"""What the web app answers before (or instead of) any work: a refused request as ``{"error": ...}`` saying what was
-expected and what came, for the app's own checks (:class:`BadRequest`) and for Starlette's (no such address, a
-method the address does not take); a query that gives a parameter twice; a body sent as a form; a dataset folder
-that cannot be written."""
+"""What the web app answers before (or instead of) any work: a refused request as ``{"error": ..., "error_zh": ...}``
+saying what was expected and what came (its Chinese from :mod:`refusals`), for the app's own checks
+(:class:`BadRequest`) and for Starlette's (no such address, a method the address does not take); a query that gives a
+parameter twice; a body sent as a form; a dataset folder that cannot be written."""
 
 from __future__ import annotations
 
@@ -44,7 +44,9 @@ def add_error_pages(app: FastAPI) -> None:
             message = f"no such address: {path} (the page is at /)"
         else:
             message = str(exc.detail)
-        return JSONResponse({"error": short(message)}, status_code=exc.status_code, headers=headers)
+        from .refusals import refusal  # (refusals reads short from here)
+
+        return JSONResponse(refusal(message, exc.status_code), status_code=exc.status_code, headers=headers)
 
 
 def query(request: Request) -> dict[str, str]:

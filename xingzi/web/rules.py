@@ -9,25 +9,37 @@ from functools import cached_property
 from typing import Any
 
 from xingzi.engine.ruleset import CHOICES, OPTIONAL_ITEMS, Ruleset, load_ruleset
-from xingzi.ruletable import item_rows
+from xingzi.ruletable import item_rows, pao_words
 from xingzi.vision.names import ITEM_NAMES
 
-YES_NO = {True: "是 yes", False: "否 no"}
-# §9 options as the page names them: (Chinese, English, {value: what it means})
-OPTION_TEXT: dict[str, tuple[str, str, Mapping[Any, str]]] = {
-    "flower_additions": ("花炮手的加炮", "additions on a 花炮 hand",
-                         {"003": "003: 自摸 +5, 门清 +1, 单张 +1", "000": "000: 混一色 each +1, 碰碰胡 门清/自摸 +5"}),
-    "specials_lift_threshold": ("杠上流泪/抢杠/海底放炮可起胡", "those lift a 1炮 hand to a win", YES_NO),
-    "hong_qi_seven_pairs": ("七对的红旗飘飘", "红旗飘飘 in 七对",
-                            {"pairs": "中一对白一对 a pair of each", "fours": "四中四白 four of each"}),
-    "eaten_hong_qi": ("吃明的红旗飘飘", "eaten exposed 红旗飘飘",
-                      {"in_all": "共10 10 in all", "on_top": "各组另加10 its sets and 10 more"}),
-    "four_fa": ("四个发", "four 发 of one's own", {"in_all": "共10 10 in all", "on_top": "4+10 = 14"}),
-    "self_draw_eating": ("自摸吃炮", "炮 eaten on 自摸",
-                         {"each": "各付各的 each payer their own part", "pool": "三家合计 all three pooled"}),
-    "hai_di_pao": ("海底放炮", "won on the last discard", {"addition": "加5 +5", "start_at_10": "从10起 counts from 10"}),
+YES_NO = {True: ("是 yes", "是", "yes"), False: ("否 no", "否", "no")}
+# §9 options as the page names them: (Chinese, English, {value: (both, Chinese, English)}); "both" is the choice's
+# text as sent before the page showed one language alone, kept for clients that read it
+OPTION_TEXT: dict[str, tuple[str, str, Mapping[Any, tuple[str, str, str]]]] = {
+    "flower_additions": ("花炮手的加炮", "additions on a pattern hand (flower pao)", {
+        "003": ("003: 自摸 +5, 门清 +1, 单张 +1", "003：自摸 +5，门清 +1，单张 +1",
+                "003: self-draw +5, concealed +1, single wait +1"),
+        "000": ("000: 混一色 each +1, 碰碰胡 门清/自摸 +5", "000：混一色各 +1，碰碰胡 门清/自摸 +5",
+                "000: one suit and dragons +1 each, all triplets concealed/self-draw +5")}),
+    "specials_lift_threshold": ("杠上流泪/抢杠/海底放炮可起胡",
+                                "a win after a kong, robbing a kong or on the last discard lifts a 1-pao hand", YES_NO),
+    "hong_qi_seven_pairs": ("七对的红旗飘飘", "zhong and bai sets in seven pairs", {
+        "pairs": ("中一对白一对 a pair of each", "中一对白一对", "a pair of each"),
+        "fours": ("四中四白 four of each", "四中四白", "four of each")}),
+    "eaten_hong_qi": ("吃明的红旗飘飘", "eaten exposed zhong and bai sets", {
+        "in_all": ("共10 10 in all", "共10", "10 in all"),
+        "on_top": ("各组另加10 its sets and 10 more", "各组另加10", "its sets and 10 more")}),
+    "four_fa": ("四个发", "four fa of one's own", {
+        "in_all": ("共10 10 in all", "共10", "10 in all"), "on_top": ("4+10 = 14", "4+10 = 14", "4+10 = 14")}),
+    "self_draw_eating": ("自摸吃炮", "pao eaten on a self-draw", {
+        "each": ("各付各的 each payer their own part", "各付各的", "each payer their own part"),
+        "pool": ("三家合计 all three pooled", "三家合计", "all three pooled")}),
+    "hai_di_pao": ("海底放炮", "won on the last discard", {
+        "addition": ("加5 +5", "加5", "+5"), "start_at_10": ("从10起 counts from 10", "从10起", "counts from 10")}),
     "won_triplet_concealed": ("点炮成刻算暗刻", "a triplet the winning discard completes is concealed", YES_NO),
 }
+# the shipped rulesets' names in Chinese (a table's own file is named as it names itself)
+RULESET_ZH = {"default (003 text)": "默认（按 003 文本）", "text000 (000 text readings)": "000 文本（按 000 文本的读法）"}
 PAGE_KEYS = (*CHOICES, "optional")  # what the page may change; numbers of 炮 stay the server's
 
 
@@ -52,10 +64,11 @@ class TableRules:
         for key, allowed in CHOICES.items():
             zh, en, text = OPTION_TEXT[key]
             options.append({"key": key, "zh": zh, "en": en, "value": rules.option(key),
-                            "choices": [{"value": v, "text": text[v]} for v in allowed]})
+                            "choices": [{"value": v, "text": text[v][0], "zh": text[v][1], "en": text[v][2]}
+                                        for v in allowed]})
         optional = [{"key": k, "zh": ITEM_NAMES[k][0], "en": ITEM_NAMES[k][1], "on": k in rules.optional}
                     for k in OPTIONAL_ITEMS]
-        return {"name": rules.name, "options": options, "optional": optional}
+        return {**_names(rules), "options": options, "optional": optional}
 
     def for_page(self, page: Any) -> dict[str, Any]:
         """The overrides a score uses: the server's, then the page's own choices (§9 options only). Bad ones
@@ -80,5 +93,13 @@ class TableRules:
     def items(self, page: Any) -> dict:
         """Each scoring item with its 炮 under the server's rules and the page's changes (the page's 炮 table)."""
         rules = self._with_page(page)[1]
-        rows = [{**row, "en": ITEM_NAMES.get(row["key"], ("", row["key"]))[1]} for row in item_rows(rules)]
-        return {"name": rules.name, "items": rows}
+        rows = []
+        for row in item_rows(rules):  # 炮 in each language alone too (pao_zh, pao_en): the page shows one
+            zh, en = pao_words(row["key"], rules)
+            rows.append({**row, "en": ITEM_NAMES.get(row["key"], ("", row["key"]))[1], "pao_zh": zh, "pao_en": en})
+        return {**_names(rules), "items": rows}
+
+
+def _names(rules: Ruleset) -> dict[str, str]:
+    """The ruleset's name as it names itself, and in Chinese where it is a shipped one."""
+    return {"name": rules.name, "name_zh": RULESET_ZH.get(rules.name, rules.name)}

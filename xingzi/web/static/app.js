@@ -27,22 +27,17 @@ async function fetched(url, options) {
   if (response.ok) return response;
   let body = {};
   try { body = await response.json(); } catch (e) { /* not JSON */ }
-  throw Object.assign(new Error(body.error || ("HTTP " + response.status)), { status: response.status });
+  throw Object.assign(new Error(body.error || ("HTTP " + response.status)), { status: response.status,
+    zh: body.error_zh });  // the server's Chinese for it (words.js picks)
 }
 
-// The server says why it refused a photo in English: the gist in Chinese before it, by the kind of refusal.
+// Why a photo was refused, in Chinese by the kind of refusal, where the server sent no Chinese of its own.
 const READ_REFUSED = { 400: "读不了这个文件（不是照片，或已损坏）", 408: "上传中断了", 413: "照片太大" };
 
 // Why a rescore was refused, by the same token: the photo gone from the server (it keeps the latest few), or a fault.
 const RESCORE_REFUSED = { 404: "服务器上已没有这张照片，请再上传一次", 500: "服务器出错" };
 
 const ERROR = T("出错", "Error:");
-
-// Why a request failed: the server's words (English) after their gist in Chinese, where the page knows one.
-function readFailure(e, gists = READ_REFUSED) {
-  const zh = e.zh || gists[e.status];
-  return zh ? T(zh, e.message) : e.message;
-}
 
 async function call(url, options) {
   return (await fetched(url, options)).json();
@@ -183,13 +178,12 @@ function show(data) {
   say($("total"), total);
   $("total-unit").hidden = falseWin;
   const zh = data.reading.messages_zh || {};
-  const told = (m) => (zh[m] ? T(zh[m], m) : m);  // the server's words, with their Chinese where it sent that
-  say($("verdict"), scored ? T("胡牌", "valid win") : data.reason ? cat(T("诈胡", "false win:"), " ", told(data.reason))
-    : cat(T("未能计分", "not scored:"), " ", told(data.error || "")));
+  say($("verdict"), scored ? T("胡牌", "valid win") : data.reason ? cat(T("诈胡", "false win:"), " ",
+    told(zh, data.reason)) : cat(T("未能计分", "not scored:"), " ", told(zh, data.error || "")));
   $("verdict").className = scored ? "" : "bad";
-  $("notation").textContent = data.reading.notation || "";
-  const waits = (data.waits || []).length ? cat(" · ", T("听", "waited on:"), " " + data.waits.join(" ")) : "";
-  say($("sets"), (data.sets || []).length ? cat(T("牌型", "sets:"), " " + data.sets.join(" "), waits) : "");
+  say($("notation"), notationPhrase(data.reading.notation || ""));
+  const waits = (data.waits || []).length ? cat(" · ", T("听", "waited on:"), " ", setsPhrase(data.waits)) : "";
+  say($("sets"), (data.sets || []).length ? cat(T("牌型", "sets:"), " ", setsPhrase(data.sets), waits) : "");
   const items = $("items"); items.innerHTML = "";
   const item = (it) => T(`${it.zh}: ${it.pao} 炮`, `${it.en}: ${it.pao} pao`, `${it.zh} ${it.en}: ${it.pao} 炮`);
   for (const it of data.items || []) li(items, item(it));
@@ -205,21 +199,23 @@ function show(data) {
   });
   showChoices("bloom", data.reading.bloom_choices || [], (c) => { state.bloom = c.tile; });
   const probs = $("problems"); probs.innerHTML = "";
-  const problem = (p) => li(probs, zh[p] ? B(zh[p], p) : p);  // Chinese first, the English under it in small type
+  // Chinese first, the English under it in small type
+  const problem = (p) => li(probs, zh[p] ? B(zh[p], plainEn(p), zh[p], p) : told(zh, p));
   for (const p of data.reading.reasons || []) problem(p);
   const repaired = data.reading.repaired;  // "改读 scored as …": its Chinese said by the faces it changed
-  if (repaired) li(probs, T("改读：" + faceChanges(repaired.changes), joined(repaired.note).en, repaired.note));
+  if (repaired) li(probs, T("改读：" + faceChanges(repaired.changes), plainEn(repaired.note), repaired.note));
   for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) problem(p);
   const sug = $("suggestions"); sug.innerHTML = "";
   for (const s of data.reading.suggestions || []) {
     if (s.changes.some((c) => c.index === null)) {  // a tile not found: only the user knows where it lies
       const where = ["（点照片上它所在的地方添加）", "tap the photo where it lies to add it"];
-      li(probs, B(`也许${faceChanges(s.changes)}${where[0]}`, `maybe: ${s.text} — ${where[1]}`,
+      li(probs, B(`也许${faceChanges(s.changes)}${where[0]}`, `maybe: ${plainEn(s.text)} — ${where[1]}`,
         `也许 maybe: ${s.text}${where[0]}`, where[1]));
       continue;
     }
     const b = document.createElement("button");
-    say(b, B("也许 " + faceChanges(s.changes), "maybe: " + s.text));
+    say(b, B("也许 " + faceChanges(s.changes), "maybe: " + plainEn(s.text), "也许 " + faceChanges(s.changes),
+      "maybe: " + s.text));
     b.addEventListener("click", () => {
       for (const c of s.changes) {
         const face = state.faces.find((f) => f.symbol === c.new);
@@ -244,43 +240,6 @@ function watchScore() {
   new IntersectionObserver(([entry]) => {
     peek.hidden = entry.isIntersecting || !state.data;
   }).observe($("total"));
-}
-
-// A suggestion's changes in the faces' Chinese names: 七万→六万, 去掉 九条 (a box on no tile dropped), 补上 五万.
-function faceChanges(changes) {
-  const zh = (symbol) => (state.faces.find((f) => f.symbol === symbol) || { zh: symbol }).zh;
-  return changes.map((c) => (c.drop ? "去掉 " + zh(c.old) : c.old === null ? "补上 " + zh(c.new)
-    : zh(c.old) + "→" + zh(c.new))).join("，");
-}
-
-// What the photo does not show (which tile won, a face-down kong's face, the kong 杠上开花 was drawn on): one line
-// per total, a button per face that gives it; a tap settles it and scores again.
-function showChoices(kind, choices, settle) {
-  const totals = new Map();
-  for (const c of choices) {
-    if (!totals.has(c.own)) totals.set(c.own, []);
-    totals.get(c.own).push(c);
-  }
-  $(kind + "-choices").hidden = totals.size < 2;
-  const box = $(kind + "-options"); box.innerHTML = "";
-  if (totals.size < 2) return;
-  for (const [own, list] of totals) {
-    const line = document.createElement("p");
-    const head = document.createElement("span");
-    say(head, own === null ? T("无胡: ", "no win: ", "无胡 no win: ") : T(own + " 炮: ", own + " pao: ", own + " 炮: "));
-    line.append(head);
-    for (const c of list) {
-      const b = document.createElement("button");
-      const face = state.faces.find((f) => f.symbol === c.tile);
-      say(b, face ? T(face.zh, face.name, face.zh) : c.tile);
-      b.dataset.tile = c.tile;
-      b.className = c.chosen ? "chosen" : "";
-      b.disabled = c.index === null && kind !== "bloom";  // a kong is named by its face, no tile needed
-      b.addEventListener("click", () => { settle(c); rescore(); });
-      line.appendChild(b);
-    }
-    box.appendChild(line);
-  }
 }
 
 const CLAIMED = ["pung", "kong"];

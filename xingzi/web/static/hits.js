@@ -14,8 +14,9 @@ function showHits(data) {
     const b = document.createElement("button");
     b.className = "hit";
     b.dataset.index = tile.index;
-    b.title = tile.name;  // the tile's notation, as drawn on the photo
-    say(b, T(`第 ${tile.index} 张 ${tile.name}`, `tile ${tile.index} ${tile.name}`, `tile ${tile.index} ${tile.name}`),
+    const zh = (state.faces.find((f) => f.cls === tile.cls) || { zh: tile.name }).zh;
+    say(b, T(zh, tile.name, tile.name), "title");  // the tile's notation as drawn on the photo; in Chinese its name
+    say(b, T(`第 ${tile.index} 张 ${zh}`, `tile ${tile.index} ${tile.name}`, `tile ${tile.index} ${tile.name}`),
       "aria-label");
     place(b, tile.xyxy);
     b.addEventListener("click", () => pick(tile));

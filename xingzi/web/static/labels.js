@@ -1,5 +1,5 @@
-// The page's "save labels" (loaded before app.js, whose state, $, call, fetched, marks, status and readFailure it
-// uses when called; its words in lang.js's phrases).
+// The page's "save labels" (loaded before app.js, whose state, $, call, fetched, marks and status it uses when called;
+// its words in lang.js's phrases, a refusal's in words.js's readFailure).
 "use strict";
 
 // The photo and its tiles as corrected, as one YOLO training sample for the detector's next training: kept by

@@ -57,7 +57,8 @@ async function showPaoTable() {
       const name = document.createElement("td");
       name.append(...bi(item.zh + (item.flower ? " (花炮)" : ""), item.en));
       const pao = document.createElement("td");
-      say(pao, item.on ? String(item.pao) : T(`${item.pao} · 不算`, `${item.pao} · not counted`,
+      const [zh, en] = [item.pao_zh || item.pao, item.pao_en || item.pao];  // each language alone; both: as written
+      say(pao, item.on ? T(zh, en, String(item.pao)) : T(`${zh} · 不算`, `${en} · not counted`,
         `${item.pao} · 不算 not counted`));
       row.append(name, pao);
       return row;
@@ -77,7 +78,7 @@ function buildRules(rules) {
     select.append(...o.choices.map((c, k) => {
       const option = document.createElement("option");
       option.value = String(k);
-      say(option, joined(c.text));  // "是 yes": the server's two languages in one text
+      say(option, c.zh ? T(c.zh, c.en, c.text) : joined(c.text));  // "是 yes" with both shown
       return option;
     }));
     select.addEventListener("change", () => changeRules(() => {
@@ -115,7 +116,12 @@ function showRules() {
     if (event) event.parentElement.toggleAttribute("data-off", !on.includes(item.key));
   }
   const n = Object.keys(changes).length;
-  say($("rules-name"), cat(serverRules.name, n ? T(` · 本页改了 ${n} 项`, ` · ${n} changed on this page`,
+  say($("rules-name"), cat(rulesName(), n ? T(` · 本页改了 ${n} 项`, ` · ${n} changed on this page`,
     ` · 本页改了 ${n} 项 ${n} changed on this page`) : ""));
   $("rules-reset").disabled = !n;
+}
+
+// The server's ruleset by name: in Chinese a shipped one's Chinese name; a table's own file as it names itself.
+function rulesName() {
+  return T(serverRules.name_zh || serverRules.name, serverRules.name, serverRules.name);
 }

@@ -11,13 +11,14 @@ const GROUPS = [  // role → the group's name; melds get one group each
   ...LEFT_OUT.map((role) => [role, "不计", "not counted"]),
 ];
 
-// A face's two characters as on a tile: 六 over 万; a dragon or a back by its one character. In English: 6 over m.
+// A face's two characters as on a tile: 六 over 万; a dragon or a back by its one character. In English: 6 over m,
+// a dragon or a back by its name (zhong, back).
 function chipFace(cls) {
   const face = state.faces.find((f) => f.cls === cls);
   const lines = (zh, en = zh) => ({ zh, en, both: zh });
   if (!face) return lines(["?"]);
   if (face.name === "back") return lines(["背"], ["back"]);
-  if (["中", "发", "白"].includes(face.symbol)) return lines([face.symbol]);
+  if (["中", "发", "白"].includes(face.symbol)) return lines([face.symbol], [face.name]);
   return lines([face.zh[0], face.zh.slice(1)], [face.name.slice(0, -1), face.name.slice(-1)]);
 }
 

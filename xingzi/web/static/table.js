@@ -147,7 +147,7 @@ function showTable() {
   const list = $("hands");
   list.replaceChildren(...table.hands.map((h) => {
     const item = document.createElement("li");
-    item.textContent = h.text;
+    say(item, handWords(h));
     return item;
   }));
   $("undo-hand").disabled = !table.hands.length;
@@ -164,7 +164,7 @@ function showTable() {
   for (const kind of ["plain", "dragon"]) {
     const what = kind === "plain" ? "跟庄" : "跟庄 中/白", pays = `${dealer} pays each ${state.followDealer[kind]}`;
     say($("follow-" + kind), B(`${what}（${dealer} 付每家 ${state.followDealer[kind]}）`,
-      `Dealer followed${kind === "plain" ? "" : " on 中/白"}: ${pays}`, what, pays));
+      `Dealer followed${kind === "plain" ? "" : " on zhong/bai"}: ${pays}`, what, pays));
   }
 }
 
@@ -227,10 +227,13 @@ function addHand() {
   const selfDraw = $("self_draw").checked;
   const round = roundDealer();
   const same = sameDiscard();
-  const how = data.valid ? (selfDraw ? "自摸" : "胡 " + table.names[table.discarder] + " 放炮") : "诈胡";
-  const text = `${table.hands.length + 1}. ${table.names[table.winner]} ${how}${data.valid ? " " + data.own + " 炮" : ""}`
-    + `${same ? " (一炮多响)" : ""}: ` + deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
-  const entry = { deltas, dealer: table.dealer, round, text, winner: table.winner,
+  const [n, winner, discarder] = [table.hands.length + 1, table.names[table.winner], table.names[table.discarder]];
+  const how = data.valid ? (selfDraw ? "自摸" : "胡 " + discarder + " 放炮") : "诈胡";
+  const text = `${n}. ${winner} ${how}${data.valid ? " " + data.own + " 炮" : ""}${same ? " (一炮多响)" : ""}: `
+    + moved(deltas);
+  const en = `${n}. ${winner} ` + (data.valid ? (selfDraw ? "self-draw" : `wins on ${discarder}'s discard`)
+    + `, ${data.own} pao` : "false win") + (same ? " (a second winner on that discard)" : "") + ": " + moved(deltas);
+  const entry = { deltas, dealer: table.dealer, round, text, say: T(text, en, text), winner: table.winner,
     discarder: selfDraw ? null : table.discarder, valid: Boolean(data.valid), same };
   table.hands.push(entry);
   tallied = data;
@@ -239,7 +242,17 @@ function addHand() {
   $("same-discard").checked = false;
   saveTable();
   showTable();
-  tallySaid(cat(ADDED, " " + text));
+  tallySaid(cat(ADDED, " ", entry.say));
+}
+
+// What each seat won or paid in a hand: "东 -6, 南 +6, 西 0, 北 0".
+const moved = (deltas) => deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
+
+// A hand in the tally in the words of the language shown (kept with it, so that a hand added in one language is said
+// in another); a hand an older page added has its words in both alone.
+function handWords(h) {
+  const w = h.say || {};
+  return typeof w.zh === "string" && typeof w.en === "string" ? T(w.zh, w.en, h.text) : h.text;
 }
 
 // §8 跟庄: the three others discarded the dealer's first discard; the dealer pays each of them, play goes on.
@@ -247,27 +260,33 @@ function followDealer(kind) {
   const amount = state.followDealer[kind];
   const what = kind === "dragon" ? "跟庄 中/白" : "跟庄";  // a tap in passing must not move the totals
   const dealer = table.names[table.dealer];
-  const ask = T(`${what}：${dealer} 付每家 ${amount}？`, `Dealer followed${kind === "dragon" ? " on 中/白" : ""}: `
-    + `${dealer} pays each ${amount}?`, `${what}: ${dealer} 付每家 pays each ${amount}?`);
+  const followed = `Dealer followed${kind === "dragon" ? " on zhong/bai" : ""}`;
+  const ask = T(`${what}：${dealer} 付每家 ${amount}？`, `${followed}: ${dealer} pays each ${amount}?`,
+    `${what}: ${dealer} 付每家 pays each ${amount}?`);
   if (!window.confirm(words(ask))) return;
   const deltas = [0, 1, 2, 3].map((s) => (s === table.dealer ? -3 * amount : amount));
-  const text = `${table.hands.length + 1}. 跟庄${kind === "dragon" ? " 中/白" : ""} ${table.names[table.dealer]}: `
-    + deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
-  table.hands.push({ deltas, dealer: table.dealer, text, valid: false, same: false });
+  const n = table.hands.length + 1;
+  const text = `${n}. 跟庄${kind === "dragon" ? " 中/白" : ""} ${dealer}: ` + moved(deltas);
+  const entry = { deltas, dealer: table.dealer, text, say: T(text, `${n}. ${followed}, ${dealer} pays each ${amount}: `
+    + moved(deltas), text), valid: false, same: false };
+  table.hands.push(entry);
   table.totals = table.totals.map((t, s) => t + deltas[s]);
   saveTable();
   showTable();
-  tallySaid(cat(ADDED, " " + text));
+  tallySaid(cat(ADDED, " ", entry.say));
 }
 
 // §8: a drawn hand (黄庄) moves no points and the dealer deals again; it is written down all the same.
 function drawnHand() {
-  const text = `${table.hands.length + 1}. 黄庄 ${table.names[table.dealer]} 连庄 keeps the deal`;
-  table.hands.push({ deltas: [0, 0, 0, 0], dealer: table.dealer, text, valid: false, same: false });
+  const [n, dealer] = [table.hands.length + 1, table.names[table.dealer]];
+  const text = `${n}. 黄庄 ${dealer} 连庄 keeps the deal`;
+  const entry = { deltas: [0, 0, 0, 0], dealer: table.dealer, text, valid: false, same: false,
+    say: T(`${n}. 黄庄 ${dealer} 连庄`, `${n}. Drawn hand: ${dealer} keeps the deal`, text) };
+  table.hands.push(entry);
   $("same-discard").checked = false;
   saveTable();
   showTable();
-  tallySaid(cat(ADDED, " " + text));
+  tallySaid(cat(ADDED, " ", entry.say));
 }
 
 // The tally as plain text for the table's chat: the totals, the dealer, every hand in order.
@@ -275,7 +294,7 @@ function tallyText() {
   const seats = [0, 1, 2, 3].map((s) => table.names[s] + " " + signed(table.totals[s])
     + (s === table.dealer ? words(T(" (庄)", " (dealer)", " (庄 dealer)")) : ""));
   const changed = Object.keys(rulesOverrides()).length;
-  const rules = serverRules ? [words(cat(T("规则：", "rules: ", "规则 rules: "), serverRules.name,
+  const rules = serverRules ? [words(cat(T("规则：", "rules: ", "规则 rules: "), rulesName(),
     changed ? T(`（本页改了 ${changed} 项）`, ` (${changed} changed on the page)`, ` (${changed} changed on the page)`) : ""))]
     : [];
   const now = new Date();  // the table's own date (toISOString's is UTC: before 08:00 in China, yesterday's)
@@ -283,7 +302,7 @@ function tallyText() {
   const n = table.hands.length;
   return [words(T(`星子麻将记分，${day}，${n} 手`, `Xingzi tally, ${day}, ${n} hand(s)`,
     `星子麻将记分 Xingzi tally, ${day}, ${n} hand(s)`)),
-    ...rules, seats.join(" · "), ...table.hands.map((h) => h.text)].join("\n");
+    ...rules, seats.join(" · "), ...table.hands.map((h) => words(handWords(h)))].join("\n");
 }
 
 // Shown in a box ready to select (a phone on plain http has no clipboard for pages) and copied where allowed.
@@ -310,7 +329,7 @@ function undoHand() {
   saveTable();
   showTable();
   syncDealer();  // the deal as it was before that hand: the score shown follows
-  tallySaid(cat(T("已撤销", "Undone:"), " " + last.text));
+  tallySaid(cat(T("已撤销", "Undone:"), " ", handWords(last)));
 }
 
 // What a tally button did, said beside the tally (where the finger is) and in the page's status line.
