@@ -232,3 +232,52 @@ def test_an_eps_upload_is_not_an_image_and_never_reaches_ghostscript(monkeypatch
     with pytest.raises(ValueError, match=r"^not an image: expected a JPEG, PNG"):
         decode_image(eps)
     assert ran == []
+
+
+SOI, EOI, SOS = b"\xff\xd8", b"\xff\xd9", b"\xff\xda\x00\x04\x01\x02"  # a scan's header: its length, then 2 bytes
+
+
+@pytest.mark.parametrize(("body", "scans"), [
+    pytest.param(SOS * 3, 3, id="three-scans"),
+    pytest.param(SOS * 100, 100, id="the-limit"),
+    pytest.param(SOS * 500, 101, id="counted-no-further-than-the-limit-and-one"),
+    pytest.param(SOS + b"\x12\xff\x00\x34\xff\xd3\x56" + SOS, 2, id="stuffed-bytes-and-restarts-in-the-coded-data"),
+    pytest.param(SOI + b"\xff\x01" + SOS * 2, 2, id="markers-without-a-length"),
+    pytest.param(b"\xff\xe1\x00\x08" + SOS + SOS, 1, id="a-scan-inside-a-segment-is-stepped-over"),
+    pytest.param(SOS + EOI + SOI + SOS * 5, 1, id="the-first-picture-only"),
+    pytest.param(b"", 0, id="no-scan"),
+])
+def test_jpeg_scans_counts_the_first_pictures_scans_by_its_markers(body, scans):
+    from xingzi.vision.photo import jpeg_scans
+
+    assert jpeg_scans(SOI + body + EOI, limit=100) == scans
+
+
+def test_a_strip_one_pixel_wide_stays_one_pixel_wide_when_scaled_down():
+    strip = np.full((5000, 1, 3), 200, np.uint8)
+    data = io.BytesIO()
+    Image.fromarray(strip).save(data, format="PNG")
+    assert decode_image(data.getvalue()).shape == (1600, 1, 3)
+
+
+@pytest.mark.parametrize(("values", "mode", "grey"), [
+    pytest.param([[65535, 0]], "I;16", [255, 0], id="16-bit-white-is-255"),
+    pytest.param([[1.0, -0.5]], "F", [255, 0], id="float-below-black-is-black"),
+])
+def test_deep_values_at_and_beyond_the_ends_of_the_range_land_on_them(values, mode, grey):
+    array = np.array(values, np.uint16 if mode == "I;16" else np.float32)
+    data = io.BytesIO()
+    Image.fromarray(array).save(data, format="TIFF")
+    assert decode_image(data.getvalue())[..., 0].tolist() == [grey]
+
+
+def test_load_image_reads_bytes_and_write_image_makes_the_folders_it_needs(tmp_path):
+    from xingzi.vision.photo import write_image
+
+    data = io.BytesIO()
+    _photo().save(data, format="PNG")
+    bgr = load_image(data.getvalue())
+    assert bgr.shape == (240, 320, 3) and bgr[0, 0].tolist() == [30, 30, 220]  # red, in BGR order
+    out = tmp_path / "new" / "deeper" / "annotated.png"
+    write_image(out, bgr)
+    assert np.array(Image.open(out)).tolist() == np.array(_photo()).tolist()  # written back in RGB, pixel for pixel
