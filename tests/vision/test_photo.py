@@ -253,11 +253,13 @@ def test_jpeg_scans_counts_the_first_pictures_scans_by_its_markers(body, scans):
     assert jpeg_scans(SOI + body + EOI, limit=100) == scans
 
 
-def test_a_strip_one_pixel_wide_stays_one_pixel_wide_when_scaled_down():
-    strip = np.full((5000, 1, 3), 200, np.uint8)
+@pytest.mark.parametrize(("shape", "scaled"), [pytest.param((5000, 1), (1600, 1), id="tall"),
+                                              pytest.param((1, 5000), (1, 1600), id="wide")])
+def test_a_strip_one_pixel_across_stays_one_pixel_across_when_scaled_down(shape, scaled):
+    strip = np.full((*shape, 3), 200, np.uint8)
     data = io.BytesIO()
     Image.fromarray(strip).save(data, format="PNG")
-    assert decode_image(data.getvalue()).shape == (1600, 1, 3)
+    assert decode_image(data.getvalue()).shape == (*scaled, 3)
 
 
 @pytest.mark.parametrize(("values", "mode", "grey"), [
