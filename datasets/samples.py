@@ -117,13 +117,18 @@ class SampleStore:
         return sum(1 for _ in labels.glob("*.txt")) if labels.is_dir() else 0
 
     def _place(self, name: str, jpeg: bytes) -> tuple[str, bool]:
-        """(the name for the photo, whether it is there already)."""
+        """(the name for the photo, whether it is there already). The folder is listed once and a photo's bytes read
+        only where its size matches: phones upload most photos as ``image.jpg``, so a set grows long runs of one name."""
+        folder = self.root / "images"
+        by_stem: dict[str, list[Path]] = {}
+        for path in folder.iterdir() if folder.is_dir() else ():
+            by_stem.setdefault(path.stem, []).append(path)
         n = 1
         while True:
             candidate = name if n == 1 else f"{name}_{n}"
-            taken = [p for p in (self.root / "images").glob(f"{candidate}.*") if p.stem == candidate]
+            taken = by_stem.get(candidate, [])
             if not taken:
                 return candidate, False
-            if any(p.suffix == ".jpg" and p.read_bytes() == jpeg for p in taken):
+            if any(p.suffix == ".jpg" and p.stat().st_size == len(jpeg) and p.read_bytes() == jpeg for p in taken):
                 return candidate, True
             n += 1

@@ -305,3 +305,16 @@ def test_the_label_command_exits_1_when_a_photo_was_skipped(tmp_path, monkeypatc
     assert main(["label", str(photos), "--out", str(tmp_path / "ds"), "--no-progress"]) == code
     assert ("b.jpg" in capsys.readouterr().out) is broken
     assert (tmp_path / "ds" / "labels" / "a.txt").exists()
+
+
+def test_a_sample_store_knows_a_photo_by_its_bytes_not_its_size_or_name(tmp_path):
+    store = SampleStore(tmp_path / "set")
+    first, same_size = b"\xff\xd8first photo\xff\xd9", b"\xff\xd8other photo\xff\xd9"
+    assert len(first) == len(same_size)
+    (tmp_path / "set" / "images").mkdir(parents=True)
+    (tmp_path / "set" / "images" / "image_2.png").write_bytes(first)  # a name taken by another kind of file
+    assert store.save("image", first, "").name == "image"
+    assert (store.save("image", same_size, "").name, store.save("image", first, "0 0.5 0.5 0.1 0.1\n").replaced) == (
+        "image_3", True)  # the same size is another photo; the same bytes are the first one again
+    assert store.save("image", same_size, "").replaced and store.count() == 2
+    assert (tmp_path / "set" / "labels" / "image.txt").read_text() == "0 0.5 0.5 0.1 0.1\n"
