@@ -312,7 +312,7 @@ def test_a_sample_store_knows_a_photo_by_its_bytes_not_its_size_or_name(tmp_path
     first, same_size = b"\xff\xd8first photo\xff\xd9", b"\xff\xd8other photo\xff\xd9"
     assert len(first) == len(same_size)
     (tmp_path / "set" / "images").mkdir(parents=True)
-    (tmp_path / "set" / "images" / "image_2.png").write_bytes(first)  # a name taken by another kind of file
+    (tmp_path / "set" / "images" / "image_2.png").write_bytes(same_size)  # that name taken by a file of no sample
     assert store.save("image", first, "").name == "image"
     assert (store.save("image", same_size, "").name, store.save("image", first, "0 0.5 0.5 0.1 0.1\n").replaced) == (
         "image_3", True)  # the same size is another photo; the same bytes are the first one again
