@@ -159,3 +159,36 @@ def test_the_scoring_items_and_events_are_named_in_english_without_chinese(photo
     assert events and not [e for e in events if HAN.search(e["en"])]
     body = client.post("/api/read?self_draw=1&events=kong_bloom", content=photo).json()
     assert body["items"] and not [i for i in body["items"] if HAN.search(i["en"])]
+
+
+@pytest.mark.parametrize(("status", "zh"), [
+    pytest.param(400, "服务器不接受这个请求", id="400"),
+    pytest.param(408, "上传中断了", id="408-stalled"),
+    pytest.param(413, "上传的内容太大", id="413-too-big"),
+    pytest.param(415, "上传的格式不对", id="415-a-form"),
+    pytest.param(418, "服务器不接受这个请求", id="another-4xx-said-as-400"),
+    pytest.param(500, "服务器出错", id="500"),
+    pytest.param(503, "服务器出错", id="another-5xx-said-as-500"),
+    pytest.param(507, "服务器存不下", id="507-no-room"),
+])
+def test_a_refusal_the_tables_do_not_know_is_said_by_its_kind(status, zh):
+    from xingzi.web.refusals import refusal
+
+    assert refusal("a message no table knows", status) == {"error": "a message no table knows", "error_zh": zh}
+
+
+@pytest.mark.parametrize(("message", "zh"), [
+    pytest.param("upload of 13.5 MiB is over the 12 MiB limit", "照片太大（13.5 兆，上限 12 兆）", id="declared"),
+    pytest.param("upload is over the 12 MiB limit", "照片太大（上限 12 兆）", id="streamed"),
+])
+def test_an_upload_over_the_limit_is_said_in_megabytes_the_chinese_way(message, zh):
+    from xingzi.web.refusals import refusal
+
+    assert refusal(message, 413)["error_zh"] == zh
+
+
+def test_a_message_up_to_the_limit_is_sent_whole_and_a_longer_one_cut_saying_how_much():
+    from xingzi.web.guards import MAX_MESSAGE, short
+
+    assert short("x" * MAX_MESSAGE) == "x" * MAX_MESSAGE
+    assert short("x" * (MAX_MESSAGE + 7)) == "x" * MAX_MESSAGE + "… (7 more characters)"
