@@ -163,6 +163,7 @@ function stale(why) {
 }
 
 function show(data) {
+  const held = heldFocus();  // a tile or choice redrawn below keeps the keyboard's place (strip.js)
   state.data = data;
   state.stale = false;
   $("result").classList.remove("stale");
@@ -225,20 +226,23 @@ function show(data) {
     });
     sug.appendChild(b);
   }
+  restoreFocus(held);
   showTable();  // what "add this hand" would add
   status("");
   const verdict = scored ? T("胡牌", "valid win", "胡牌") : data.reason ? T("诈胡", "false win", "诈胡")
     : T("未能计分", "not scored", "未能计分");
   say($("score-peek"), falseWin ? total : cat(total, T(" 炮 · ", " pao · ", " 炮 · "), verdict));  // "诈胡 −80" says all
+  $("score-peek").hidden = Boolean(state.scoreInView);
   remember();  // kept in this browser: a reload shows it again
 }
 
 // The score in a small bar at the foot of the screen while the score itself is out of view (changing the events or
-// the payers above it changes it): a tap goes to the score.
+// the payers above it changes it): a tap goes to the score. Shown as soon as a score is, where that lies out of view
+// from the start (large text: the photo fills the screen), not only once it has been seen and scrolled away.
 function watchScore() {
-  const peek = $("score-peek");
   new IntersectionObserver(([entry]) => {
-    peek.hidden = entry.isIntersecting || !state.data;
+    state.scoreInView = entry.isIntersecting;
+    $("score-peek").hidden = entry.isIntersecting || !state.data;
   }).observe($("total"));
 }
 

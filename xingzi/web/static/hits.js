@@ -16,7 +16,8 @@ function showHits(data) {
     b.dataset.index = tile.index;
     const zh = (state.faces.find((f) => f.cls === tile.cls) || { zh: tile.name }).zh;
     say(b, T(zh, tile.name, tile.name), "title");  // the tile's notation as drawn on the photo; in Chinese its name
-    say(b, T(`第 ${tile.index} 张 ${zh}`, `tile ${tile.index} ${tile.name}`, `tile ${tile.index} ${tile.name}`),
+    say(b, T(`第 ${tile.index} 张 ${zh}`, `tile ${tile.index} ${tile.name}`,
+      `第 ${tile.index} 张 ${zh} tile ${tile.index} ${tile.name}`),
       "aria-label");
     place(b, tile.xyxy);
     b.addEventListener("click", () => pick(tile));

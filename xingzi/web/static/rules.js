@@ -98,7 +98,8 @@ function buildRules(rules) {
     label.append(box, " ", ...bi(item.zh, item.en));
     return label;
   }));
-  $("rules-reset").addEventListener("click", () => changeRules(() => { pageRules = {}; }));
+  $("rules-reset").addEventListener("click", () => handFocus($("rules-reset"), () => changeRules(() => { pageRules = {}; }),
+    $("rule-options").querySelector("select")));  // table.js
   $("pao-box").addEventListener("toggle", showPaoTable);
   showRules();
 }

@@ -1,6 +1,7 @@
 // The tiles as read, in words big enough for a phone (the labels drawn on the photo shrink with it): one chip per
 // tile, grouped as the hand was (the row, the winning tile, each meld, the 发, what is not counted); a tap on a chip
-// opens that tile's picker, as a tap on the photo does. Loaded before app.js, whose state and pick it uses.
+// opens that tile's picker, as a tap on the photo does; a tile focused keeps its focus when the score is drawn again.
+// Loaded before app.js, whose state and pick it uses.
 "use strict";
 
 const DOUBT = 0.6;  // read with less confidence than this: drawn dashed, worth a look
@@ -41,7 +42,8 @@ function chip(tile, scoredAs) {
       : cat(T(" · 算作", " · scored as", " · 算作 scored as"), " ", name(scoredAs.cls)));
   }
   say(b, title, "title");
-  say(b, cat(T(`第 ${tile.index} 张`, `tile ${tile.index}`, `tile ${tile.index}`), " ", title), "aria-label");
+  say(b, cat(T(`第 ${tile.index} 张`, `tile ${tile.index}`, `第 ${tile.index} 张 tile ${tile.index}`), " ", title),
+    "aria-label");
   b.addEventListener("click", () => pick(tile));
   return b;
 }
@@ -82,4 +84,21 @@ function showStrip(data) {
     strip.appendChild(group);
   }
   strip.hidden = !groups.size;
+}
+
+// What had focus in the score (a tile on the photo or in this list, an offered choice), before the score is drawn
+// again (app.js's show): found again after, by what it stands for; where it is gone, the score's heading takes focus,
+// not the top of the page.
+function heldFocus() {
+  const e = document.activeElement;
+  if (!e || !$("result").contains(e)) return null;
+  const key = e.dataset.index !== undefined ? `.${e.classList[0]}[data-index="${e.dataset.index}"]`
+    : e.dataset.tile !== undefined ? `#${e.closest("[id]").id} [data-tile="${e.dataset.tile}"]` : null;
+  return { e, key };
+}
+
+function restoreFocus(held) {
+  if (!held || held.e.isConnected) return;
+  const again = held.key && document.querySelector(held.key);
+  (again && !again.disabled ? again : $("score-heading")).focus();
 }

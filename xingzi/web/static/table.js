@@ -92,8 +92,8 @@ function buildTable() {
   }
   $("winner").addEventListener("change", () => { table.winner = Number($("winner").value); seatsChanged(); });
   $("discarder").addEventListener("change", () => { table.discarder = Number($("discarder").value); seatsChanged(); });
-  $("add-hand").addEventListener("click", addHand);
-  $("undo-hand").addEventListener("click", undoHand);
+  $("add-hand").addEventListener("click", () => handFocus($("add-hand"), addHand, $("undo-hand")));
+  $("undo-hand").addEventListener("click", () => handFocus($("undo-hand"), undoHand, $("add-hand"), $("new-game")));
   $("new-game").addEventListener("click", () => {
     if (window.confirm(words(T("新一局：所有分数归零？", "New game: all totals back to 0?")))) {
       Object.assign(table, freshTable(table.names));
@@ -110,6 +110,15 @@ function buildTable() {
   // closed, the score is settled again by the page's own ticks, not the seats the tally named
   $("table-box").addEventListener("toggle", () => { if (!syncDealer()) rescore(); });
   showTable();
+}
+
+// A button its own tap switches off (a hand added, the last hand undone, the rules reset) hands the keyboard's focus on
+// to the first of ``next`` still on, not to the top of the page.
+function handFocus(button, change, ...next) {
+  const had = document.activeElement === button;
+  change();
+  const to = next.find((b) => b && !b.disabled);
+  if (had && button.disabled && to) to.focus();
 }
 
 function seatsChanged() {
