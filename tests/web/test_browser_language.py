@@ -107,3 +107,16 @@ def test_in_english_a_refusal_and_a_question_leave_the_chinese_out(server_ok):
         assert asked == ["New game: all totals back to 0?"]
         assert _seen(page, "#new-game") == "New game"
         expect(page.get_by_role("radio", name="dealer: 东")).to_be_checked()  # named for a screen reader in English
+
+
+def test_in_english_the_hands_notation_writes_every_dragon_as_mpsz_notation(server_two_kongs):
+    """A lone 中 in the notation is a tile of it (concealed_kong 中), written 7z as `xingzi score --hand` reads it, as
+    a run is (777z): not the word zhong, which the English of a sentence uses."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_two_kongs) as page:
+        expect(page.locator("#total")).to_have_text("7")
+        page.select_option("#lang", "en")
+        assert _seen(page, "#notation") == "234m5p678s 5p | kong 9p | concealed_kong 7z"
+        page.select_option("#lang", "zh")
+        assert _seen(page, "#notation") == "234m5p678s 5p | 明杠 9p | 暗杠 中"

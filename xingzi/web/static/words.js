@@ -32,11 +32,13 @@ function told(zh, message) {
 }
 
 // The hand's notation, "22288m66s中中中 6s | pung 8s | fa 1": in Chinese its melds' kinds and its 发 in Chinese
-// (碰 8s, 暗杠 中, 发 1).
+// (碰 8s, 暗杠 中, 发 1); in English every dragon in mpsz notation (777z, 7z: a lone 中 is a tile of the notation
+// here, not a word), as `xingzi score --hand` reads it.
 function notationPhrase(notation) {
   let zh = notation;
   for (const [word, kind] of [...MELDS, ["发", "fa"]]) zh = zh.replace(new RegExp(`\\b${kind} `, "g"), word + " ");
-  return T(zh, plainEn(notation), notation);
+  const en = notation.replace(/[中发白]+/g, (run) => Array.from(run, (c) => DRAGON_EN[c][1]).join("") + "z");
+  return T(zh, en, notation);
 }
 
 // The engine's sets, "123m 碰888s 暗杠中中中中", as said in each language.
