@@ -1,9 +1,12 @@
 // The phone page: upload → annotated photo + score; tap a tile → pick its face → rescore.
 "use strict";
 const $ = (id) => document.getElementById(id);
-const state = { token: null, corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [],
-  win: null, bloom: null, data: null, uploads: 0, faces: [], events: [], picking: null, adding: null, maxSide: 0,
-  name: "photo", collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, reading: 0, asked: 0, queue: [] };
+// The user's word on a photo's tiles (memory.js keeps and restores these keys), none yet for a photo just read.
+const noMarks = () => ({ corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [], win: null,
+  bloom: null });
+const state = { token: null, ...noMarks(), data: null, uploads: 0, faces: [], events: [], picking: null, adding: null,
+  maxSide: 0, name: "photo", collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, reading: 0, asked: 0,
+  queue: [] };
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -63,14 +66,7 @@ async function upload(file) {
     state.asked += 1;  // a rescore of the photo before, still on its way, is not shown over this one
     state.token = data.token;
     state.name = file.name || "photo";
-    state.corrections = {};
-    state.added = [];
-    state.removed = [];
-    state.ignored = [];
-    state.claimed = [];
-    state.released = [];
-    state.win = null;
-    state.bloom = null;
+    Object.assign(state, noMarks());
     setZoom(false);  // a new photo is first shown whole; corrections to it (rescores) keep the zoom
     keepPhoto(body, data);  // kept in this browser for a reload, in place of the one before
     show(data);

@@ -26,9 +26,8 @@ function keepPhoto(blob, data) {
 // The hand now: the photo's token, the user's word on its tiles and the context set around it.
 function remember() {
   if (!state.token || !state.data) return;
-  const hand = { v: 1, token: state.token, photo: kept.photo, tiles: kept.tiles, name: state.name,
-    corrections: state.corrections, added: state.added, ignored: state.ignored, removed: state.removed,
-    claimed: state.claimed, released: state.released, win: state.win, bloom: state.bloom,
+  const taps = Object.fromEntries(Object.keys(noMarks()).map((k) => [k, state[k]]));
+  const hand = { v: 1, token: state.token, photo: kept.photo, tiles: kept.tiles, name: state.name, ...taps,
     self_draw: $("self_draw").checked, dealer: $("dealer").checked, as_read: $("as_read").checked,
     events: state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key), payers: payerRows(),
     tallied: tallied !== null && tallied === state.data };
@@ -60,9 +59,7 @@ async function recall() {
   status(T("正在恢复上一张照片…", "Bringing back the last photo…"));
   try {
     setContext(hand);
-    for (const k of ["name", "corrections", "added", "ignored", "removed", "claimed", "released", "win", "bloom"]) {
-      state[k] = hand[k];
-    }
+    for (const k of ["name", ...Object.keys(noMarks())]) state[k] = hand[k];
     const data = await scoredAgain(hand);
     if (mine !== state.uploads) return;
     Object.assign(kept, { photo: hand.photo, tiles: hand.tiles });
@@ -77,8 +74,7 @@ async function recall() {
       return;
     }
     forget();
-    Object.assign(state, { corrections: {}, added: [], ignored: [], removed: [], claimed: [], released: [], win: null,
-      bloom: null });
+    Object.assign(state, noMarks());
     setContext({ self_draw: false, dealer: false, as_read: false, events: [], payers: [] });
     status("");
   } finally {
