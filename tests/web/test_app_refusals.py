@@ -119,6 +119,8 @@ def test_a_dataset_folder_that_cannot_take_the_photo_is_said_and_leaves_no_half_
     error = r.json()["error"]
     assert error.startswith("存不进训练集 the photo could not be saved in the server's dataset folder")
     assert ("labels/hand.txt: the disk is full" if fault == "disk-full" else "labels/hand.txt: is a folder") in error
+    assert ("labels/hand.txt：磁盘满了" if fault == "disk-full" else "labels/hand.txt：是个文件夹，应为文件") in r.json()[
+        "error_zh"]  # why, in Chinese too
     assert not any((folder / "images").glob("*.jpg")) and not any((folder / "meta").glob("*"))
     monkeypatch.undo()
     if fault == "folder-in-the-way":
