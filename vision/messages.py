@@ -97,13 +97,18 @@ def _events(listed: str) -> str:
     return "、".join(item_name(k.strip().strip("'\"")) for k in listed.split(","))
 
 
-def chinese(message: str) -> str | None:
-    """The Chinese of one of the reading's messages, or None for a message not in the table."""
-    for pattern, make in PATTERNS:
+def translated(message: str, patterns: Iterable[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]]) -> str | None:
+    """The Chinese that the first of ``patterns`` matching the whole message makes of it, or None."""
+    for pattern, make in patterns:
         m = pattern.fullmatch(message)
         if m:
             return make(m)
     return None
+
+
+def chinese(message: str) -> str | None:
+    """The Chinese of one of the reading's messages, or None for a message not in the table."""
+    return translated(message, PATTERNS)
 
 
 def chinese_of(messages: Iterable[str]) -> dict[str, str]:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from xingzi.vision.messages import chinese as reading_chinese
-from xingzi.vision.messages import tile_chinese
+from xingzi.vision.messages import tile_chinese, translated
 from xingzi.vision.names import item_name
 
 from .guards import short
@@ -157,13 +157,7 @@ def _option(key: str) -> str:
 def chinese(message: str) -> str | None:
     """The Chinese of a refusal's message, or None for one the tables do not know."""
     said = reading_chinese(message)
-    if said is not None:
-        return said
-    for pattern, make in PATTERNS:
-        m = pattern.fullmatch(message)
-        if m:
-            return make(m)
-    return None
+    return said if said is not None else translated(message, PATTERNS)
 
 
 def refusal(message: str, status: int) -> dict[str, str]:
