@@ -26,10 +26,11 @@ from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, Tile
 from . import pipeline, unseen
 from .detections import Detections, check_tile_index
 from .grouping import HandReading, group
+from .missed import add_missed
 from .photo import load_image, write_image
 from .pipeline import OFFERED_FACES, Context, PhotoResult, TileDetector, analyse, detect_hand
 from .sample_meta import sample_truth
-from .usermarks import add_tiles, apply_corrections, kong_named
+from .usermarks import apply_corrections, kong_named
 
 
 def face_class(text: str) -> int:
@@ -61,17 +62,21 @@ def resolve_fix(spec: str, det: Detections) -> tuple[int, int]:
     return index, face_class(face)
 
 
-def parse_add(spec: str, shape: tuple[int, ...]) -> tuple[int, list[float]]:
+def parse_add(spec: str, shape: tuple[int, ...]) -> tuple[int, list[float] | int]:
     """``FACE@X0,Y0,X1,Y1`` → (class id, box) in pixels of the photo as read (its size is on the first line
-    printed); ``add_tiles`` checks the box lies in the photo."""
-    face, sep, box = spec.partition("@")
+    printed; ``add_tiles`` checks the box lies in the photo), or ``FACE@N`` → (class id, N): placed beside tile N's
+    group (``missed.place_beside``)."""
+    face, sep, where = spec.partition("@")
+    if sep and where.strip().isdigit():
+        return face_class(face), int(where)
     try:
-        values = [float(v) for v in box.split(",")] if sep else []
+        values = [float(v) for v in where.split(",")] if sep else []
     except ValueError:
         values = []
     if len(values) != 4:
         h, w = shape[:2]
-        raise ValueError(f"--add expects FACE@X0,Y0,X1,Y1 in pixels of the {w}x{h} photo as read, got {spec!r}")
+        raise ValueError(f"--add expects FACE@X0,Y0,X1,Y1 in pixels of the {w}x{h} photo as read, or FACE@N to add "
+                         f"it beside tile N's row or meld, got {spec!r}")
     return face_class(face), values
 
 
@@ -80,7 +85,7 @@ def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) ->
     """The detections as the flags correct them, the faces the user set, the tiles set aside (the
     ``--not-tile`` boxes among them) and those boxes alone."""
     added = [parse_add(spec, shape) for spec in getattr(args, "add", None) or []]
-    det = add_tiles(det, added, shape)
+    det, _ = add_missed(det, added, shape)
     fixes = [resolve_fix(spec, det) for spec in getattr(args, "fix", None) or []]
     twice = sorted({i for i, _ in fixes if len({k for j, k in fixes if j == i}) > 1})
     if twice:  # which of them the user meant is theirs to say

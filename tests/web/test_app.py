@@ -13,6 +13,7 @@ import time
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
@@ -384,7 +385,12 @@ def test_adding_a_tile_the_detector_missed_rescores_with_it(photo):
         ([{"cls": 4, "xyxy": [10, 10, 5, 20]}], "expected x0 < x1 and y0 < y1"),
         ([{"cls": 4, "xyxy": [10, 10, 20]}], "expected a box [x0, y0, x1, y1]"),
         ([{"cls": 4, "xyxy": [5000, 10, 5050, 80]}], "lies outside the 1280x960 photo"),
-        ([{"cls": 4}], "added must be a list of {cls, xyxy} objects"),
+        ([{"cls": 4}], "added must be a list of {cls, xyxy} or {cls, beside} objects"),
+        ([{"cls": 4, "xyxy": box.tolist(), "beside": 0}], "added must be a list of {cls, xyxy} or {cls, beside}"),
+        ([{"cls": 4, "beside": True}], "beside must be the index of a tile of the row or meld, got True"),
+        ([{"cls": 4, "beside": "3"}], "beside must be the index of a tile of the row or meld, got '3'"),
+        ([{"cls": 4, "beside": 13}], "added tile 0: tile to add beside #13: there are 13 tiles (0..12)"),
+        ([{"cls": 31, "beside": 0}], "added tile 0: class must be an integer 0..30, got 31"),
         ({"cls": 4, "xyxy": box.tolist()}, "added must be a list"),
         ([{"cls": 4, "xyxy": box.tolist()}] * 21, "at most 20 tiles can be added"),
     ):
@@ -392,6 +398,29 @@ def test_adding_a_tile_the_detector_missed_rescores_with_it(photo):
         assert r.status_code == 400 and message in r.json()["error"], (bad, r.json())
     still = client.post("/api/rescore", json={"token": body["token"], "as_read": True, "added": added}).json()
     assert still["own"] == 3  # bad requests lost nothing: the photo is still held
+
+
+def test_a_missed_tile_named_beside_a_tile_of_the_row_is_placed_in_its_gap(photo):
+    """The page's "+" after the row (by keyboard or screen reader): the face and a tile of the row, no place; the
+    server puts it where the row has room (here the gap the 5m left) and sends the box back for the page to keep."""
+    det, box = missed_tile_detections()
+    client, fake = client_for(det)
+    body = client.post("/api/read?as_read=1", content=photo).json()
+    added = [{"cls": Tile.M5.index, "beside": 0}]
+    again = client.post("/api/rescore", json={"token": body["token"], "as_read": True, "added": added}).json()
+    assert again["valid"] is True and again["own"] == 3 and again["reading"]["notation"] == "123456m55789p12s 3s"
+    assert again["reading"]["tiles"][13]["role"] == "concealed" and again["reading"]["tiles"][13]["by_user"]
+    (placed,) = again["added"]
+    assert placed["cls"] == Tile.M5.index
+    centre = np.add(placed["xyxy"][:2], placed["xyxy"][2:]) / 2
+    assert np.abs(centre - (box[:2] + box[2:]) / 2).max() < 0.2 * (box[2] - box[0])  # where the 5m lay
+    kept = client.post("/api/rescore", json={"token": body["token"], "as_read": True, "added": [placed]}).json()
+    assert kept["reading"]["notation"] == again["reading"]["notation"] and kept["added"] == [placed]  # as sent back
+    aside = client.post("/api/rescore", json={"token": body["token"], "as_read": True, "ignored": [0],
+                                              "added": [{"cls": Tile.M5.index, "beside": 12}]}).json()
+    assert aside["reading"]["tiles"][13]["role"] == "concealed"  # beside the winning tile: the same row
+    assert fake.calls == 1
+    assert "added" not in body  # nothing added: nothing to keep
 
 
 def test_rescore_needs_json():
@@ -660,13 +689,13 @@ def test_a_stalled_or_abandoned_upload_is_given_up(monkeypatch):
 
     from starlette.requests import ClientDisconnect
 
-    from xingzi.web import app as web_app
+    from xingzi.web import guards
 
-    monkeypatch.setattr(web_app, "STALL_SECONDS", 0.05)
-    assert asyncio.run(web_app._body(Upload(b"ab", b"cd"), 10)) == b"abcd"
+    monkeypatch.setattr(guards, "STALL_SECONDS", 0.05)
+    assert asyncio.run(guards.read_body(Upload(b"ab", b"cd"), 10)) == b"abcd"
     for upload, status, message in ((Upload(b"ab", None), 408, "the upload stalled: nothing came for 0.05 s"),
                                     (Upload(b"ab", ClientDisconnect), 400, "cut off before its end"),
                                     (Upload(b"abcdef", b"ghijkl"), 413, "over the")):
-        with pytest.raises(web_app.BadRequest, match=message) as told:
-            asyncio.run(web_app._body(upload, 10))
+        with pytest.raises(guards.BadRequest, match=message) as told:
+            asyncio.run(guards.read_body(upload, 10))
         assert told.value.status == status

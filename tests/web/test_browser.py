@@ -281,6 +281,37 @@ def test_adding_a_tile_the_detector_missed_by_tapping_where_it_lies(server_misse
         expect(page.locator("#verdict")).to_contain_text("诈胡")
 
 
+def test_adding_a_missed_tile_by_keyboard_alone_with_the_plus_after_its_group(server_missed):
+    """No pointing at the photo (a keyboard, a screen reader): the "+" after the hand's tiles in the list, then the
+    face; the server places it (in the gap it left) and the page keeps the place, across a reload too."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_missed) as page:
+        page.locator("#as_read").check()
+        expect(page.locator("#verdict")).to_contain_text("not scored")
+        plus = page.locator("#strip .group").first.locator(".add-chip")
+        expect(plus).to_have_attribute("aria-label", "在手牌里添加漏读的牌 Add a missed tile to the hand")
+        expect(page.locator("#strip .add-chip")).to_have_count(1)  # the row; the winning tile apart has none
+        plus.focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#picker")).to_be_visible()
+        expect(page.locator("#picker-title")).to_contain_text("Add to the hand")
+        expect(page.locator("#mark-win")).to_be_hidden()
+        page.locator(f'#faces button[data-cls="{Tile.M5.index}"]').focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#notation")).to_have_text("123456m55789p12s 3s")
+        expect(page.locator('#strip .chip[data-index="13"]')).to_have_class(re.compile(r"\bfixed\b"))
+        added = page.evaluate("state.added")
+        assert [a["cls"] for a in added] == [Tile.M5.index] and "beside" not in added[0]  # the place, as placed
+        cx = (added[0]["xyxy"][0] + added[0]["xyxy"][2]) / 2
+        assert abs(cx - float(MISSED_BOX[0] + MISSED_BOX[2]) / 2) < 0.2 * float(MISSED_BOX[2] - MISSED_BOX[0])
+        assert page.evaluate("document.getElementById('result').contains(document.activeElement)")  # focus stays
+        page.reload()
+        expect(page.locator("#notation")).to_have_text("123456m55789p12s 3s")
+        expect(page.locator(".hit")).to_have_count(14)
+
+
 class ShapeRecorder(FakeDetector):
     """The fixed hand, and the size of each picture the server was given."""
 

@@ -193,3 +193,51 @@ def test_a_kept_hand_that_no_longer_loads_is_dropped_quietly(server_ok, kept):
         _dropped(page)
         page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
         expect(page.locator("#total")).to_have_text("3")  # the page works
+
+
+def test_a_hand_scored_with_the_tally_open_comes_back_settled_between_its_seats(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()  # open: 东 deals, 南 wins on 东's discard
+        expect(page.locator("#payments li")).to_have_text(["东付 pays 6 (3 炮 ×2 庄家 dealer)"])
+        _photo_kept(page)
+        _reload(page)
+        expect(page.locator("#table-box")).to_have_attribute("open", "")  # left open: open again
+        expect(page.locator("#payments li")).to_have_text(["东付 pays 6 (3 炮 ×2 庄家 dealer)"])
+        expect(page.locator("#add-hand")).to_contain_text("南 +6")
+        page.locator("#table-box summary").click()  # closed: the page's own ticks settle it, and stay so
+        closed = ["放炮者付 the discarder pays 6 (3 炮 ×2 庄家 dealer)"]  # (the payer's dealer tick left as the tally set it)
+        expect(page.locator("#payments li")).to_have_text(closed)
+        expect(page.locator("#dealer-by-tally")).to_be_hidden()
+        _reload(page)
+        expect(page.locator("#table-box")).not_to_have_attribute("open", "")
+        expect(page.locator("#dealer-by-tally")).to_be_hidden()
+        expect(page.locator("#payments li")).to_have_text(closed)
+
+
+def test_forgetting_the_photo_clears_it_from_the_page_this_browser_and_the_server(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        _photo_kept(page)
+        token = page.evaluate("state.token")
+        page.once("dialog", lambda dialog: dialog.dismiss())  # asked first: a slip of the finger loses nothing
+        page.locator("#forget-photo").click()
+        expect(page.locator("#total")).to_have_text("3")
+        asked = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+        page.locator("#forget-photo").click()
+        expect(page.locator("#result")).to_be_hidden()
+        expect(page.locator("#status")).to_contain_text("The photo is forgotten")
+        assert asked == ["忘掉这张照片？它的分数和改动也一并删除 Forget this photo, its score and your changes?"]
+        page.wait_for_function(f"localStorage.getItem('{HAND_KEY}') === null")
+        page.wait_for_function("async () => (await photoStore('readonly', (s) => s.get('last'))) === undefined")
+        gone = page.evaluate("""async (token) => (await fetch('/api/rescore', {method: 'POST',
+            headers: {'Content-Type': 'application/json'}, body: JSON.stringify({token})})).status""", token)
+        assert gone == 404  # the server no longer holds it
+        _reload(page)
+        _dropped(page)  # nothing comes back
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#total")).to_have_text("3")  # the page works on

@@ -123,6 +123,23 @@ def test_the_score_before_is_dimmed_and_untouchable_while_the_next_photo_is_read
         expect(page.locator("#total")).to_have_text("3")
 
 
+def test_a_tick_changed_while_the_photo_is_read_is_in_the_score_shown(server_ok):
+    """The photo went with 自摸 unticked; the player ticks it before the answer comes: the score shown is the
+    self-drawn one, not the one the read was asked for."""
+    from playwright.sync_api import expect
+
+    held = []
+    with opened(server_ok) as page:
+        page.route("**/api/read*", lambda route: held.append(route))
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        page.wait_for_function("state.reading === 1")
+        page.locator("#self_draw").check()
+        held[0].continue_()
+        expect(page.locator("#total")).to_have_text("4")  # 自摸 adds 1 to 3 炮
+        expect(page.locator("#payments li")).to_have_count(3)  # three pay a self-drawn win
+        assert "self_draw=false" in held[0].request.url  # (the read itself was asked without it)
+
+
 def test_on_a_small_phone_the_photo_zooms_in_scrolls_and_its_tiles_can_still_be_tapped(server_ok):
     from playwright.sync_api import expect
 

@@ -53,9 +53,9 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         page.locator('.seat[data-seat="2"] .seat-name').fill("Ann")
         page.locator('.seat[data-seat="2"] .seat-name').press("Enter")
         expect(page.locator("#winner option")).to_have_text(["东", "南", "Ann", "北"])
-        page.reload()  # kept in this browser
+        page.reload()  # kept in this browser, open as it was left
         expect(page.locator("#faces button")).to_have_count(31)
-        page.locator("#table-box summary").click()
+        expect(page.locator("#table-box")).to_have_attribute("open", "")
         expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
         expect(page.locator('.seat[data-seat="2"] .seat-name')).to_have_value("Ann")
         page.once("dialog", lambda dialog: dialog.accept())

@@ -3,12 +3,11 @@
 ``create_app(detector)`` builds the FastAPI app; the detector is injected (tests use a fake one)
 or made from ``model`` on first use. Uploads are read from the request body with a size cap (no
 multipart spooling to disk), decoded with a pixel-count guard, kept in memory for corrections
-(a small LRU), and nothing is written to disk at all.
+(a small LRU, or until the page asks the server to forget one), and nothing is written to disk at all.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import secrets
 import threading
@@ -24,7 +23,6 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import ClientDisconnect
 
 from xingzi.datasets.samples import SampleStore, encode_sample, safe_name
 from xingzi.engine import check_context, follow_dealer
@@ -32,6 +30,7 @@ from xingzi.engine.ruleset import Ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES, Tile
 from xingzi.jsontext import KeyTwice, NotJsonNumber, strict_loads
 from xingzi.vision.detections import Detections, check_tile_index
+from xingzi.vision.missed import add_missed
 from xingzi.vision.names import EVENTS, ITEM_NAMES
 from xingzi.vision.photo import MAX_PIXELS, MAX_SIDE, decode_image
 from xingzi.vision.pipeline import (
@@ -44,7 +43,7 @@ from xingzi.vision.pipeline import (
     make_detector,
 )
 from xingzi.vision.sample_meta import sample_truth
-from xingzi.vision.usermarks import add_tiles, kong_named
+from xingzi.vision.usermarks import kong_named
 
 from . import guards
 from .guards import BadRequest
@@ -57,7 +56,6 @@ STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
 MAX_JSON = 1024 * 1024  # a rescore or labels body: marks on at most a few hundred tiles
 MAX_DECODING = 2  # photos decoded at once
-STALL_SECONDS = 30.0  # an upload that sends nothing for this long is given up (a stalled phone, or a slow-loris)
 MAX_SESSIONS = 16
 
 
@@ -136,7 +134,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             raise BadRequest("send the photo's bytes as the request body (curl --data-binary @photo.jpg), "
                              "not as a form", 415)
         params = guards.query(request)
-        data = await _body(request, max_upload)
+        data = await guards.read_body(request, max_upload)
         context, as_read = _context(params, rules), _flag(params.get("as_read", False), "as_read")
         seats, hint = _seats(params.get("table"), context), guards.form_hint(guards.media_type(request), data)
         return await _in_thread(lambda: _read(data, context, as_read, seats, hint))
@@ -175,7 +173,19 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         body = await _json(request)
         token, session, m = _marked(body)
         seats = _seats(body.get("table"), m.context)
-        return await _in_thread(lambda: _respond(token, _scored(session, m), seats, ruleset))
+        return await _in_thread(lambda: _respond(token, _scored(session, m), seats, ruleset, m.added))
+
+    @app.post("/api/forget")
+    async def forget(request: Request) -> dict:
+        """The page's "forget this photo": the held copy dropped at once rather than when newer photos push it out."""
+        body = await _json(request)
+        if not isinstance(body, dict):
+            raise BadRequest("expected a JSON object")
+        if not isinstance(body.get("token"), str):
+            raise BadRequest(f"token must be the text the photo was read under, got {body.get('token')!r}"[:300])
+        with lock:
+            held = sessions.pop(body["token"], None)
+        return {"forgotten": held is not None}
 
     @app.post("/api/labels")
     async def labels(request: Request) -> Response:
@@ -218,30 +228,6 @@ async def _in_thread(fn: Callable[[], Any]) -> Any:
     return await run_in_threadpool(fn)
 
 
-async def _body(request: Request, limit: int) -> bytes:
-    """The raw upload, refused (413) past ``limit`` bytes without reading the rest."""
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
-        raise BadRequest(f"upload of {guards.mib(int(declared))} is over the {guards.mib(limit)} limit", 413)
-    chunks, size = [], 0
-    stream = request.stream().__aiter__()
-    try:
-        while True:
-            try:
-                chunk = await asyncio.wait_for(stream.__anext__(), STALL_SECONDS)
-            except StopAsyncIteration:
-                break
-            size += len(chunk)
-            if size > limit:
-                raise BadRequest(f"upload is over the {guards.mib(limit)} limit", 413)
-            chunks.append(chunk)
-    except ClientDisconnect:  # the client went away mid-upload: nothing to answer, no traceback to log
-        raise BadRequest("the upload was cut off before its end") from None
-    except TimeoutError:
-        raise BadRequest(f"the upload stalled: nothing came for {STALL_SECONDS:g} s", 408) from None
-    return b"".join(chunks)
-
-
 @dataclass(frozen=True)
 class Marks:
     """What the user said about a held photo's tiles, checked: the detections with added tiles and corrected
@@ -257,6 +243,7 @@ class Marks:
     win: int | None
     context: Context
     as_read: bool
+    added: list[tuple[int, tuple[float, ...]]]  # the tiles added, each with its box as placed
 
 
 def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
@@ -264,7 +251,7 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
     if not isinstance(corrections, dict):
         raise BadRequest("corrections must be an object {tile index: class id}")
     try:
-        det = add_tiles(session.detections, _added(body), session.image.shape)
+        det, placed = add_missed(session.detections, _added(body), session.image.shape)
     except ValueError as e:
         raise BadRequest(f"bad added tile: {e}") from None
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in corrections.values()):
@@ -293,11 +280,11 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
         raise BadRequest(str(e)) from None
     # a box on no tile counts in no hand: set aside, as the user's "not part of this hand"
     return Marks(det, fixed, sorted({*ignored, *removed}), removed, claimed, released, win, _context(body, rules),
-                 _flag(body.get("as_read", False), "as_read"))
+                 _flag(body.get("as_read", False), "as_read"), placed)
 
 
 async def _json(request: Request) -> Any:
-    data = await _body(request, MAX_JSON)  # refused past the limit before it is all read
+    data = await guards.read_body(request, MAX_JSON)  # refused past the limit before it is all read
     try:
         return strict_loads(data)
     except (KeyTwice, NotJsonNumber) as e:
@@ -307,12 +294,17 @@ async def _json(request: Request) -> Any:
                          f"self_draw, dealer, events}}; got {guards.not_json(e)}") from None
 
 
-def _added(body: dict) -> list[tuple[int, list]]:
-    """Tiles the user placed where the detector found none: [{cls, xyxy}] → [(cls, xyxy)]."""
+def _added(body: dict) -> list[tuple[Any, Any]]:
+    """Tiles the user placed where the detector found none: [{cls, xyxy}] → [(cls, xyxy)], or [{cls, beside}] →
+    [(cls, index of a tile)] for one to be placed beside that tile's row or meld (the page's "+")."""
     value = body.get("added") or []
-    if not isinstance(value, list) or not all(isinstance(t, dict) and {"cls", "xyxy"} <= t.keys() for t in value):
-        raise BadRequest(f"added must be a list of {{cls, xyxy}} objects, got {value!r}"[:300])
-    return [(t["cls"], t["xyxy"]) for t in value]
+    if not isinstance(value, list) or not all(isinstance(t, dict) and "cls" in t and len({"xyxy", "beside"} & t.keys())
+                                              == 1 for t in value):
+        raise BadRequest(f"added must be a list of {{cls, xyxy}} or {{cls, beside}} objects, got {value!r}"[:300])
+    for t in value:
+        if "beside" in t and (isinstance(t["beside"], bool) or not isinstance(t["beside"], int)):
+            raise BadRequest(f"beside must be the index of a tile of the row or meld, got {t['beside']!r}"[:300])
+    return [(t["cls"], t["xyxy"] if "xyxy" in t else t["beside"]) for t in value]
 
 
 def _indices(body: dict, key: str) -> list[int]:
@@ -379,8 +371,11 @@ def _seats(value: Any, context: Context) -> Seats | None:
         raise BadRequest(str(e)) from None
 
 
-def _respond(token: str, res: PhotoResult, seats: Seats | None = None, ruleset: Ruleset | None = None) -> JSONResponse:
+def _respond(token: str, res: PhotoResult, seats: Seats | None = None, ruleset: Ruleset | None = None,
+             added: list[tuple[int, tuple[float, ...]]] | None = None) -> JSONResponse:
     body = res.to_json()
+    if added:  # each added tile with its box, those placed beside a group too: the page keeps these
+        body["added"] = [{"cls": k, "xyxy": [round(v, 1) for v in box]} for k, box in added]
     if seats is not None and res.result is not None:  # the tally's view: who pays whom, who deals next
         body["table"] = table_view(res.result, seats, ruleset)
     for item in body.get("items", []):

@@ -1,18 +1,21 @@
 """What the web app answers before (or instead of) any work: a refused request as ``{"error": ..., "error_zh": ...}``
 saying what was expected and what came (its Chinese from :mod:`refusals`), for the app's own checks
 (:class:`BadRequest`) and for Starlette's (no such address, a method the address does not take); a query that gives a
-parameter twice; a body sent as a form; a dataset folder that cannot be written."""
+parameter twice; a body sent as a form, too large or stalled; a dataset folder that cannot be written."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 
 MAX_MESSAGE = 600  # characters of an error message sent back
+STALL_SECONDS = 30.0  # an upload that sends nothing for this long is given up (a stalled phone, or a slow-loris)
 
 
 class BadRequest(ValueError):
@@ -92,3 +95,27 @@ def save_failed(e: OSError, root: Path) -> BadRequest:
         e = OSError(e.errno, e.strerror, e.filename2)
     return BadRequest(short(f"存不进训练集 the photo could not be saved in the server's dataset folder {root}: "
                             f"{os_error_text(e)}"), 507)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The raw upload, refused (413) past ``limit`` bytes without reading the rest."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise BadRequest(f"upload of {mib(int(declared))} is over the {mib(limit)} limit", 413)
+    chunks, size = [], 0
+    stream = request.stream().__aiter__()
+    try:
+        while True:
+            try:
+                chunk = await asyncio.wait_for(stream.__anext__(), STALL_SECONDS)
+            except StopAsyncIteration:
+                break
+            size += len(chunk)
+            if size > limit:
+                raise BadRequest(f"upload is over the {mib(limit)} limit", 413)
+            chunks.append(chunk)
+    except ClientDisconnect:  # the client went away mid-upload: nothing to answer, no traceback to log
+        raise BadRequest("the upload was cut off before its end") from None
+    except TimeoutError:
+        raise BadRequest(f"the upload stalled: nothing came for {STALL_SECONDS:g} s", 408) from None
+    return b"".join(chunks)

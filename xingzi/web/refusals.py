@@ -71,6 +71,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"internal error: .*", lambda m: "服务器出错"),
         # the request's form
         (r"expected a JSON object", lambda m: "请求内容应为一个 JSON 对象"),
+        (r"token must be the text the photo was read under, got .+", lambda m: "token 应为读这张照片时得到的那串字"),
         (r"expected a JSON body .+", lambda m: "请求内容不是有效的 JSON"),
         (r"key (.+) is given twice in one object: .+", lambda m: f"同一个对象里 {m[1]} 给了两次：请只给一次"),
         (r"(\S+) is no JSON number: .+", lambda m: f"{m[1]} 不是 JSON 里的数：请写一个数，或去掉这一项"),
@@ -103,7 +104,13 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
          lambda m: f"添加的第 {int(m[1]) + 1} 张：位置的右边应大于左边，下边应大于上边"),
         (r"added tile (\d+): box .+ lies outside the (\d+)x(\d+) photo",
          lambda m: f"添加的第 {int(m[1]) + 1} 张：位置在照片（{m[2]}×{m[3]}）之外"),
-        (r"added must be a list of \{cls, xyxy\} objects, got .+", lambda m: "添加的牌应为 {cls, xyxy} 对象的列表"),
+        (r"added must be a list of \{cls, xyxy\} or \{cls, beside\} objects, got .+",
+         lambda m: "添加的牌应为 {cls, xyxy} 或 {cls, beside} 对象的列表"),
+        (r"beside must be the index of a tile of the row or meld, got .+", lambda m: "beside 应为手牌或碰杠里一张牌的牌号"),
+        (r"added tile (\d+): tile #(\d+) is read as (\w+): a missed tile is added beside .+",
+         lambda m: f"添加的第 {int(m[1]) + 1} 张：第 {m[2]} 张是{ROLES.get(m[3], m[3])}，不能在它旁边添加：请选手牌、碰杠或发里的牌"),
+        (r"added tile (\d+): no free place beside tile #(\d+)'s group .+",
+         lambda m: f"添加的第 {int(m[1]) + 1} 张：第 {m[2]} 张那一组旁边没有空位：请点照片上漏读的牌所在的地方"),
         (r"tile #(\d+) is read as (\w+): only tiles standing in the hand can be taken as a claimed meld",
          lambda m: f"第 {m[1]} 张是{ROLES.get(m[2], m[2])}：只有手里立着的牌才能算成碰/杠"),
         (r"tile #(\d+): (\d+) (\S+) stand in the hand \(a winning tile set apart not counted\); "

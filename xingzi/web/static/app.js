@@ -50,7 +50,6 @@ async function upload(file) {
   status(T("读取中…", "Reading…"));
   showFolded();
   const c = context();
-  // the payers' tiles need the hand's faces: sent with a rescore once read
   const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, as_read: c.as_read,
     events: c.events.join(","), rules: JSON.stringify(c.rules), table: c.table ? JSON.stringify(c.table) : "" });
   const mine = ++state.uploads;  // a photo chosen after this one is the one to show, whichever answer comes first
@@ -71,7 +70,8 @@ async function upload(file) {
     keepPhoto(body, data);  // kept in this browser for a reload, in place of the one before
     show(data);
     $("result").scrollIntoView({ block: "start" });  // the score, not the buttons, after a read on a small screen
-    if (payers().length) await rescore();
+    // the payers' kongs need the hand's faces; a tick changed while the photo was read is scored too
+    if (payers().length || JSON.stringify(context()) !== JSON.stringify(c)) await rescore();
   } catch (e) {
     if (mine !== state.uploads) return;  // (the finally below still runs)
     status(cat(ERROR, " ", readFailure(e)), true);
@@ -161,6 +161,7 @@ function stale(why) {
 function show(data) {
   const held = heldFocus();  // a tile or choice redrawn below keeps the keyboard's place (strip.js)
   state.data = data;
+  if (data.added) state.added = data.added;  // each added tile where it went (one added beside a group, placed)
   state.stale = false;
   $("result").classList.remove("stale");
   $("result").hidden = false;
@@ -296,7 +297,7 @@ function showAlternatives(tile) {
 async function chooseFace(face) {
   $("picker").close();
   if (state.adding) {
-    state.added.push({ cls: face.cls, xyxy: state.adding });
+    state.added.push(Object.assign({ cls: face.cls }, state.adding));  // placed by the server if beside a group
     state.adding = null;
     if (!(await rescore())) state.added.pop();  // refused: not added
   } else if (state.picking) {
@@ -351,6 +352,7 @@ async function init() {
   $("set-aside").addEventListener("click", () => leaveOut(state.ignored));
   $("not-tile").addEventListener("click", () => leaveOut(state.removed));  // no tile: out of the labels too
   $("save-labels").addEventListener("click", saveLabels);
+  $("forget-photo").addEventListener("click", forgetPhoto);
   $("claim").addEventListener("click", async () => {
     $("picker").close();
     const t = state.picking;

@@ -1,6 +1,6 @@
 // The photo's overlay (loaded before app.js, whose state, $, pick and showAlternatives it uses when
 // called): a button over each tile found and over its label, and a tap anywhere else to add a tile the detector
-// missed.
+// missed (the picker for that opened here, for the list's "+" too).
 "use strict";
 
 // A button over each tile and over the label drawn for it: either opens that tile's picker.
@@ -43,10 +43,17 @@ function addAt(ev) {
   const x = ev.offsetX * state.data.width / layer.clientWidth;
   const y = ev.offsetY * state.data.height / layer.clientHeight;
   const [w, h] = tileSize(state.data);
+  const xyxy = [x - w / 2, y - h / 2, x + w / 2, y + h / 2].map((v) => Math.round(v * 10) / 10);
+  openAdding({ xyxy }, bi("添加", "Add a tile here"));
+}
+
+// The picker for a tile to add: ``where`` it goes ({xyxy} on the photo, or {beside: index} of a tile of its group,
+// which the server places), ``title`` what the picker says it is for.
+function openAdding(where, title) {
   state.picking = null;
-  state.adding = [x - w / 2, y - h / 2, x + w / 2, y + h / 2].map((v) => Math.round(v * 10) / 10);
+  state.adding = where;
   for (const id of ["mark-win", "set-aside", "not-tile", "claim"]) $(id).hidden = true;
-  $("picker-title").replaceChildren(...bi("添加", "Add a tile here"));
+  $("picker-title").replaceChildren(...title);
   showAlternatives(null);
   say($("picker-current"), "");
   $("picker-then").hidden = true;

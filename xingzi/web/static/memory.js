@@ -40,6 +40,33 @@ function forget() {
   photoStore("readwrite", (s) => s.delete("last")).catch(() => { /* none kept */ });
 }
 
+// "Forget this photo": the photo, its score and the taps gone from the page, from this browser's store and from the
+// server's memory at once (else the server drops it only when newer photos push it out). The tally keeps the hands
+// already added to it.
+async function forgetPhoto() {
+  const token = state.token;
+  const ask = T("忘掉这张照片？它的分数和改动也一并删除", "Forget this photo, its score and your changes?");
+  if (!token || !window.confirm(words(ask))) return;
+  state.uploads += 1;  // a reading or rescore still on its way is not shown
+  state.asked += 1;
+  forget();
+  Object.assign(state, { token: null, data: null, adding: null, picking: null }, noMarks());
+  $("result").hidden = true;
+  $("annotated").removeAttribute("src");
+  $("hits").replaceChildren();
+  $("score-peek").hidden = true;
+  showTable();
+  try {
+    await call("/api/forget", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ token }) });
+    status(T("已忘掉这张照片：这台手机和服务器上都不再留有它",
+      "The photo is forgotten: neither this phone nor the server keeps it"));
+  } catch (e) {  // off the Wi-Fi: the server drops it when newer photos push it out
+    status(cat(T("这台手机上已删除；服务器没联系上：", "Gone from this phone; the server was not reached:"), " ",
+      readFailure(e)), true);
+  }
+}
+
 // The hand kept before the page was reloaded, shown again; called once the page is built.
 async function recall() {
   window.addEventListener("pagehide", remember);
@@ -129,7 +156,8 @@ function checkedHand(h) {
   const ok = h !== null && typeof h === "object" && h.v === 1 && text(h.token) && (h.photo === null || text(h.photo))
     && text(h.tiles) && text(h.name) && h.corrections !== null && typeof h.corrections === "object"
     && !Array.isArray(h.corrections) && Object.entries(h.corrections).every(([k, v]) => /^\d+$/.test(k) && index(v))
-    && list(h.added, (t) => t !== null && index(t.cls) && list(t.xyxy, Number.isFinite) && t.xyxy.length === 4)
+    && list(h.added, (t) => t !== null && index(t.cls)
+      && ((list(t.xyxy, Number.isFinite) && t.xyxy.length === 4) || index(t.beside)))  // beside: not yet placed
     && ["ignored", "removed", "claimed", "released"].every((k) => list(h[k], index))
     && (h.win === null || index(h.win)) && (h.bloom === null || text(h.bloom))
     && ["self_draw", "dealer", "as_read", "tallied"].every((k) => flag(h[k])) && list(h.events, text)

@@ -6,6 +6,7 @@
 
 const DOUBT = 0.6;  // read with less confidence than this: drawn dashed, worth a look
 const LEFT_OUT = ["loose", "ignored", "foreign"];  // roles of tiles the hand does not count
+const ADDABLE = ["concealed", "pung", "kong", "concealed_kong", "fa"];  // groups a missed tile may be added to
 const GROUPS = [  // role → the group's name; melds get one group each
   ["concealed", "手牌", "hand"], ["win", "胡", "won"], ["pung", "碰", "pung"], ["kong", "明杠", "kong"],
   ["concealed_kong", "暗杠", "concealed kong"], ["fa", "发", "bonus"],
@@ -59,6 +60,21 @@ function scoredFaces(data) {
   return out;
 }
 
+// A "+" after a group: a tile the detector missed there added by its face alone (the server finds its place), by a
+// keyboard, a screen reader or a finger too big for the photo.
+function addButton(tile, zh, en) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "add-chip";
+  b.dataset.tile = tile.index;
+  b.textContent = "+";
+  const what = T(`在${zh}里添加漏读的牌`, `Add a missed tile to the ${en}`, `在${zh}里添加漏读的牌 Add a missed tile to the ${en}`);
+  say(b, what, "aria-label");
+  say(b, what, "title");
+  b.addEventListener("click", () => openAdding({ beside: tile.index }, bi(`添加到${zh}`, `Add to the ${en}`)));
+  return b;
+}
+
 function showStrip(data) {
   const strip = $("strip");
   strip.replaceChildren();
@@ -81,6 +97,9 @@ function showStrip(data) {
     label.append(piece("zh", zh), piece("en", en, "small"));
     group.appendChild(label);
     for (const t of tiles) group.appendChild(chip(t, changed.get(t.index)));
+    if (ADDABLE.includes(tiles[0].role) && !(tiles[0].role === "concealed_kong" && tiles[0].meld < 0)) {
+      group.appendChild(addButton(tiles[0], zh, en));
+    }
     strip.appendChild(group);
   }
   strip.hidden = !groups.size;

@@ -20,7 +20,8 @@ function loadTable() {
     const four = (a, ok) => Array.isArray(a) && a.length === 4 && a.every(ok);
     if (saved && four(saved.names, (n) => typeof n === "string") && four(saved.totals, Number.isFinite)
         && seat(saved.dealer) && seat(saved.winner) && seat(saved.discarder) && Array.isArray(saved.hands)
-        && saved.hands.every((h) => h && four(h.deltas, Number.isFinite) && seat(h.dealer))) return saved;
+        && saved.hands.every((h) => h && four(h.deltas, Number.isFinite) && seat(h.dealer))
+        && [undefined, true, false].includes(saved.open)) return saved;
   } catch (e) { /* no storage, or not ours: a fresh table */ }
   return freshTable();
 }
@@ -107,8 +108,16 @@ function buildTable() {
   $("follow-dragon").addEventListener("click", () => followDealer("dragon"));
   $("drawn-hand").addEventListener("click", drawnHand);
   $("copy-tally").addEventListener("click", copyTally);
+  // open or closed as it was left (a hand scored with it open comes back after a reload settled between its seats);
   // closed, the score is settled again by the page's own ticks, not the seats the tally named
-  $("table-box").addEventListener("toggle", () => { if (!syncDealer()) rescore(); });
+  $("table-box").open = table.open === true;
+  $("table-box").addEventListener("toggle", () => {
+    if (table.open !== $("table-box").open) {
+      table.open = $("table-box").open;
+      saveTable();
+    }
+    if (!syncDealer()) rescore();
+  });
   showTable();
 }
 

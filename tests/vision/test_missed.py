@@ -1,0 +1,100 @@
+"""A missed tile named only by its face and a tile of its group (the page's "+", ``--add 3m@5``) is placed where the
+reading comes out as if the detector had found it: every tile of laid-out hands left out in turn and added back."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.engine.tiles import BACK_CLASS, Tile
+from xingzi.vision.detections import Detections
+from xingzi.vision.grouping import HandReading, group
+from xingzi.vision.layouts import hand_layout
+from xingzi.vision.missed import add_missed, place_beside
+
+SHAPE = (960, 1280, 3)
+GROUPED = ("concealed", "pung", "kong", "concealed_kong", "fa")
+
+
+def _key(r: HandReading) -> tuple:
+    """What scoring takes from a reading: the standing tiles, the winning tile, the melds, the 发."""
+    return sorted(t.value for t in r.tiles), r.win_tile, sorted(str(m) for m in r.melds), r.fa
+
+
+def _without(det: Detections, i: int) -> Detections:
+    return det.subset(np.arange(len(det)) != i)
+
+
+LAYOUTS = [
+    pytest.param(dict(hand="123m456m789p12s55p", win="3s"), id="row-win-apart"),
+    pytest.param(dict(hand="123m456m789p12s55p", win="3s", angle=25.0), id="row-turned"),
+    pytest.param(dict(hand="123m456m789p12s55p", win="3s", angle=90.0), id="row-upright"),
+    pytest.param(dict(hand="123m456m789p12s55p", win="3s", perspective=0.3), id="row-perspective"),
+    pytest.param(dict(hand="11m456p789s", win="1m", melds=("pung 5s",), fa=2), id="pung-and-fa"),
+    pytest.param(dict(hand="11m456p789s", win="1m", melds=("kong 9m",), melds_row=1), id="kong-second-row"),
+    pytest.param(dict(hand="22m345p678s", win="2m", melds=("pung 中",), angle=-15.0), id="dragon-pung-turned"),
+]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_tile_left_out_and_added_beside_its_group_reads_the_hand_again(layout):
+    det = hand_layout(**layout, size=70, center=(640.0, 480.0)).detections
+    full = group(det)
+    tried = 0
+    for i, role in enumerate(full.roles):
+        if role not in GROUPED or int(det.cls[i]) == BACK_CLASS:  # (a face-down tile is no face to name)
+            continue
+        mates = [j for j in range(len(det)) if j != i and (full.roles[j] in ("concealed", "win") if role == "concealed"
+                                                           else full.roles[j] == role and full.meld_of[j]
+                                                           == full.meld_of[i])]
+        if not mates:
+            continue
+        less = _without(det, i)
+        beside = mates[0] - (mates[0] > i)
+        box = place_beside(less, beside, int(det.cls[i]), SHAPE)
+        back, placed = add_missed(less, [(int(det.cls[i]), beside)], SHAPE)
+        assert placed == [(int(det.cls[i]), box)]
+        assert _key(group(back)) == _key(full), (i, role, box, det.xyxy[i])
+        tried += 1
+    assert tried >= 10
+
+
+def test_a_tile_missed_inside_the_row_goes_in_the_gap_it_left():
+    det = hand_layout("123m456m789p12s55p", "3s", size=70).detections
+    less = _without(det, 4)  # the 5m: a gap in the middle of the row
+    x0, y0, x1, y1 = place_beside(less, 0, Tile.M5.index, SHAPE)
+    true = det.xyxy[4]
+    assert abs((x0 + x1) / 2 - (true[0] + true[2]) / 2) < 0.2 * (true[2] - true[0])
+    assert abs((y0 + y1) / 2 - (true[1] + true[3]) / 2) < 0.2 * (true[3] - true[1])
+
+
+def test_places_follow_one_another_and_a_box_given_is_kept_as_given():
+    det = hand_layout("123m456m789p12s55p", "3s", size=70).detections
+    less = det.subset(~np.isin(np.arange(len(det)), [4, 5]))  # the 5m and 6m both missed
+    box = tuple(float(v) for v in det.xyxy[5])
+    out, placed = add_missed(less, [(Tile.M5.index, 0), (Tile.M6.index, box)], SHAPE)
+    assert placed[1] == (Tile.M6.index, box) and len(out) == len(less) + 2
+    assert _key(group(out)) == _key(group(det))
+
+
+@pytest.mark.parametrize("added, message", [
+    pytest.param([(Tile.M5.index, 99)], "added tile 0: tile to add beside #99: there are", id="no-such-tile"),
+    pytest.param([(31, 0)], "added tile 0: class must be an integer 0..30, got 31", id="no-such-face"),
+    pytest.param([(True, 0)], "added tile 0: class must be an integer 0..30, got True", id="a-flag-for-a-face"),
+    pytest.param([(Tile.M5.index, 0)] * 21, "at most 20 tiles can be added to a photo, got 21", id="too-many"),
+    pytest.param([(Tile.M5.index, [1, 2, 3])], "added tile 0: expected a box", id="a-box-of-three"),
+])
+def test_bad_additions_are_refused_saying_which_and_why(added, message):
+    det = hand_layout("123m456m789p12s55p", "3s", size=70).detections
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
+        add_missed(det, added, SHAPE)
+
+
+def test_a_tile_the_hand_does_not_count_has_no_group_to_add_beside():
+    det = hand_layout("123m456m789p12s55p", "3s", size=70).detections
+    stray = Detections(np.vstack([det.xyxy, [[20, 20, 70, 90]]]).astype(np.float32),
+                       np.append(det.cls, Tile.M9.index), np.append(det.conf, np.float32(0.9)))
+    reading = group(stray)
+    assert reading.roles[-1] not in GROUPED + ("win",)
+    with pytest.raises(ValueError, match=f"tile #{len(det)} is read as {reading.roles[-1]}: a missed tile is added "):
+        place_beside(stray, len(det), Tile.M5.index, SHAPE)

@@ -1,0 +1,106 @@
+"""How well a missed tile added by its face and group alone (the page's "+", ``xingzi score --add 3m@N``) lands where
+the detector would have found it: on `xingzi synth` (or composite) folders, every tile of each hand's true boxes that
+belongs to a group (the row, a meld, the 发) is left out in turn and added back beside another tile of its group; the
+hand is right when the reading keeps what scoring takes (the tiles standing, the melds, the 发, and the winning tile
+where the photo shows it apart). The same tile added at its true box is the ceiling (a tap on the photo where it lies).
+
+    python -m tools.missed_check --data /tmp/heldout_s59 [--data ...] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from xingzi.engine.tiles import BACK_CLASS
+from xingzi.vision.bench_pipeline import truth_detections
+from xingzi.vision.detections import Detections
+from xingzi.vision.grouping import HandReading, group
+from xingzi.vision.missed import add_missed
+from xingzi.vision.photo import load_image
+
+ROLES = ("concealed", "pung", "kong", "concealed_kong", "fa")
+
+
+def same_hand(got: HandReading, truth: HandReading) -> bool:
+    """``got`` reads what scoring takes from ``truth``: the winning tile too where ``truth`` shows it apart."""
+    def key(r: HandReading) -> tuple:
+        return sorted(t.value for t in r.tiles), sorted(str(m) for m in r.melds), r.fa
+
+    return key(got) == key(truth) and (not truth.win_set_apart
+                                       or (got.win_set_apart and got.win_tile == truth.win_tile))
+
+
+def mates(reading: HandReading, i: int) -> list[int]:
+    """The other tiles of tile ``i``'s group: the row (with the winning tile), its meld, the 发."""
+    role, meld = reading.roles[i], reading.meld_of[i]
+    if role == "concealed":
+        return [j for j, r in enumerate(reading.roles) if j != i and r in ("concealed", "win")]
+    return [j for j, (r, m) in enumerate(zip(reading.roles, reading.meld_of, strict=True))
+            if j != i and r == role and m == meld]
+
+
+def check_photo(det: Detections, shape: tuple[int, ...], tally: Counter, times: list[float]) -> None:
+    full = group(det)
+    for i, role in enumerate(full.roles):
+        if role not in ROLES or int(det.cls[i]) == BACK_CLASS:
+            continue
+        tally["tiles"] += 1
+        others = mates(full, i)
+        if not others:
+            tally["alone in its group"] += 1
+            continue
+        less = det.subset(np.arange(len(det)) != i)
+        beside, face = others[0] - (others[0] > i), int(det.cls[i])
+        t0 = time.perf_counter()
+        try:
+            back, _ = add_missed(less, [(face, beside)], shape)
+        except ValueError:  # the group broke up without the tile: the "+" is not beside it
+            tally["refused"] += 1
+            continue
+        times.append(time.perf_counter() - t0)
+        right = same_hand(group(back), full)
+        tally["right"] += right
+        tally[f"right {role}"] += right
+        tally[f"tried {role}"] += 1
+        tapped, _ = add_missed(less, [(face, tuple(float(v) for v in det.xyxy[i]))], shape)
+        tally["right at its true box"] += same_hand(group(tapped), full)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", action="append", required=True, help="a `xingzi synth` folder; repeatable")
+    p.add_argument("--limit", type=int, default=0, help="photos per folder (0: all)")
+    args = p.parse_args(argv)
+    for data in map(Path, args.data):
+        metas = sorted((data / "meta").glob("*.json"))
+        if not metas:
+            raise SystemExit(f"{data}/meta has no .json files: expected a `xingzi synth --out` folder")
+        tally: Counter = Counter()
+        times: list[float] = []
+        for path in metas[: args.limit or None]:
+            meta = json.loads(path.read_text(encoding="utf-8"))
+            if not meta.get("complete", True):
+                continue
+            shape = load_image(data / "images" / f"{path.stem}.jpg").shape
+            check_photo(truth_detections(meta), shape, tally, times)
+        n = tally["tiles"]
+        print(f"{data}: {n} tiles of a group, each left out and added back by face and group")
+        print(f"  right: {tally['right']} ({100 * tally['right'] / max(n, 1):.1f} %); at its true box (a tap): "
+              f"{tally['right at its true box']} ({100 * tally['right at its true box'] / max(n, 1):.1f} %)")
+        print("  by group: " + ", ".join(f"{r} {tally[f'right {r}']}/{tally[f'tried {r}']}" for r in ROLES
+                                          if tally[f"tried {r}"]))
+        print(f"  no '+' to use: alone in its group {tally['alone in its group']}, group broken up {tally['refused']}")
+        if times:
+            print(f"  placing: median {1000 * float(np.median(times)):.1f} ms, "
+                  f"p95 {1000 * float(np.percentile(times, 95)):.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

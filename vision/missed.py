@@ -1,0 +1,169 @@
+"""Where to add a tile the detector missed when the user names only its face and a tile of the group it belongs to
+(the page's "+" after the concealed row, a meld or the 发; ``xingzi score --add 3m@5``): so a tile can be added by
+keyboard or screen reader, or by a finger too big for the photo, without pointing at the photo.
+
+The places tried lie a step before and after each tile of the group along the hand's line where no tile lies: in a
+gap a tile long first (a tile missed there leaves one), then beside the tiles of the nearest faces (a hand is kept
+sorted), then from the reading end back. Each is grouped with the face added there; the first that reads a legal
+hand with the tile in that group and no problem is taken, else the best of them (legal, in the group, fewest
+problems): a place that closes the gap setting the winning tile apart, or that joins the tile to the next meld,
+reads worse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from xingzi.engine.tiles import CLASS_NAMES
+
+from .detections import Detections, check_tile_index
+from .grouping import HandReading, group, is_legal_reading
+from .usermarks import MAX_ADDED, add_tiles
+
+GROUPED = ("concealed", "win", "pung", "kong", "concealed_kong", "fa")  # tiles a missed one may be added beside
+ROW = ("concealed", "win")  # one line: a gap between the row and a winning tile set apart is a place too
+LONE_STEP = 1.05  # a group of one tile: the next lies a tile's length on, with a hair of gap
+SNUG = 0.9  # a step a little short: tiles in a line touch, and a gap may read as a tile set apart
+TAKEN = 0.5  # a place with a tile's centre nearer than this many steps is taken
+
+
+def add_missed(det: Detections, added: Sequence[tuple[int, Sequence[float] | int]],
+               shape: tuple[int, ...]) -> tuple[Detections, list[tuple[int, tuple[float, ...]]]]:
+    """Detections with missed tiles appended, each ``(class id, box)`` as ``add_tiles`` takes it or ``(class id,
+    index of a tile)`` to be placed beside that tile's group (in order: a tile placed earlier is there for the next);
+    and each added tile's box, as placed."""
+    if len(added) > MAX_ADDED:
+        raise ValueError(f"at most {MAX_ADDED} tiles can be added to a photo, got {len(added)}")
+    placed: list[tuple[int, Any]] = []  # (a box as given: add_tiles checks it)
+    for j, (cls, where) in enumerate(added):
+        if isinstance(where, (int, np.integer)) and not isinstance(where, bool):
+            if isinstance(cls, bool) or not isinstance(cls, (int, np.integer)) or not 0 <= cls < len(CLASS_NAMES):
+                raise ValueError(f"added tile {j}: class must be an integer 0..{len(CLASS_NAMES) - 1}, got {cls!r}")
+            try:
+                where = place_beside(add_tiles(det, placed, shape), int(where), int(cls), shape)
+            except ValueError as e:
+                raise ValueError(f"added tile {j}: {e}") from None
+        placed.append((cls, where))
+    out = add_tiles(det, placed, shape)  # (each box checked here)
+    return out, [(int(k), tuple(float(v) for v in box)) for k, box in placed]
+
+
+def place_beside(det: Detections, beside: int, cls: int, shape: tuple[int, ...]) -> tuple[float, float, float, float]:
+    """The box where a tile of class ``cls`` missed from the group of tile ``beside`` is added, in the photo of
+    ``shape``."""
+    check_tile_index(beside, len(det), "tile to add beside")
+    reading = group(det)
+    role = reading.roles[beside]
+    if role not in GROUPED:
+        raise ValueError(f"tile #{beside} is read as {role}: a missed tile is added beside the hand's row, a meld or "
+                         "the 发, not beside a tile the hand does not count")
+    members = _members(reading, beside)
+    kin = [_face_distance(int(det.cls[i]), int(cls)) for i in members]
+    best: tuple | None = None
+    for rank, box in enumerate(_places(det.xyxy.astype(np.float64), members, kin, _reading_order(reading), shape)):
+        again = group(add_tiles(det, [(cls, box)], shape))
+        joined = _joined(again, len(det), beside)
+        legal = is_legal_reading(again)
+        key = (not legal, not joined, len(again.problems), rank)
+        if best is None or key < best[0]:
+            best = (key, box)
+        if legal and not again.problems:
+            break
+    if best is None:
+        raise ValueError(f"no free place beside tile #{beside}'s group (tiles found lie all around it): tap the photo "
+                         "where the missed tile lies")
+    return best[1]
+
+
+def _members(reading: HandReading, beside: int) -> list[int]:
+    role, meld = reading.roles[beside], reading.meld_of[beside]
+    if role in ROW:
+        return [i for i, r in enumerate(reading.roles) if r in ROW]
+    if role == "fa" or meld < 0:
+        return [i for i, (r, m) in enumerate(zip(reading.roles, reading.meld_of, strict=True)) if r == role and m == meld]
+    return [i for i, m in enumerate(reading.meld_of) if m == meld]
+
+
+def _joined(reading: HandReading, added: int, beside: int) -> bool:
+    """Whether the tile added at index ``added`` is read in the group of tile ``beside``."""
+    role, meld = reading.roles[added], reading.meld_of[added]
+    if reading.roles[beside] in ROW:
+        return role in ROW
+    return role == reading.roles[beside] and meld == reading.meld_of[beside]
+
+
+def _face_distance(a: int, b: int) -> int:
+    """How far apart two faces lie in a sorted hand: 0 the same, the ranks apart within a suit, else 10."""
+    if a == b:
+        return 0
+    return abs(a - b) if a < 27 and b < 27 and a // 9 == b // 9 else 10
+
+
+def _reading_order(reading: HandReading) -> np.ndarray:
+    """The hand's line as a unit vector pointing the way it is read (rightwards; downwards for an upright line)."""
+    direction = np.asarray(reading.direction, np.float64)
+    norm = float(np.hypot(*direction))
+    u = direction / norm if norm > 1e-9 else np.array([1.0, 0.0])
+    return -u if (u[0] < -1e-9 or (abs(u[0]) <= 1e-9 and u[1] < 0)) else u
+
+
+def _places(boxes: np.ndarray, members: list[int], kin: list[int], u: np.ndarray,
+            shape: tuple[int, ...]) -> Iterator[tuple]:
+    """Boxes inside the photo to try, a step before and after each tile of the group along the line where no tile
+    lies: those in a gap (another of the group's tiles a step beyond) first, then beside the tiles nearest the face
+    added (a hand is kept sorted: a 3m missed lies by the other 3m, or the 2m), then from the reading end back."""
+    own = boxes[members]
+    centres = (own[:, :2] + own[:, 2:]) / 2
+    sizes = own[:, 2:] - own[:, :2]
+    across = np.array([-u[1], u[0]])
+    along, side = centres @ u, centres @ across
+    width = np.abs(across[0]) * sizes[:, 0] + np.abs(across[1]) * sizes[:, 1]  # each tile's size across the line
+    # the group's usual step, tile to tile (a tile beside a gap lies further from its nearest neighbour)
+    known = [s for s in (_step(k, along, side, width) for k in range(len(members))) if s is not None]
+    usual = float(np.median(known)) if known else None
+    h, w = shape[:2]
+    all_centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    slots = []
+    for k in range(len(members)):
+        step = usual or LONE_STEP * float(abs(u[0]) * sizes[k, 0] + abs(u[1]) * sizes[k, 1])
+        for sign in (1.0, -1.0):
+            centre = centres[k] + u * sign * step * SNUG
+            if _taken(centre, step, all_centres):
+                continue
+            beyond = along[k] + sign * 2 * step  # where the next tile lies if a gap of one tile is here
+            across_gap = np.flatnonzero((np.abs(along - beyond) < step / 2) & (np.abs(side - side[k]) < width[k] / 2))
+            if len(across_gap):  # in the gap's middle: the tiles on both its sides touch the one added
+                centre = (centres[k] + centres[across_gap[0]]) / 2
+            box = np.concatenate([centre - sizes[k] / 2, centre + sizes[k] / 2])
+            slots.append((not len(across_gap), kin[k], -float(centre @ u), box, centre, step))
+    kept: list[np.ndarray] = []
+    for *_, box, centre, step in sorted(slots, key=lambda t: t[:3]):
+        if not kept or not _taken(centre, step, np.array(kept)):  # (a gap's slot is found from both its sides)
+            kept.append(centre)
+            yield _clipped(box, w, h)
+
+
+def _step(k: int, along: np.ndarray, side: np.ndarray, width: np.ndarray) -> float | None:
+    """The distance along the line from tile ``k`` to the nearest tile of its group on the same line, if any."""
+    same_line = np.abs(side - side[k]) < width[k] / 2
+    d = np.abs(along - along[k])[same_line]
+    d = d[d > 1e-6]
+    return float(d.min()) if len(d) else None
+
+
+def _taken(centre: np.ndarray, step: float, centres: np.ndarray) -> bool:
+    """Whether a tile's centre lies within half a step of ``centre`` (tiles' boxes overlap in a slanted line: their
+    centres do not)."""
+    return bool(np.any(np.hypot(*(centres - centre).T) < TAKEN * step))
+
+
+def _clipped(box: np.ndarray, w: int, h: int) -> tuple[float, float, float, float]:
+    """``box`` moved (not shrunk) to lie inside the photo as far as it fits, rounded as the page sends boxes."""
+    dx = max(0.0, -box[0]) - max(0.0, box[2] - w)
+    dy = max(0.0, -box[1]) - max(0.0, box[3] - h)
+    x0, y0, x1, y1 = box + np.array([dx, dy, dx, dy])
+    return (round(max(float(x0), 0.0), 1), round(max(float(y0), 0.0), 1), round(min(float(x1), float(w)), 1),
+            round(min(float(y1), float(h)), 1))
