@@ -312,6 +312,19 @@ def test_adding_a_missed_tile_by_keyboard_alone_with_the_plus_after_its_group(se
         expect(page.locator(".hit")).to_have_count(14)
 
 
+@pytest.mark.parametrize(("fixture", "groups"), [
+    pytest.param("server_kong_down", ["手牌", "碰"], id="a-kong-all-face-down-and-a-pung"),  # a kong is whole
+    pytest.param("server_two_kongs", ["手牌"], id="two-kongs"),
+    pytest.param("server_stray_fa", ["手牌", "发"], id="a-bonus-fa"),
+])
+def test_a_plus_follows_each_group_a_tile_may_be_missing_from(request, fixture, groups):
+    from playwright.sync_api import expect
+
+    with uploaded(request.getfixturevalue(fixture)) as page:
+        page.wait_for_function("state.data !== null && state.pending === 0")
+        expect(page.locator("#strip .group:has(.add-chip) .group-name [lang=zh]")).to_have_text(groups)
+
+
 class ShapeRecorder(FakeDetector):
     """The fixed hand, and the size of each picture the server was given."""
 

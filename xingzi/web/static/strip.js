@@ -97,7 +97,8 @@ function showStrip(data) {
     label.append(piece("zh", zh), piece("en", en, "small"));
     group.appendChild(label);
     for (const t of tiles) group.appendChild(chip(t, changed.get(t.index)));
-    if (ADDABLE.includes(tiles[0].role) && !(tiles[0].role === "concealed_kong" && tiles[0].meld < 0)) {
+    const full = tiles[0].role !== "concealed" && tiles.length >= 4;  // a kong, or four 发: no tile is missing
+    if (ADDABLE.includes(tiles[0].role) && !full && !(tiles[0].role === "concealed_kong" && tiles[0].meld < 0)) {
       group.appendChild(addButton(tiles[0], zh, en));
     }
     strip.appendChild(group);
