@@ -44,6 +44,27 @@ def test_the_winning_tile_guessed_in_the_truth_may_be_guessed_otherwise():
     assert same_hand(other, truth)
 
 
-def test_a_folder_that_is_no_synth_output_is_refused(tmp_path):
-    with pytest.raises(SystemExit, match="meta has no .json files"):
+def test_labelled_photos_of_a_hand_are_checked_and_others_left_out(tmp_path, capsys):
+    from yolo_folder import write_yolo_folder
+
+    from xingzi.engine.tiles import CLASS_NAMES
+
+    w, h = 1280, 960
+    det = hand_layout("123m456m789p12s55p", "3s", size=70).detections
+    rows = [(int(c), (x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h)
+            for c, (x0, y0, x1, y1) in zip(det.cls, det.xyxy, strict=True)]
+    write_yolo_folder(tmp_path / "set", list(CLASS_NAMES), {"hand": rows, "few": rows[:5]}, size=(w, h))
+    assert main(["--data", str(tmp_path / "set")]) == 0
+    out = capsys.readouterr().out
+    assert "13 tiles of a group" in out  # the hand's photo alone (5 tiles are no hand); its winning tile is apart
+    assert "right: 13 (100.0 %)" in out and "whose truth reads a winning hand" not in out
+
+
+@pytest.mark.parametrize("make, message", [
+    pytest.param(lambda d: (d / "meta").mkdir(), "meta has no .json files", id="a-synth-folder-without-hands"),
+    pytest.param(lambda d: None, "no data.yaml or classes.txt", id="neither-synth-nor-labelled"),
+])
+def test_a_folder_it_cannot_read_is_refused_saying_why(tmp_path, make, message):
+    make(tmp_path)
+    with pytest.raises(SystemExit, match=message):
         main(["--data", str(tmp_path)])

@@ -20,11 +20,12 @@ import numpy as np
 from xingzi.engine.tiles import BACK_CLASS
 from xingzi.vision.bench_pipeline import truth_detections
 from xingzi.vision.detections import Detections
-from xingzi.vision.grouping import HandReading, group
+from xingzi.vision.eval_data import image_size, load_dataset, name_table, truths_for
+from xingzi.vision.grouping import HandReading, group, is_legal_reading
 from xingzi.vision.missed import add_missed
-from xingzi.vision.photo import load_image
 
 ROLES = ("concealed", "pung", "kong", "concealed_kong", "fa")
+HAND_TILES = (13, 18)  # labelled photos of this many tiles hold one hand
 
 
 def same_hand(got: HandReading, truth: HandReading) -> bool:
@@ -47,6 +48,7 @@ def mates(reading: HandReading, i: int) -> list[int]:
 
 def check_photo(det: Detections, shape: tuple[int, ...], tally: Counter, times: list[float]) -> None:
     full = group(det)
+    legal = is_legal_reading(full)
     for i, role in enumerate(full.roles):
         if role not in ROLES or int(det.cls[i]) == BACK_CLASS:
             continue
@@ -66,33 +68,66 @@ def check_photo(det: Detections, shape: tuple[int, ...], tally: Counter, times: 
         times.append(time.perf_counter() - t0)
         right = same_hand(group(back), full)
         tally["right"] += right
+        if legal:  # (the truth a winning hand, as a Xingzi photo's is: a place's reading is judged by being one)
+            tally["legal tried"] += 1
+            tally["legal right"] += right
         tally[f"right {role}"] += right
         tally[f"tried {role}"] += 1
+        tally["tried"] += 1
         tapped, _ = add_missed(less, [(face, tuple(float(v) for v in det.xyxy[i]))], shape)
         tally["right at its true box"] += same_hand(group(tapped), full)
 
 
+def _synth(data: Path) -> list[tuple[Detections, tuple[int, ...]]]:
+    """A `xingzi synth` folder's hands (the true boxes), those the frame cuts short left out."""
+    paths = sorted((data / "meta").glob("*.json"))
+    if not paths:
+        raise SystemExit(f"{data}/meta has no .json files: expected a `xingzi synth --out` folder")
+    out = []
+    for path in paths:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        if meta.get("complete", True):
+            w, h = image_size(data / "images" / f"{path.stem}.jpg")
+            out.append((truth_detections(meta), (h, w)))
+    return out
+
+
+def _labelled(data: Path) -> list[tuple[Detections, tuple[int, ...]]]:
+    """Labelled photos (YOLO, as `xingzi eval` reads them) of a hand's worth of tiles (13 to 18), their labels' boxes."""
+    ds = load_dataset(data)
+    truths, sizes = truths_for(ds, name_table(ds.names))
+    out = []
+    for boxes, (w, h) in zip(truths, sizes, strict=True):
+        tiles = boxes.cls >= 0  # (classes of no Xingzi face: not tiles of the hand)
+        if HAND_TILES[0] <= int(tiles.sum()) <= HAND_TILES[1]:
+            n = int(tiles.sum())
+            out.append((Detections(boxes.xyxy[tiles].astype(np.float32), boxes.cls[tiles].astype(np.int64),
+                                   np.ones(n, np.float32)), (h, w)))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", action="append", required=True, help="a `xingzi synth` folder; repeatable")
+    p.add_argument("--data", action="append", required=True,
+                   help="a `xingzi synth` folder, or labelled photos as `xingzi eval` reads them; repeatable")
     p.add_argument("--limit", type=int, default=0, help="photos per folder (0: all)")
     args = p.parse_args(argv)
     for data in map(Path, args.data):
-        metas = sorted((data / "meta").glob("*.json"))
-        if not metas:
-            raise SystemExit(f"{data}/meta has no .json files: expected a `xingzi synth --out` folder")
         tally: Counter = Counter()
         times: list[float] = []
-        for path in metas[: args.limit or None]:
-            meta = json.loads(path.read_text(encoding="utf-8"))
-            if not meta.get("complete", True):
-                continue
-            shape = load_image(data / "images" / f"{path.stem}.jpg").shape
-            check_photo(truth_detections(meta), shape, tally, times)
+        try:
+            photos = _synth(data) if (data / "meta").is_dir() else _labelled(data)
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"--data {data}: {e}") from None
+        for det, shape in photos[: args.limit or None]:
+            check_photo(det, shape, tally, times)
         n = tally["tiles"]
         print(f"{data}: {n} tiles of a group, each left out and added back by face and group")
         print(f"  right: {tally['right']} ({100 * tally['right'] / max(n, 1):.1f} %); at its true box (a tap): "
               f"{tally['right at its true box']} ({100 * tally['right at its true box'] / max(n, 1):.1f} %)")
+        if tally["legal tried"] < tally["tried"]:  # some truths are no winning hand (real photos of any tiles)
+            print(f"  of the tiles of hands whose truth reads a winning hand: {tally['legal right']} / "
+                  f"{tally['legal tried']} right")
         print("  by group: " + ", ".join(f"{r} {tally[f'right {r}']}/{tally[f'tried {r}']}" for r in ROLES
                                           if tally[f"tried {r}"]))
         print(f"  no '+' to use: alone in its group {tally['alone in its group']}, group broken up {tally['refused']}")
