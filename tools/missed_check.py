@@ -78,12 +78,12 @@ def check_photo(det: Detections, shape: tuple[int, ...], tally: Counter, times: 
         tally["right at its true box"] += same_hand(group(tapped), full)
 
 
-def _synth(data: Path) -> list[tuple[Detections, tuple[int, ...]]]:
+def _synth(data: Path) -> list[tuple[Detections, tuple[int, int]]]:
     """A `xingzi synth` folder's hands (the true boxes), those the frame cuts short left out."""
     paths = sorted((data / "meta").glob("*.json"))
     if not paths:
         raise SystemExit(f"{data}/meta has no .json files: expected a `xingzi synth --out` folder")
-    out = []
+    out: list[tuple[Detections, tuple[int, int]]] = []
     for path in paths:
         meta = json.loads(path.read_text(encoding="utf-8"))
         if meta.get("complete", True):
@@ -92,11 +92,11 @@ def _synth(data: Path) -> list[tuple[Detections, tuple[int, ...]]]:
     return out
 
 
-def _labelled(data: Path) -> list[tuple[Detections, tuple[int, ...]]]:
+def _labelled(data: Path) -> list[tuple[Detections, tuple[int, int]]]:
     """Labelled photos (YOLO, as `xingzi eval` reads them) of a hand's worth of tiles (13 to 18), their labels' boxes."""
     ds = load_dataset(data)
     truths, sizes = truths_for(ds, name_table(ds.names))
-    out = []
+    out: list[tuple[Detections, tuple[int, int]]] = []
     for boxes, (w, h) in zip(truths, sizes, strict=True):
         tiles = boxes.cls >= 0  # (classes of no Xingzi face: not tiles of the hand)
         if HAND_TILES[0] <= int(tiles.sum()) <= HAND_TILES[1]:
