@@ -63,7 +63,8 @@ def place_beside(det: Detections, beside: int, cls: int, shape: tuple[int, ...])
     members = _members(reading, beside)
     kin = [_face_distance(int(det.cls[i]), int(cls)) for i in members]
     best: tuple | None = None
-    for rank, box in enumerate(_places(det.xyxy.astype(np.float64), members, kin, _reading_order(reading), shape)):
+    line = np.asarray(reading.direction, np.float64)  # a unit vector the way the hand is read (rowgeom.canonical)
+    for rank, box in enumerate(_places(det.xyxy.astype(np.float64), members, kin, line, shape)):
         again = group(add_tiles(det, [(cls, box)], shape))
         joined = _joined(again, len(det), beside)
         legal = is_legal_reading(again)
@@ -100,14 +101,6 @@ def _face_distance(a: int, b: int) -> int:
     if a == b:
         return 0
     return abs(a - b) if a < 27 and b < 27 and a // 9 == b // 9 else 10
-
-
-def _reading_order(reading: HandReading) -> np.ndarray:
-    """The hand's line as a unit vector pointing the way it is read (rightwards; downwards for an upright line)."""
-    direction = np.asarray(reading.direction, np.float64)
-    norm = float(np.hypot(*direction))
-    u = direction / norm if norm > 1e-9 else np.array([1.0, 0.0])
-    return -u if (u[0] < -1e-9 or (abs(u[0]) <= 1e-9 and u[1] < 0)) else u
 
 
 def _places(boxes: np.ndarray, members: list[int], kin: list[int], u: np.ndarray,

@@ -98,3 +98,56 @@ def test_a_tile_the_hand_does_not_count_has_no_group_to_add_beside():
     assert reading.roles[-1] not in GROUPED + ("win",)
     with pytest.raises(ValueError, match=f"tile #{len(det)} is read as {reading.roles[-1]}: a missed tile is added "):
         place_beside(stray, len(det), Tile.M5.index, SHAPE)
+
+
+def test_on_hands_dealt_and_laid_out_at_random_nearly_every_tile_comes_back():
+    """Hands as `xingzi synth` deals them, at random turns, perspectives, gaps and meld places (the layouts bench's);
+    a tile at its true box comes back in every one of these, so the shortfall is the place found."""
+    from collections import Counter
+
+    from tools.missed_check import check_photo
+    from xingzi.vision.bench_layouts import random_layout
+
+    rng = np.random.default_rng(5)
+    tally: Counter = Counter()
+    for k in range(15):
+        check_photo(random_layout(rng, k)[1].detections, SHAPE, tally, [])
+    assert tally["right at its true box"] == tally["tried"] > 180
+    assert tally["right"] >= 0.95 * tally["tried"], dict(tally)
+
+
+def test_faces_lie_near_in_a_sorted_hand_by_rank_within_a_suit():
+    from xingzi.vision.missed import _face_distance
+
+    pairs = [("1m", "1m", 0), ("1m", "3m", 2), ("9m", "1p", 10), ("1p", "9p", 8), ("9s", "1s", 8), ("9s", "zhong", 10),
+             ("zhong", "bai", 10), ("1s", "9p", 10)]
+    assert [_face_distance(Tile(a).index, Tile(b).index) for a, b, _ in pairs] == [d for *_, d in pairs]
+
+
+def test_where_no_place_reads_without_a_problem_one_that_reads_a_winning_hand_is_taken():
+    """A hand dealt and laid out at random (the layouts bench's, seed 6, the 22nd): two of its tiles have no place that
+    reads cleanly; the place whose reading is a legal hand is the right one, not a cleaner-looking illegal one."""
+    from collections import Counter
+
+    from tools.missed_check import check_photo
+    from xingzi.vision.bench_layouts import random_layout
+
+    rng = np.random.default_rng(6)
+    layouts = [random_layout(rng, k)[1] for k in range(22)]
+    tally: Counter = Counter()
+    check_photo(layouts[21].detections, SHAPE, tally, [])
+    assert tally["tried"] == tally["right"] == 13
+
+
+@pytest.mark.parametrize("box, placed", [
+    pytest.param((10, 20, 60, 90), (10, 20, 60, 90), id="inside-as-it-is"),
+    pytest.param((-15, 20, 35, 90), (0, 20, 50, 90), id="off-the-left-moved-in"),
+    pytest.param((1250, 20, 1300, 90), (1230, 20, 1280, 90), id="off-the-right-moved-in"),
+    pytest.param((10, -30, 60, 40), (10, 0, 60, 70), id="off-the-top-moved-in"),
+    pytest.param((10, 930, 60, 1000), (10, 890, 60, 960), id="off-the-bottom-moved-in"),
+    pytest.param((-10, -10, 1300, 20), (0, 0, 1280, 30), id="wider-than-the-photo-cut-to-it"),
+])
+def test_a_place_past_the_photos_edge_is_moved_inside_not_shrunk(box, placed):
+    from xingzi.vision.missed import _clipped
+
+    assert _clipped(np.array(box, np.float64), 1280, 960) == placed
