@@ -423,6 +423,25 @@ def test_a_missed_tile_named_beside_a_tile_of_the_row_is_placed_in_its_gap(photo
     assert "added" not in body  # nothing added: nothing to keep
 
 
+def test_a_photo_forgotten_is_no_longer_held_and_a_bad_request_to_forget_loses_nothing(photo):
+    client, _ = client_for(layout_detections())
+    mine, other = (client.post("/api/read", content=photo).json()["token"] for _ in range(2))
+    for bad, status, message in (
+        (b"[1]", 400, "expected a JSON object"),
+        (b"{}", 400, "token must be the text the photo was read under, got None"),
+        (b'{"token": 5}', 400, "token must be the text the photo was read under, got 5"),
+        (b"{not json", 400, "expected a JSON body"),
+    ):
+        r = client.post("/api/forget", content=bad)
+        assert r.status_code == status and message in r.json()["error"] and r.json()["error_zh"], (bad, r.json())
+    assert client.post("/api/rescore", json={"token": mine}).status_code == 200  # still held after those
+    assert client.post("/api/forget", json={"token": mine}).json() == {"forgotten": True}
+    assert client.post("/api/rescore", json={"token": mine}).status_code == 404
+    assert client.post("/api/forget", json={"token": mine}).json() == {"forgotten": False}  # once is enough
+    assert client.post("/api/rescore", json={"token": other}).json()["own"] == 3  # another photo untouched
+    assert client.get("/healthz").json()["sessions"] == 1
+
+
 def test_rescore_needs_json():
     client, _ = client_for(layout_detections())
     r = client.post("/api/rescore", content=b"{not json")

@@ -49,6 +49,12 @@ def tray():
                  "添加的牌有误：添加的第 1 张：位置在照片（1280×960）之外", id="added-off-the-photo"),
     pytest.param({"added": [{"cls": 4, "xyxy": [10, 10, 50, 80]}] * 21}, 400, "at most 20 tiles can be added",
                  "添加的牌有误：一张照片最多添加 20 张牌，这里有 21 张", id="too-many-added"),
+    pytest.param({"added": [{"cls": 4, "beside": 99}]}, 400, "added tile 0: tile to add beside #99: there are 14",
+                 "添加的牌有误：添加的第 1 张：没有第 99 张牌（添加在旁边）：照片上只有 14 张（0–13）", id="added-beside-no-tile"),
+    pytest.param({"added": [{"cls": 4, "beside": "3"}]}, 400, "beside must be the index of a tile",
+                 "添加的牌有误：beside 应为手牌或碰杠里一张牌的牌号", id="added-beside-not-an-index"),
+    pytest.param({"added": [{"cls": 4}]}, 400, "added must be a list of {cls, xyxy} or {cls, beside} objects",
+                 "添加的牌有误：添加的牌应为 {cls, xyxy} 或 {cls, beside} 对象的列表", id="added-nowhere"),
     pytest.param({"payers": [{"melds": ["kong 1p", "kong 2p", "kong 3p", "kong 4p", "concealed_kong 5p"]}]}, 400,
                  "payer 0 shows 5 melds: a player has at most 4", "第 1 位付炮的人亮出 5 组碰杠：每人最多 4 组",
                  id="a-payer-with-five-melds"),
@@ -100,6 +106,7 @@ def test_a_refused_photo_says_why_in_chinese(payload, status, english, chinese):
     pytest.param("POST", "/api/read?payers=%5B1", jpeg_bytes(), 400, id="a-query-not-json"),
     pytest.param("POST", "/api/read", b"--x\r\n", 415, id="a-form"),
     pytest.param("POST", "/api/labels", b'{"token": "a", "store": true}', 404, id="labels-of-no-photo"),
+    pytest.param("POST", "/api/forget", b'{"token": 7}', 400, id="forget-a-token-that-is-no-text"),
 ])
 def test_every_refusal_has_its_own_chinese_not_only_its_kind(method, path, content, status):
     """(The Chinese of a refusal only another client meets names what it sent as sent: a key, a parameter.)"""

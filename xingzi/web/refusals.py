@@ -20,7 +20,7 @@ BY_STATUS = {400: "服务器不接受这个请求", 404: "没有找到", 405: "�
              415: "上传的格式不对", 500: "服务器出错", 507: "服务器存不下"}
 ROLES = {"concealed": "手里的牌", "win": "胡的牌", "pung": "碰的牌", "kong": "明杠的牌", "concealed_kong": "暗杠的牌",
          "fa": "发", "loose": "不计的牌", "ignored": "已设为不属于这手的牌", "foreign": "非星子牌"}
-WHAT = {"correction for tile": "改正", "removed tile": "不是牌", "winning tile": "胡的牌", "claimed meld": "碰/杠",
+WHAT = {"correction for tile": "改正", "tile to add beside": "添加在旁边", "removed tile": "不是牌", "winning tile": "胡的牌", "claimed meld": "碰/杠",
         "meld to release": "放回手里", "ignored tile": "不属于这手"}
 FIELDS = {"self_draw": "自摸", "dealer": "庄家", "as_read": "照读计分", "store": "保存到训练集", "flag": "这一项",
           "fa": "发的张数", "ignored": "不属于这手的牌", "removed": "不是牌的框", "claimed": "碰/杠的牌",
@@ -90,6 +90,8 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"bad correction: (.+)", lambda m: f"改正有误：{chinese(m[1]) or m[1]}"),
         (r"win must be a tile index or null, got .+", lambda m: "胡的牌应为一个牌号，或不填"),
         (r"(\w+) must be a list of tile indices, got .+", lambda m: f"{_field(m[1])}应为牌号的列表"),
+        (r"added tile (\d+): (.+) #(\d+): there are (\d+) tiles \(0\.\.(\d+)\)",
+         lambda m: f"添加的第 {int(m[1]) + 1} 张：没有第 {m[3]} 张牌（{WHAT.get(m[2], m[2])}）：照片上只有 {m[4]} 张（0–{m[5]}）"),
         (r"(.+) #(\d+): there are (\d+) tiles \(0\.\.(\d+)\)",
          lambda m: f"没有第 {m[2]} 张牌（{WHAT.get(m[1], m[1])}）：照片上只有 {m[3]} 张（0–{m[4]}）"),
         (r"correction for tile #(\d+): class must be 0\.\.(\d+), got .+",
