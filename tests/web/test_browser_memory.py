@@ -241,3 +241,19 @@ def test_forgetting_the_photo_clears_it_from_the_page_this_browser_and_the_serve
         _dropped(page)  # nothing comes back
         page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
         expect(page.locator("#total")).to_have_text("3")  # the page works on
+
+
+def test_forgetting_one_of_photos_chosen_together_moves_on_to_the_next(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.set_input_files("#photo-pick", files=[
+            {"name": name, "mimeType": "image/jpeg", "buffer": jpeg_bytes()} for name in ("a.jpg", "b.jpg")])
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#next-photo")).to_be_visible()
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.locator("#forget-photo").click()
+        page.wait_for_function("state.name === 'b.jpg' && state.pending === 0")
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#next-photo")).to_be_hidden()  # none left

@@ -41,8 +41,8 @@ function forget() {
 }
 
 // "Forget this photo": the photo, its score and the taps gone from the page, from this browser's store and from the
-// server's memory at once (else the server drops it only when newer photos push it out). The tally keeps the hands
-// already added to it.
+// server's memory at once (else the server drops it only when newer photos push it out); of photos chosen together
+// the next is read. The tally keeps the hands already added to it.
 async function forgetPhoto() {
   const token = state.token;
   const ask = T("忘掉这张照片？它的分数和改动也一并删除", "Forget this photo, its score and your changes?");
@@ -61,6 +61,7 @@ async function forgetPhoto() {
       body: JSON.stringify({ token }) });
     status(T("已忘掉这张照片：这台手机和服务器上都不再留有它",
       "The photo is forgotten: neither this phone nor the server keeps it"));
+    if (state.queue.length) upload(state.queue.shift());  // photos chosen together: on to the next
   } catch (e) {  // off the Wi-Fi: the server drops it when newer photos push it out
     status(cat(T("这台手机上已删除；服务器没联系上：", "Gone from this phone; the server was not reached:"), " ",
       readFailure(e)), true);
