@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from xingzi.cli import main
+from xingzi.commands import score_stream
 from xingzi.commands.score import parse_payer
+from xingzi.engine import score_situation
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "situation.json"
@@ -188,8 +194,8 @@ def test_a_table_given_twice_in_a_set_override_is_refused(capsys) -> None:
 @pytest.mark.parametrize(("data", "message"), [
     pytest.param(b'{"hand": "12m456m789p22345s3m\xff", "win_tile": "3m"}',
                  "standard input is not UTF-8 text (expected JSON): byte 29 is b'\\xff'", id="not-utf8"),
-    pytest.param(b'{"hand": "12m456m789p22345s3m"}\n{"hand": "\xfe"}\n', "standard input is not UTF-8 text",
-                 id="not-utf8-lines"),
+    pytest.param(b'{\n  "hand": "12m456m789p22345s3m",\n  "win_tile": "\xfe"\n}\n',
+                 "standard input is not UTF-8 text (expected JSON): byte 50 is b'\\xfe'", id="not-utf8-object-over-lines"),
 ])
 def test_standard_input_that_is_not_utf8_is_refused_whole_as_a_file_is(data: bytes, message: str) -> None:
     proc = subprocess.run([sys.executable, "-m", "xingzi", "score", "--json", "-"], input=data,
@@ -203,6 +209,174 @@ def test_standard_input_with_a_byte_order_mark_is_read() -> None:
     proc = subprocess.run([sys.executable, "-m", "xingzi", "score", "--json", "-"], input=data,
                           capture_output=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 0 and json.loads(proc.stdout)["own"] == 3
+
+
+ONE = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}  # a plain discard win of 3 炮
+ONE_LINE = json.dumps(ONE) + "\n"
+
+
+def score_json(data: bytes, name: str, tmp_path: Path, capsys, monkeypatch) -> tuple[int, str, str]:
+    """``xingzi score --json NAME`` on ``data``: standard input (``-``, bytes as from a pipe) or a file of that name."""
+    if name == "-":
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        return run(["score", "--json", "-"], capsys)
+    (tmp_path / name).write_bytes(data)
+    return run(["score", "--json", str(tmp_path / name)], capsys)
+
+
+def read_line_within(stream, seconds: float = 30) -> bytes:
+    """One line from ``stream``, failing rather than hanging when none comes within ``seconds``."""
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(stream.readline()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    assert got, f"no line within {seconds} s"
+    return got[0]
+
+
+def test_json_lines_on_standard_input_are_answered_as_they_come() -> None:
+    with subprocess.Popen([sys.executable, "-m", "xingzi", "score", "--json", "-"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT) as proc:
+        try:
+            # one line alone may be the whole input (one object, answered pretty-printed): a second says JSON Lines
+            proc.stdin.write(ONE_LINE.encode() * 2)
+            proc.stdin.flush()
+            assert [json.loads(read_line_within(proc.stdout))["own"] for _ in range(2)] == [3, 3]
+            proc.stdin.write(b'{"hand": "11223344556677p", "win_tile": "7p", "fa": 1, "self_draw": true}\n')
+            proc.stdin.flush()
+            assert json.loads(read_line_within(proc.stdout))["own"] == 101  # answered, the input still open
+            proc.stdin.close()
+            assert proc.wait(timeout=30) == 0 and proc.stdout.read() == b"" and proc.stderr.read() == b""
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+def open_pipe_for_writing(path: Path, seconds: float = 30) -> int:
+    """A named pipe's writing end, once a reader has opened it (failing rather than hanging if none does)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as e:  # ENXIO: no reader yet
+            if e.errno != errno.ENXIO or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_jsonl_file_that_is_a_pipe_is_answered_from_its_first_line(tmp_path) -> None:
+    pipe = tmp_path / "live.jsonl"
+    os.mkfifo(pipe)
+    with subprocess.Popen([sys.executable, "-m", "xingzi", "score", "--json", str(pipe)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, cwd=ROOT) as proc:
+        try:
+            fd = open_pipe_for_writing(pipe)
+            os.write(fd, ONE_LINE.encode())  # a .jsonl is JSON Lines even of one line: answered at once
+            assert json.loads(read_line_within(proc.stdout))["own"] == 3
+            os.write(fd, b"{not json\n")
+            assert json.loads(read_line_within(proc.stdout))["line"] == 2
+            os.close(fd)
+            assert proc.wait(timeout=30) == 1
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+@pytest.mark.parametrize("name", ["-", "s.json", "s.jsonl"])
+@pytest.mark.parametrize("at", [0, 1], ids=["long-line-first", "long-line-second"])
+def test_a_line_over_the_limit_is_one_bad_line(capsys, monkeypatch, tmp_path, name, at) -> None:
+    long = json.dumps({**ONE, "note": "x" * score_stream.LINE_LIMIT})
+    lines = [ONE_LINE, ONE_LINE]
+    lines.insert(at, long + "\n")
+    code, out, err = score_json("".join(lines).encode(), name, tmp_path, capsys, monkeypatch)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and "Traceback" not in err and len(results) == 3
+    assert results[at] == {"error": f"line too long: {len(long):,} bytes, over the limit of 1,048,576 bytes (1 MiB) "
+                                    "for one JSON line (a situation is well under a kilobyte)", "line": at + 1}
+    assert [r["own"] for i, r in enumerate(results) if i != at] == [3, 3]
+
+
+def test_a_blank_line_over_the_limit_is_a_blank_line(capsys, monkeypatch, tmp_path) -> None:
+    data = (ONE_LINE + " " * (score_stream.LINE_LIMIT + 5) + "\n" + ONE_LINE).encode()
+    code, out, _ = score_json(data, "-", tmp_path, capsys, monkeypatch)
+    assert code == 0 and [json.loads(line)["own"] for line in out.splitlines()] == [3, 3]
+
+
+@pytest.mark.parametrize("name", ["-", "s.json", "s.jsonl"])
+def test_a_byte_that_is_no_utf8_stops_json_lines_on_its_line(capsys, monkeypatch, tmp_path, name) -> None:
+    data = (ONE_LINE + json.dumps({**ONE, "win_tile": "9s"}) + "\n").encode() + b'{"hand": "\xfe"}\n' + ONE_LINE.encode()
+    code, out, err = score_json(data, name, tmp_path, capsys, monkeypatch)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 2 and [r.get("own") for r in results] == [3, None] and results[1]["line"] == 2
+    where = "standard input" if name == "-" else f"situation file {str(tmp_path / name)!r}"
+    offset = data.index(b"\xfe")
+    assert f"{where} is not UTF-8 text (expected JSON): byte {offset}, on line 3, is b'\\xfe'" in err
+
+
+@pytest.mark.parametrize("name", ["-", "s.json", "s.jsonl"])
+def test_a_byte_that_is_no_utf8_before_anything_is_answered_is_said_of_the_whole_input(capsys, monkeypatch, tmp_path,
+                                                                                      name) -> None:
+    data = b"\xef\xbb\xbf\n" + b'{"hand": "\xfe"}\n' + ONE_LINE.encode()  # (a byte-order mark is no byte of the text)
+    code, out, err = score_json(data, name, tmp_path, capsys, monkeypatch)
+    assert code == 2 and out == "" and "on line" not in err
+    assert ("standard input is not UTF-8 text (expected JSON): byte 11 is b'\\xfe'" if name == "-" else
+            f"situation file {str(tmp_path / name)!r} is not UTF-8 text (expected JSON)") in err
+
+
+@pytest.mark.parametrize(("text", "name", "lines"), [
+    pytest.param(json.dumps(ONE), "-", None, id="one-object"),
+    pytest.param("\n \n" + ONE_LINE + "\t\n\r\n", "-", None, id="one-object-among-blank-lines"),
+    pytest.param(json.dumps(ONE, indent=4), "-", None, id="one-object-over-lines"),
+    pytest.param(json.dumps(ONE, indent=4), "s.json", None, id="one-object-over-lines-in-a-file"),
+    pytest.param("\ufeff" + ONE_LINE, "s.json", None, id="one-object-after-a-byte-order-mark"),
+    pytest.param(ONE_LINE, "s.jsonl", 1, id="a-jsonl-file-of-one-line"),
+    pytest.param(ONE_LINE + "\n" + ONE_LINE, "-", 2, id="json-lines"),
+    pytest.param(json.dumps(ONE).join(["\r\n"] * 4), "s.json", 3, id="json-lines-ended-crlf"),
+    pytest.param(json.dumps([ONE, ONE, ONE]), "-", 3, id="a-json-list"),
+    pytest.param(json.dumps([ONE, ONE], indent=2), "s.json", 2, id="a-json-list-over-lines"),
+])
+def test_one_object_is_answered_pretty_printed_and_more_a_line_each(capsys, monkeypatch, tmp_path, text, name,
+                                                                     lines) -> None:
+    code, out, _ = score_json(text.encode(), name, tmp_path, capsys, monkeypatch)
+    result = score_situation(ONE, None)
+    want = (json.dumps(result, ensure_ascii=False, indent=2) + "\n" if lines is None
+            else (json.dumps(result, ensure_ascii=False) + "\n") * lines)
+    assert code == 0 and out == want
+
+
+@pytest.mark.parametrize("name", ["-", "s.json", "s.jsonl"])
+@pytest.mark.parametrize("sep", ["\r", "\u2028", "\x85", "\x0b"], ids=["cr", "u2028", "x85", "vt"])
+def test_only_a_newline_ends_a_json_line(capsys, monkeypatch, tmp_path, name, sep) -> None:
+    # JSON Lines are split at \n (a \r before it dropped), as the tools that write them do: a lone \r, \u2028 and
+    # the like (str.splitlines() breaks lines there too) are part of the line, read by JSON as it reads them
+    data = (json.dumps(ONE) + sep + json.dumps(ONE) + "\r\n" + ONE_LINE).encode()
+    code, out, _ = score_json(data, name, tmp_path, capsys, monkeypatch)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and len(results) == 2 and results[1]["own"] == 3
+    assert results[0]["line"] == 1 and results[0]["error"].startswith("not JSON: Extra data")
+
+
+@pytest.mark.parametrize(("data", "name"), [
+    pytest.param(b"", "-", id="nothing"),
+    pytest.param(b"\n \n\t\r\n", "-", id="blank-lines"),
+    pytest.param(b"\xef\xbb\xbf\n\n", "s.json", id="a-byte-order-mark-and-blank-lines"),
+    pytest.param("\n\u3000\n".encode(), "s.jsonl", id="blank-lines-in-a-jsonl-file"),
+])
+def test_no_situation_at_all_is_refused(capsys, monkeypatch, tmp_path, data: bytes, name: str) -> None:
+    code, out, err = score_json(data, name, tmp_path, capsys, monkeypatch)
+    assert code == 2 and out == ""
+    assert "error: no situation given: expected a §10 JSON object, or JSON Lines of them" in err
+
+
+def test_what_is_not_json_lines_is_read_whole_only_up_to_a_limit(capsys, monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(score_stream, "WHOLE_LIMIT", 4096)
+    code, out, _ = score_json(json.dumps([ONE] * 10, indent=2).encode(), "-", tmp_path, capsys, monkeypatch)
+    assert code == 0 and len(out.splitlines()) == 10
+    code, out, err = score_json(json.dumps([ONE] * 100, indent=2).encode(), "-", tmp_path, capsys, monkeypatch)
+    assert code == 2 and out == "" and "too much to read as one JSON value; give JSON Lines" in err
+    code, out, _ = score_json(ONE_LINE.encode() * 100, "-", tmp_path, capsys, monkeypatch)  # not held: no limit
+    assert code == 0 and len(out.splitlines()) == 100
 
 
 def test_json_round_with_two_winners(capsys, tmp_path) -> None:

@@ -16,6 +16,7 @@ from xingzi.engine.situation import ROUND_FIELDS, SITUATION_FIELDS
 from xingzi.jsontext import repeated_key, strict_loads, twice_message
 
 from .rules import pad
+from .score_stream import EMPTY, check_line, opened, score_input
 
 HELP_HAND = "the tiles standing in the hand, winning tile included; write it last after a space: '12m456m789p22345s 3m'"
 
@@ -63,9 +64,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="photo mode: a tile's true face; WHICH is its number (--tiles) or the face it was read as "
                         "when one tile alone was: '3s=2s', '10=2s'; a face-down tile of a concealed kong named "
                         "names the kong; repeatable")
-    p.add_argument("--add", metavar="FACE@X0,Y0,X1,Y1", action="append", default=[],
+    p.add_argument("--add", metavar="FACE@X0,Y0,X1,Y1|FACE@N", action="append", default=[],
                    help="photo mode: a tile the detector missed, its box in pixels of the photo as read (its size "
-                        "is printed); it joins its row or meld by where it lies; repeatable")
+                        "is printed; it joins its row or meld by where it lies), or FACE@N to add it beside tile "
+                        "N's row or meld (its place found); repeatable")
     p.add_argument("--aside", metavar="N", type=int, action="append", default=[],
                    help="photo mode: tile N is not part of this hand (another player's tile); repeatable")
     p.add_argument("--not-tile", dest="not_tile", metavar="N", type=int, action="append", default=[],
@@ -240,18 +242,28 @@ def _score_object(obj: Any, ruleset) -> dict[str, Any]:
     return score_situation(obj, ruleset)
 
 
-def _score_stream(text: str, ruleset, out=None, as_lines: bool = False) -> int:
-    """One JSON object → one result; otherwise JSON Lines → one result (or error) per line. ``as_lines``: JSON Lines
-    whatever the text holds (a ``.jsonl`` file of one line still gets one line back)."""
+def _answer(item: Any, n: int, ruleset, parse: bool = True) -> tuple[dict[str, Any], bool]:
+    """One JSON line's (``parse``) or JSON list item's result, or its error record: ``(record, scored)``."""
+    try:
+        return _score_object(_loads(check_line(item)) if parse else item, ruleset), True
+    except json.JSONDecodeError as e:
+        return {"error": f"not JSON: {e}", "line": n}, False
+    except ValueError as e:
+        return {"error": str(e), "line": n}, False
+
+
+def _score_stream(text: str, ruleset, out=None) -> int:
+    """One JSON object → one result; otherwise JSON Lines (split at \\n) → one result (or error) per line. (The
+    input read whole: what ``score_input`` falls back on when its first line is no whole JSON object.)"""
     out = out or sys.stdout
     if not text.strip():
-        raise ValueError("no situation given: expected a §10 JSON object, or JSON Lines of them")
+        raise ValueError(EMPTY)
     try:
-        whole = None if as_lines else _loads(text)
+        whole = _loads(text)
     except json.JSONDecodeError:  # not one JSON value: JSON Lines, each line told apart
         whole = None
     except ValueError:  # too deep or too long a number: said for the whole input, or for its one bad line
-        if sum(1 for line in text.splitlines() if line.strip()) <= 1:
+        if sum(1 for line in text.split("\n") if line.strip()) <= 1:
             raise
         whole = None
     if isinstance(whole, dict):
@@ -259,17 +271,14 @@ def _score_stream(text: str, ruleset, out=None, as_lines: bool = False) -> int:
         return 0
     if whole == []:
         raise ValueError("no situation given: the JSON list is empty")
-    items: list[Any] = whole if isinstance(whole, list) else text.splitlines()
+    lines = [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
+    items: list[Any] = whole if isinstance(whole, list) else lines
     failed = 0
     for n, item in enumerate(items, 1):
         if whole is None and not item.strip():  # (a blank line; a "" in a JSON list is a bad situation)
             continue
-        try:
-            result = _score_object(_loads(item) if whole is None else item, ruleset)
-        except json.JSONDecodeError as e:
-            result, failed = {"error": f"not JSON: {e}", "line": n}, failed + 1
-        except ValueError as e:
-            result, failed = {"error": str(e), "line": n}, failed + 1
+        result, scored = _answer(item, n, ruleset, parse=whole is None)
+        failed += not scored
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
     return 1 if failed else 0
 
@@ -291,37 +300,17 @@ def _check_mode(args: argparse.Namespace) -> None:
         raise ValueError(f"--{given[0].replace('_', '-')} is for reading a photo: give the photo too")
 
 
-def _read_stdin() -> str:
-    """Standard input decoded as a file is: UTF-8, a byte-order mark dropped, bad bytes refused (the locale's
-    decoding may pass them on as \\udcxx characters)."""
-    raw = getattr(sys.stdin, "buffer", None)
-    if raw is None:  # a text stream put in its place (tests, embedding)
-        return sys.stdin.read().removeprefix("\ufeff")
-    try:
-        return raw.read().decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"standard input is not UTF-8 text (expected JSON): byte {e.start} is "
-                         f"{e.object[e.start:e.start + 1]!r}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     _check_mode(args)
     if args.photo:
         from xingzi.vision.photo_command import run_photo_command
         return run_photo_command(args)
     ruleset = load_ruleset(args.rules) if args.rules else None
-    if args.json and not args.hand:
-        if args.json == "-":
-            text = _read_stdin()
-        else:
-            try:
-                with open(args.json, encoding="utf-8-sig") as fh:  # -sig: a byte-order mark (Windows editors) is no text
-                    text = fh.read()
-            except UnicodeDecodeError:
-                raise ValueError(f"situation file {args.json!r} is not UTF-8 text (expected JSON)") from None
-            except OSError as e:
-                raise ValueError(f"cannot read situation file {args.json!r}: {e.strerror}") from None
-        return _score_stream(text, ruleset, as_lines=args.json.endswith(".jsonl"))
+    if args.json and not args.hand:  # JSON Lines answered a line at a time, as they come (score_stream)
+        with opened(args.json) as reader:
+            return score_input(reader, sys.stdout, as_lines=args.json.endswith(".jsonl"), parse=_loads,
+                               answer=lambda item, n: _answer(item, n, ruleset),
+                               whole=lambda text: _score_stream(text, ruleset))
     if args.json and args.hand:
         raise ValueError("use either --hand (with a bare --json) or --json FILE, not both")
     situation = situation_from_args(args)
