@@ -13,6 +13,7 @@ reads worse.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ ROW = ("concealed", "win")  # one line: a gap between the row and a winning tile
 LONE_STEP = 1.05  # a group of one tile: the next lies a tile's length on, with a hair of gap
 SNUG = 0.9  # a step a little short: tiles in a line touch, and a gap may read as a tile set apart
 TAKEN = 0.5  # a place with a tile's centre nearer than this many steps is taken
+MAX_PLACES = 12  # places grouped at most (each a grouping of the photo: the right one comes within 9 on held-out hands)
 
 
 def add_missed(det: Detections, added: Sequence[tuple[int, Sequence[float] | int]],
@@ -64,7 +66,7 @@ def place_beside(det: Detections, beside: int, cls: int, shape: tuple[int, ...])
     kin = [_face_distance(int(det.cls[i]), int(cls)) for i in members]
     best: tuple | None = None
     line = np.asarray(reading.direction, np.float64)  # a unit vector the way the hand is read (rowgeom.canonical)
-    for rank, box in enumerate(_places(det.xyxy.astype(np.float64), members, kin, line, shape)):
+    for rank, box in enumerate(islice(_places(det.xyxy.astype(np.float64), members, kin, line, shape), MAX_PLACES)):
         again = group(add_tiles(det, [(cls, box)], shape))
         joined = _joined(again, len(det), beside)
         legal = is_legal_reading(again)
