@@ -85,8 +85,8 @@ def _members(reading: HandReading, beside: int) -> list[int]:
     role, meld = reading.roles[beside], reading.meld_of[beside]
     if role in ROW:
         return [i for i, r in enumerate(reading.roles) if r in ROW]
-    if role == "fa" or meld < 0:
-        return [i for i, (r, m) in enumerate(zip(reading.roles, reading.meld_of, strict=True)) if r == role and m == meld]
+    if meld < 0:  # the 发, lying aside in no meld
+        return [i for i, (r, m) in enumerate(zip(reading.roles, reading.meld_of, strict=True)) if r == role and m < 0]
     return [i for i, m in enumerate(reading.meld_of) if m == meld]
 
 

@@ -140,7 +140,7 @@ def test_where_no_place_reads_without_a_problem_one_that_reads_a_winning_hand_is
 
 
 @pytest.mark.parametrize("box, placed", [
-    pytest.param((10, 20, 60, 90), (10, 20, 60, 90), id="inside-as-it-is"),
+    pytest.param((10.26, 20.26, 60.54, 90.26), (10.3, 20.3, 60.5, 90.3), id="inside-to-a-tenth-of-a-pixel"),
     pytest.param((-15, 20, 35, 90), (0, 20, 50, 90), id="off-the-left-moved-in"),
     pytest.param((1250, 20, 1300, 90), (1230, 20, 1280, 90), id="off-the-right-moved-in"),
     pytest.param((10, -30, 60, 40), (10, 0, 60, 70), id="off-the-top-moved-in"),
