@@ -257,3 +257,18 @@ def test_forgetting_one_of_photos_chosen_together_moves_on_to_the_next(server_ok
         expect(page.locator("#result")).to_be_visible()
         expect(page.locator("#total")).to_have_text("3")
         expect(page.locator("#next-photo")).to_be_hidden()  # none left
+
+
+def test_forgetting_a_photo_on_a_collecting_server_says_its_saved_copy_stays(server_collecting):
+    from playwright.sync_api import expect
+
+    url, folder = server_collecting
+    with uploaded(url) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#save-labels").click()
+        expect(page.locator("#status")).to_contain_text("Saved to the training set")
+        saved = sorted(p.name for p in (folder / "images").iterdir())
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.locator("#forget-photo").click()
+        expect(page.locator("#status")).to_contain_text("a copy saved to the training set stays there")
+        assert sorted(p.name for p in (folder / "images").iterdir()) == saved  # forgetting deletes no sample

@@ -59,8 +59,10 @@ async function forgetPhoto() {
   try {
     await call("/api/forget", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ token }) });
-    status(T("已忘掉这张照片：这台手机和服务器上都不再留有它",
-      "The photo is forgotten: neither this phone nor the server keeps it"));
+    status(state.collect === null ? T("已忘掉这张照片：这台手机和服务器上都不再留有它",
+      "The photo is forgotten: neither this phone nor the server keeps it")
+      : T("已忘掉这张照片；存入训练集的副本仍在训练集里",
+        "The photo is forgotten here and in the server's memory; a copy saved to the training set stays there"));
     if (state.queue.length) upload(state.queue.shift());  // photos chosen together: on to the next
   } catch (e) {  // off the Wi-Fi: the server drops it when newer photos push it out
     status(cat(T("这台手机上已删除；服务器没联系上：", "Gone from this phone; the server was not reached:"), " ",
