@@ -670,3 +670,37 @@ def test_a_file_system_refusal_names_the_path_in_words(tmp_path, capsys, argv, s
     assert main([a.format(tmp=tmp_path) for a in argv]) == 2
     err = capsys.readouterr().err
     assert says.format(tmp=tmp_path) in err and "Errno" not in err
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize("name", ["-", "s.jsonl"])
+def test_a_line_of_exactly_the_limit_is_scored_and_one_byte_more_is_not(capsys, monkeypatch, tmp_path, name,
+                                                                          end) -> None:
+    monkeypatch.setattr(score_stream, "LINE_LIMIT", 2048)
+    bare = json.dumps({**ONE, "note": ""})
+    at_limit = json.dumps({**ONE, "note": "x" * (2048 - len(bare))})
+    over = json.dumps({**ONE, "note": "x" * (2049 - len(bare))})
+    far_over = json.dumps({**ONE, "note": "x" * (70000 - len(bare))})  # read through a block at a time
+    assert (len(at_limit), len(over)) == (2048, 2049)  # bytes, the line's end not counted
+    data = (at_limit + end + over + end + far_over + end + ONE_LINE).encode()
+    code, out, _ = score_json(data, name, tmp_path, capsys, monkeypatch)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and [r.get("own") for r in results] == [3, None, None, 3]
+    assert results[1]["line"] == 2 and results[1]["error"].startswith("line too long: 2,049 bytes")
+    assert results[2]["line"] == 3 and results[2]["error"].startswith("line too long: 70,000 bytes")
+
+
+def test_a_first_line_of_white_space_json_does_not_read_is_skipped_as_blank(capsys, monkeypatch, tmp_path) -> None:
+    # (U+3000, an ideographic space: str.strip() takes it, JSON does not, so the input is no one JSON value)
+    code, out, _ = score_json(("\u3000\n" + ONE_LINE).encode(), "-", tmp_path, capsys, monkeypatch)
+    assert code == 0 and [json.loads(line)["own"] for line in out.splitlines()] == [3]
+
+
+def test_a_long_first_line_counts_towards_what_is_read_whole(capsys, monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(score_stream, "WHOLE_LIMIT", 4096)
+    item = json.dumps(ONE)
+    first = "[" + ", ".join([item] * 60) + ","  # no whole JSON value alone: the input is read whole
+    rest = "\n".join([item + ","] * 30) + "\n" + item + "]"
+    assert len(first) < 4096 < len(first) + len(rest) < 2 * 4096
+    code, out, err = score_json((first + "\n" + rest).encode(), "-", tmp_path, capsys, monkeypatch)
+    assert code == 2 and out == "" and "too much to read as one JSON value" in err
