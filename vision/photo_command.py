@@ -67,7 +67,7 @@ def parse_add(spec: str, shape: tuple[int, ...]) -> tuple[int, list[float] | int
     printed; ``add_tiles`` checks the box lies in the photo), or ``FACE@N`` → (class id, N): placed beside tile N's
     group (``missed.place_beside``)."""
     face, sep, where = spec.partition("@")
-    if sep and where.strip().isdigit():
+    if beside_spec(spec):
         return face_class(face), int(where)
     try:
         values = [float(v) for v in where.split(",")] if sep else []
@@ -78,6 +78,12 @@ def parse_add(spec: str, shape: tuple[int, ...]) -> tuple[int, list[float] | int
         raise ValueError(f"--add expects FACE@X0,Y0,X1,Y1 in pixels of the {w}x{h} photo as read, or FACE@N to add "
                          f"it beside tile N's row or meld, got {spec!r}")
     return face_class(face), values
+
+
+def beside_spec(spec: str) -> bool:
+    """Whether an --add names a tile to add beside (``FACE@N``) rather than a box."""
+    _, sep, where = spec.partition("@")
+    return bool(sep) and where.strip().isdigit()
 
 
 def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) -> tuple[
@@ -179,6 +185,10 @@ def _check_bloom(context: Context, res: PhotoResult) -> None:
 
 def _sample_store(args: argparse.Namespace) -> SampleStore | None:
     folder = getattr(args, "labels", None)
+    guessed = [spec for spec in getattr(args, "add", None) or [] if beside_spec(spec)]
+    if folder and guessed:  # a training label must lie on its tile
+        raise ValueError(f"--add {guessed[0]} places the tile where it reads best, not where it lies: with --labels "
+                         "give its box (FACE@X0,Y0,X1,Y1), so that its label lies on the tile")
     return SampleStore(folder) if folder else None
 
 

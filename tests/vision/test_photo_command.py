@@ -185,8 +185,8 @@ def test_labels_take_the_face_the_score_used(photo, tmp_path, monkeypatch, capsy
     pytest.param(["--add", "4m@1,2,3"], "FACE@X0,Y0,X1,Y1 in pixels of the 1280x960 photo", id="add-three-numbers"),
     pytest.param(["--add", "4m"], "FACE@X0,Y0,X1,Y1", id="add-no-box"),
     pytest.param(["--add", "4m@1500,10,1560,80"], "outside", id="add-outside-the-photo"),
-    pytest.param(["--add", "4m@14"], "added tile 0: tile to add beside #14: there are 14 tiles", id="add-beside-no-tile"),
-    pytest.param(["--add", "4m@0", "--add", "x9@3"], "x9", id="add-beside-a-bad-face"),
+    pytest.param(["--add", "4m@0"], "--add 4m@0 places the tile where it reads best, not where it lies: with --labels "
+                 "give its box", id="add-beside-with-labels"),
     pytest.param(["--fix", "5=5m", "--fix", "#5=7m"], "--fix: tile #5 is given two faces (5m, 7m); give it one",
                  id="fix-twice"),
     pytest.param(["--aside", "14"], "--aside: tile #14: there are 14 tiles", id="aside-out-of-range"),
@@ -197,6 +197,16 @@ def test_bad_flags_say_what_was_expected_and_write_nothing(photo, tmp_path, monk
     code, text = run(photo, HAND, monkeypatch, capsys, *flags, "--out", str(out), "--labels", str(folder))
     assert code == 2 and message in text, text
     assert not out.exists() and not folder.exists()
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    pytest.param(["--add", "4m@14"], "added tile 0: tile to add beside #14: there are 14 tiles", id="beside-no-tile"),
+    pytest.param(["--add", "4m@0", "--add", "x9@3"], "x9", id="beside-a-bad-face"),
+])
+def test_a_tile_to_add_beside_one_that_cannot_be_is_refused(photo, tmp_path, monkeypatch, capsys, flags, message):
+    out = tmp_path / "annotated.jpg"
+    code, text = run(photo, HAND, monkeypatch, capsys, *flags, "--out", str(out))
+    assert code == 2 and message in text and not out.exists(), text
 
 
 class Unreachable:

@@ -10,6 +10,7 @@ import struct
 import tempfile
 import threading
 import time
+import zipfile
 import zlib
 from pathlib import Path
 
@@ -421,6 +422,25 @@ def test_a_missed_tile_named_beside_a_tile_of_the_row_is_placed_in_its_gap(photo
     assert aside["reading"]["tiles"][13]["role"] == "concealed"  # beside the winning tile: the same row
     assert fake.calls == 1
     assert "added" not in body  # nothing added: nothing to keep
+    assert placed["placed"] is True  # a place chosen by the server: no training label
+
+
+def test_a_tile_placed_by_the_server_is_no_training_label_until_the_user_places_it(photo):
+    det, box = missed_tile_detections()
+    client, _ = client_for(det)
+    token = client.post("/api/read", content=photo).json()["token"]
+    placed = client.post("/api/rescore", json={"token": token, "added": [{"cls": Tile.M5.index, "beside": 0}]}).json()
+    for added in ([{"cls": Tile.M5.index, "beside": 0}], placed["added"]):  # as asked, or sent back as placed
+        r = client.post("/api/labels", json={"token": token, "added": added, "name": "hand"})
+        assert r.status_code == 400 and 'tile #13 was added with "+": its place is where it reads best' in r.json()[
+            "error"] and "不是牌" in r.json()["error_zh"]
+    tapped = [{"cls": Tile.M5.index, "xyxy": box.tolist()}]  # "not a tile" on the guess, then a tap where it lies
+    r = client.post("/api/labels", json={"token": token, "name": "hand", "added": placed["added"] + tapped,
+                                         "removed": [13]})
+    assert r.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(r.content)) as z:
+        rows = z.read("labels/hand.txt").decode().splitlines()
+    assert len(rows) == 14  # the 13 found and the tile placed by hand; the guess left out
 
 
 def test_a_photo_forgotten_is_no_longer_held_and_a_bad_request_to_forget_loses_nothing(photo):

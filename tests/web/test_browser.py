@@ -304,12 +304,15 @@ def test_adding_a_missed_tile_by_keyboard_alone_with_the_plus_after_its_group(se
         expect(page.locator('#strip .chip[data-index="13"]')).to_have_class(re.compile(r"\bfixed\b"))
         added = page.evaluate("state.added")
         assert [a["cls"] for a in added] == [Tile.M5.index] and "beside" not in added[0]  # the place, as placed
+        assert added[0]["placed"] is True  # by the server: not saved as a training label until placed by hand
         cx = (added[0]["xyxy"][0] + added[0]["xyxy"][2]) / 2
         assert abs(cx - float(MISSED_BOX[0] + MISSED_BOX[2]) / 2) < 0.2 * float(MISSED_BOX[2] - MISSED_BOX[0])
         assert page.evaluate("document.getElementById('result').contains(document.activeElement)")  # focus stays
         page.reload()
         expect(page.locator("#notation")).to_have_text("123456m55789p12s 3s")
         expect(page.locator(".hit")).to_have_count(14)
+        page.locator("#save-labels").click()
+        expect(page.locator("#status")).to_contain_text("for training labels tap")
 
 
 @pytest.mark.parametrize(("fixture", "groups"), [

@@ -173,7 +173,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         body = await _json(request)
         token, session, m = _marked(body)
         seats = _seats(body.get("table"), m.context)
-        return await _in_thread(lambda: _respond(token, _scored(session, m), seats, ruleset, m.added))
+        return await _in_thread(lambda: _respond(token, _scored(session, m), seats, ruleset, m))
 
     @app.post("/api/forget")
     async def forget(request: Request) -> dict:
@@ -192,6 +192,10 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         body = await _json(request)
         _, session, m = _marked(body)
         name = safe_name(body.get("name"))
+        guessed = [i for i in m.guessed if i not in m.removed]
+        if guessed:  # a training label must lie on its tile
+            raise BadRequest(f"tile #{guessed[0]} was added with \"+\": its place is where it reads best, not where "
+                             "it lies; for training labels tap \"not a tile\" on it, then the photo where it lies")
         if _flag(body.get("store", False)) and store is None:
             raise BadRequest("this server keeps no dataset: start it with `xingzi serve --collect DIR`, "
                              "or save the labels as a zip")
@@ -244,6 +248,7 @@ class Marks:
     context: Context
     as_read: bool
     added: list[tuple[int, tuple[float, ...]]]  # the tiles added, each with its box as placed
+    guessed: list[int]  # those whose place the server chose (the "+"): their boxes are no training labels
 
 
 def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
@@ -251,7 +256,7 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
     if not isinstance(corrections, dict):
         raise BadRequest("corrections must be an object {tile index: class id}")
     try:
-        det, placed = add_missed(session.detections, _added(body), session.image.shape)
+        det, placed = add_missed(session.detections, guards.added_tiles(body), session.image.shape)
     except ValueError as e:
         raise BadRequest(f"bad added tile: {e}") from None
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in corrections.values()):
@@ -272,15 +277,17 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
     win = body.get("win")
     if win is not None and (isinstance(win, bool) or not isinstance(win, int)):
         raise BadRequest(f"win must be a tile index or null, got {win!r}")
-    ignored, removed, claimed, released = (_indices(body, k) for k in ("ignored", "removed", "claimed", "released"))
+    ignored, removed, claimed, released = (guards.indices(body, k) for k in ("ignored", "removed", "claimed", "released"))
     try:
         for i in removed:
             check_tile_index(i, len(det), "removed tile")
     except ValueError as e:
         raise BadRequest(str(e)) from None
     # a box on no tile counts in no hand: set aside, as the user's "not part of this hand"
+    guessed = [len(session.detections) + j for j, t in enumerate(body.get("added") or [])
+               if "beside" in t or t.get("placed") is True]
     return Marks(det, fixed, sorted({*ignored, *removed}), removed, claimed, released, win, _context(body, rules),
-                 _flag(body.get("as_read", False), "as_read"), placed)
+                 _flag(body.get("as_read", False), "as_read"), placed, guessed)
 
 
 async def _json(request: Request) -> Any:
@@ -292,27 +299,6 @@ async def _json(request: Request) -> Any:
     except (ValueError, RecursionError) as e:  # RecursionError: arrays nested thousands deep
         raise BadRequest("expected a JSON body {token, corrections, added, ignored, removed, claimed, released, win, "
                          f"self_draw, dealer, events}}; got {guards.not_json(e)}") from None
-
-
-def _added(body: dict) -> list[tuple[Any, Any]]:
-    """Tiles the user placed where the detector found none: [{cls, xyxy}] → [(cls, xyxy)], or [{cls, beside}] →
-    [(cls, index of a tile)] for one to be placed beside that tile's row or meld (the page's "+")."""
-    value = body.get("added") or []
-    if not isinstance(value, list) or not all(isinstance(t, dict) and "cls" in t and len({"xyxy", "beside"} & t.keys())
-                                              == 1 for t in value):
-        raise BadRequest(f"added must be a list of {{cls, xyxy}} or {{cls, beside}} objects, got {value!r}"[:300])
-    for t in value:
-        if "beside" in t and (isinstance(t["beside"], bool) or not isinstance(t["beside"], int)):
-            raise BadRequest(f"beside must be the index of a tile of the row or meld, got {t['beside']!r}"[:300])
-    return [(t["cls"], t["xyxy"] if "xyxy" in t else t["beside"]) for t in value]
-
-
-def _indices(body: dict, key: str) -> list[int]:
-    """A list of tile indices from the request (ignored, removed, claimed, released)."""
-    value = body.get(key) or []
-    if not isinstance(value, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in value):
-        raise BadRequest(f"{key} must be a list of tile indices, got {value!r}")
-    return value
 
 
 def _flag(value: Any, name: str = "flag") -> bool:
@@ -372,10 +358,13 @@ def _seats(value: Any, context: Context) -> Seats | None:
 
 
 def _respond(token: str, res: PhotoResult, seats: Seats | None = None, ruleset: Ruleset | None = None,
-             added: list[tuple[int, tuple[float, ...]]] | None = None) -> JSONResponse:
+             marks: Marks | None = None) -> JSONResponse:
     body = res.to_json()
-    if added:  # each added tile with its box, those placed beside a group too: the page keeps these
-        body["added"] = [{"cls": k, "xyxy": [round(v, 1) for v in box]} for k, box in added]
+    if marks is not None and marks.added:  # each added tile with its box as placed (by "+" too): the page keeps these
+        first = len(marks.detections) - len(marks.added)
+        body["added"] = [{"cls": k, "xyxy": [round(v, 1) for v in box], **({"placed": True} if first + j in
+                                                                            marks.guessed else {})}
+                         for j, (k, box) in enumerate(marks.added)]
     if seats is not None and res.result is not None:  # the tally's view: who pays whom, who deals next
         body["table"] = table_view(res.result, seats, ruleset)
     for item in body.get("items", []):

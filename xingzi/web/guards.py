@@ -1,13 +1,15 @@
 """What the web app answers before (or instead of) any work: a refused request as ``{"error": ..., "error_zh": ...}``
 saying what was expected and what came (its Chinese from :mod:`refusals`), for the app's own checks
 (:class:`BadRequest`) and for Starlette's (no such address, a method the address does not take); a query that gives a
-parameter twice; a body sent as a form, too large or stalled; a dataset folder that cannot be written."""
+parameter twice; a body sent as a form, too large or stalled; the lists of tiles a body names (added, set aside,
+claimed); a dataset folder that cannot be written."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -119,3 +121,25 @@ async def read_body(request: Request, limit: int) -> bytes:
     except TimeoutError:
         raise BadRequest(f"the upload stalled: nothing came for {STALL_SECONDS:g} s", 408) from None
     return b"".join(chunks)
+
+
+def added_tiles(body: dict) -> list[tuple[Any, Any]]:
+    """Tiles the user placed where the detector found none: [{cls, xyxy}] → [(cls, xyxy)], or [{cls, beside}] →
+    [(cls, index of a tile)] for one to be placed beside that tile's row or meld (the page's "+"; the page sends
+    it back as {cls, xyxy, placed: true}, a box where it reads best, not where it lies)."""
+    value = body.get("added") or []
+    if not isinstance(value, list) or not all(isinstance(t, dict) and "cls" in t and len({"xyxy", "beside"} & t.keys())
+                                              == 1 for t in value):
+        raise BadRequest(f"added must be a list of {{cls, xyxy}} or {{cls, beside}} objects, got {value!r}"[:300])
+    for t in value:
+        if "beside" in t and (isinstance(t["beside"], bool) or not isinstance(t["beside"], int)):
+            raise BadRequest(f"beside must be the index of a tile of the row or meld, got {t['beside']!r}"[:300])
+    return [(t["cls"], t["xyxy"] if "xyxy" in t else t["beside"]) for t in value]
+
+
+def indices(body: dict, key: str) -> list[int]:
+    """A list of tile indices from the request (ignored, removed, claimed, released)."""
+    value = body.get(key) or []
+    if not isinstance(value, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in value):
+        raise BadRequest(f"{key} must be a list of tile indices, got {value!r}")
+    return value

@@ -109,6 +109,8 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"added must be a list of \{cls, xyxy\} or \{cls, beside\} objects, got .+",
          lambda m: "添加的牌应为 {cls, xyxy} 或 {cls, beside} 对象的列表"),
         (r"beside must be the index of a tile of the row or meld, got .+", lambda m: "beside 应为手牌或碰杠里一张牌的牌号"),
+        (r"tile #(\d+) was added with \"\+\": its place is where it reads best, .+",
+         lambda m: f"第 {m[1]} 张是用“+”添加的，位置是按读法选的，不是它实际所在：要存训练标注，请在它上面点“不是牌”，再点照片上它所在的地方"),
         (r"added tile (\d+): tile #(\d+) is read as (\w+): a missed tile is added beside .+",
          lambda m: f"添加的第 {int(m[1]) + 1} 张：第 {m[2]} 张是{ROLES.get(m[3], m[3])}，不能在它旁边添加：请选手牌、碰杠或发里的牌"),
         (r"added tile (\d+): no free place beside tile #(\d+)'s group .+",
