@@ -23,6 +23,8 @@ def test_every_tile_of_a_plain_hand_comes_back_and_one_alone_in_its_group_is_cou
     assert tally["alone in its group"] == 1  # the one 发: nothing to add it beside
     assert tally["right"] == tally["right at its true box"] == 11
     assert tally["tried pung"] == tally["right pung"] == 3
+    # a tile inside a line goes back on its place; one from an end may go to the other end, the same hand read
+    assert tally["on its tile"] == 8 and tally["tried"] == 11
 
 
 @pytest.mark.parametrize("change, right", [

@@ -22,6 +22,7 @@ from xingzi.vision.bench_pipeline import truth_detections
 from xingzi.vision.detections import Detections
 from xingzi.vision.eval_data import image_size, load_dataset, name_table, truths_for
 from xingzi.vision.grouping import HandReading, group, is_legal_reading
+from xingzi.vision.metrics import box_iou
 from xingzi.vision.missed import add_missed
 
 ROLES = ("concealed", "pung", "kong", "concealed_kong", "fa")
@@ -61,11 +62,13 @@ def check_photo(det: Detections, shape: tuple[int, ...], tally: Counter, times: 
         beside, face = others[0] - (others[0] > i), int(det.cls[i])
         t0 = time.perf_counter()
         try:
-            back, _ = add_missed(less, [(face, beside)], shape)
+            back, placed = add_missed(less, [(face, beside)], shape)
         except ValueError:  # the group broke up without the tile: the "+" is not beside it
             tally["refused"] += 1
             continue
         times.append(time.perf_counter() - t0)
+        iou = box_iou(np.array([placed[0][1]]), det.xyxy[i:i + 1].astype(np.float64))[0, 0]
+        tally["on its tile"] += bool(iou >= 0.5)  # (what a training label needs)
         right = same_hand(group(back), full)
         tally["right"] += right
         if legal:  # (the truth a winning hand, as a Xingzi photo's is: a place's reading is judged by being one)
@@ -130,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{tally['legal tried']} right")
         print("  by group: " + ", ".join(f"{r} {tally[f'right {r}']}/{tally[f'tried {r}']}" for r in ROLES
                                           if tally[f"tried {r}"]))
+        print(f"  placed on the tile itself (IoU >= 0.5, as a training label must be): {tally['on its tile']} of "
+              f"{tally['tried']}")
         print(f"  no '+' to use: alone in its group {tally['alone in its group']}, group broken up {tally['refused']}")
         if times:
             print(f"  placing: median {1000 * float(np.median(times)):.1f} ms, "
