@@ -462,6 +462,16 @@ def test_a_photo_forgotten_is_no_longer_held_and_a_bad_request_to_forget_loses_n
     assert client.get("/healthz").json()["sessions"] == 1
 
 
+@pytest.mark.parametrize(("flag", "own"), [
+    pytest.param(True, 4, id="true"), pytest.param(1, 4, id="one"), pytest.param(0, 3, id="zero"),
+    pytest.param(None, 3, id="null-as-not-given"), pytest.param("on", 4, id="on-as-a-form-says"),
+])
+def test_a_yes_or_no_in_a_json_body_is_taken_as_json_and_forms_write_it(photo, flag, own):
+    client, _ = client_for(layout_detections())
+    token = client.post("/api/read", content=photo).json()["token"]
+    assert client.post("/api/rescore", json={"token": token, "self_draw": flag}).json()["own"] == own
+
+
 def test_rescore_needs_json():
     client, _ = client_for(layout_detections())
     r = client.post("/api/rescore", content=b"{not json")
