@@ -704,3 +704,18 @@ def test_a_long_first_line_counts_towards_what_is_read_whole(capsys, monkeypatch
     assert len(first) < 4096 < len(first) + len(rest) < 2 * 4096
     code, out, err = score_json((first + "\n" + rest).encode(), "-", tmp_path, capsys, monkeypatch)
     assert code == 2 and out == "" and "too much to read as one JSON value" in err
+
+
+def test_standard_input_closed_is_said_not_a_traceback() -> None:
+    proc = subprocess.run(["sh", "-c", f"{sys.executable} -m xingzi score --json - <&-"], capture_output=True,
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+    assert b"there is no standard input to read (it is closed)" in proc.stderr
+
+
+def test_a_reader_that_stops_early_ends_the_stream_quietly(tmp_path) -> None:
+    (tmp_path / "many.jsonl").write_text(ONE_LINE * 3000)
+    proc = subprocess.run(["sh", "-c", f"{sys.executable} -m xingzi score --json many.jsonl | head -1"],
+                          capture_output=True, cwd=tmp_path, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert json.loads(proc.stdout)["own"] == 3 and proc.stderr == b""  # no "Broken pipe" said to the terminal

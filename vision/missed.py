@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import islice
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -29,23 +29,32 @@ ROW = ("concealed", "win")  # one line: a gap between the row and a winning tile
 LONE_STEP = 1.05  # a group of one tile: the next lies a tile's length on, with a hair of gap
 SNUG = 0.9  # a step a little short: tiles in a line touch, and a gap may read as a tile set apart
 TAKEN = 0.5  # a place with a tile's centre nearer than this many steps is taken
+MAX_BESIDE = 4  # tiles placed by the server in one request (the page sends one at a time)
+MAX_FOUND = 60  # tiles found at most for a place to be found (a grouping of more takes too long a dozen times)
 MAX_PLACES = 12  # places grouped at most (each a grouping of the photo: the right one comes within 9 on held-out hands)
 
 
-def add_missed(det: Detections, added: Sequence[tuple[int, Sequence[float] | int]],
-               shape: tuple[int, ...]) -> tuple[Detections, list[tuple[int, tuple[float, ...]]]]:
+def add_missed(det: Detections, added: Sequence[tuple[int, Sequence[float] | int]], shape: tuple[int, ...],
+               seen: Detections | None = None, ignored: Sequence[int] = ()) -> tuple[Detections, list[tuple[int,
+                                                                                                    tuple[float, ...]]]]:
     """Detections with missed tiles appended, each ``(class id, box)`` as ``add_tiles`` takes it or ``(class id,
     index of a tile)`` to be placed beside that tile's group (in order: a tile placed earlier is there for the next);
-    and each added tile's box, as placed."""
+    and each added tile's box, as placed. ``seen``: ``det`` as the user sees it (faces corrected), ``ignored`` the
+    tiles set aside: what the places are judged on."""
     if len(added) > MAX_ADDED:
         raise ValueError(f"at most {MAX_ADDED} tiles can be added to a photo, got {len(added)}")
+    beside = [j for j, (_, where) in enumerate(added) if _is_index(where)]
+    if len(beside) > MAX_BESIDE or (beside and len(det) > MAX_FOUND):  # each is up to MAX_PLACES groupings
+        raise ValueError(f"at most {MAX_BESIDE} tiles can be placed beside a group at once, on a photo of at most "
+                         f"{MAX_FOUND} tiles found (got {len(beside)} on {len(det)}): tap the photo where they lie")
     placed: list[tuple[int, Any]] = []  # (a box as given: add_tiles checks it)
     for j, (cls, where) in enumerate(added):
-        if isinstance(where, (int, np.integer)) and not isinstance(where, bool):
+        if _is_index(where):
             if isinstance(cls, bool) or not isinstance(cls, (int, np.integer)) or not 0 <= cls < len(CLASS_NAMES):
                 raise ValueError(f"added tile {j}: class must be an integer 0..{len(CLASS_NAMES) - 1}, got {cls!r}")
             try:
-                where = place_beside(add_tiles(det, placed, shape), int(where), int(cls), shape)
+                where = place_beside(add_tiles(det if seen is None else seen, placed, shape), int(where), int(cls),
+                                     shape, ignored)
             except ValueError as e:
                 raise ValueError(f"added tile {j}: {e}") from None
         placed.append((cls, where))
@@ -53,31 +62,41 @@ def add_missed(det: Detections, added: Sequence[tuple[int, Sequence[float] | int
     return out, [(int(k), tuple(float(v) for v in box)) for k, box in placed]
 
 
-def place_beside(det: Detections, beside: int, cls: int, shape: tuple[int, ...]) -> tuple[float, float, float, float]:
+def _is_index(where: Any) -> TypeGuard[int]:
+    return isinstance(where, (int, np.integer)) and not isinstance(where, bool)
+
+
+def place_beside(det: Detections, beside: int, cls: int, shape: tuple[int, ...],
+                 ignored: Sequence[int] = ()) -> tuple[float, float, float, float]:
     """The box where a tile of class ``cls`` missed from the group of tile ``beside`` is added, in the photo of
-    ``shape``."""
+    ``shape``; a ValueError where the group is whole or no place reads the tile in the hand."""
     check_tile_index(beside, len(det), "tile to add beside")
-    reading = group(det)
+    reading = group(det, ignored)
     role = reading.roles[beside]
     if role not in GROUPED:
         raise ValueError(f"tile #{beside} is read as {role}: a missed tile is added beside the hand's row, a meld or "
                          "the 发, not beside a tile the hand does not count")
     members = _members(reading, beside)
+    if role not in ROW and len(members) >= 4:
+        raise ValueError(f"tile #{beside}'s group holds {len(members)} tiles already (a kong, or the four 发): "
+                         "nothing is missing from it")
     kin = [_face_distance(int(det.cls[i]), int(cls)) for i in members]
+    counted = sum(r in GROUPED for r in reading.roles)
     best: tuple | None = None
     line = np.asarray(reading.direction, np.float64)  # a unit vector the way the hand is read (rowgeom.canonical)
     for rank, box in enumerate(islice(_places(det.xyxy.astype(np.float64), members, kin, line, shape), MAX_PLACES)):
-        again = group(add_tiles(det, [(cls, box)], shape))
-        joined = _joined(again, len(det), beside)
+        again = group(add_tiles(det, [(cls, box)], shape), ignored)
+        # the tile counted in the hand, and no tile the hand counted pushed out of it
+        kept = again.roles[len(det)] in GROUPED and sum(r in GROUPED for r in again.roles) == counted + 1
         legal = is_legal_reading(again)
-        key = (not legal, not joined, len(again.problems), rank)
+        key = (not kept, not legal, not _joined(again, len(det), beside), len(again.problems), rank)
         if best is None or key < best[0]:
             best = (key, box)
-        if legal and not again.problems:
+        if kept and legal and not again.problems:
             break
-    if best is None:
-        raise ValueError(f"no free place beside tile #{beside}'s group (tiles found lie all around it): tap the photo "
-                         "where the missed tile lies")
+    if best is None or best[0][0]:
+        raise ValueError(f"no place beside tile #{beside}'s group reads the {CLASS_NAMES[cls]} in the hand: tap the "
+                         "photo where the missed tile lies")
     return best[1]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -41,6 +42,9 @@ def face_class(text: str) -> int:
     return cls
 
 
+PLAIN_NUMBER = re.compile(r"0|[1-9][0-9]{0,8}")  # a tile's number: ASCII digits (isdigit() takes ² and ٣), no 0 before
+
+
 def resolve_fix(spec: str, det: Detections) -> tuple[int, int]:
     """``WHICH=FACE`` → (tile index, class id). WHICH is a tile's number (``10`` or ``#10``, as ``--tiles``
     lists them) or the face it was read as, when one tile alone was read so (``3s=2s``)."""
@@ -48,7 +52,7 @@ def resolve_fix(spec: str, det: Detections) -> tuple[int, int]:
     if not sep or not which.strip() or not face.strip():
         raise ValueError(f"--fix expects WHICH=FACE, e.g. '3s=2s' or '10=2s', got {spec!r}")
     which = which.strip().lstrip("#")
-    if which.isdigit():
+    if PLAIN_NUMBER.fullmatch(which):
         index = int(which)
         check_tile_index(index, len(det), f"--fix {spec}: tile")
     else:
@@ -81,9 +85,9 @@ def parse_add(spec: str, shape: tuple[int, ...]) -> tuple[int, list[float] | int
 
 
 def beside_spec(spec: str) -> bool:
-    """Whether an --add names a tile to add beside (``FACE@N``) rather than a box."""
+    """Whether an --add names a tile to add beside (``FACE@N``, N written plainly) rather than a box."""
     _, sep, where = spec.partition("@")
-    return bool(sep) and where.strip().isdigit()
+    return bool(sep) and PLAIN_NUMBER.fullmatch(where.strip()) is not None
 
 
 def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) -> tuple[
@@ -91,7 +95,12 @@ def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) ->
     """The detections as the flags correct them, the faces the user set, the tiles set aside (the
     ``--not-tile`` boxes among them) and those boxes alone."""
     added = [parse_add(spec, shape) for spec in getattr(args, "add", None) or []]
-    det, _ = add_missed(det, added, shape)
+    aside, removed = (list(getattr(args, key, None) or []) for key in ("aside", "not_tile"))
+    # a tile added beside a group is placed as the user sees the hand: the faces the --fix flags set on the tiles
+    # found, the tiles set aside left out (a --fix that names no found tile is said below)
+    seen = [resolve_fix(spec, det) for spec in getattr(args, "fix", None) or [] if _names_a_found_tile(spec, det)]
+    det, _ = add_missed(det, added, shape, seen=apply_corrections(det, kong_named(det, dict(seen))),
+                        ignored=[i for i in {*aside, *removed} if 0 <= i < len(det)])
     fixes = [resolve_fix(spec, det) for spec in getattr(args, "fix", None) or []]
     twice = sorted({i for i, _ in fixes if len({k for j, k in fixes if j == i}) > 1})
     if twice:  # which of them the user meant is theirs to say
@@ -100,11 +109,18 @@ def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) ->
     fixed = kong_named(det, dict(fixes))
     det = apply_corrections(det, fixed)
     fixed.update({i: int(det.cls[i]) for i in range(len(det) - len(added), len(det))})
-    aside, removed = (list(getattr(args, key, None) or []) for key in ("aside", "not_tile"))
     for flag, indices in (("--aside", aside), ("--not-tile", removed)):
         for i in indices:
             check_tile_index(i, len(det), f"{flag}: tile")
     return det, fixed, sorted({*aside, *removed}), sorted(set(removed))
+
+
+def _names_a_found_tile(spec: str, det: Detections) -> bool:
+    try:
+        resolve_fix(spec, det)
+        return True
+    except ValueError:
+        return False
 
 
 def tiles_table(reading: HandReading) -> list[str]:

@@ -5,8 +5,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
+import os
 import sys
 
 # name -> (module under xingzi.commands, one-line help)
@@ -46,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if not argv else 2
     try:
         return int(args._run(args) or 0)
+    except BrokenPipeError:  # the reader went away (`| head -1`): nothing more to say, and nowhere to say it
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (the exit's flush finds nothing to fail)
+        return 141  # as a shell reports a command ended by SIGPIPE
     except ValueError as e:  # bad input: a clear message, no traceback
         print(f"xingzi {args.command}: error: {e}", file=sys.stderr)
         return 2

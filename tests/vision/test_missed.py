@@ -151,3 +151,66 @@ def test_a_place_past_the_photos_edge_is_moved_inside_not_shrunk(box, placed):
     from xingzi.vision.missed import _clipped
 
     assert _clipped(np.array(box, np.float64), 1280, 960) == placed
+
+
+FULL = dict(hand="123m456s5p", win="5p", melds=("kong 9p", "concealed_kong 中"), fa=4)  # tiles 8-11, 12-15, 16-19
+
+
+@pytest.mark.parametrize(("face", "beside", "message"), [
+    pytest.param("9p", 8, "tile #8's group holds 4 tiles already", id="beside-a-kong"),
+    pytest.param("zhong", 13, "tile #13's group holds 4 tiles already", id="beside-a-concealed-kongs-back"),
+    pytest.param("fa", 16, "tile #16's group holds 4 tiles already", id="beside-four-fa"),
+])
+def test_nothing_is_added_beside_a_group_that_is_whole(face, beside, message):
+    det = hand_layout(**FULL, size=70).detections
+    with pytest.raises(ValueError, match=f"added tile 0: {message}"):
+        add_missed(det, [(Tile(face).index, beside)], SHAPE)
+
+
+def test_a_tile_added_is_counted_in_the_hand_never_left_lying_loose():
+    """A 1m "beside" the 发 (no place in their group takes it): placed where it counts in the hand, no tile the hand
+    counted pushed out of it; where no place counts it, refused (not added and silently left out)."""
+    from xingzi.vision.missed import GROUPED
+    from xingzi.vision.usermarks import add_tiles
+
+    det = hand_layout("123m456s5p", "5p", melds=("kong 9p",), fa=2, size=70).detections  # 发 #12, #13
+    assert group(det).roles[12] == "fa"
+    box = place_beside(det, 12, Tile.M1.index, SHAPE)
+    again = group(add_tiles(det, [(Tile.M1.index, box)], SHAPE))
+    assert again.roles[-1] in GROUPED and sum(r in GROUPED for r in again.roles) == len(det) + 1
+
+
+def test_a_tile_is_placed_as_the_user_sees_the_hand_its_faces_corrected_and_its_strays_aside():
+    det = hand_layout("123m456m789p12s55p", "3s", size=70).detections
+    misread = det.subset(np.arange(len(det)) != 4)  # the 5m missed ...
+    cls = misread.cls.copy()
+    cls[0] = Tile.M9.index  # ... and the 1m read as a 9m
+    misread = Detections(misread.xyxy, cls, misread.conf)
+    seen = Detections(misread.xyxy, det.subset(np.arange(len(det)) != 4).cls, misread.conf)  # the 1m named
+    out, placed = add_missed(misread, [(Tile.M5.index, 1)], SHAPE, seen=seen)
+    assert int(out.cls[0]) == Tile.M9.index  # (the faces are set by the corrections after, not here)
+    centre = (np.array(placed[0][1][:2]) + placed[0][1][2:]) / 2
+    true = (det.xyxy[4, :2] + det.xyxy[4, 2:]) / 2
+    assert np.abs(centre - true).max() < 10  # in the gap the 5m left, judged on the hand as corrected
+
+
+@pytest.mark.parametrize(("n_beside", "n_found", "refused"), [
+    pytest.param(4, 14, False, id="four-on-a-hand"),
+    pytest.param(5, 14, True, id="five-at-once"),
+    pytest.param(1, 61, True, id="one-on-a-photo-of-61-tiles"),
+])
+def test_what_one_request_may_have_placed_is_bounded(n_beside, n_found, refused):
+    det = hand_layout("123m456m789p12s55p", "3s", size=70).detections
+    extra = n_found - len(det)
+    if extra > 0:  # tiles lying about the table, far from the hand
+        xy = np.array([[20 + 30 * (k % 40), 20 + 40 * (k // 40), 45 + 30 * (k % 40), 55 + 40 * (k // 40)]
+                       for k in range(extra)], np.float32)
+        det = Detections(np.vstack([det.xyxy, xy]), np.append(det.cls, np.full(extra, Tile.M9.index)),
+                         np.append(det.conf, np.ones(extra, np.float32)))
+    added = [(Tile.M5.index, 0)] * n_beside
+    if refused:
+        with pytest.raises(ValueError, match="at most 4 tiles can be placed beside a group at once, on a photo of "
+                                             "at most 60 tiles found"):
+            add_missed(det, added, SHAPE)
+    else:
+        assert len(add_missed(det, added, SHAPE)[0]) == len(det) + n_beside

@@ -202,6 +202,10 @@ def test_bad_flags_say_what_was_expected_and_write_nothing(photo, tmp_path, monk
 @pytest.mark.parametrize(("flags", "message"), [
     pytest.param(["--add", "4m@14"], "added tile 0: tile to add beside #14: there are 14 tiles", id="beside-no-tile"),
     pytest.param(["--add", "4m@0", "--add", "x9@3"], "x9", id="beside-a-bad-face"),
+    pytest.param(["--add", "4m@²"], "--add expects FACE@X0,Y0,X1,Y1", id="beside-a-superscript-two"),
+    pytest.param(["--add", "4m@01"], "--add expects FACE@X0,Y0,X1,Y1", id="beside-a-number-with-a-zero-before"),
+    pytest.param(["--add", "4m@" + "9" * 5000], "--add expects FACE@X0,Y0,X1,Y1", id="beside-5000-digits"),
+    pytest.param(["--fix", "²=5m"], "expected a tile face such as 5p, 中, zhong, or back; got '²'", id="fix-a-superscript-two"),
 ])
 def test_a_tile_to_add_beside_one_that_cannot_be_is_refused(photo, tmp_path, monkeypatch, capsys, flags, message):
     out = tmp_path / "annotated.jpg"

@@ -390,6 +390,9 @@ def test_adding_a_tile_the_detector_missed_rescores_with_it(photo):
         ([{"cls": 4, "xyxy": box.tolist(), "beside": 0}], "added must be a list of {cls, xyxy} or {cls, beside}"),
         ([{"cls": 4, "beside": True}], "beside must be the index of a tile of the row or meld, got True"),
         ([{"cls": 4, "beside": "3"}], "beside must be the index of a tile of the row or meld, got '3'"),
+        ([{"cls": 4, "xyxy": box.tolist(), "placed": 1}], "placed must be true or false, got 1"),
+        ([{"cls": 4, "xyxy": box.tolist(), "placed": "true"}], "placed must be true or false, got 'true'"),
+        (0, "added must be a list of {cls, xyxy} or {cls, beside} objects, got 0"),
         ([{"cls": 4, "beside": 13}], "added tile 0: tile to add beside #13: there are 13 tiles (0..12)"),
         ([{"cls": 31, "beside": 0}], "added tile 0: class must be an integer 0..30, got 31"),
         ({"cls": 4, "xyxy": box.tolist()}, "added must be a list"),
@@ -423,6 +426,16 @@ def test_a_missed_tile_named_beside_a_tile_of_the_row_is_placed_in_its_gap(photo
     assert fake.calls == 1
     assert "added" not in body  # nothing added: nothing to keep
     assert placed["placed"] is True  # a place chosen by the server: no training label
+
+
+def test_a_tile_added_beside_one_the_same_request_corrects_is_placed_by_its_corrected_face(photo):
+    """(The page sends every mark with each rescore: a tile named 发 a moment ago has the 发 beside it.)"""
+    client, _ = client_for(foreign_fa_detections())  # #14 read as no Xingzi face until named 发
+    token = client.post("/api/read", content=photo).json()["token"]
+    named = {"token": token, "as_read": True, "corrections": {"14": Tile.FA.index}}
+    assert client.post("/api/rescore", json=named).json()["own"] == 4
+    both = client.post("/api/rescore", json={**named, "added": [{"cls": Tile.FA.index, "beside": 14}]}).json()
+    assert both["own"] == 5 and both["reading"]["fa"] == 2 and both["reading"]["tiles"][15]["role"] == "fa"
 
 
 def test_a_tile_placed_by_the_server_is_no_training_label_until_the_user_places_it(photo):

@@ -43,8 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="override one ruleset option or 炮 number, e.g. --set specials_lift_threshold=true")
     p.add_argument("--json", nargs="?", const="", default=None, metavar="FILE",
                    help="with --hand: print the §10 result as JSON; with FILE (or - for stdin): "
-                        "score a §10 situation or JSON Lines, one result per line "
-                        "(a .jsonl file always as JSON Lines)")
+                        "score a §10 situation or JSON Lines, one result per line as each is read "
+                        "(a .jsonl file, or pipe, always as JSON Lines; on stdin the first answer waits for "
+                        "the second line, which tells JSON Lines from one object)")
     p.add_argument("--out", metavar="PATH", help="photo mode: where to write the annotated photo")
     p.add_argument("--model", metavar="PATH", help="photo mode: detector weights")
     p.add_argument("--conf", type=float, metavar="FLOAT", help="photo mode: detection confidence threshold")

@@ -124,6 +124,9 @@ class _Encoded:
 def opened(name: str) -> Iterator[Reader]:
     """The input ``--json NAME`` names: ``-`` standard input, otherwise a file."""
     if name == "-":
+        if sys.stdin is None:  # (started with standard input closed: `<&-`)
+            raise ValueError("there is no standard input to read (it is closed): give --json FILE, or pipe the "
+                             "situations in")
         stream = getattr(sys.stdin, "buffer", None)
         yield Reader(_Encoded(sys.stdin) if stream is None else stream, "standard input", detail=True)
         return

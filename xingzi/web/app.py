@@ -171,9 +171,12 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     @app.post("/api/rescore")
     async def rescore(request: Request) -> JSONResponse:
         body = await _json(request)
-        token, session, m = _marked(body)
-        seats = _seats(body.get("table"), m.context)
-        return await _in_thread(lambda: _respond(token, _scored(session, m), seats, ruleset, m))
+
+        def work() -> JSONResponse:  # (off the event loop: placing a tile beside a group groups the hand again)
+            token, session, m = _marked(body)
+            return _respond(token, _scored(session, m), _seats(body.get("table"), m.context), ruleset, m)
+
+        return await _in_thread(work)
 
     @app.post("/api/forget")
     async def forget(request: Request) -> dict:
@@ -190,17 +193,18 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     @app.post("/api/labels")
     async def labels(request: Request) -> Response:
         body = await _json(request)
-        _, session, m = _marked(body)
-        name = safe_name(body.get("name"))
-        guessed = [i for i in m.guessed if i not in m.removed]
-        if guessed:  # a training label must lie on its tile
-            raise BadRequest(f"tile #{guessed[0]} was added with \"+\": its place is where it reads best, not where "
-                             "it lies; for training labels tap \"not a tile\" on it, then the photo where it lies")
-        if _flag(body.get("store", False)) and store is None:
-            raise BadRequest("this server keeps no dataset: start it with `xingzi serve --collect DIR`, "
-                             "or save the labels as a zip")
 
         def work() -> Response:
+            _, session, m = _marked(body)
+            name = safe_name(body.get("name"))
+            guessed = [i for i in m.guessed if i not in m.removed]
+            if guessed:  # a training label must lie on its tile
+                raise BadRequest(f"tile #{guessed[0]} was added with \"+\": its place is where it reads best, not "
+                                 "where it lies; for training labels tap \"not a tile\" on it, then the photo where "
+                                 "it lies")
+            if _flag(body.get("store", False)) and store is None:
+                raise BadRequest("this server keeps no dataset: start it with `xingzi serve --collect DIR`, "
+                                 "or save the labels as a zip")
             # the faces the page showed (a likely misread put right), the score as the sample's truth
             det, keep, meta = sample_truth(_scored(session, m), m.removed, "page",
                                            lambda faces: _scored(session, replace(m, detections=faces, as_read=True)))
@@ -255,10 +259,6 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
     corrections = body.get("corrections") or {}
     if not isinstance(corrections, dict):
         raise BadRequest("corrections must be an object {tile index: class id}")
-    try:
-        det, placed = add_missed(session.detections, guards.added_tiles(body), session.image.shape)
-    except ValueError as e:
-        raise BadRequest(f"bad added tile: {e}") from None
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in corrections.values()):
         raise BadRequest(f"corrections must map tile indices to class ids (whole numbers), got {corrections!r}"[:300])
     odd = [k for k in corrections if not (len(k) < 10 and k.isascii() and k.lstrip("-").isdigit()
@@ -266,28 +266,40 @@ def _marks(body: dict, session: Session, rules: TableRules) -> Marks:
     if odd:  # (int() takes " 3", "03", "1_0" and "٣": "3" and "03" would name one tile twice)
         raise BadRequest(f"corrections: a tile index is a whole number written plainly, such as \"3\"; "
                          f"got {odd[0]!r}"[:300])
+    fixed = {int(k): int(v) for k, v in corrections.items()}
+    ignored, removed, claimed, released = (guards.indices(body, k) for k in ("ignored", "removed", "claimed", "released"))
+    found = session.detections
+    try:  # a tile added beside a group is placed as the user sees the hand: its faces corrected, its strays aside
+        det, placed = add_missed(found, guards.added_tiles(body), session.image.shape, seen=_as_seen(found, fixed),
+                                 ignored=[i for i in {*ignored, *removed} if 0 <= i < len(found)])
+    except ValueError as e:
+        raise BadRequest(f"bad added tile: {e}") from None
     try:
-        fixed = {int(k): int(v) for k, v in corrections.items()}
         if all(0 <= i < len(det) for i in fixed):  # (a bad index: apply_corrections says so)
             fixed = kong_named(det, fixed)
         det = apply_corrections(det, fixed)
     except (TypeError, ValueError) as e:
         raise BadRequest(f"bad correction: {e}") from None
-    fixed.update({i: int(det.cls[i]) for i in range(len(session.detections), len(det))})  # the user's own
+    fixed.update({i: int(det.cls[i]) for i in range(len(found), len(det))})  # the user's own
     win = body.get("win")
     if win is not None and (isinstance(win, bool) or not isinstance(win, int)):
         raise BadRequest(f"win must be a tile index or null, got {win!r}")
-    ignored, removed, claimed, released = (guards.indices(body, k) for k in ("ignored", "removed", "claimed", "released"))
     try:
         for i in removed:
             check_tile_index(i, len(det), "removed tile")
     except ValueError as e:
         raise BadRequest(str(e)) from None
     # a box on no tile counts in no hand: set aside, as the user's "not part of this hand"
-    guessed = [len(session.detections) + j for j, t in enumerate(body.get("added") or [])
-               if "beside" in t or t.get("placed") is True]
+    guessed = [len(found) + j for j, t in enumerate(body.get("added") or []) if "beside" in t or t.get("placed")]
     return Marks(det, fixed, sorted({*ignored, *removed}), removed, claimed, released, win, _context(body, rules),
                  _flag(body.get("as_read", False), "as_read"), placed, guessed)
+
+
+def _as_seen(found: Detections, fixed: dict[int, int]) -> Detections:
+    """The tiles found with the faces the user set on them (those that name no found tile or face left out: what
+    they say is checked after)."""
+    valid = {i: k for i, k in fixed.items() if 0 <= i < len(found) and 0 <= k < len(CLASS_NAMES)}
+    return apply_corrections(found, kong_named(found, valid))
 
 
 async def _json(request: Request) -> Any:

@@ -127,19 +127,23 @@ def added_tiles(body: dict) -> list[tuple[Any, Any]]:
     """Tiles the user placed where the detector found none: [{cls, xyxy}] → [(cls, xyxy)], or [{cls, beside}] →
     [(cls, index of a tile)] for one to be placed beside that tile's row or meld (the page's "+"; the page sends
     it back as {cls, xyxy, placed: true}, a box where it reads best, not where it lies)."""
-    value = body.get("added") or []
+    value = body.get("added")
+    value = [] if value is None else value
     if not isinstance(value, list) or not all(isinstance(t, dict) and "cls" in t and len({"xyxy", "beside"} & t.keys())
                                               == 1 for t in value):
         raise BadRequest(f"added must be a list of {{cls, xyxy}} or {{cls, beside}} objects, got {value!r}"[:300])
     for t in value:
         if "beside" in t and (isinstance(t["beside"], bool) or not isinstance(t["beside"], int)):
             raise BadRequest(f"beside must be the index of a tile of the row or meld, got {t['beside']!r}"[:300])
+        if not isinstance(t.get("placed", False), bool):  # (a guessed box must not pass for a label)
+            raise BadRequest(f"placed must be true or false, got {t['placed']!r}"[:300])
     return [(t["cls"], t["xyxy"] if "xyxy" in t else t["beside"]) for t in value]
 
 
 def indices(body: dict, key: str) -> list[int]:
     """A list of tile indices from the request (ignored, removed, claimed, released)."""
-    value = body.get(key) or []
+    value = body.get(key)
+    value = [] if value is None else value
     if not isinstance(value, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in value):
         raise BadRequest(f"{key} must be a list of tile indices, got {value!r}")
     return value
