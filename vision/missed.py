@@ -81,13 +81,12 @@ def place_beside(det: Detections, beside: int, cls: int, shape: tuple[int, ...],
         raise ValueError(f"tile #{beside}'s group holds {len(members)} tiles already (a kong, or the four 发): "
                          "nothing is missing from it")
     kin = [_face_distance(int(det.cls[i]), int(cls)) for i in members]
-    counted = sum(r in GROUPED for r in reading.roles)
     best: tuple | None = None
     line = np.asarray(reading.direction, np.float64)  # a unit vector the way the hand is read (rowgeom.canonical)
     for rank, box in enumerate(islice(_places(det.xyxy.astype(np.float64), members, kin, line, shape), MAX_PLACES)):
         again = group(add_tiles(det, [(cls, box)], shape), ignored)
-        # the tile counted in the hand, and no tile the hand counted pushed out of it
-        kept = again.roles[len(det)] in GROUPED and sum(r in GROUPED for r in again.roles) == counted + 1
+        # the tile counted in the hand (a stray pulled in to fill a hand short of it may go back out: it should)
+        kept = again.roles[len(det)] in GROUPED
         legal = is_legal_reading(again)
         key = (not kept, not legal, not _joined(again, len(det), beside), len(again.problems), rank)
         if best is None or key < best[0]:

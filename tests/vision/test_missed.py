@@ -168,8 +168,8 @@ def test_nothing_is_added_beside_a_group_that_is_whole(face, beside, message):
 
 
 def test_a_tile_added_is_counted_in_the_hand_never_left_lying_loose():
-    """A 1m "beside" the 发 (no place in their group takes it): placed where it counts in the hand, no tile the hand
-    counted pushed out of it; where no place counts it, refused (not added and silently left out)."""
+    """A 1m "beside" the 发 (no place in their group takes it): placed where it counts in the hand; where no place
+    counts it, refused (not added and silently left out)."""
     from xingzi.vision.missed import GROUPED
     from xingzi.vision.usermarks import add_tiles
 
