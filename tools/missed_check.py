@@ -60,25 +60,25 @@ def check_photo(det: Detections, shape: tuple[int, ...], tally: Counter, times: 
             continue
         less = det.subset(np.arange(len(det)) != i)
         beside, face = others[0] - (others[0] > i), int(det.cls[i])
+        tapped, _ = add_missed(less, [(face, tuple(float(v) for v in det.xyxy[i]))], shape)
+        tally["right at its true box"] += same_hand(group(tapped), full)
+        tally[f"tried {role}"] += 1
+        tally["tried"] += 1
+        tally["legal tried"] += legal  # (the truth a winning hand, as a Xingzi photo's is)
         t0 = time.perf_counter()
         try:
             back, placed = add_missed(less, [(face, beside)], shape)
-        except ValueError:  # the group broke up without the tile: the "+" is not beside it
+        except ValueError:  # the group broke up without the tile, or no place counts it: the "+" refuses
             tally["refused"] += 1
             continue
         times.append(time.perf_counter() - t0)
+        tally["placed"] += 1
         iou = box_iou(np.array([placed[0][1]]), det.xyxy[i:i + 1].astype(np.float64))[0, 0]
         tally["on its tile"] += bool(iou >= 0.5)  # (what a training label needs)
         right = same_hand(group(back), full)
         tally["right"] += right
-        if legal:  # (the truth a winning hand, as a Xingzi photo's is: a place's reading is judged by being one)
-            tally["legal tried"] += 1
-            tally["legal right"] += right
+        tally["legal right"] += legal and right
         tally[f"right {role}"] += right
-        tally[f"tried {role}"] += 1
-        tally["tried"] += 1
-        tapped, _ = add_missed(less, [(face, tuple(float(v) for v in det.xyxy[i]))], shape)
-        tally["right at its true box"] += same_hand(group(tapped), full)
 
 
 def _synth(data: Path) -> list[tuple[Detections, tuple[int, int]]]:
@@ -134,8 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         print("  by group: " + ", ".join(f"{r} {tally[f'right {r}']}/{tally[f'tried {r}']}" for r in ROLES
                                           if tally[f"tried {r}"]))
         print(f"  placed on the tile itself (IoU >= 0.5, as a training label must be): {tally['on its tile']} of "
-              f"{tally['tried']}")
-        print(f"  no '+' to use: alone in its group {tally['alone in its group']}, group broken up {tally['refused']}")
+              f"{tally['placed']}")
+        print(f"  no '+' to use: alone in its group {tally['alone in its group']}; refused (the group broken up "
+              f"without the tile, or no place counts it) {tally['refused']}")
         if times:
             print(f"  placing: median {1000 * float(np.median(times)):.1f} ms, "
                   f"p95 {1000 * float(np.percentile(times, 95)):.1f} ms")
