@@ -4,10 +4,11 @@ keyboard or screen reader, or by a finger too big for the photo, without pointin
 
 The places tried lie a step before and after each tile of the group along the hand's line where no tile lies: in a
 gap a tile long first (a tile missed there leaves one), then beside the tiles of the nearest faces (a hand is kept
-sorted), then from the reading end back. Each is grouped with the face added there; the first that reads a legal
-hand with the tile in that group and no problem is taken, else the best of them (legal, in the group, fewest
-problems): a place that closes the gap setting the winning tile apart, or that joins the tile to the next meld,
-reads worse.
+sorted), then from the reading end back. Each is grouped with the face added there; the first where the tile counts
+in the hand and the hand reads legal with no problem is taken, else the best of them (the tile counted, the hand
+legal, the tile in that group, fewest problems): a place that closes the gap setting the winning tile apart, or that
+joins the tile to the next meld, reads worse. A group of four (a kong, the four 发) takes no tile, and a tile that no
+place counts in the hand is refused rather than added to lie uncounted.
 """
 
 from __future__ import annotations
