@@ -70,3 +70,14 @@ def test_a_folder_it_cannot_read_is_refused_saying_why(tmp_path, make, message):
     make(tmp_path)
     with pytest.raises(SystemExit, match=message):
         main(["--data", str(tmp_path)])
+
+
+def test_hands_laid_out_at_random_are_checked_as_the_layouts_bench_lays_them(capsys):
+    assert main(["--random-layouts", "3", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("3 random layouts (seed 5): ") and "right: " in out
+
+
+def test_nothing_to_check_is_refused():
+    with pytest.raises(SystemExit, match="give --data DIR or --random-layouts N"):
+        main([])

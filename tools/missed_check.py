@@ -95,6 +95,13 @@ def _synth(data: Path) -> list[tuple[Detections, tuple[int, int]]]:
     return out
 
 
+def _random(n: int, seed: int) -> list[tuple[Detections, tuple[int, int]]]:
+    from xingzi.vision.bench_layouts import random_layout
+
+    rng = np.random.default_rng(seed)
+    return [(random_layout(rng, k)[1].detections, (960, 1280)) for k in range(n)]
+
+
 def _labelled(data: Path) -> list[tuple[Detections, tuple[int, int]]]:
     """Labelled photos (YOLO, as `xingzi eval` reads them) of a hand's worth of tiles (13 to 18), their labels' boxes."""
     ds = load_dataset(data)
@@ -111,21 +118,31 @@ def _labelled(data: Path) -> list[tuple[Detections, tuple[int, int]]]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", action="append", required=True,
+    p.add_argument("--data", action="append",
                    help="a `xingzi synth` folder, or labelled photos as `xingzi eval` reads them; repeatable")
     p.add_argument("--limit", type=int, default=0, help="photos per folder (0: all)")
+    p.add_argument("--random-layouts", type=int, default=0, metavar="N",
+                   help="also N hands dealt and laid out at random, as `xingzi bench pipeline --random-layouts` lays "
+                        "them out (their true boxes)")
+    p.add_argument("--seed", type=int, default=5, help="for --random-layouts")
     args = p.parse_args(argv)
-    for data in map(Path, args.data):
+    sets: list[tuple[str, Path | None]] = [(str(data), data) for data in map(Path, args.data or [])]
+    if args.random_layouts:
+        sets.append((f"{args.random_layouts} random layouts (seed {args.seed})", None))
+    if not sets:
+        raise SystemExit("give --data DIR or --random-layouts N")
+    for name, data in sets:
         tally: Counter = Counter()
         times: list[float] = []
         try:
-            photos = _synth(data) if (data / "meta").is_dir() else _labelled(data)
+            photos = (_random(args.random_layouts, args.seed) if data is None else
+                      _synth(data) if (data / "meta").is_dir() else _labelled(data))
         except (OSError, ValueError) as e:
             raise SystemExit(f"--data {data}: {e}") from None
         for det, shape in photos[: args.limit or None]:
             check_photo(det, shape, tally, times)
         n = tally["tiles"]
-        print(f"{data}: {n} tiles of a group, each left out and added back by face and group")
+        print(f"{name}: {n} tiles of a group, each left out and added back by face and group")
         print(f"  right: {tally['right']} ({100 * tally['right'] / max(n, 1):.1f} %); at its true box (a tap): "
               f"{tally['right at its true box']} ({100 * tally['right at its true box'] / max(n, 1):.1f} %)")
         if tally["legal tried"] < tally["tried"]:  # some truths are no winning hand (real photos of any tiles)

@@ -102,7 +102,8 @@ def test_a_tile_the_hand_does_not_count_has_no_group_to_add_beside():
 
 def test_on_hands_dealt_and_laid_out_at_random_nearly_every_tile_comes_back():
     """Hands as `xingzi synth` deals them, at random turns, perspectives, gaps and meld places (the layouts bench's);
-    a tile at its true box comes back in every one of these, so the shortfall is the place found."""
+    a tile at its true box comes back in every one of these, so the shortfall is the place found (and a concealed
+    kong's face, which no place restores: its other tiles no longer read as a kong)."""
     from collections import Counter
 
     from tools.missed_check import check_photo
@@ -113,7 +114,7 @@ def test_on_hands_dealt_and_laid_out_at_random_nearly_every_tile_comes_back():
     for k in range(15):
         check_photo(random_layout(rng, k)[1].detections, SHAPE, tally, [])
     assert tally["right at its true box"] == tally["tried"] > 180
-    assert tally["right"] >= 0.95 * tally["tried"], dict(tally)
+    assert tally["right"] >= 0.95 * (tally["tried"] - tally["tried concealed_kong"]), dict(tally)
 
 
 def test_faces_lie_near_in_a_sorted_hand_by_rank_within_a_suit():
