@@ -35,9 +35,11 @@ MAX_FOUND = 60  # tiles found at most for a place to be found (a grouping of mor
 MAX_PLACES = 12  # places grouped at most (each a grouping of the photo: the right one comes within 9 on held-out hands)
 
 
+Placed = list[tuple[int, tuple[float, ...]]]  # each added tile's class and box
+
+
 def add_missed(det: Detections, added: Sequence[tuple[int, Sequence[float] | int]], shape: tuple[int, ...],
-               seen: Detections | None = None, ignored: Sequence[int] = ()) -> tuple[Detections, list[tuple[int,
-                                                                                                    tuple[float, ...]]]]:
+               seen: Detections | None = None, ignored: Sequence[int] = ()) -> tuple[Detections, Placed]:
     """Detections with missed tiles appended, each ``(class id, box)`` as ``add_tiles`` takes it or ``(class id,
     index of a tile)`` to be placed beside that tile's group (in order: a tile placed earlier is there for the next);
     and each added tile's box, as placed. ``seen``: ``det`` as the user sees it (faces corrected), ``ignored`` the

@@ -30,7 +30,7 @@ from xingzi.engine.ruleset import Ruleset
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN, TILES, Tile
 from xingzi.jsontext import KeyTwice, NotJsonNumber, strict_loads
 from xingzi.vision.detections import Detections, check_tile_index
-from xingzi.vision.missed import add_missed
+from xingzi.vision.missed import Placed, add_missed
 from xingzi.vision.names import EVENTS, ITEM_NAMES
 from xingzi.vision.photo import MAX_PIXELS, MAX_SIDE, decode_image
 from xingzi.vision.pipeline import (
@@ -251,7 +251,7 @@ class Marks:
     win: int | None
     context: Context
     as_read: bool
-    added: list[tuple[int, tuple[float, ...]]]  # the tiles added, each with its box as placed
+    added: Placed  # the tiles added, each with its box as placed
     guessed: list[int]  # those whose place the server chose (the "+"): their boxes are no training labels
 
 
