@@ -719,3 +719,13 @@ def test_a_reader_that_stops_early_ends_the_stream_quietly(tmp_path) -> None:
                           capture_output=True, cwd=tmp_path, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert json.loads(proc.stdout)["own"] == 3 and proc.stderr == b""  # no "Broken pipe" said to the terminal
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    pytest.param("5", "int", id="a-number"), pytest.param("true", "bool", id="a-flag"),
+    pytest.param('"12m"', "str", id="a-string"), pytest.param("1.5", "float", id="a-fraction"),
+])
+def test_a_json_value_that_is_no_object_is_named_by_what_it_is(capsys, monkeypatch, tmp_path, text, kind) -> None:
+    code, out, _ = score_json(text.encode(), "-", tmp_path, capsys, monkeypatch)
+    (result,) = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and result["line"] == 1 and result["error"].endswith(f"got {kind}")

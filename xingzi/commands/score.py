@@ -273,7 +273,7 @@ def _score_stream(text: str, ruleset, out=None) -> int:
     if whole == []:
         raise ValueError("no situation given: the JSON list is empty")
     lines = [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
-    items: list[Any] = whole if isinstance(whole, list) else lines
+    items: list[Any] = whole if isinstance(whole, list) else lines if whole is None else [whole]  # (5, true: one)
     failed = 0
     for n, item in enumerate(items, 1):
         if whole is None and not item.strip():  # (a blank line; a "" in a JSON list is a bad situation)
