@@ -98,7 +98,7 @@ def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) ->
     aside, removed = (list(getattr(args, key, None) or []) for key in ("aside", "not_tile"))
     # a tile added beside a group is placed as the user sees the hand: the faces the --fix flags set on the tiles
     # found, the tiles set aside left out (a --fix that names no found tile is said below)
-    seen = [resolve_fix(spec, det) for spec in getattr(args, "fix", None) or [] if _names_a_found_tile(spec, det)]
+    seen = [fix for spec in getattr(args, "fix", None) or [] if (fix := _found_fix(spec, det)) is not None]
     det, _ = add_missed(det, added, shape, seen=apply_corrections(det, kong_named(det, dict(seen))),
                         ignored=[i for i in {*aside, *removed} if 0 <= i < len(det)])
     fixes = [resolve_fix(spec, det) for spec in getattr(args, "fix", None) or []]
@@ -115,12 +115,12 @@ def marked(args: argparse.Namespace, det: Detections, shape: tuple[int, ...]) ->
     return det, fixed, sorted({*aside, *removed}), sorted(set(removed))
 
 
-def _names_a_found_tile(spec: str, det: Detections) -> bool:
+def _found_fix(spec: str, det: Detections) -> tuple[int, int] | None:
+    """A --fix as it names one of the tiles found, or None (what is wrong with it is said once all are added)."""
     try:
-        resolve_fix(spec, det)
-        return True
+        return resolve_fix(spec, det)
     except ValueError:
-        return False
+        return None
 
 
 def tiles_table(reading: HandReading) -> list[str]:
