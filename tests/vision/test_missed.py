@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tools.missed_check import mates as group_mates
 from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import HandReading, group
@@ -44,9 +45,7 @@ def test_every_tile_left_out_and_added_beside_its_group_reads_the_hand_again(lay
     for i, role in enumerate(full.roles):
         if role not in GROUPED or int(det.cls[i]) == BACK_CLASS:  # (a face-down tile is no face to name)
             continue
-        mates = [j for j in range(len(det)) if j != i and (full.roles[j] in ("concealed", "win") if role == "concealed"
-                                                           else full.roles[j] == role and full.meld_of[j]
-                                                           == full.meld_of[i])]
+        mates = group_mates(full, i)
         if not mates:
             continue
         less = _without(det, i)
