@@ -4,11 +4,15 @@ keyboard or screen reader, or by a finger too big for the photo, without pointin
 
 The places tried lie a step before and after each tile of the group along the hand's line where no tile lies: in a
 gap a tile long first (a tile missed there leaves one), then beside the tiles of the nearest faces (a hand is kept
-sorted), then from the reading end back. Each is grouped with the face added there; the first where the tile counts
-in the hand and the hand reads legal with no problem is taken, else the best of them (the tile counted, the hand
-legal, the tile in that group, fewest problems): a place that closes the gap setting the winning tile apart, or that
-joins the tile to the next meld, reads worse. A group of four (a kong, the four 发) takes no tile, and a tile that no
+sorted), then from the reading end back. Each is grouped with the face added there, and the best taken: the tile
+counted in the hand, the hand legal, the tile read with tiles of its group (a pung that lost a tile reads as two like
+tiles in the row: the tile added to the row may make them a pung again), the fewest problems, then a hole between two
+tiles of its face (what a tile missed from the middle of a pung or a row leaves), then the winning tile seen apart
+rather than guessed, then the order tried. A group of four (a kong, the four 发) takes no tile, and a tile that no
 place counts in the hand is refused rather than added to lie uncounted.
+
+A concealed kong that lost a face no longer reads as a kong: its face-down tiles lie uncounted, and a tile added
+beside them (the page's "+" after the tiles not counted) is placed beside them and the face touching them.
 """
 
 from __future__ import annotations
@@ -19,16 +23,18 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 
 from .detections import Detections, check_tile_index
-from .grouping import HandReading, group, is_legal_reading
+from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading
 from .usermarks import MAX_ADDED, add_tiles
 
 GROUPED = ("concealed", "win", "pung", "kong", "concealed_kong", "fa")  # tiles a missed one may be added beside
 ROW = ("concealed", "win")  # one line: a gap between the row and a winning tile set apart is a place too
 LONE_STEP = 1.05  # a group of one tile: the next lies a tile's length on, with a hair of gap
 SNUG = 0.9  # a step a little short: tiles in a line touch, and a gap may read as a tile set apart
+TOUCH = 1.4  # tiles whose centres lie within this many tile widths touch
+HOLE = 2.4  # ... or have a tile's hole between them
 TAKEN = 0.5  # a place with a tile's centre nearer than this many steps is taken
 MAX_BESIDE = 4  # tiles placed by the server in one request (the page sends one at a time)
 MAX_FOUND = 60  # tiles found at most for a place to be found (a grouping of more takes too long a dozen times)
@@ -76,25 +82,30 @@ def place_beside(det: Detections, beside: int, cls: int, shape: tuple[int, ...],
     check_tile_index(beside, len(det), "tile to add beside")
     reading = group(det, ignored)
     role = reading.roles[beside]
-    if role not in GROUPED:
-        raise ValueError(f"tile #{beside} is read as {role}: a missed tile is added beside the hand's row, a meld or "
-                         "the 发, not beside a tile the hand does not count")
-    members = _members(reading, beside)
-    if role not in ROW and len(members) >= 4:
-        raise ValueError(f"tile #{beside}'s group holds {len(members)} tiles already (a kong, or the four 发): "
-                         "nothing is missing from it")
+    if role == "loose" and int(det.cls[beside]) == BACK_CLASS:  # a concealed kong that lost a face falls apart
+        members = _face_down_run(det, reading, beside)
+    elif role not in GROUPED:
+        raise ValueError(f"tile #{beside} is read as {role}: a missed tile is added beside the hand's row, a meld, "
+                         "the 发 or face-down tiles, not beside a tile the hand does not count")
+    else:
+        members = _members(reading, beside)
+        if role not in ROW and len(members) >= 4:
+            raise ValueError(f"tile #{beside}'s group holds {len(members)} tiles already (a kong, or the four 发): "
+                             "nothing is missing from it")
     kin = [_face_distance(int(det.cls[i]), int(cls)) for i in members]
     best: tuple | None = None
     line = np.asarray(reading.direction, np.float64)  # a unit vector the way the hand is read (rowgeom.canonical)
-    for rank, box in enumerate(islice(_places(det.xyxy.astype(np.float64), members, kin, line, shape), MAX_PLACES)):
+    for rank, (box, hole) in enumerate(islice(_places(det.xyxy.astype(np.float64), members, kin, line, shape),
+                                              MAX_PLACES)):
         again = group(add_tiles(det, [(cls, box)], shape), ignored)
         # the tile counted in the hand (a stray pulled in to fill a hand short of it may go back out: it should)
         kept = again.roles[len(det)] in GROUPED
-        legal = is_legal_reading(again)
-        key = (not kept, not legal, not _joined(again, len(det), beside), len(again.problems), rank)
+        guessed = sum(p.startswith(WIN_GUESSED) for p in again.problems)
+        key = (not kept, not is_legal_reading(again), not _joined(again, len(det), role, members),
+               len(again.problems) - guessed, not hole, guessed, rank)
         if best is None or key < best[0]:
             best = (key, box)
-        if kept and legal and not again.problems:
+        if not any(key[:-1]):  # (a later place can only tie, and ranks after)
             break
     if best is None or best[0][0]:
         raise ValueError(f"no place beside tile #{beside}'s group reads the {CLASS_NAMES[cls]} in the hand: tap the "
@@ -111,12 +122,30 @@ def _members(reading: HandReading, beside: int) -> list[int]:
     return [i for i, m in enumerate(reading.meld_of) if m == meld]
 
 
-def _joined(reading: HandReading, added: int, beside: int) -> bool:
-    """Whether the tile added at index ``added`` is read in the group of tile ``beside``."""
-    role, meld = reading.roles[added], reading.meld_of[added]
-    if reading.roles[beside] in ROW:
-        return role in ROW
-    return role == reading.roles[beside] and meld == reading.meld_of[beside]
+def _joined(reading: HandReading, added: int, role: str, members: list[int]) -> bool:
+    """Whether the tile added at index ``added`` is read in a group with tiles of the group it was added to (tiles
+    of ``role``): the row, a meld made of the row's tiles (a pung that lost a tile reads as two like tiles in the
+    row), the same meld, the kong whose face-down tiles those were."""
+    mine = set(_members(reading, added)) if reading.roles[added] in GROUPED else {added}
+    if role == "loose" and reading.roles[added] != "concealed_kong" or role not in ROW and reading.roles[added] in ROW:
+        return False
+    return bool(mine & set(members))
+
+
+def _face_down_run(det: Detections, reading: HandReading, beside: int) -> list[int]:
+    """Face-down tiles the hand does not count lying in a line with tile ``beside`` and the faces touching them (a
+    concealed kong's other face, now read in the row): one after another, or a tile's hole apart (where a face was)."""
+    centres = (det.xyxy[:, :2] + det.xyxy[:, 2:]) / 2
+    step = float(np.min(det.xyxy[beside, 2:] - det.xyxy[beside, :2]))  # about a tile's width, tile to tile
+    near = lambda i, j, reach: bool(np.hypot(*(centres[i] - centres[j])) < reach * step)  # noqa: E731
+    face_down = {i for i, r in enumerate(reading.roles) if r == "loose" and int(det.cls[i]) == BACK_CLASS}
+    faces = {i for i, r in enumerate(reading.roles) if r in GROUPED and int(det.cls[i]) != BACK_CLASS}
+    run = [beside]
+    for i in run:  # (grows as it is walked: a face joins beside a face-down tile, not beside another face)
+        run += [j for j in sorted(face_down) if j not in run and near(i, j, HOLE)]
+        if i in face_down:
+            run += [j for j in sorted(faces) if j not in run and near(i, j, TOUCH)]
+    return run
 
 
 def _face_distance(a: int, b: int) -> int:
@@ -127,7 +156,7 @@ def _face_distance(a: int, b: int) -> int:
 
 
 def _places(boxes: np.ndarray, members: list[int], kin: list[int], u: np.ndarray,
-            shape: tuple[int, ...]) -> Iterator[tuple]:
+            shape: tuple[int, ...]) -> Iterator[tuple[tuple[float, float, float, float], bool]]:
     """Boxes inside the photo to try, a step before and after each tile of the group along the line where no tile
     lies: those in a gap (another of the group's tiles a step beyond) first, then beside the tiles nearest the face
     added (a hand is kept sorted: a 3m missed lies by the other 3m, or the 2m), then from the reading end back."""
@@ -151,15 +180,18 @@ def _places(boxes: np.ndarray, members: list[int], kin: list[int], u: np.ndarray
                 continue
             beyond = along[k] + sign * 2 * step  # where the next tile lies if a gap of one tile is here
             across_gap = np.flatnonzero((np.abs(along - beyond) < step / 2) & (np.abs(side - side[k]) < width[k] / 2))
-            if len(across_gap):  # in the gap's middle: the tiles on both its sides touch the one added
-                centre = (centres[k] + centres[across_gap[0]]) / 2
+            middle = (centres[k] + centres[across_gap[0]]) / 2 if len(across_gap) else None
+            gap = middle is not None and not _taken(middle, step, all_centres)  # (a tile may lie there, off the line)
+            if gap:  # in the gap's middle: the tiles on both its sides touch the one added
+                centre = middle
             box = np.concatenate([centre - sizes[k] / 2, centre + sizes[k] / 2])
-            slots.append((not len(across_gap), kin[k], -float(centre @ u), box, centre, step))
+            hole = gap and kin[k] == 0 and kin[int(across_gap[0])] == 0  # between two tiles of the face added
+            slots.append((not gap, kin[k], -float(centre @ u), box, centre, step, hole))
     kept: list[np.ndarray] = []
-    for *_, box, centre, step in sorted(slots, key=lambda t: t[:3]):
+    for *_, box, centre, step, hole in sorted(slots, key=lambda t: t[:3]):
         if not kept or not _taken(centre, step, np.array(kept)):  # (a gap's slot is found from both its sides)
             kept.append(centre)
-            yield _clipped(box, w, h)
+            yield _clipped(box, w, h), hole
 
 
 def _step(k: int, along: np.ndarray, side: np.ndarray, width: np.ndarray) -> float | None:

@@ -99,10 +99,45 @@ def test_a_tile_the_hand_does_not_count_has_no_group_to_add_beside():
         place_beside(stray, len(det), Tile.M5.index, SHAPE)
 
 
+@pytest.mark.parametrize("shown", ["FDDF", "DFFD"])
+@pytest.mark.parametrize("layout", [dict(), dict(angle=20.0), dict(melds_row=1)], ids=["row", "turned", "second-row"])
+def test_a_concealed_kong_that_lost_a_face_is_mended_beside_its_face_down_tiles(shown, layout):
+    """Without one of its faces a concealed kong reads as no kong: its face-down tiles lie uncounted and its other
+    face joins the row. A "+" beside either face-down tile puts the face back where the kong reads again."""
+    det = hand_layout("11m456p789s22p", "1m", melds=("concealed_kong 9m",), kong_shown=shown, size=70,
+                      **layout).detections
+    full = group(det)
+    faces = [i for i, r in enumerate(full.roles) if r == "concealed_kong" and det.cls[i] != BACK_CLASS]
+    assert not full.problems and len(faces) == 2
+    for i in faces:
+        less = _without(det, i)
+        broken = group(less)
+        face_down = [j for j, r in enumerate(broken.roles) if r == "loose" and less.cls[j] == BACK_CLASS]
+        assert len(face_down) == 2 and not broken.melds  # (what the "+" is for)
+        for j in face_down:
+            back, _ = add_missed(less, [(Tile.M9.index, j)], SHAPE)
+            assert _key(group(back)) == _key(full), (shown, i, j)
+
+
+@pytest.mark.parametrize("layout", [dict(), dict(angle=-20.0), dict(gap=0.4), dict(sideways_at=1)],
+                         ids=["row", "turned", "narrow-gaps", "turned-tile-second"])
+def test_a_pung_that_lost_a_tile_into_the_row_is_mended_from_the_row(layout):
+    """Two tiles left of a claimed pung read in the row; the missed tile added to the row (the group it shows in)
+    goes where the pung reads again: in the hole it left, or beside the two rather than into the row."""
+    det = hand_layout("1m456p789s", "1m", melds=("pung 5s", "pung 中"), size=70, **layout).detections
+    full = group(det)
+    assert not full.problems and len(full.melds) == 2
+    for i in [i for i, r in enumerate(full.roles) if r == "pung"]:
+        less = _without(det, i)
+        assert len(group(less).melds) == 1  # (the pung it left reads as two tiles of the row)
+        back, _ = add_missed(less, [(int(det.cls[i]), 0)], SHAPE)
+        assert _key(group(back)) == _key(full), (layout, i)
+
+
 def test_on_hands_dealt_and_laid_out_at_random_nearly_every_tile_comes_back():
     """Hands as `xingzi synth` deals them, at random turns, perspectives, gaps and meld places (the layouts bench's);
-    a tile at its true box comes back in every one of these, so the shortfall is the place found (and a concealed
-    kong's face, which no place restores: its other tiles no longer read as a kong)."""
+    a tile at its true box comes back in every one of these, so the shortfall is the place found (a concealed kong's
+    face among them, added beside the kong's face-down tiles, which lie uncounted without it)."""
     from collections import Counter
 
     from tools.missed_check import check_photo
@@ -113,7 +148,8 @@ def test_on_hands_dealt_and_laid_out_at_random_nearly_every_tile_comes_back():
     for k in range(15):
         check_photo(random_layout(rng, k)[1].detections, SHAPE, tally, [])
     assert tally["right at its true box"] == tally["tried"] > 180
-    assert tally["right"] >= 0.95 * (tally["tried"] - tally["tried concealed_kong"]), dict(tally)
+    assert tally["right"] >= 0.94 * tally["tried"], dict(tally)
+    assert 2 * tally["right concealed_kong"] >= tally["tried concealed_kong"] > 0, dict(tally)
 
 
 def test_faces_lie_near_in_a_sorted_hand_by_rank_within_a_suit():

@@ -11,6 +11,7 @@ from web_helpers import (
     foreign_fa_detections,
     jpeg_bytes,
     kong_down_detections,
+    kong_lost_face_detections,
     layout_detections,
     missed_tile_detections,
     stray_fa_detections,
@@ -49,6 +50,11 @@ def server_kong_down():
 @pytest.fixture(scope="module")
 def server_two_kongs():
     yield from serve(two_kongs_detections())
+
+
+@pytest.fixture(scope="module")
+def server_kong_lost_face():
+    yield from serve(kong_lost_face_detections())
 
 
 @pytest.fixture(scope="module")

@@ -319,6 +319,7 @@ def test_adding_a_missed_tile_by_keyboard_alone_with_the_plus_after_its_group(se
     pytest.param("server_kong_down", ["手牌", "碰"], id="a-kong-all-face-down-and-a-pung"),  # a kong is whole
     pytest.param("server_two_kongs", ["手牌"], id="two-kongs"),
     pytest.param("server_stray_fa", ["手牌", "发"], id="a-bonus-fa"),
+    pytest.param("server_kong_lost_face", ["手牌", "不计"], id="face-down-tiles-of-a-kong-that-lost-a-face"),
 ])
 def test_a_plus_follows_each_group_a_tile_may_be_missing_from(request, fixture, groups):
     from playwright.sync_api import expect
@@ -326,6 +327,22 @@ def test_a_plus_follows_each_group_a_tile_may_be_missing_from(request, fixture, 
     with uploaded(request.getfixturevalue(fixture)) as page:
         page.wait_for_function("state.data !== null && state.pending === 0")
         expect(page.locator("#strip .group:has(.add-chip) .group-name [lang=zh]")).to_have_text(groups)
+
+
+def test_a_concealed_kong_that_lost_a_face_is_mended_with_the_plus_after_its_face_down_tiles(server_kong_lost_face):
+    from playwright.sync_api import expect
+
+    with uploaded(server_kong_lost_face) as page:
+        page.locator("#as_read").check()
+        expect(page.locator("#verdict")).to_contain_text("not scored")
+        plus = page.locator("#strip .group:has(.left-out) .add-chip")
+        expect(plus).to_have_attribute("aria-label", "在扣着的牌里添加漏读的牌 Add a missed tile to the face-down tiles")
+        plus.click()
+        expect(page.locator("#picker-title")).to_contain_text("Add to the face-down tiles")
+        page.locator(f'#faces button[data-cls="{Tile.ZHONG.index}"]').click()
+        expect(page.locator("#notation")).to_have_text("234m5p678s 5p | kong 9p | concealed_kong 中")
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        expect(page.locator("#strip .left-out")).to_have_count(0)
 
 
 class ShapeRecorder(FakeDetector):

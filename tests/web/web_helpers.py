@@ -9,7 +9,7 @@ import numpy as np
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from xingzi.engine.tiles import Tile
+from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.layouts import hand_layout
 from xingzi.web.app import create_app
@@ -79,6 +79,14 @@ def two_kongs_detections() -> Detections:
     """A 明杠 of 9p and a 中 暗杠 laid after it: on 杠上开花 13 炮 as laid (中 just made), 16 once 9p is named."""
     return hand_layout("234m678s5p", "5p", ["kong 9p", "concealed_kong 中"], kong_shown="FDDF", size=70,
                        center=(WIDTH / 2, HEIGHT / 2), probs=True).detections
+
+
+def kong_lost_face_detections() -> Detections:
+    """``two_kongs_detections`` with the 中 kong's first face (#12) not found: its face-down tiles lie uncounted (#12,
+    #13) and its other face reads in the row; the 中 added beside them makes the kong again."""
+    det = two_kongs_detections()
+    assert int(det.cls[12]) == Tile.ZHONG.index and int(det.cls[13]) == BACK_CLASS
+    return det.subset(np.arange(len(det)) != 12)
 
 
 def stray_fa_detections() -> Detections:

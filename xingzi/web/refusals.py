@@ -109,7 +109,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"tile #(-?\d+) was added with \"\+\": its place is where it reads best, .+",
          lambda m: f"第 {m[1]} 张是用“+”添加的，位置是按读法选的，不是它实际所在：要存训练标注，请在它上面点“不是牌”，再点照片上它所在的地方"),
         (r"tile #(-?\d+) is read as (\w+): a missed tile is added beside .+",
-         lambda m: f"第 {m[1]} 张是{ROLES.get(m[2], m[2])}，不能在它旁边添加：请选手牌、碰杠或发里的牌"),
+         lambda m: f"第 {m[1]} 张是{ROLES.get(m[2], m[2])}，不能在它旁边添加：请选手牌、碰杠、发或扣着的牌里的牌"),
         (r"no place beside tile #(-?\d+)'s group reads the (\S+) in the hand: .+",
          lambda m: f"第 {m[1]} 张那一组旁边没有地方能让{tile_chinese(m[2])}算进这手牌：请点照片上它所在的地方"),
         (r"tile #(-?\d+)'s group holds (\d+) tiles already .+",

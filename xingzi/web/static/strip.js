@@ -101,6 +101,8 @@ function showStrip(data) {
     if (ADDABLE.includes(tiles[0].role) && !full && !(tiles[0].role === "concealed_kong" && tiles[0].meld < 0)) {
       group.appendChild(addButton(tiles[0], zh, en));
     }
+    const faceDown = tiles.find((t) => t.role === "loose" && chipFace(t.cls).en[0] === "back");
+    if (faceDown) group.appendChild(addButton(faceDown, "扣着的牌", "face-down tiles"));  // a kong that lost a face
     strip.appendChild(group);
   }
   strip.hidden = !groups.size;
