@@ -59,7 +59,10 @@ def check_photo(det: Detections, shape: tuple[int, ...], tally: Counter, times: 
             tally["alone in its group"] += 1
             continue
         less = det.subset(np.arange(len(det)) != i)
-        beside, face = others[0] - (others[0] > i), int(det.cls[i])
+        # a concealed kong's face beside a face-down tile of its kong: they lie uncounted without it, and the page
+        # offers its "+" after them
+        at = next((j for j in others if int(det.cls[j]) == BACK_CLASS), others[0]) if role == "concealed_kong" else others[0]
+        beside, face = at - (at > i), int(det.cls[i])
         tapped, _ = add_missed(less, [(face, tuple(float(v) for v in det.xyxy[i]))], shape)
         tally["right at its true box"] += same_hand(group(tapped), full)
         tally[f"tried {role}"] += 1
