@@ -252,6 +252,32 @@ def test_json_lines_on_standard_input_are_answered_as_they_come() -> None:
                 proc.kill()
 
 
+def test_with_lines_the_first_situation_on_standard_input_is_answered_before_another_is_written() -> None:
+    with subprocess.Popen([sys.executable, "-m", "xingzi", "score", "--json", "-", "--lines"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT) as proc:
+        try:
+            proc.stdin.write(ONE_LINE.encode())  # one line, and the writer waits for its answer
+            proc.stdin.flush()
+            assert json.loads(read_line_within(proc.stdout))["own"] == 3
+            proc.stdin.write(b'{"hand": "12m456m789p22345s3m"}\n')  # a bad one: its error record, and on
+            proc.stdin.flush()
+            assert json.loads(read_line_within(proc.stdout))["line"] == 2
+            proc.stdin.close()
+            assert proc.wait(timeout=30) == 1 and proc.stdout.read() == b""
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+def test_with_lines_one_object_alone_is_one_json_line_and_its_error_a_record(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(ONE_LINE))
+    code, out, _ = run(["score", "--json", "-", "--lines"], capsys)
+    assert code == 0 and out.count("\n") == 1 and json.loads(out)["own"] == 3  # (without --lines: pretty-printed)
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"hand": "12m456m789p22345s3m", "win_tile": "5z"}'))
+    code, out, err = run(["score", "--json", "-", "--lines"], capsys)
+    assert code == 1 and json.loads(out)["line"] == 1 and "error" in json.loads(out) and err == ""
+
+
 def open_pipe_for_writing(path: Path, seconds: float = 30) -> int:
     """A named pipe's writing end, once a reader has opened it (failing rather than hanging if none does)."""
     deadline = time.monotonic() + seconds
@@ -442,6 +468,10 @@ def test_bad_json_input_says_what_was_expected(capsys, monkeypatch, text: str, m
                  id="bloom-no-photo"),
     pytest.param(["photo.jpg", "--hand", "12m456m789p22345s 3m"], "give a photo or --hand, not both", id="photo-and-hand"),
     pytest.param(["photo.jpg", "--json", "house.json"], "give a photo or --json FILE, not both", id="photo-and-json"),
+    pytest.param(["--hand", "12m456m789p22345s 3m", "--lines"], "--lines is for reading situations with --json FILE",
+                 id="lines-with-hand"),
+    pytest.param(["photo.jpg", "--lines"], "--lines is for reading situations with --json FILE", id="lines-with-photo"),
+    pytest.param(["--lines"], "--lines is for reading situations with --json FILE", id="lines-alone"),
 ])
 def test_flags_of_another_mode_are_refused(capsys, tmp_path, monkeypatch, argv: list[str], message: str) -> None:
     monkeypatch.chdir(tmp_path)

@@ -44,8 +44,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", nargs="?", const="", default=None, metavar="FILE",
                    help="with --hand: print the §10 result as JSON; with FILE (or - for stdin): "
                         "score a §10 situation or JSON Lines, one result per line as each is read "
-                        "(a .jsonl file, or pipe, always as JSON Lines; on stdin the first answer waits for "
-                        "the second line, which tells JSON Lines from one object)")
+                        "(a .jsonl file always as JSON Lines; on stdin the first answer waits for the second "
+                        "line, which tells JSON Lines from one object, unless --lines is given)")
+    p.add_argument("--lines", action="store_true",
+                   help="with --json FILE or -: read JSON Lines whatever the input holds, each line answered as soon "
+                        "as it is read (for a program that writes one situation and waits for its answer)")
     p.add_argument("--out", metavar="PATH", help="photo mode: where to write the annotated photo")
     p.add_argument("--model", metavar="PATH", help="photo mode: detector weights")
     p.add_argument("--conf", type=float, metavar="FLOAT", help="photo mode: detection confidence threshold")
@@ -289,6 +292,8 @@ PHOTO_ONLY = ("out", "model", "conf", "claim", "bloom", "as_read", "tiles", "fix
 
 def _check_mode(args: argparse.Namespace) -> None:
     """A photo, --hand or --json FILE: flags of another mode are refused rather than left unread."""
+    if args.lines and not (args.json and not args.hand and not args.photo):
+        raise ValueError("--lines is for reading situations with --json FILE (or - for standard input)")
     if args.photo:
         if args.hand:
             raise ValueError("give a photo or --hand, not both")
@@ -309,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
     ruleset = load_ruleset(args.rules) if args.rules else None
     if args.json and not args.hand:  # JSON Lines answered a line at a time, as they come (score_stream)
         with opened(args.json) as reader:
-            return score_input(reader, sys.stdout, as_lines=args.json.endswith(".jsonl"), parse=_loads,
+            return score_input(reader, sys.stdout, as_lines=args.lines or args.json.endswith(".jsonl"), parse=_loads,
                                answer=lambda item, n: _answer(item, n, ruleset),
                                whole=lambda text: _score_stream(text, ruleset))
     if args.json and args.hand:
