@@ -119,6 +119,17 @@ def test_a_concealed_kong_that_lost_a_face_is_mended_beside_its_face_down_tiles(
             assert _key(group(back)) == _key(full), (shown, i, j)
 
 
+def test_a_face_down_tile_lying_alone_away_from_the_hand_takes_no_tile_beside_it():
+    """A "+" after the tiles not counted adds beside face-down tiles; one alone on the table (the wall, another
+    player's) has no place where a face added beside it counts in the hand: refused, nothing added."""
+    det = hand_layout("123m456m789p12s55p", "3s", size=70).detections
+    stray = Detections(np.vstack([det.xyxy, [[20, 20, 72, 90]]]).astype(np.float32), np.append(det.cls, BACK_CLASS),
+                       np.append(det.conf, np.float32(0.9)))
+    assert group(stray).roles[-1] == "loose"
+    with pytest.raises(ValueError, match=f"added tile 0: no place beside tile #{len(det)}'s group reads the 5m"):
+        add_missed(stray, [(Tile.M5.index, len(det))], SHAPE)
+
+
 @pytest.mark.parametrize("layout", [dict(), dict(angle=-20.0), dict(gap=0.4), dict(sideways_at=1)],
                          ids=["row", "turned", "narrow-gaps", "turned-tile-second"])
 def test_a_pung_that_lost_a_tile_into_the_row_is_mended_from_the_row(layout):

@@ -71,7 +71,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--add", metavar="FACE@X0,Y0,X1,Y1|FACE@N", action="append", default=[],
                    help="photo mode: a tile the detector missed, its box in pixels of the photo as read (its size "
                         "is printed; it joins its row or meld by where it lies), or FACE@N to add it beside tile "
-                        "N's row or meld (its place found); repeatable")
+                        "N's row or meld, or beside face-down tile N left uncounted (a concealed kong that lost a face; "
+                        "its place found); repeatable")
     p.add_argument("--aside", metavar="N", type=int, action="append", default=[],
                    help="photo mode: tile N is not part of this hand (another player's tile); repeatable")
     p.add_argument("--not-tile", dest="not_tile", metavar="N", type=int, action="append", default=[],
