@@ -124,10 +124,11 @@ def _members(reading: HandReading, beside: int) -> list[int]:
 
 def _joined(reading: HandReading, added: int, role: str, members: list[int]) -> bool:
     """Whether the tile added at index ``added`` is read in a group with tiles of the group it was added to (tiles
-    of ``role``): the row, a meld made of the row's tiles (a pung that lost a tile reads as two like tiles in the
-    row), the same meld, the kong whose face-down tiles those were."""
+    of ``role``, ``members``), wherever they read now: the row, a meld made of the row's tiles (a pung that lost a
+    tile reads as two like tiles in the row), that meld or the kong it makes, the concealed kong whose face-down tiles
+    those were (only that: beside them the kong's other face is a member, now read in the row)."""
     mine = set(_members(reading, added)) if reading.roles[added] in GROUPED else {added}
-    if role == "loose" and reading.roles[added] != "concealed_kong" or role not in ROW and reading.roles[added] in ROW:
+    if role == "loose" and reading.roles[added] != "concealed_kong":
         return False
     return bool(mine & set(members))
 

@@ -119,15 +119,21 @@ def test_a_concealed_kong_that_lost_a_face_is_mended_beside_its_face_down_tiles(
             assert _key(group(back)) == _key(full), (shown, i, j)
 
 
-def test_a_face_down_tile_lying_alone_away_from_the_hand_takes_no_tile_beside_it():
+@pytest.mark.parametrize("hand", [dict(hand="123m456m789p12s55p", win="3s"),
+                                  dict(hand="11m456p789s22p", win="1m", melds=("concealed_kong 9m",))],
+                         ids=["a-hand", "beside-a-kong-that-lost-a-face"])
+def test_a_face_down_tile_lying_alone_away_from_the_hand_takes_no_tile_beside_it(hand):
     """A "+" after the tiles not counted adds beside face-down tiles; one alone on the table (the wall, another
-    player's) has no place where a face added beside it counts in the hand: refused, nothing added."""
-    det = hand_layout("123m456m789p12s55p", "3s", size=70).detections
+    player's) has no place where a face added beside it counts in the hand, nor reaches a kong's face-down tiles
+    across the table: refused, nothing added."""
+    det = hand_layout(**hand, size=70).detections
+    if hand.get("melds"):
+        det = _without(det, next(i for i, r in enumerate(group(det).roles) if r == "concealed_kong"))
     stray = Detections(np.vstack([det.xyxy, [[20, 20, 72, 90]]]).astype(np.float32), np.append(det.cls, BACK_CLASS),
                        np.append(det.conf, np.float32(0.9)))
     assert group(stray).roles[-1] == "loose"
-    with pytest.raises(ValueError, match=f"added tile 0: no place beside tile #{len(det)}'s group reads the 5m"):
-        add_missed(stray, [(Tile.M5.index, len(det))], SHAPE)
+    with pytest.raises(ValueError, match=f"added tile 0: no place beside tile #{len(det)}'s group reads the 9m"):
+        add_missed(stray, [(Tile.M9.index, len(det))], SHAPE)
 
 
 @pytest.mark.parametrize("layout", [dict(), dict(angle=-20.0), dict(gap=0.4), dict(sideways_at=1)],
