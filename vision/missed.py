@@ -134,11 +134,15 @@ def _joined(reading: HandReading, added: int, role: str, members: list[int]) -> 
 
 
 def _face_down_run(det: Detections, reading: HandReading, beside: int) -> list[int]:
-    """Face-down tiles the hand does not count lying in a line with tile ``beside`` and the faces touching them (a
-    concealed kong's other face, now read in the row): one after another, or a tile's hole apart (where a face was)."""
+    """Tile ``beside`` and the face-down tiles the hand does not count reached from it one after another, touching or
+    a tile's hole apart (where a face was), and the faces touching them (a concealed kong's other face, now read in
+    the row)."""
     centres = (det.xyxy[:, :2] + det.xyxy[:, 2:]) / 2
     step = float(np.min(det.xyxy[beside, 2:] - det.xyxy[beside, :2]))  # about a tile's width, tile to tile
-    near = lambda i, j, reach: bool(np.hypot(*(centres[i] - centres[j])) < reach * step)  # noqa: E731
+
+    def near(i: int, j: int, reach: float) -> bool:
+        return bool(np.hypot(*(centres[i] - centres[j])) < reach * step)
+
     face_down = {i for i, r in enumerate(reading.roles) if r == "loose" and int(det.cls[i]) == BACK_CLASS}
     faces = {i for i, r in enumerate(reading.roles) if r in GROUPED and int(det.cls[i]) != BACK_CLASS}
     run = [beside]
