@@ -33,8 +33,7 @@ GROUPED = ("concealed", "win", "pung", "kong", "concealed_kong", "fa")  # tiles 
 ROW = ("concealed", "win")  # one line: a gap between the row and a winning tile set apart is a place too
 LONE_STEP = 1.05  # a group of one tile: the next lies a tile's length on, with a hair of gap
 SNUG = 0.9  # a step a little short: tiles in a line touch, and a gap may read as a tile set apart
-TOUCH = 1.4  # tiles whose centres lie within this many tile widths touch
-HOLE = 2.4  # ... or have a tile's hole between them
+HOLE = 2.4  # tiles whose centres lie within this many tile widths touch or have a tile's hole between them
 TAKEN = 0.5  # a place with a tile's centre nearer than this many steps is taken
 MAX_BESIDE = 4  # tiles placed by the server in one request (the page sends one at a time)
 MAX_FOUND = 60  # tiles found at most for a place to be found (a grouping of more takes too long a dozen times)
@@ -95,8 +94,8 @@ def place_beside(det: Detections, beside: int, cls: int, shape: tuple[int, ...],
     kin = [_face_distance(int(det.cls[i]), int(cls)) for i in members]
     best: tuple | None = None
     line = np.asarray(reading.direction, np.float64)  # a unit vector the way the hand is read (rowgeom.canonical)
-    for rank, (box, hole) in enumerate(islice(_places(det.xyxy.astype(np.float64), members, kin, line, shape),
-                                              MAX_PLACES)):
+    places = _places(det.xyxy.astype(np.float64), members, kin, line, shape, tight=role == "loose")
+    for rank, (box, hole) in enumerate(islice(places, MAX_PLACES)):
         again = group(add_tiles(det, [(cls, box)], shape), ignored)
         # the tile counted in the hand (a stray pulled in to fill a hand short of it may go back out: it should)
         kept = again.roles[len(det)] in GROUPED
@@ -135,8 +134,8 @@ def _joined(reading: HandReading, added: int, role: str, members: list[int]) -> 
 
 def _face_down_run(det: Detections, reading: HandReading, beside: int) -> list[int]:
     """Tile ``beside`` and the face-down tiles the hand does not count reached from it one after another, touching or
-    a tile's hole apart (where a face was), and the faces touching them (a concealed kong's other face, now read in
-    the row)."""
+    a tile's hole apart (where a face was), and the faces so reached from them (a concealed kong's other face, now
+    read in the row)."""
     centres = (det.xyxy[:, :2] + det.xyxy[:, 2:]) / 2
     step = float(np.min(det.xyxy[beside, 2:] - det.xyxy[beside, :2]))  # about a tile's width, tile to tile
 
@@ -146,10 +145,10 @@ def _face_down_run(det: Detections, reading: HandReading, beside: int) -> list[i
     face_down = {i for i, r in enumerate(reading.roles) if r == "loose" and int(det.cls[i]) == BACK_CLASS}
     faces = {i for i, r in enumerate(reading.roles) if r in GROUPED and int(det.cls[i]) != BACK_CLASS}
     run = [beside]
-    for i in run:  # (grows as it is walked: a face joins beside a face-down tile, not beside another face)
+    for i in run:  # (grows as it is walked: a face is reached from a face-down tile, not from another face)
         run += [j for j in sorted(face_down) if j not in run and near(i, j, HOLE)]
         if i in face_down:
-            run += [j for j in sorted(faces) if j not in run and near(i, j, TOUCH)]
+            run += [j for j in sorted(faces) if j not in run and near(i, j, HOLE)]
     return run
 
 
@@ -160,11 +159,13 @@ def _face_distance(a: int, b: int) -> int:
     return abs(a - b) if a < 27 and b < 27 and a // 9 == b // 9 else 10
 
 
-def _places(boxes: np.ndarray, members: list[int], kin: list[int], u: np.ndarray,
-            shape: tuple[int, ...]) -> Iterator[tuple[tuple[float, float, float, float], bool]]:
+def _places(boxes: np.ndarray, members: list[int], kin: list[int], u: np.ndarray, shape: tuple[int, ...],
+            tight: bool = False) -> Iterator[tuple[tuple[float, float, float, float], bool]]:
     """Boxes inside the photo to try, a step before and after each tile of the group along the line where no tile
     lies: those in a gap (another of the group's tiles a step beyond) first, then beside the tiles nearest the face
-    added (a hand is kept sorted: a 3m missed lies by the other 3m, or the 2m), then from the reading end back."""
+    added (a hand is kept sorted: a 3m missed lies by the other 3m, or the 2m), then from the reading end back. The
+    step is the group's usual one, tile to tile; ``tight``: its shortest (a kong's few tiles, one of them a hole
+    apart, give no usual step)."""
     own = boxes[members]
     centres = (own[:, :2] + own[:, 2:]) / 2
     sizes = own[:, 2:] - own[:, :2]
@@ -173,7 +174,7 @@ def _places(boxes: np.ndarray, members: list[int], kin: list[int], u: np.ndarray
     width = np.abs(across[0]) * sizes[:, 0] + np.abs(across[1]) * sizes[:, 1]  # each tile's size across the line
     # the group's usual step, tile to tile (a tile beside a gap lies further from its nearest neighbour)
     known = [s for s in (_step(k, along, side, width) for k in range(len(members))) if s is not None]
-    usual = float(np.median(known)) if known else None
+    usual = (min(known) if tight else float(np.median(known))) if known else None
     h, w = shape[:2]
     all_centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     slots = []

@@ -136,6 +136,24 @@ def test_a_face_down_tile_lying_alone_away_from_the_hand_takes_no_tile_beside_it
         add_missed(stray, [(Tile.M9.index, len(det))], SHAPE)
 
 
+@pytest.mark.parametrize("shown", ["FDDF", "DFFD"])
+@pytest.mark.parametrize("melds", [("concealed_kong 9m", "pung 5s"), ("pung 5s", "concealed_kong 9m")],
+                         ids=["pung-after", "pung-before"])
+@pytest.mark.parametrize("layout", [dict(), dict(perspective=0.3)], ids=["row", "perspective"])
+def test_a_kong_that_lost_a_face_beside_another_meld_is_mended(shown, melds, layout):
+    """The kong's few tiles, one a hole apart from the next, give no usual step from tile to tile (the pung laid
+    beside it is further on): the step beside face-down tiles is the shortest, a tile's width."""
+    det = hand_layout("11m456p22p", "1m", melds=melds, kong_shown=shown, size=70, **layout).detections
+    full = group(det)
+    assert not full.problems
+    for i in [i for i, r in enumerate(full.roles) if r == "concealed_kong" and det.cls[i] != BACK_CLASS]:
+        less = _without(det, i)
+        broken = group(less)
+        for j in [j for j, r in enumerate(broken.roles) if r == "loose" and less.cls[j] == BACK_CLASS]:
+            back, _ = add_missed(less, [(Tile.M9.index, j)], SHAPE)
+            assert _key(group(back)) == _key(full), (i, j)
+
+
 @pytest.mark.parametrize("layout", [dict(), dict(angle=-20.0), dict(gap=0.4), dict(sideways_at=1)],
                          ids=["row", "turned", "narrow-gaps", "turned-tile-second"])
 def test_a_pung_that_lost_a_tile_into_the_row_is_mended_from_the_row(layout):
