@@ -76,6 +76,16 @@ def test_what_the_user_says_is_scored(photo, monkeypatch, capsys, detections, fl
     assert (f"own       {3 + fa} 炮") in text
 
 
+def test_a_face_added_beside_the_face_down_tiles_of_a_kong_that_lost_it_makes_the_kong(photo, monkeypatch, capsys):
+    kong = hand_layout("234m678s5p", "5p", ["kong 9p", "concealed_kong 中"], size=70, center=(W / 2, H / 2)).detections
+    lost = int(np.flatnonzero(kong.cls == Tile.ZHONG.index)[0])
+    det = kong.subset(np.arange(len(kong)) != lost)
+    face_down = int(np.flatnonzero(det.cls == BACK_CLASS)[0])
+    code, text = run(photo, det, monkeypatch, capsys, "--add", f"中@{face_down}")
+    assert code == 0, text
+    assert "read      234m5p678s 5p | kong 9p | concealed_kong 中" in text and "likeliest legal" not in text
+
+
 def test_a_reading_that_is_no_hand_says_why_once(photo, monkeypatch, capsys):
     code, text = run(photo, HAND.subset(np.arange(len(HAND)) != FOUR_M), monkeypatch, capsys, "--as-read")
     lines = text.splitlines()
