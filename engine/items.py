@@ -331,7 +331,6 @@ def hai_di_pao(r: Reading) -> int:
     return max(0, r.rules.pao["hai_di_pao_start"] - base)
 
 
-
 # (key, Chinese name, function, needs) in report order; patterns first. needs 0 = always tried.
 ITEMS: Final[tuple[tuple[str, str, Item, int], ...]] = (
     ("qi_xian_nv", "七仙女", _pattern("qi_xian_nv"), PATTERN_SHOWN["qi_xian_nv"]),

@@ -255,7 +255,6 @@ def split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: flo
     return [list(map(int, s)) for s in np.split(order, cuts) if len(s)]
 
 
-
 def distance(i: int, seg: list[int], centers: np.ndarray) -> float:
     """Centre distance from tile ``i`` to the nearest tile of ``seg``."""
     return float(np.min(np.hypot(*(centers[seg] - centers[i]).T)))

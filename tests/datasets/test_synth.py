@@ -363,7 +363,6 @@ def test_brush_characters_stay_in_ink():
             assert 0.4 * ink_a < ink_b < 3.0 * ink_a, (k, tile, ink_a, ink_b)
 
 
-
 def test_brush_numerals_keep_their_place():
     """The hand bends a numeral where the font put it: its ink's middle moves by under 15 % of the face's width."""
     for k in range(8):

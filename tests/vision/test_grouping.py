@@ -340,7 +340,6 @@ def test_concealed_kong_shown_any_usual_way(shown):
     assert reading.problems == ()
 
 
-
 def test_row_of_face_down_tiles_is_a_wall_not_a_kong():
     det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections
     wall = [[300 + k * 45, 600, 345 + k * 45, 660] for k in range(8)]

@@ -16,7 +16,6 @@ HAND, WIN = "123m456m789p12s55p", "3s"
 FA = Tile.FA.index
 
 
-
 def fa_boxes(x0: float, y0: float, n: int, step: float = 46.0) -> list[list[float]]:
     return [[x0 + k * step, y0, x0 + k * step + 45, y0 + 60] for k in range(n)]
 

@@ -80,7 +80,6 @@ def uploaded(url: str):
         yield page
 
 
-
 @contextmanager
 def on_phone(url: str, width: int = 360, height: int = 740):
     """:func:`opened` as a small touch phone at 2×: the page at the width where things get cut off or too small."""
