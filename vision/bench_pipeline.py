@@ -32,6 +32,7 @@ from . import bench_real
 from .bench_fix import corrections, offered_faces, one_fix_right, synth_truth
 from .bench_layouts import hand_key, run_layouts, run_random_layouts
 from .detections import Detections
+from .draw import hidden_under_labels
 from .edges import CUT_HAND, hint_cut_hand
 from .eval_compare import compare_runs, format_runs
 from .grouping import HandReading, group
@@ -200,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
         fixes = corrections(res, *synth_truth(meta, image.shape[1]))
         fix = tap or one_fix_right(res, fixes, context_of(meta["situation"]), partial(total_right, meta=meta))
         totals.update({f"misread_{k}": v for k, v in offered_faces(res, fixes).items()})
+        hand_tiles, hidden = hidden_under_labels(res.reading, res.tag_boxes)
+        totals.update(hand_tiles=hand_tiles, tiles_under_labels=hidden)
         totals.update(samples=1, pao_right=int(right), pao_right_tap=int(tap), pao_right_fix=int(fix),
                       **{k: int(v) for k, v in facts.items()})
         totals.update(repaired=int(res.repair is not None), repaired_right=int(res.repair is not None and right),
@@ -367,6 +370,8 @@ def summarise(t: Counter, latencies: list[float], boxes: str) -> dict:
     for key in NEEDS_INPUT:
         if t[f"needs_{key}"]:
             out[f"needs_{key}"] = f"{t[f'needs_{key}_right']}/{t[f'needs_{key}']} right"
+    if t["hand_tiles"]:  # the annotated photo: tiles of the hand whose face other tiles' labels hide
+        out["tiles_under_labels_pct"] = round(100 * t["tiles_under_labels"] / t["hand_tiles"], 1)
     if latencies:
         ms = np.array(latencies) * 1000
         out["latency_median_ms"] = round(float(np.median(ms)), 1)

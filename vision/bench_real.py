@@ -26,6 +26,7 @@ from xingzi.engine.tiles import CLASS_NAMES
 
 from .bench_fix import corrections, offered_faces, one_fix_right
 from .detections import Detections
+from .draw import hidden_under_labels
 from .eval_data import load_dataset, name_table, truths_for
 from .grouping import SET_ASIDE, group
 from .metrics import IGNORE, UNREAD, ImageBoxes, box_iou, face_pairs
@@ -75,8 +76,9 @@ def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, lim
         true_xyxy = truth.xyxy * (image.shape[1] / w)
         fixes = [] if counted == faces else corrections(res, true_xyxy, truth.cls, truth.cls != IGNORE)
         fix = counted == faces or one_fix_right(res, fixes, Context(), partial(_counts, faces), as_read=True)
+        hand_tiles, hidden = hidden_under_labels(res.reading, res.tag_boxes)
         t.update(photos=1, hand_exact=int(counted == faces), hand_exact_fix=int(fix),
-                 every_box_exact=int(every == faces))
+                 every_box_exact=int(every == faces), hand_tiles=hand_tiles, tiles_under_labels=hidden)
         t.update({f"misread_{k}": v for k, v in offered_faces(res, fixes).items()})
         t.update(_foreign_by_label(res.reading.roles, dets, true_xyxy, truth.cls))
         if counted != faces:
@@ -98,6 +100,7 @@ def run_real(data: Path, detector: TileDetector, keep_foreign: bool = False, lim
         "foreign_on_nothing_labelled": t["foreign"] - t["foreign_other"] - t["foreign_face"],
         **{f"miss_tiles_{k}": t[k] for k in CAUSES},
         "misread_face_offered": f"{t['misread_offered']}/{t['misread_tiles']} ({t['misread_first']} first)",
+        "tiles_under_labels_pct": round(100 * t["tiles_under_labels"] / max(t["hand_tiles"], 1), 1),
         "latency_median_ms": round(float(np.median(lat)), 1),
         "latency_p95_ms": round(float(np.percentile(lat, 95)), 1),
     }

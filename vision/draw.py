@@ -95,11 +95,17 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
     # Two CJK characters fit across a tile: name on one line, confidence under it.
     label_font = font(int(np.clip(np.median(widths) * 0.42, 10, 60)))
     line = max(2, int(round(2 * scale)))
-    taken: list[Rect] = []  # tags drawn so far: a new one goes where it covers none of them
-    if isinstance(what, HandReading):
-        _outline_melds(canvas, what, line, taken, img.size)
-    tags = []
     boxes = on_picture(det.xyxy, img.size)
+    lines = caption_lines(result)
+    if isinstance(what, HandReading) and what.problems and not lines:
+        lines = list(what.problems[:2])
+    caption_font = font(int(np.clip(28 * scale, 14, 72)))
+    caption = _caption_band(img, canvas, lines, caption_font) if lines else None
+    # tags drawn so far (and the caption's band): a new one goes where it covers none of them
+    taken: list[Rect] = [caption[0]] if caption else []
+    if isinstance(what, HandReading):
+        _outline_melds(canvas, what, line, taken, img.size, boxes)
+    tags = []
     for i in range(len(det)):
         x0, y0, x1, y1 = (float(v) for v in boxes[i])
         role = roles[i] if i < len(roles) else "concealed"
@@ -118,14 +124,12 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
         tags.append((role != "win" and i not in marks, x0, i, (x0, y0, x1, y1), text, color))
     # the winning tile and corrected tiles first (their tags stay next to their tiles), then left to right
     tags.sort(key=lambda t: (t[0], t[1]))
-    rects = draw_tags(canvas, [(box, text, color) for *_, box, text, color in tags], label_font, taken, img.size)
+    rects = draw_tags(canvas, [(box, text, color) for *_, box, text, color in tags], label_font, taken, img.size,
+                      boxes)
     if tag_boxes is not None:
         tag_boxes.update({i: rect for (_, _, i, *_), rect in zip(tags, rects, strict=True)})
-    lines = caption_lines(result)
-    if isinstance(what, HandReading) and what.problems and not lines:
-        lines = list(what.problems[:2])
-    if lines:
-        _caption(img, canvas, lines, font(int(np.clip(28 * scale, 14, 72))))
+    if caption:
+        _caption(img, canvas, *caption, caption_font)
     return img
 
 
@@ -152,7 +156,7 @@ def tag_text(cls: int, conf: float, role: str, scored_as: int | None = -1, by_us
 
 
 def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int, taken: list[Rect],
-                   size: tuple[int, int]) -> None:
+                   size: tuple[int, int], tiles: np.ndarray) -> None:
     det = reading.detections
     for k, meld in enumerate(reading.melds):
         members = [i for i, m in enumerate(reading.meld_of) if m == k]
@@ -166,7 +170,10 @@ def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int,
         canvas.rounded_rectangle((float(x0), float(y0), float(x1), float(y1)), radius=pad,
                                  outline=color, width=line * 2)
         tag = f"{meld.kind.chinese} {CLASS_NAMES_CN[meld.tile.index]}"
-        taken.append(label(canvas, (float(x0), float(y1) + pad * 2.5), tag, color, font(int(max(12, pad * 2.2)))))
+        fnt = font(int(max(12, pad * 2.2)))
+        tx0, ty0, _, _ = plan_tag(canvas, (float(x0), float(y0), float(x1), float(y1)), tag, fnt, taken, size, tiles,
+                                  below_first=True)
+        _draw_tag(canvas, tx0, ty0, tag, color, fnt)
 
 
 Rect = tuple[float, float, float, float]
@@ -190,31 +197,75 @@ def label(canvas: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, color
     return _draw_tag(canvas, xy[0], max(0.0, xy[1] - h), text, color, fnt)
 
 
-def _overlap(a: Rect, b: Rect) -> float:
-    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+def _cover(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Area of each of ``rects`` (n × 4) that ``others`` (m × 4) cover, summed over them."""
+    if not len(others):
+        return np.zeros(len(rects))
+    w = np.minimum(rects[:, None, 2], others[None, :, 2]) - np.maximum(rects[:, None, 0], others[None, :, 0])
+    h = np.minimum(rects[:, None, 3], others[None, :, 3]) - np.maximum(rects[:, None, 1], others[None, :, 1])
+    return (np.clip(w, 0, None) * np.clip(h, 0, None)).sum(axis=1)
+
+
+def label_cover(xyxy: np.ndarray, tag_boxes: Mapping[int, Rect]) -> np.ndarray:
+    """The share of each box (n × 4) that the labels of the other boxes cover (``tag_boxes``: index → label
+    rectangle, as :func:`draw` fills it): a label over a tile hides its face."""
+    boxes = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    out = np.zeros(len(boxes))
+    for i, box in enumerate(boxes):
+        others = np.array([r for j, r in tag_boxes.items() if j != i], np.float64).reshape(-1, 4)
+        area = (box[2] - box[0]) * (box[3] - box[1])
+        out[i] = _cover(box[None], others)[0] / area if area > 0 else 0.0
+    return out
+
+
+HIDDEN_UNDER_LABELS = 0.3  # a tile with this share of its box under other tiles' labels reads as hidden
+
+
+def hidden_under_labels(reading: HandReading, tag_boxes: Mapping[int, Rect]) -> tuple[int, int]:
+    """The annotated photo's tiles of the hand (not lying loose or set aside) and how many of them other tiles'
+    labels hide (:data:`HIDDEN_UNDER_LABELS`): what ``xingzi bench pipeline`` counts of the drawing."""
+    hand = [i for i, role in enumerate(reading.roles) if role not in ("loose", *SET_ASIDE)]
+    return len(hand), int((label_cover(reading.detections.xyxy, tag_boxes)[hand] > HIDDEN_UNDER_LABELS).sum())
+
+
+TIERS_ABOVE, TIERS_BELOW = 4, 2  # places tried for a tag, in tag heights from its box
+TILE_COVER_STEP = 0.2  # shares of a tag's area over tiles told apart: a spot nearer its box wins within one step
 
 
 def plan_tag(canvas: ImageDraw.ImageDraw, box: Rect, text: str, fnt, taken: list[Rect],
-             size: tuple[int, int]) -> Rect:
-    """Where a box's tag goes so that it covers no tag in ``taken``: just above the box, else up to three tiers
-    higher, else right below it or a tier lower; where every place is taken, the least covered one. Inside a picture of ``size``;
-    the rectangle is added to ``taken`` and given back."""
+             size: tuple[int, int], tiles: np.ndarray | None = None, below_first: bool = False) -> Rect:
+    """Where a box's tag goes: on no tag in ``taken``, then on as little of the ``tiles`` (boxes, n × 4) as may be (a
+    label on a tile hides its face), then nearest its box: touching it above or below, else a tier or more away
+    (up to three above, one below), left-aligned with the box, centred on it or right-aligned. Where every place
+    is taken, the least covered one. Inside a picture of ``size``; the rectangle is added to ``taken`` and given
+    back. ``below_first``: below the box before above it (a meld's tag, under its outline)."""
     x0, y0, x1, y1 = box
     w, h = _tag_size(canvas, text, fnt)[:2]
-    x = min(max(0.0, x0), max(0.0, size[0] - w))
-    ys = [y0 - h - k * (h + 2) for k in range(4)] + [y1 + 2 + k * (h + 2) for k in range(2)]
-    spots = [(x, min(max(0.0, y), max(0.0, size[1] - h))) for y in ys]
-    cost = [sum(_overlap((sx, sy, sx + w, sy + h), t) for t in taken) for sx, sy in spots]
-    sx, sy = spots[next((k for k, c in enumerate(cost) if c == 0), int(np.argmin(cost)))]
-    taken.append((sx, sy, sx + w, sy + h))
+    above = [y0 - h - k * (h + 2) for k in range(TIERS_ABOVE)]
+    below = [y1 + 2 + k * (h + 2) for k in range(TIERS_BELOW)]
+    first, second = (below, above) if below_first else (above, below)
+    ys = [(k, y) for k in range(max(TIERS_ABOVE, TIERS_BELOW)) for y in (first[k:k + 1] + second[k:k + 1])]
+    xs = [x0, (x0 + x1 - w) / 2, x1 - w]
+    tiers = [k for k, _ in ys for _ in xs]
+    spots = np.array([(min(max(0.0, x), max(0.0, size[0] - w)), min(max(0.0, y), max(0.0, size[1] - h)))
+                      for _, y in ys for x in xs])
+    rects = np.concatenate([spots, spots + (w, h)], axis=1)
+    on_tags = _cover(rects, np.array(taken, np.float64).reshape(-1, 4))
+    on_tiles = _cover(rects, np.zeros((0, 4)) if tiles is None else np.asarray(tiles, np.float64).reshape(-1, 4))
+    steps = np.floor(on_tiles / (TILE_COVER_STEP * w * h))
+    best = min(range(len(spots)), key=lambda k: (on_tags[k] > 0.5, on_tags[k], tiers[k] + steps[k], k))
+    taken.append(tuple(float(v) for v in rects[best]))  # type: ignore[arg-type]
     return taken[-1]
 
 
 def draw_tags(canvas: ImageDraw.ImageDraw, tags: list[tuple[Rect, str, tuple[int, int, int]]], fnt,
-              taken: list[Rect], size: tuple[int, int]) -> list[Rect]:
-    """Tag each (box, text, colour) in turn where it covers no earlier tag (:func:`plan_tag`); a tag that
-    had to move away from its box is joined to it by a line, drawn under every tag."""
-    rects = [plan_tag(canvas, box, text, fnt, taken, size) for box, text, _ in tags]
+              taken: list[Rect], size: tuple[int, int], tiles: np.ndarray | None = None) -> list[Rect]:
+    """Tag each (box, text, colour) in turn where it covers no earlier tag and as little of the ``tiles`` as may be
+    (:func:`plan_tag`; by default the tagged boxes themselves); a tag that had to move away from its box is joined
+    to it by a line, drawn under every tag."""
+    if tiles is None:
+        tiles = np.array([box for box, _, _ in tags], np.float64).reshape(-1, 4)
+    rects = [plan_tag(canvas, box, text, fnt, taken, size, tiles) for box, text, _ in tags]
     for (box, _, color), (tx0, ty0, tx1, ty1) in zip(tags, rects, strict=True):
         x0, y0, x1, y1 = box
         mid = (x0 + x1) / 2
@@ -253,17 +304,25 @@ def wrap_caption(lines: list[str], fits, max_lines: int) -> list[str]:
     return out
 
 
-def _caption(img: Image.Image, canvas: ImageDraw.ImageDraw, lines: list[str], fnt) -> None:
-    pad = 8
+CAPTION_PAD = 8
+
+
+def _caption_band(img: Image.Image, canvas: ImageDraw.ImageDraw, lines: list[str], fnt) -> tuple[Rect, list[str]]:
+    """The caption's band (the picture's top, as wide as it) and its lines as wrapped to the picture."""
+    pad = CAPTION_PAD
     line_height = canvas.textbbox((0, 0), "胡Ag", font=fnt)[3] + pad
     lines = wrap_caption(lines, lambda t: canvas.textlength(t, font=fnt) <= img.size[0] - 2 * pad,
                          max(2, int(img.size[1] * 0.3 // line_height)))
-    heights = [canvas.textbbox((0, 0), t, font=fnt) for t in lines]
-    total = sum(b[3] - b[1] + pad for b in heights) + pad
-    box = (0, 0, img.size[0], min(int(total), img.size[1]))
-    band = img.crop(box)
-    img.paste(Image.blend(band, Image.new("RGB", band.size), 0.65), box)
-    y: float = pad
-    for text, b in zip(lines, heights, strict=True):
-        canvas.text((pad - b[0], y - b[1]), text, fill=(255, 255, 255), font=fnt)
-        y += b[3] - b[1] + pad
+    total = sum(b[3] - b[1] + pad for b in (canvas.textbbox((0, 0), t, font=fnt) for t in lines)) + pad
+    return (0.0, 0.0, float(img.size[0]), float(min(int(total), img.size[1]))), lines
+
+
+def _caption(img: Image.Image, canvas: ImageDraw.ImageDraw, band: Rect, lines: list[str], fnt) -> None:
+    box = (0, 0, int(band[2]), int(band[3]))
+    part = img.crop(box)
+    img.paste(Image.blend(part, Image.new("RGB", part.size), 0.65), box)
+    y: float = CAPTION_PAD
+    for text in lines:
+        b = canvas.textbbox((0, 0), text, font=fnt)
+        canvas.text((CAPTION_PAD - b[0], y - b[1]), text, fill=(255, 255, 255), font=fnt)
+        y += b[3] - b[1] + CAPTION_PAD

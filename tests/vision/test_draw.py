@@ -16,7 +16,10 @@ from xingzi.vision.draw import (
     draw,
     draw_tags,
     font,
+    hidden_under_labels,
+    label_cover,
     on_picture,
+    plan_tag,
     wrap_caption,
 )
 from xingzi.vision.grouping import group
@@ -252,20 +255,72 @@ def test_tags_of_tiles_side_by_side_do_not_cover_each_other(n):
 
 def test_a_tag_moved_away_from_its_tile_is_joined_to_it_by_a_line_under_the_tags():
     img = Image.new("RGB", (400, 400), BG)
-    tags = [((100, 200, 160, 280), "一条\n0.97", GREEN), ((120, 200, 180, 280), "二条\n0.97", RED)]
-    first, moved = draw_tags(ImageDraw.Draw(img), tags, font(20), [], img.size)
-    assert moved[3] < first[1]  # a tier above the first tag
+    tags = [((100, 200, 160, 280), "一条\n0.97", GREEN), ((110, 200, 170, 280), "二条\n0.97", GREEN),
+            ((104, 200, 164, 280), "三条\n0.97", RED)]
+    first, second, moved = draw_tags(ImageDraw.Draw(img), tags, font(20), [], img.size)
+    assert first[3] == pytest.approx(200) and second[1] == pytest.approx(282)  # on their boxes: above, below
+    assert moved[3] < first[1]  # both places on its box taken: a tier above the first tag
     rgb = np.asarray(img).astype(int)
     red = np.abs(rgb - RED).sum(axis=2) < 30
-    assert red[int(moved[3]) + 1:200, 150].any()  # the line runs down to the box's top at its middle
-    fx0, fy0, fx1, fy1 = (int(v) for v in first)
-    inner = rgb[fy0 + 1:fy1 - 1, fx0 + 1:fx1 - 1]
-    assert not (np.abs(inner - RED).sum(axis=2) < 30).any()  # ...under the first tag, not across it
+    assert red[int(moved[3]) + 1:int(first[1]), 134].any()  # the line runs down to the box's top at its middle
+    for x0, y0, x1, y1 in (int(v) for v in first), (int(v) for v in second):
+        assert not red[y0 + 1:y1 - 1, x0 + 1:x1 - 1].any()  # ...under the other tags, not across them
     single = Image.new("RGB", (400, 400), BG)
-    (alone,) = draw_tags(ImageDraw.Draw(single), tags[1:], font(20), [], single.size)
+    (alone,) = draw_tags(ImageDraw.Draw(single), tags[2:], font(20), [], single.size)
     assert alone[3] == pytest.approx(200)
     below = np.abs(np.asarray(single).astype(int)[:int(alone[1]), :] - RED).sum(axis=2) < 30
     assert not below.any()  # a tag on its box needs no line
+
+
+@pytest.mark.parametrize(("others", "below_first", "where"), [
+    pytest.param([], False, "above", id="free-all-round"),
+    pytest.param([(100, 125, 160, 198)], False, "below", id="a-tile-right-above"),
+    pytest.param([(100, 125, 160, 198), (100, 282, 160, 360)], False, "a-side", id="tiles-above-and-below"),
+    pytest.param([], True, "below", id="a-meld-tag-free-all-round"),
+    pytest.param([(100, 282, 160, 360)], True, "above", id="a-meld-tag-with-a-tile-below"),
+])
+def test_a_tag_goes_where_it_hides_no_tile(others, below_first, where):
+    """A label over a tile hides its face: a tag takes the place on its box (above, else below) that covers no
+    other tile; with tiles both ways, one shifted along the box or a tier away, whichever covers the least."""
+    img = Image.new("RGB", (400, 400), BG)
+    box = (100.0, 200.0, 160.0, 280.0)
+    tiles = np.array([box, *others], np.float64)
+    rect = plan_tag(ImageDraw.Draw(img), box, "一条\n0.97", font(20), [], img.size, tiles, below_first=below_first)
+    hidden = label_cover(tiles[1:], {0: rect})
+    if where == "above":
+        assert rect[3] == pytest.approx(200) and rect[0] == pytest.approx(100)
+    elif where == "below":
+        assert rect[1] == pytest.approx(282) and rect[0] == pytest.approx(100)
+    else:
+        assert hidden.max() < 0.3 and not _rects_overlap(rect, box)
+    if where != "a-side":
+        assert not hidden.any()
+
+
+@pytest.mark.parametrize("perspective", [0.0, 0.3])
+@pytest.mark.parametrize("melds_row", [0, 1])
+@pytest.mark.parametrize("angle", [-12, -6, 6, 12])
+def test_the_tags_of_a_hand_at_a_slant_hide_no_tile(angle, melds_row, perspective):
+    """A row photographed a little askew: its boxes overlap their neighbours', so a tag just above a tile lay on
+    the next one (or on the melds behind the row); each tag now finds a place where it hides at most a rim."""
+    layout = hand_layout("123m456p78s", "9s", ["pung 中", "kong 5s"], 2, size=60, center=(500, 380), angle=angle,
+                         melds_row=melds_row, perspective=perspective)
+    reading = group(layout.detections)
+    tags: dict = {}
+    draw(Image.new("RGB", (1000, 760), BG), reading, tag_boxes=tags)
+    hidden = label_cover(reading.detections.xyxy, tags)
+    assert hidden.max() < 0.3, [(reading.roles[i], round(float(v), 2)) for i, v in enumerate(hidden) if v >= 0.3]
+
+
+def test_no_tag_lies_under_the_caption():
+    """A hand at the picture's top: its tags go below it rather than under the caption's dark band."""
+    reading = group(hand_layout("123m456p78s", "9s", ["pung 中"], size=60, center=(500, 60)).detections)
+    result = {"valid": True, "own": 5, "items": [{"key": "ping_hu", "pao": 1}], "payments": [{"amount": 5}]}
+    tags: dict = {}
+    rgb = np.asarray(draw(Image.new("RGB", (1000, 760), BG), reading, result, tag_boxes=tags))
+    band = int(np.nonzero((rgb[:, 5] != BG).any(axis=1) == 0)[0][0])  # the first row below the band, at the left
+    assert band > 20
+    assert all(y0 >= band - 1 for _, y0, _, _ in tags.values()), (band, sorted(tags.values()))
 
 
 def test_tags_stay_inside_the_picture_at_its_edges():
@@ -298,3 +353,28 @@ def test_boxes_far_beyond_the_picture_are_drawn_cut_to_it(what):
     assert np.array_equal(cut[inside], det.xyxy[inside])  # boxes on the picture are drawn where they are
     out = draw(np.zeros((100, 100, 3), np.uint8), what)
     assert out.shape == (100, 100, 3) and out.any()
+
+
+@pytest.mark.parametrize(("labels", "expected"), [
+    pytest.param({}, [0.0, 0.0], id="no-labels"),
+    pytest.param({0: (0, 0, 10, 10)}, [0.0, 0.0], id="its-own-label-hides-nothing"),
+    pytest.param({1: (0, 0, 10, 10)}, [1.0, 0.0], id="the-next-tiles-label-over-it"),
+    pytest.param({1: (0, 5, 10, 10)}, [0.5, 0.0], id="over-half"),
+    pytest.param({0: (20, 0, 25, 10), 2: (25, 0, 30, 10)}, [0.0, 1.0], id="two-labels-add-up"),
+])
+def test_label_cover(labels, expected):
+    boxes = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 40, 40, 50]], np.float32)  # the last one has no area
+    assert label_cover(boxes, labels).tolist() == pytest.approx([*expected, 0.0])
+
+
+def test_hidden_under_labels_counts_the_hands_tiles_only():
+    det = Detections(np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], np.float32), np.array([3, 4, 5]),
+                     np.ones(3, np.float32))
+    reading = group(det)
+    over_all = {0: (20, 0, 30, 10), 1: (40, 0, 50, 10), 2: (0, 0, 10, 10)}
+    assert hidden_under_labels(reading, over_all) == (3, 3)
+    aside = group(det, ignored=[2])
+    assert aside.roles[2] == "ignored"
+    assert hidden_under_labels(aside, over_all) == (2, 2)
+    assert hidden_under_labels(reading, {0: (20, 0, 30, 12.9)}) == (3, 1)  # 100 %: hidden
+    assert hidden_under_labels(reading, {0: (20, 0, 30, 2.9)}) == (3, 0)  # 29 %: a rim
