@@ -35,6 +35,7 @@ COLORS = {
     "ignored": (90, 90, 90),
     "foreign": (90, 90, 90),
 }
+LABEL_SHARE = 0.035  # a label's font at most this share of the picture's long side
 MARK_COLOR = (230, 0, 180)  # a tile scored as another face than read (magenta: no role uses it)
 USER_MARK = "改"  # under a face the user set: changed by hand, not read with a confidence
 
@@ -92,8 +93,9 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
     canvas = ImageDraw.Draw(img)
     scale = max(img.size) / 1000.0
     widths = np.minimum(det.xyxy[:, 2] - det.xyxy[:, 0], det.xyxy[:, 3] - det.xyxy[:, 1]) if len(det) else [40.0]
-    # Two CJK characters fit across a tile: name on one line, confidence under it.
-    label_font = font(int(np.clip(np.median(widths) * 0.42, 10, 60)))
+    # Two CJK characters fit across a tile: name on one line, confidence under it; in a close-up, no taller than
+    # a share of the picture (tags as big as the tiles there hid half the hand)
+    label_font = font(int(np.clip(np.median(widths) * 0.42, 10, max(10.0, min(60.0, LABEL_SHARE * max(img.size))))))
     line = max(2, int(round(2 * scale)))
     boxes = on_picture(det.xyxy, img.size)
     lines = caption_lines(result)
@@ -170,7 +172,7 @@ def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int,
         canvas.rounded_rectangle((float(x0), float(y0), float(x1), float(y1)), radius=pad,
                                  outline=color, width=line * 2)
         tag = f"{meld.kind.chinese} {CLASS_NAMES_CN[meld.tile.index]}"
-        fnt = font(int(max(12, pad * 2.2)))
+        fnt = font(int(max(12.0, min(pad * 2.2, LABEL_SHARE * max(size)))))
         tx0, ty0, _, _ = plan_tag(canvas, (float(x0), float(y0), float(x1), float(y1)), tag, fnt, taken, size, tiles,
                                   below_first=True)
         _draw_tag(canvas, tx0, ty0, tag, color, fnt)
@@ -234,11 +236,12 @@ TILE_COVER_STEP = 0.2  # shares of a tag's area over tiles told apart: a spot ne
 
 def plan_tag(canvas: ImageDraw.ImageDraw, box: Rect, text: str, fnt, taken: list[Rect],
              size: tuple[int, int], tiles: np.ndarray | None = None, below_first: bool = False) -> Rect:
-    """Where a box's tag goes: on no tag in ``taken``, then on as little of the ``tiles`` (boxes, n × 4) as may be (a
-    label on a tile hides its face), then nearest its box: touching it above or below, else a tier or more away
-    (up to three above, one below), left-aligned with the box, centred on it or right-aligned. Where every place
-    is taken, the least covered one. Inside a picture of ``size``; the rectangle is added to ``taken`` and given
-    back. ``below_first``: below the box before above it (a meld's tag, under its outline)."""
+    """Where a box's tag goes: on no tag in ``taken``; not away from its box with the line that joins them across
+    other ``tiles`` (boxes, n × 4); then on as little of the tiles as may be (a label on a tile hides its face),
+    nearer its box within a fifth of a tag: touching it above or below, else a tier or more away (up to three
+    above, one below), left-aligned with the box, centred on it or right-aligned. Where every place is taken, the
+    least covered one. Inside a picture of ``size``; the rectangle is added to ``taken`` and given back.
+    ``below_first``: below the box before above it (a meld's tag, under its outline)."""
     x0, y0, x1, y1 = box
     w, h = _tag_size(canvas, text, fnt)[:2]
     above = [y0 - h - k * (h + 2) for k in range(TIERS_ABOVE)]
@@ -250,10 +253,14 @@ def plan_tag(canvas: ImageDraw.ImageDraw, box: Rect, text: str, fnt, taken: list
     spots = np.array([(min(max(0.0, x), max(0.0, size[0] - w)), min(max(0.0, y), max(0.0, size[1] - h)))
                       for _, y in ys for x in xs])
     rects = np.concatenate([spots, spots + (w, h)], axis=1)
+    tiles = np.zeros((0, 4)) if tiles is None else np.asarray(tiles, np.float64).reshape(-1, 4)
     on_tags = _cover(rects, np.array(taken, np.float64).reshape(-1, 4))
-    on_tiles = _cover(rects, np.zeros((0, 4)) if tiles is None else np.asarray(tiles, np.float64).reshape(-1, 4))
-    steps = np.floor(on_tiles / (TILE_COVER_STEP * w * h))
-    best = min(range(len(spots)), key=lambda k: (on_tags[k] > 0.5, on_tags[k], tiers[k] + steps[k], k))
+    steps = np.floor(_cover(rects, tiles) / (TILE_COVER_STEP * w * h))
+    # a tag away from its box is joined to it by a line: one running across other tiles points at them instead
+    mid = (x0 + x1) / 2
+    lines = np.array([(mid - 1, r[3], mid + 1, y0) if r[3] <= y0 else (mid - 1, y1, mid + 1, r[1]) for r in rects])
+    across = (np.array(tiers) > 0) & (_cover(lines, tiles) > h)  # (2 px wide: longer than half a tag is high)
+    best = min(range(len(spots)), key=lambda k: (on_tags[k] > 0.5, on_tags[k], across[k], tiers[k] + steps[k], k))
     taken.append(tuple(float(v) for v in rects[best]))  # type: ignore[arg-type]
     return taken[-1]
 

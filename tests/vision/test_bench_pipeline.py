@@ -96,6 +96,7 @@ def test_the_bench_counts_the_samples_it_skips(tmp_path, capsys, demo):
     assert "(truth boxes): 2 samples, 1 skipped" in out and "pao_total_exact_pct         100.0" in out
     assert "pao_exact_readable_pct      100.0" in out and "miss " not in out  # nothing read wrong to show
     assert "latency_median_ms" in out and "latency_p95_ms" in out  # photo → annotated picture + score, timed
+    assert "tiles_under_labels_pct      0.0" in out  # the demo's labels leave every tile of the hand in view
 
 
 def test_a_stray_tile_counted_in_the_hand_is_right_after_one_correction_not_one_tap(tmp_path, capsys, demo):
@@ -149,6 +150,9 @@ def test_summary_of_counts_of_none_and_one():
                       "model")
     assert three["pao_exact_after_one_tap_pct"] == 33.3 and three["misread_tiles_face_offered"] == "1/2 (1 first)"
     assert summarise(Counter(), [], "model")["pao_total_exact_pct"] == 0.0  # no sample at all: no share, no crash
+    assert "tiles_under_labels_pct" not in summarise(Counter(samples=1), [], "model")  # no tile of a hand drawn
+    assert summarise(Counter(samples=2, hand_tiles=28, tiles_under_labels=3), [], "model")["tiles_under_labels_pct"] \
+        == 10.7
 
 
 def test_compare_reads_a_situation_without_fa_as_none_and_melds_only_tile_by_tile(demo):

@@ -12,6 +12,7 @@ from xingzi.vision.detections import Detections
 from xingzi.vision.draw import (
     COLORS,
     FONT_PATH,
+    MARK_COLOR,
     caption_lines,
     draw,
     draw_tags,
@@ -85,6 +86,22 @@ def test_each_tag_is_written_on_a_patch_of_its_tiles_colour(reading):
         patch = rgb[int(y0) + 1:int(y1) - 1, int(x0) + 1:int(x1) - 1].reshape(-1, 3)
         share = (patch == COLORS[reading.roles[i]]).all(-1).mean()
         assert share > 0.5, (i, reading.roles[i], share)  # white writing on the colour: the colour dominates
+
+
+def test_a_tile_scored_as_another_face_is_tagged_and_boxed_in_the_mark_colour(reading):
+    """The likeliest legal reading changed its face: tag and box in magenta, whatever its role, so the user sees
+    which tile the score did not take as read."""
+    i = reading.roles.index("concealed")
+    tags: dict = {}
+    rgb = np.asarray(draw(Image.new("RGB", (1000, 760), BG), reading, marks={i: Tile.S2.index}, tag_boxes=tags))
+    x0, y0, x1, y1 = tags[i]
+    patch = rgb[int(y0) + 1:int(y1) - 1, int(x0) + 1:int(x1) - 1].reshape(-1, 3)
+    assert (patch == MARK_COLOR).all(-1).mean() > 0.5
+    bx0, by0, bx1, by1 = reading.detections.xyxy[i]
+    assert rgb_at(rgb, (bx0 + bx1) / 2, by0 + 1) == MARK_COLOR  # its box's outline
+    j = reading.roles.index("concealed", i + 1)
+    assert rgb_at(rgb, (reading.detections.xyxy[j, 0] + reading.detections.xyxy[j, 2]) / 2,
+                  reading.detections.xyxy[j, 1] + 1) == COLORS["concealed"]  # the others as their roles
 
 
 def test_the_winning_tiles_tag_keeps_the_place_above_it_among_crowded_tags():
@@ -297,6 +314,18 @@ def test_a_tag_goes_where_it_hides_no_tile(others, below_first, where):
         assert not hidden.any()
 
 
+def test_a_tag_does_not_leap_over_a_tile_to_a_free_place():
+    """Tiles right above and below (a grid of tiles): a free place a tier away would join the tag to its tile by a
+    line across the next one, so the tag seems to name that one; it stays on its tile, over a rim of the next."""
+    img = Image.new("RGB", (400, 400), BG)
+    box = (100.0, 200.0, 160.0, 280.0)
+    tiles = np.array([box, (100, 150, 160, 198), (100, 282, 160, 330)], np.float64)
+    rect = plan_tag(ImageDraw.Draw(img), box, "一条\n0.97", font(20), [], img.size, tiles)
+    assert rect[3] == pytest.approx(200) or rect[1] == pytest.approx(282)
+    free = plan_tag(ImageDraw.Draw(img), box, "一条\n0.97", font(20), [], img.size, tiles[:1])
+    assert free[3] == pytest.approx(200)  # with nothing about, right above it
+
+
 @pytest.mark.parametrize("perspective", [0.0, 0.3])
 @pytest.mark.parametrize("melds_row", [0, 1])
 @pytest.mark.parametrize("angle", [-12, -6, 6, 12])
@@ -310,6 +339,25 @@ def test_the_tags_of_a_hand_at_a_slant_hide_no_tile(angle, melds_row, perspectiv
     draw(Image.new("RGB", (1000, 760), BG), reading, tag_boxes=tags)
     hidden = label_cover(reading.detections.xyxy, tags)
     assert hidden.max() < 0.3, [(reading.roles[i], round(float(v), 2)) for i, v in enumerate(hidden) if v >= 0.3]
+
+
+@pytest.mark.parametrize(("size", "width", "capped"), [
+    pytest.param(24, 1000, False, id="far"),
+    pytest.param(45, 1000, False, id="near"),
+    pytest.param(150, 1000, True, id="close-up"),
+    pytest.param(150, 3000, False, id="close-up-in-a-big-photo"),
+])
+def test_a_tags_font_follows_the_tiles_but_stays_small_beside_the_picture(size, width, capped):
+    """Two characters across a tile, but in a close-up (a tile a seventh of the picture) no taller than 3.5 % of
+    the picture's side: tags as big as the tiles hid half the hand."""
+    height = width * 3 // 4
+    reading = group(hand_layout("123m456p78s99m", "5s", size=size, center=(width / 2, height / 2)).detections)
+    tags: dict = {}
+    draw(Image.new("RGB", (width, height), BG), reading, tag_boxes=tags)
+    tile_width = float(np.median(reading.detections.xyxy[:, 2] - reading.detections.xyxy[:, 0]))
+    tall = np.median([y1 - y0 for _, y0, _, y1 in tags.values()])
+    wanted = 0.035 * width if capped else max(10.0, 0.42 * tile_width)  # a line's font size (10 px at least)
+    assert 1.7 * wanted <= tall <= 2.3 * wanted + 6  # two lines
 
 
 def test_no_tag_lies_under_the_caption():
