@@ -102,7 +102,7 @@ def _annotate(img: Image.Image, what: HandReading | Detections, result: dict | N
     if isinstance(what, HandReading) and what.problems and not lines:
         lines = list(what.problems[:2])
     caption_font = font(int(np.clip(28 * scale, 14, 72)))
-    caption = _caption_band(img, canvas, lines, caption_font) if lines else None
+    caption = _caption_band(img, canvas, lines, caption_font, boxes) if lines else None
     # tags drawn so far (and the caption's band): a new one goes where it covers none of them
     taken: list[Rect] = [caption[0]] if caption else []
     if isinstance(what, HandReading):
@@ -314,21 +314,27 @@ def wrap_caption(lines: list[str], fits, max_lines: int) -> list[str]:
 CAPTION_PAD = 8
 
 
-def _caption_band(img: Image.Image, canvas: ImageDraw.ImageDraw, lines: list[str], fnt) -> tuple[Rect, list[str]]:
-    """The caption's band (the picture's top, as wide as it) and its lines as wrapped to the picture."""
+def _caption_band(img: Image.Image, canvas: ImageDraw.ImageDraw, lines: list[str], fnt,
+                  tiles: np.ndarray) -> tuple[Rect, list[str]]:
+    """The caption's band, as wide as the picture, at its top or, where it would darken less of the ``tiles``
+    (boxes, n × 4: a hand photographed near the top edge), at its bottom; and its lines as wrapped to the picture."""
     pad = CAPTION_PAD
     line_height = canvas.textbbox((0, 0), "胡Ag", font=fnt)[3] + pad
     lines = wrap_caption(lines, lambda t: canvas.textlength(t, font=fnt) <= img.size[0] - 2 * pad,
                          max(2, int(img.size[1] * 0.3 // line_height)))
     total = sum(b[3] - b[1] + pad for b in (canvas.textbbox((0, 0), t, font=fnt) for t in lines)) + pad
-    return (0.0, 0.0, float(img.size[0]), float(min(int(total), img.size[1]))), lines
+    w, h = img.size
+    tall = float(min(int(total), h))
+    top, bottom = (0.0, 0.0, float(w), tall), (0.0, h - tall, float(w), float(h))
+    on_top, on_bottom = _cover(np.array([top, bottom]), np.asarray(tiles, np.float64).reshape(-1, 4))
+    return (bottom if on_bottom < on_top else top), lines
 
 
 def _caption(img: Image.Image, canvas: ImageDraw.ImageDraw, band: Rect, lines: list[str], fnt) -> None:
-    box = (0, 0, int(band[2]), int(band[3]))
+    box = (0, int(band[1]), int(band[2]), int(band[3]))
     part = img.crop(box)
     img.paste(Image.blend(part, Image.new("RGB", part.size), 0.65), box)
-    y: float = CAPTION_PAD
+    y: float = box[1] + CAPTION_PAD
     for text in lines:
         b = canvas.textbbox((0, 0), text, font=fnt)
         canvas.text((CAPTION_PAD - b[0], y - b[1]), text, fill=(255, 255, 255), font=fnt)

@@ -360,15 +360,21 @@ def test_a_tags_font_follows_the_tiles_but_stays_small_beside_the_picture(size, 
     assert 1.7 * wanted <= tall <= 2.3 * wanted + 6  # two lines
 
 
-def test_no_tag_lies_under_the_caption():
-    """A hand at the picture's top: its tags go below it rather than under the caption's dark band."""
-    reading = group(hand_layout("123m456p78s", "9s", ["pung 中"], size=60, center=(500, 60)).detections)
+@pytest.mark.parametrize(("y", "at_top"), [pytest.param(380, True, id="hand-in-the-middle"),
+                                            pytest.param(60, False, id="hand-at-the-top"),
+                                            pytest.param(700, True, id="hand-at-the-bottom")])
+def test_the_caption_darkens_no_tile_and_no_tag_lies_under_it(y, at_top):
+    """The caption's dark band goes at the picture's top, or at its bottom where the hand lies at the top; the tags
+    keep out of it."""
+    reading = group(hand_layout("123m456p78s", "9s", ["pung 中"], size=60, center=(500, y)).detections)
     result = {"valid": True, "own": 5, "items": [{"key": "ping_hu", "pao": 1}], "payments": [{"amount": 5}]}
     tags: dict = {}
     rgb = np.asarray(draw(Image.new("RGB", (1000, 760), BG), reading, result, tag_boxes=tags))
-    band = int(np.nonzero((rgb[:, 5] != BG).any(axis=1) == 0)[0][0])  # the first row below the band, at the left
-    assert band > 20
-    assert all(y0 >= band - 1 for _, y0, _, _ in tags.values()), (band, sorted(tags.values()))
+    dark = np.flatnonzero((rgb[:, 3] != BG).any(axis=1))  # rows the band darkens, at the left edge
+    assert len(dark) > 20 and dark[-1] - dark[0] + 1 == len(dark)  # one band
+    assert (dark[0] == 0) == at_top and (dark[-1] == 759) == (not at_top)
+    for x0, y0, x1, y1 in [*tags.values(), *reading.detections.xyxy.tolist()]:
+        assert y1 <= dark[0] + 1 or y0 >= dark[-1] - 1, ((x0, y0, x1, y1), (dark[0], dark[-1]))
 
 
 def test_tags_stay_inside_the_picture_at_its_edges():
