@@ -86,6 +86,7 @@ def test_each_tag_is_written_on_a_patch_of_its_tiles_colour(reading):
         patch = rgb[int(y0) + 1:int(y1) - 1, int(x0) + 1:int(x1) - 1].reshape(-1, 3)
         share = (patch == COLORS[reading.roles[i]]).all(-1).mean()
         assert share > 0.5, (i, reading.roles[i], share)  # white writing on the colour: the colour dominates
+        assert (patch > 200).all(-1).mean() > 0.02, i  # ...and the writing is there
 
 
 def test_a_tile_scored_as_another_face_is_tagged_and_boxed_in_the_mark_colour(reading):
