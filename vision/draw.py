@@ -238,10 +238,10 @@ def plan_tag(canvas: ImageDraw.ImageDraw, box: Rect, text: str, fnt, taken: list
              size: tuple[int, int], tiles: np.ndarray | None = None, below_first: bool = False) -> Rect:
     """Where a box's tag goes: on no tag in ``taken``; not away from its box with the line that joins them across
     other ``tiles`` (boxes, n × 4); then on as little of the tiles as may be (a label on a tile hides its face),
-    nearer its box within a fifth of a tag: touching it above or below, else a tier or more away (up to three
-    above, one below), left-aligned with the box, centred on it or right-aligned. Where every place is taken, the
-    least covered one. Inside a picture of ``size``; the rectangle is added to ``taken`` and given back.
-    ``below_first``: below the box before above it (a meld's tag, under its outline)."""
+    nearer its box within a fifth of a tag: touching it above or below (left-aligned with the box, centred on it or
+    right-aligned), or beside it (a row running up the picture), else a tier or more away (up to three above, one
+    below). Where every place is taken, the least covered one. Inside a picture of ``size``; the rectangle is added
+    to ``taken`` and given back. ``below_first``: below the box before above it (a meld's tag, under its outline)."""
     x0, y0, x1, y1 = box
     w, h = _tag_size(canvas, text, fnt)[:2]
     above = [y0 - h - k * (h + 2) for k in range(TIERS_ABOVE)]
@@ -249,9 +249,11 @@ def plan_tag(canvas: ImageDraw.ImageDraw, box: Rect, text: str, fnt, taken: list
     first, second = (below, above) if below_first else (above, below)
     ys = [(k, y) for k in range(max(TIERS_ABOVE, TIERS_BELOW)) for y in (first[k:k + 1] + second[k:k + 1])]
     xs = [x0, (x0 + x1 - w) / 2, x1 - w]
-    tiers = [k for k, _ in ys for _ in xs]
+    sides = [(0, x, y) for x in (x0 - w - 2, x1 + 2) for y in (y0, (y0 + y1 - h) / 2, y1 - h)]
+    places = sorted([*((k, x, y) for k, y in ys for x in xs), *sides], key=lambda p: p[0])  # (beside: after the edges)
+    tiers = [k for k, _, _ in places]
     spots = np.array([(min(max(0.0, x), max(0.0, size[0] - w)), min(max(0.0, y), max(0.0, size[1] - h)))
-                      for _, y in ys for x in xs])
+                      for _, x, y in places])
     rects = np.concatenate([spots, spots + (w, h)], axis=1)
     tiles = np.zeros((0, 4)) if tiles is None else np.asarray(tiles, np.float64).reshape(-1, 4)
     on_tags = _cover(rects, np.array(taken, np.float64).reshape(-1, 4))
@@ -261,7 +263,8 @@ def plan_tag(canvas: ImageDraw.ImageDraw, box: Rect, text: str, fnt, taken: list
     lines = np.array([(mid - 1, r[3], mid + 1, y0) if r[3] <= y0 else (mid - 1, y1, mid + 1, r[1]) for r in rects])
     across = (np.array(tiers) > 0) & (_cover(lines, tiles) > h)  # (2 px wide: longer than half a tag is high)
     best = min(range(len(spots)), key=lambda k: (on_tags[k] > 0.5, on_tags[k], across[k], tiers[k] + steps[k], k))
-    taken.append(tuple(float(v) for v in rects[best]))  # type: ignore[arg-type]
+    x, y = (float(v) for v in spots[best])
+    taken.append((x, y, x + w, y + h))
     return taken[-1]
 
 

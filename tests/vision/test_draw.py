@@ -275,9 +275,10 @@ def test_a_tag_moved_away_from_its_tile_is_joined_to_it_by_a_line_under_the_tags
     img = Image.new("RGB", (400, 400), BG)
     tags = [((100, 200, 160, 280), "一条\n0.97", GREEN), ((110, 200, 170, 280), "二条\n0.97", GREEN),
             ((104, 200, 164, 280), "三条\n0.97", RED)]
-    first, second, moved = draw_tags(ImageDraw.Draw(img), tags, font(20), [], img.size)
+    sides = [(0, 150, 98, 330), (166, 150, 400, 330)]  # other labels left and right of the three
+    first, second, moved = draw_tags(ImageDraw.Draw(img), tags, font(20), list(sides), img.size)
     assert first[3] == pytest.approx(200) and second[1] == pytest.approx(282)  # on their boxes: above, below
-    assert moved[3] < first[1]  # both places on its box taken: a tier above the first tag
+    assert moved[3] < first[1]  # every place on its box taken: a tier above the first tag
     rgb = np.asarray(img).astype(int)
     red = np.abs(rgb - RED).sum(axis=2) < 30
     assert red[int(moved[3]) + 1:int(first[1]), 134].any()  # the line runs down to the box's top at its middle
@@ -316,13 +317,17 @@ def test_a_tag_goes_where_it_hides_no_tile(others, below_first, where):
 
 
 def test_a_tag_does_not_leap_over_a_tile_to_a_free_place():
-    """Tiles right above and below (a grid of tiles): a free place a tier away would join the tag to its tile by a
-    line across the next one, so the tag seems to name that one; it stays on its tile, over a rim of the next."""
+    """Tiles all round (a grid of tiles): a free place a tier away would join the tag to its tile by a line across
+    the next one, so the tag seems to name that one; it stays touching its tile, over a rim of the next."""
     img = Image.new("RGB", (400, 400), BG)
     box = (100.0, 200.0, 160.0, 280.0)
-    tiles = np.array([box, (100, 150, 160, 198), (100, 282, 160, 330)], np.float64)
+    tiles = np.array([box, (100, 150, 160, 198), (100, 282, 160, 330), (38, 200, 98, 280), (162, 200, 222, 280)],
+                     np.float64)
     rect = plan_tag(ImageDraw.Draw(img), box, "一条\n0.97", font(20), [], img.size, tiles)
-    assert rect[3] == pytest.approx(200) or rect[1] == pytest.approx(282)
+    assert rect[0] <= box[2] + 3 and rect[2] >= box[0] - 3 and rect[1] <= box[3] + 3 and rect[3] >= box[1] - 3
+    beside = plan_tag(ImageDraw.Draw(img), box, "一条\n0.97", font(20), [], img.size, tiles[:3])
+    assert (beside[2] <= box[0] or beside[0] >= box[2]) and beside[1] < box[3] and beside[3] > box[1]  # beside it
+    assert not label_cover(tiles[1:3], {0: beside}).any()  # (the tiles above and below in view)
     free = plan_tag(ImageDraw.Draw(img), box, "一条\n0.97", font(20), [], img.size, tiles[:1])
     assert free[3] == pytest.approx(200)  # with nothing about, right above it
 
@@ -335,6 +340,18 @@ def test_the_tags_of_a_hand_at_a_slant_hide_no_tile(angle, melds_row, perspectiv
     the next one (or on the melds behind the row); each tag now finds a place where it hides at most a rim."""
     layout = hand_layout("123m456p78s", "9s", ["pung 中", "kong 5s"], 2, size=60, center=(500, 380), angle=angle,
                          melds_row=melds_row, perspective=perspective)
+    reading = group(layout.detections)
+    tags: dict = {}
+    draw(Image.new("RGB", (1000, 760), BG), reading, tag_boxes=tags)
+    hidden = label_cover(reading.detections.xyxy, tags)
+    assert hidden.max() < 0.3, [(reading.roles[i], round(float(v), 2)) for i, v in enumerate(hidden) if v >= 0.3]
+
+
+@pytest.mark.parametrize("angle", [75, 90, -80])
+def test_the_tags_of_a_row_running_up_the_picture_go_beside_it(angle):
+    """A phone held sideways: the row runs up the picture, each tile's top and bottom touch its neighbours, so a tag
+    above or below a tile lay on the next; it goes beside the tile instead."""
+    layout = hand_layout("123m456p78s", "9s", ["pung 中"], 2, size=60, center=(500, 380), angle=angle)
     reading = group(layout.detections)
     tags: dict = {}
     draw(Image.new("RGB", (1000, 760), BG), reading, tag_boxes=tags)
