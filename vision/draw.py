@@ -231,14 +231,14 @@ def hidden_under_labels(reading: HandReading, tag_boxes: Mapping[int, Rect]) -> 
 
 
 TIERS_ABOVE, TIERS_BELOW = 4, 2  # places tried for a tag, in tag heights from its box
-TILE_COVER_STEP = 0.2  # shares of a tag's area over tiles told apart: a spot nearer its box wins within one step
+TILE_COVER_STEP = 0.15  # shares of a tag's area over tiles told apart: a spot nearer its box wins within one step
 
 
 def plan_tag(canvas: ImageDraw.ImageDraw, box: Rect, text: str, fnt, taken: list[Rect],
              size: tuple[int, int], tiles: np.ndarray | None = None, below_first: bool = False) -> Rect:
     """Where a box's tag goes: on no tag in ``taken``; not away from its box with the line that joins them across
     other ``tiles`` (boxes, n × 4); then on as little of the tiles as may be (a label on a tile hides its face),
-    nearer its box within a fifth of a tag: touching it above or below (left-aligned with the box, centred on it or
+    nearer its box within 15 % of a tag: touching it above or below (left-aligned with the box, centred on it or
     right-aligned), or beside it (a row running up the picture), else a tier or more away (up to three above, one
     below). Where every place is taken, the least covered one. Inside a picture of ``size``; the rectangle is added
     to ``taken`` and given back. ``below_first``: below the box before above it (a meld's tag, under its outline)."""
@@ -258,10 +258,12 @@ def plan_tag(canvas: ImageDraw.ImageDraw, box: Rect, text: str, fnt, taken: list
     tiles = np.zeros((0, 4)) if tiles is None else np.asarray(tiles, np.float64).reshape(-1, 4)
     on_tags = _cover(rects, np.array(taken, np.float64).reshape(-1, 4))
     steps = np.floor(_cover(rects, tiles) / (TILE_COVER_STEP * w * h))
-    # a tag away from its box is joined to it by a line: one running across other tiles points at them instead
+    # a tag away from its box is joined to it by a line: one running across other tiles points at them instead (not
+    # across the boxes its own box overlaps: a slanted row's neighbours, whose boxes lie over its tile's)
     mid = (x0 + x1) / 2
     lines = np.array([(mid - 1, r[3], mid + 1, y0) if r[3] <= y0 else (mid - 1, y1, mid + 1, r[1]) for r in rects])
-    across = (np.array(tiers) > 0) & (_cover(lines, tiles) > h)  # (2 px wide: longer than half a tag is high)
+    apart = tiles[_cover(tiles, np.array([box], np.float64)) < 0.1 * (x1 - x0) * (y1 - y0)]
+    across = (np.array(tiers) > 0) & (_cover(lines, apart) > h)  # (2 px wide: longer than half a tag is high)
     best = min(range(len(spots)), key=lambda k: (on_tags[k] > 0.5, on_tags[k], across[k], tiers[k] + steps[k], k))
     x, y = (float(v) for v in spots[best])
     taken.append((x, y, x + w, y + h))
