@@ -282,6 +282,7 @@ def test_a_tag_moved_away_from_its_tile_is_joined_to_it_by_a_line_under_the_tags
     rgb = np.asarray(img).astype(int)
     red = np.abs(rgb - RED).sum(axis=2) < 30
     assert red[int(moved[3]) + 1:int(first[1]), 134].any()  # the line runs down to the box's top at its middle
+    assert not red[204:280, 134].any()  # ...and stops there, not across the tile
     for x0, y0, x1, y1 in (int(v) for v in first), (int(v) for v in second):
         assert not red[y0 + 1:y1 - 1, x0 + 1:x1 - 1].any()  # ...under the other tags, not across them
     single = Image.new("RGB", (400, 400), BG)
