@@ -193,12 +193,6 @@ def _draw_tag(canvas: ImageDraw.ImageDraw, x: float, y: float, text: str, color,
     return (x, y, x + w, y + h)
 
 
-def label(canvas: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, color, fnt) -> Rect:
-    """Text on a filled tag just above ``xy`` (kept inside the picture); gives back the tag's rectangle."""
-    h = _tag_size(canvas, text, fnt)[1]
-    return _draw_tag(canvas, xy[0], max(0.0, xy[1] - h), text, color, fnt)
-
-
 def _cover(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
     """Area of each of ``rects`` (n × 4) that ``others`` (m × 4) cover, summed over them."""
     if not len(others):

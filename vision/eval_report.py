@@ -163,7 +163,7 @@ def draw_misses(image_bgr: np.ndarray, truth: ImageBoxes, preds: ImageBoxes) -> 
     import cv2
     from PIL import Image, ImageDraw
 
-    from xingzi.vision.draw import font, label
+    from xingzi.vision.draw import draw_tags, font
     from xingzi.vision.names import MISS_MARKS
 
     img = Image.fromarray(cv2.cvtColor(image_bgr, cv2.COLOR_BGR2RGB))
@@ -171,6 +171,7 @@ def draw_misses(image_bgr: np.ndarray, truth: ImageBoxes, preds: ImageBoxes) -> 
     side = float(np.median(np.concatenate([truth.xyxy[:, 2:] - truth.xyxy[:, :2],
                                            preds.xyxy[:, 2:] - preds.xyxy[:, :2]]))) if len(truth) + len(preds) else 20
     fnt, width = font(int(max(12, side * 0.35))), max(2, int(side / 15))
+    tags = []
     for t, p, off in error_boxes(truth, preds):
         kind = error_kind(int(truth.cls[t]) if t >= 0 else NC, int(preds.cls[p]) if p >= 0 else NC)
         color = MISS_COLORS[kind]
@@ -184,8 +185,10 @@ def draw_misses(image_bgr: np.ndarray, truth: ImageBoxes, preds: ImageBoxes) -> 
         text = {"misread": f"{m['true']}{true_cn}\n{m['read']}{read_cn}" + (f"\n{m['off']}" if off else ""),
                 "off": f"{m['off']} {read_cn}", "missed": f"{m['missed']} {true_cn}",
                 "extra": f"{m['extra']} {read_cn}"}[kind]
-        x0, y0 = (preds.xyxy[p] if p >= 0 else truth.xyxy[t])[:2]
-        label(canvas, (float(x0), float(y0)), text, color, fnt)
+        x0, y0, x1, y1 = (float(v) for v in (preds.xyxy[p] if p >= 0 else truth.xyxy[t]))
+        tags.append(((x0, y0, x1, y1), text, color))
+    # each label where it covers no other label and as few tiles as may be, as on the annotated photo
+    draw_tags(canvas, tags, fnt, [], img.size, np.concatenate([truth.xyxy, preds.xyxy]).astype(np.float64))
     return cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR)
 
 

@@ -116,14 +116,13 @@ def test_the_winning_tiles_tag_keeps_the_place_above_it_among_crowded_tags():
     assert tags[win][0] == pytest.approx(x0, abs=1) and tags[win][3] == pytest.approx(y0, abs=1)
 
 
-def test_a_label_gives_back_the_rectangle_it_covers():
-    from xingzi.vision.draw import label
-
+def test_a_tag_gives_back_the_rectangle_it_paints():
+    """The page puts a tap target on each label's rectangle (``label_xyxy``): it must be where the label is painted."""
     img = Image.new("RGB", (400, 300), BG)
-    x0, y0, x1, y1 = label(ImageDraw.Draw(img), (100.0, 200.0), "碰 红中", COLORS["pung"], font(20))
+    (rect,) = draw_tags(ImageDraw.Draw(img), [((100, 200, 160, 280), "碰 红中", COLORS["pung"])], font(20), [], img.size)
     ys, xs = np.nonzero((np.asarray(img) == COLORS["pung"]).all(-1))
-    assert (xs.min(), ys.min(), xs.max(), ys.max()) == pytest.approx((x0, y0, x1, y1), abs=1)
-    assert y1 == 200.0  # just above the point given
+    assert (xs.min(), ys.min(), xs.max(), ys.max()) == pytest.approx(rect, abs=1)
+    assert rect[3] == 200.0  # just above its box
 
 
 def test_the_winning_tile_is_boxed_twice_as_thick_as_the_others():

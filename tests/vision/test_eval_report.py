@@ -218,7 +218,7 @@ def test_image_exact_by_tile_size_needs_no_meta(tmp_path, capsys):
 
 
 def test_drawing_marks_each_wrong_box_in_its_colour_and_nothing_else():
-    image = np.full((60, 200, 3), 90, np.uint8)
+    image = np.full((120, 200, 3), 90, np.uint8)
     drawn = eval_report.draw_misses(image, TRUTHS[0], PREDS[0])  # 3m read as 2m at slot 0, 5p missed at slot 2
     assert drawn.shape == image.shape and drawn.dtype == np.uint8
     changed = np.any(drawn != image, axis=2)
@@ -227,13 +227,13 @@ def test_drawing_marks_each_wrong_box_in_its_colour_and_nothing_else():
     orange = np.all(np.abs(drawn[..., ::-1].astype(int) - eval_report.MISS_COLORS["misread"]) < 40, axis=2)
     red = np.all(np.abs(drawn[..., ::-1].astype(int) - eval_report.MISS_COLORS["missed"]) < 40, axis=2)
     assert orange[:, x0:x1 + 1].any() and red[:, m0:m1 + 1].any()
-    r0, _, r1, _ = (int(v) for v in _box(1))
-    assert not changed[30:, r0 - 3:r1 + 4].any()  # the tile read right: nothing below the labels' band
+    r0, r_top, r1, r_bottom = (int(v) for v in _box(1))
+    assert not changed[r_top + 1:r_bottom, r0 + 3:r1 - 2].any()  # the tile read right: no label over it
     assert np.array_equal(eval_report.draw_misses(image, TRUTHS[2], PREDS[2]), image)  # exact: nothing drawn
 
 
 def test_a_misread_box_is_drawn_beside_its_tile_outlined_in_white():
-    image = np.full((80, 200, 3), 90, np.uint8)
+    image = np.full((160, 200, 3), 90, np.uint8)
     x0, y0, x1, y1 = _box(0)
     truth = ImageBoxes.truth(np.array([[x0, y0, x1, y1]]), np.array([T3M]))
     read = ImageBoxes.preds(np.array([[x0, y0 + 8, x1, y1 + 8]]), np.array([T2M]), np.array([0.9]))  # lower
