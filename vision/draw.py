@@ -193,25 +193,27 @@ def _draw_tag(canvas: ImageDraw.ImageDraw, x: float, y: float, text: str, color,
     return (x, y, x + w, y + h)
 
 
-def _cover(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """Area of each of ``rects`` (n × 4) that ``others`` (m × 4) cover, summed over them."""
-    if not len(others):
-        return np.zeros(len(rects))
+def _overlaps(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """The area each of ``rects`` (n × 4) shares with each of ``others`` (m × 4): n × m."""
     w = np.minimum(rects[:, None, 2], others[None, :, 2]) - np.maximum(rects[:, None, 0], others[None, :, 0])
     h = np.minimum(rects[:, None, 3], others[None, :, 3]) - np.maximum(rects[:, None, 1], others[None, :, 1])
-    return (np.clip(w, 0, None) * np.clip(h, 0, None)).sum(axis=1)
+    return np.clip(w, 0, None) * np.clip(h, 0, None)
+
+
+def _cover(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Area of each of ``rects`` (n × 4) that ``others`` (m × 4) cover, summed over them."""
+    return _overlaps(rects, others).sum(axis=1)
 
 
 def label_cover(xyxy: np.ndarray, tag_boxes: Mapping[int, Rect]) -> np.ndarray:
     """The share of each box (n × 4) that the labels of the other boxes cover (``tag_boxes``: index → label
     rectangle, as :func:`draw` fills it): a label over a tile hides its face."""
     boxes = np.asarray(xyxy, np.float64).reshape(-1, 4)
-    out = np.zeros(len(boxes))
-    for i, box in enumerate(boxes):
-        others = np.array([r for j, r in tag_boxes.items() if j != i], np.float64).reshape(-1, 4)
-        area = (box[2] - box[0]) * (box[3] - box[1])
-        out[i] = _cover(box[None], others)[0] / area if area > 0 else 0.0
-    return out
+    owners = np.array(list(tag_boxes), np.int64)
+    shared = _overlaps(boxes, np.array(list(tag_boxes.values()), np.float64).reshape(-1, 4))
+    shared[np.arange(len(boxes))[:, None] == owners[None, :]] = 0.0  # its own label lies beside it, not on it
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return np.divide(shared.sum(axis=1), area, out=np.zeros(len(boxes)), where=area > 0)
 
 
 HIDDEN_UNDER_LABELS = 0.3  # a tile with this share of its box under other tiles' labels reads as hidden
