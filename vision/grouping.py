@@ -268,11 +268,12 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     if short > 0:  # on a table laid out in rows, not from off the hand's row and out of its reach
         hand = main_seg + concealed + [j for j, m in enumerate(meld_of) if m >= 0]
         reach = REACH * float(np.median(np.sqrt(wh[main_seg, 0] * wh[main_seg, 1])))
-        near = [i for i in singles if knobs.far_singles or len(main_seg) < NEAT_ROW or row_of[i] == main_row
-                or rowgeom.distance(i, hand, centers) <= reach]
+        far = {i for i in singles if len(main_seg) >= NEAT_ROW and row_of[i] != main_row
+               and rowgeom.distance(i, hand, centers) > reach}
         if far_left_out is not None:
-            far_left_out.extend(i for i in singles if i not in near)
-        joined = _legal_singles(near, short, concealed, melds, cls)
+            far_left_out.extend(i for i in singles if i in far)
+        near = singles if knobs.far_singles else [i for i in singles if i not in far]
+        joined = _legal_singles(near, short, concealed, melds, cls, far)
     else:  # a full row already: still take one tile lying right beside it (the winning tile)
         near = singles[:1] if knobs.join_beside else []
         joined = [i for i in near
@@ -338,15 +339,18 @@ def _order_melds(melds: list[Meld], meld_of: list[int], reading_order: list[int]
 
 
 def _legal_singles(singles: list[int], short: int, concealed: list[int], melds: list[Meld],
-                   cls: np.ndarray) -> list[int]:
+                   cls: np.ndarray, far: set[int]) -> list[int]:
     """The lone tiles that complete the hand: the nearest ``short`` unless another choice among
-    the nearest few makes a legal hand and theirs does not (a stray lay closer than the winner)."""
-    nearest = singles[:short]
-    if len(singles) <= short:
+    the nearest few makes a legal hand and theirs does not (a stray lay closer than the winner).
+    At most one of them is ``far`` (out of REACH): the winning tile may be laid far off, but two or
+    more tiles far off are the heap's, whatever hand they would make."""
+    nearest = [i for i in singles if i not in far] + [i for i in singles if i in far][:1]
+    nearest = sorted(nearest, key=singles.index)[:short]
+    if len(singles) <= short and len(far.intersection(singles)) <= 1:
         return nearest
     base = [Tile.from_index(int(cls[i])) for i in concealed]
     for combo in combinations(singles[:SINGLES_TRIED], short):
-        if is_legal(base + [Tile.from_index(int(cls[i])) for i in combo], melds):
+        if len(far.intersection(combo)) <= 1 and is_legal(base + [Tile.from_index(int(cls[i])) for i in combo], melds):
             return list(combo)
     return nearest
 

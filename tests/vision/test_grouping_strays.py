@@ -249,6 +249,27 @@ def test_short_hand_in_a_row_is_not_filled_from_far_off(face, below, role, legal
     assert ("1 tile(s) lying away from the hand ignored" in reading.problems) is left_out
 
 
+# A row of 11 (123m456m12s55p, the 789p and the winning 3s not in it) and lone tiles at (x, y) in
+# front of or behind it, about five tile sizes off but `near` ones, a tile size and a half in front.
+@pytest.mark.parametrize("tiles,joined", [
+    # Three far tiles that would make the hand (a real photo: three of the heap's 6m, cut by the
+    # frame and read one by one, made a 清一色): two far tiles or more are the heap's, never the hand's.
+    pytest.param([("7p", 300, 560), ("8p", 700, 600), ("9p", 1000, 40)], 0, id="three-far-left-out"),
+    # Near tiles fill the row; one far tile that completes the hand is the winning tile laid far off.
+    pytest.param([("7p", 400, 380), ("8p", 560, 380), ("9p", 1000, 40)], 3, id="two-near-one-far-taken"),
+    # Two far tiles and no near one: the same as three.
+    pytest.param([("7p", 400, 380), ("8p", 300, 560), ("9p", 1000, 40)], 1, id="one-near-two-far-left-out"),
+])
+def test_at_most_one_tile_from_far_off_joins_a_short_hand(tiles, joined):
+    layout = hand_layout("123m456m12s55p", "3s", size=60, center=(640, 300))
+    boxes = [[x, y, x + 45, y + 60] for _, x, y in tiles]
+    reading = group(with_tiles(layout.detections, boxes, [Tile(face).index for face, _, _ in tiles]))
+    n = len(layout.detections)
+    assert sum(r in ("concealed", "win") for r in reading.roles[n:]) == joined, reading.roles[n:]
+    assert is_legal_reading(reading) is (joined == 3)
+    assert reading.roles[n:].count("loose") == 3 - joined
+
+
 def test_tile_off_the_line_of_a_full_row_stays_out_even_when_the_row_is_no_hand():
     # 14 tiles stand in the row (12s 9s: no winning hand, a face misread); a tile lies in front of
     # its middle, off its line. It is a stray: the 14 are handed on to the repair, not 15.
