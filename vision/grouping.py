@@ -346,7 +346,7 @@ def _legal_singles(singles: list[int], short: int, concealed: list[int], melds: 
     more tiles far off are the heap's, whatever hand they would make."""
     nearest = [i for i in singles if i not in far] + [i for i in singles if i in far][:1]
     nearest = sorted(nearest, key=singles.index)[:short]
-    if len(singles) <= short and len(far.intersection(singles)) <= 1:
+    if len(singles) <= short:
         return nearest
     base = [Tile.from_index(int(cls[i])) for i in concealed]
     for combo in combinations(singles[:SINGLES_TRIED], short):

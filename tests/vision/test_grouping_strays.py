@@ -270,6 +270,18 @@ def test_at_most_one_tile_from_far_off_joins_a_short_hand(tiles, joined):
     assert reading.roles[n:].count("loose") == 3 - joined
 
 
+
+def test_a_short_hand_row_is_filled_from_anywhere():
+    # Three claimed pungs and two tiles standing (55p): a row that short says nothing of a table laid out
+    # in rows, so lone tiles strewn far from it (6s 7s 8s) fill it, however many.
+    layout = hand_layout("55p", None, ["pung 1m", "pung 2p", "pung 9s"], size=60, center=(640, 300))
+    strewn = [("6s", 200, 620), ("7s", 900, 650), ("8s", 1100, 40)]
+    boxes = [[x, y, x + 45, y + 60] for _, x, y in strewn]
+    reading = group(with_tiles(layout.detections, boxes, [Tile(face).index for face, _, _ in strewn]))
+    assert is_legal_reading(reading), reading.problems
+    assert sorted(reading.tiles) == sorted(parse_tiles("55p678s"))
+    assert reading.roles[-3:].count("loose") == 0
+
 def test_tile_off_the_line_of_a_full_row_stays_out_even_when_the_row_is_no_hand():
     # 14 tiles stand in the row (12s 9s: no winning hand, a face misread); a tile lies in front of
     # its middle, off its line. It is a stray: the 14 are handed on to the repair, not 15.
