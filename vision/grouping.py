@@ -24,6 +24,7 @@ from . import rowgeom
 from .bonusfa import bonus_fa
 from .detections import Detections, check_tile_index
 from .handcheck import count_problems, count_word, is_legal
+from .lone import LONE_CONF
 from .meldfind import FACELESS_KONG, KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds, row_kongs  # noqa: F401
 
 # Thresholds and helpers that moved to rowgeom stay importable from here.
@@ -239,7 +240,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     # row (a winning tile pushed aside), then the nearest; the rest are strays on the table.
     singles.sort(key=lambda i: (row_of[i] != main_row, rowgeom.distance(i, main_seg, centers)))
     # So do runs of tiles on another row (a tray's next line, or the wall and discards behind the
-    # hand): nearest first, each only while it fits what the hand still lacks.
+    # hand): nearest first, each only while it fits what the hand still lacks; on a table laid out in
+    # rows, never a run out of REACH none of whose tiles is read surely (LONE_CONF: a pair of the heap).
     apart = [p for p in pieces if len(p) > 1 and row_of[p[0]] != main_row]
     in_apart = {i for p in apart for i in p}
     concealed = [i for p in pieces for i in p if i not in singles and i not in in_apart]
@@ -256,9 +258,15 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
         problems[:] = [q for q in problems if q != FACELESS_KONG]
         problems.append(f"{len(faceless)} face-down tile(s) the hand does not need ignored")
     need -= 3 * hidden_kongs
+    neat = len(main_seg) >= NEAT_ROW
+    reach = REACH * float(np.median(np.sqrt(wh[main_seg, 0] * wh[main_seg, 1])))
     for p in sorted(apart, key=lambda p: min(rowgeom.distance(i, main_seg, centers) for i in p)):
         kongs = sum(1 for c in Counter(cls[concealed + p].tolist()).values() if c == 4)  # a tile more each
-        if knobs.trays or len(p) - kongs <= need - len(concealed):
+        hand = main_seg + concealed + [j for j, m in enumerate(meld_of) if m >= 0]
+        if (neat and float(detections.conf[p].max()) < LONE_CONF
+                and min(rowgeom.distance(i, hand, centers) for i in p) > reach):
+            strays += len(p)  # none of it read surely, out of the hand's reach: the heap, whatever it would make
+        elif knobs.trays or len(p) - kongs <= need - len(concealed):
             concealed += p
         else:
             strays += len(p)
@@ -267,8 +275,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     short = need - len(concealed)
     if short > 0:  # on a table laid out in rows, not from off the hand's row and out of its reach
         hand = main_seg + concealed + [j for j, m in enumerate(meld_of) if m >= 0]
-        reach = REACH * float(np.median(np.sqrt(wh[main_seg, 0] * wh[main_seg, 1])))
-        far = {i for i in singles if len(main_seg) >= NEAT_ROW and row_of[i] != main_row
+        far = {i for i in singles if neat and row_of[i] != main_row
                and rowgeom.distance(i, hand, centers) > reach}
         if far_left_out is not None:
             far_left_out.extend(i for i in singles if i in far)

@@ -282,6 +282,29 @@ def test_a_short_hand_row_is_filled_from_anywhere():
     assert sorted(reading.tiles) == sorted(parse_tiles("55p678s"))
     assert reading.roles[-3:].count("loose") == 0
 
+
+# A row of 11 (123m456m789p55p), the winning 3s apart beside it, and the 12s the hand lacks as a run of two
+# in front of it, `below` px under the row (tile size about 52 px), read with confidence `conf`.
+@pytest.mark.parametrize("below,conf,joined", [
+    # Five tile sizes off and read with doubt (real photos: pairs of the heap, read at 0.26-0.53, made
+    # hands of rows that lacked winds nobody boxed): the heap's, though the hand is then short.
+    pytest.param(260, 0.45, False, id="far-doubtful-run-left-out"),
+    # As far, one of its tiles read surely: the hand laid out in two parts.
+    pytest.param(260, 0.9, True, id="far-run-read-surely-joins"),
+    # Read with doubt but within reach of the hand (1.5 tile sizes in front): the hand's.
+    pytest.param(80, 0.45, True, id="near-doubtful-run-joins"),
+])
+def test_a_run_of_the_heap_read_with_doubt_does_not_fill_a_short_hand(below, conf, joined):
+    layout = hand_layout("123m456m789p55p", "3s", size=60, center=(640, 300))
+    det = layout.detections
+    x0, y0, x1, y1 = det.xyxy[3]
+    run = [[x0 + k * 46, y0 + below, x0 + k * 46 + 45, y1 + below] for k in range(2)]
+    both = with_tiles(det, run, [Tile("1s").index, Tile("2s").index])
+    both.conf[len(det):] = [conf, conf - 0.05]
+    reading = group(both)
+    assert is_legal_reading(reading) is joined, reading.problems
+    assert reading.roles[len(det):] == (("concealed",) * 2 if joined else ("loose",) * 2)
+
 def test_tile_off_the_line_of_a_full_row_stays_out_even_when_the_row_is_no_hand():
     # 14 tiles stand in the row (12s 9s: no winning hand, a face misread); a tile lies in front of
     # its middle, off its line. It is a stray: the 14 are handed on to the repair, not 15.
