@@ -205,19 +205,23 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     counted = np.flatnonzero(~ignored)
     if counted.size:
         keep[counted] = rowgeom.distinct_boxes(detections.subset(counted))
+    fa_mask = (cls == FA_CLASS) & keep
+    body = np.flatnonzero(keep & ~fa_mask)
+    centers = detections.centers.astype(np.float64)
+    wh = (detections.xyxy[:, 2:] - detections.xyxy[:, :2]).astype(np.float64)
+    if len(body):  # a box across the joint of two tiles is no tile (rowgeom.joint_boxes)
+        joints = rowgeom.joint_boxes(rowgeom.find_rows(centers, wh, body, knobs.line_tol), detections.conf)
+        keep[joints] = False
+        body = np.flatnonzero(keep & ~fa_mask)
     if (~keep & ~ignored).sum():
         problems.append(f"{int((~keep & ~ignored).sum())} duplicate detection(s) ignored")
-    fa_mask = (cls == FA_CLASS) & keep
     if fa_mask.sum() > 4:  # said before the extra ones are set aside: the user should know
         problems.append(f"{count_word(int(fa_mask.sum()))} 发 (only four exist)")
-    body = np.flatnonzero(keep & ~fa_mask)
     if len(body) == 0:
         fa = bonus_fa(np.flatnonzero(fa_mask), detections, False, roles, problems)
         problems.append("only 发 bonus tiles found" if fa else "no tiles found")
         return _result(detections, (), None, False, (), fa, roles, meld_of, np.zeros(n, bool), problems, (1.0, 0.0))
 
-    centers = detections.centers.astype(np.float64)
-    wh = (detections.xyxy[:, 2:] - detections.xyxy[:, :2]).astype(np.float64)
     geo = rowgeom.find_rows(centers, wh, body, knobs.line_tol)
     rows, sideways, pitch = geo.rows, geo.sideways, geo.pitch
     segments = rowgeom.row_segments(geo, knobs.gap_split, knobs.off_line)

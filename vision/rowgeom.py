@@ -26,6 +26,11 @@ END_SCATTER = 3.0  # ... and by more than this many times the scatter of the row
 END_OTHER = 0.04  # ... and clearly more than the other end tile
 END_TIE = 0.01  # end steps this close are even: the guess is then the last tile
 DUPLICATE_IOU = 0.7  # two boxes of one class this much overlapping are one tile
+# Three boxes in the room of two tiles: two whose centres are at most this many steps apart (in the row's
+# pitch) are neighbours, and a box read with doubt (under JOINT_DOUBT, as lone.LONE_CONF) between them lies
+# across their joint.
+JOINT_SPAN = 1.25
+JOINT_DOUBT = 0.6
 LINE_TOL = 0.36  # across offset (in tile sizes) from a neighbour's line that puts a tile in another row
 # A step between neighbours well beyond the steps beside it is a gap between groups, even when
 # less than the usual gap threshold: this much longer than the neighbouring steps, and by more
@@ -298,6 +303,21 @@ def likely_end(order: list[int], along: np.ndarray, scale: np.ndarray) -> int:
         return order[-1]
     first, last, _ = end_steps(order, along, scale)
     return order[0] if first > last + END_TIE else order[-1]
+
+
+def joint_boxes(geo: Rows, conf: np.ndarray) -> list[int]:
+    """Boxes lying across the joint of two neighbouring tiles of a row (JOINT_SPAN) and read with doubt, less
+    surely than both: the detector took the joint for a tile (real tile pictures with a bevelled edge). A tile
+    stacked on another (a kong shown three and one) is no joint: a box over another is never linked into its row."""
+    out: list[int] = []
+    for row in geo.rows:
+        order = row[np.argsort(geo.along[row], kind="stable")]
+        for a, b, c in zip(order, order[1:], order[2:], strict=False):
+            step = geo.pitch * (geo.scale[a] + geo.scale[c]) / 2
+            if (a not in out and geo.along[c] - geo.along[a] <= JOINT_SPAN * step
+                    and conf[b] < min(conf[a], conf[c], JOINT_DOUBT)):
+                out.append(int(b))
+    return out
 
 
 def distinct_boxes(det: Detections) -> np.ndarray:

@@ -340,6 +340,28 @@ def test_concealed_kong_shown_any_usual_way(shown):
     assert reading.problems == ()
 
 
+
+# A concealed kong of 中 shown DFFD, and one box more: across the joint of its two faces (real tile pictures:
+# the detector read such a joint as a third 中 at 0.27, and the kong as a pung beside two stray backs), or over
+# its first face a fifth of a tile higher (a tile stacked on another, as some show a kong).
+@pytest.mark.parametrize("place,conf,dropped", [
+    pytest.param("joint", 0.3, True, id="doubtful-box-across-a-joint-is-no-tile"),
+    pytest.param("joint", 0.9, False, id="sure-box-across-a-joint-is-kept"),
+    pytest.param("stacked", 0.3, False, id="doubtful-box-over-a-tile-is-kept"),
+])
+def test_a_doubtful_box_across_the_joint_of_two_tiles_is_no_tile(place, conf, dropped):
+    layout = hand_layout("123m456m789p5p", "5p", ["concealed_kong 中"], kong_shown="DFFD", size=60, center=(640, 300))
+    det = layout.detections
+    kong = sorted((i for i, r in enumerate(layout.roles) if r == "concealed_kong"), key=lambda i: det.xyxy[i, 0])
+    first, second = det.xyxy[kong[1]], det.xyxy[kong[2]]
+    box = (first + second) / 2 if place == "joint" else first - np.array([0, 12, 0, 12])
+    more = with_tiles(det, [box], [Tile.ZHONG.index])
+    more.conf[-1] = conf
+    reading = group(more)
+    assert ("1 duplicate detection(s) ignored" in reading.problems) is dropped, reading.problems
+    if place == "joint":
+        assert (Meld(MeldKind.CONCEALED_KONG, Tile.ZHONG) in reading.melds) is dropped, reading.melds
+
 def test_row_of_face_down_tiles_is_a_wall_not_a_kong():
     det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections
     wall = [[300 + k * 45, 600, 345 + k * 45, 660] for k in range(8)]

@@ -11,7 +11,7 @@ import pytest
 from xingzi.engine import score_situation
 from xingzi.engine.melds import MeldKind
 from xingzi.engine.notation import parse_meld, parse_tiles
-from xingzi.engine.tiles import TILES, Tile
+from xingzi.engine.tiles import BACK_CLASS, TILES, Tile
 from xingzi.vision import unseen
 from xingzi.vision.grouping import group, mark_win
 from xingzi.vision.layouts import hand_layout
@@ -281,3 +281,7 @@ def test_a_face_down_kong_named_just_made_or_not_keeps_its_face_choices():
             melds = [f"concealed_kong {c.tile.symbol}" if m == guessed else m for m in res.situation["melds"]]
             assert c.own == score_situation(dict(res.situation, melds=melds))["own"]
         assert {c.tile.symbol for c in res.bloom_choices} == {"9p", guessed.split()[1]}
+        # its button points at one of the face-down tiles (a mutation sample's survivor: it pointed at none)
+        face_down = next(c for c in res.bloom_choices if c.tile.symbol == guessed.split()[1])
+        assert face_down.index is not None and res.reading.roles[face_down.index] == "concealed_kong"
+        assert res.reading.detections.cls[face_down.index] == BACK_CLASS
