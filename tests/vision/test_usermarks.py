@@ -11,7 +11,7 @@ import pytest
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.tiles import Tile
 from xingzi.vision.grouping import group, is_legal_reading
-from xingzi.vision.layouts import hand_layout
+from xingzi.vision.layouts import hand_layout, with_tiles
 from xingzi.vision.pipeline import Context, analyse, reading_json
 from xingzi.vision.usermarks import (
     COUNT_WORDS,
@@ -295,3 +295,19 @@ def test_a_corrected_face_is_a_tile_of_the_game_whatever_the_classifier_thought(
     assert apply_corrections(det, {}) is det and apply_corrections(det, None) is det
     with pytest.raises(ValueError, match="class must be 0..30, got 31"):
         apply_corrections(det, {2: 31})
+
+
+def test_a_box_the_user_names_counts_though_read_with_doubt_across_a_joint():
+    # A 中 box at 0.3 across the joint of a kong's two faces is no tile (grouping), but named by the user it is
+    # one: read surely from then on (confidence 1), it is kept, and the three 中 make a pung.
+    layout = hand_layout("123m456m789p5p", "5p", ["concealed_kong 中"], kong_shown="DFFD", size=60, center=(640, 300))
+    kong = sorted((i for i, r in enumerate(layout.roles) if r == "concealed_kong"),
+                  key=lambda i: layout.detections.xyxy[i, 0])
+    joint = (layout.detections.xyxy[kong[1]] + layout.detections.xyxy[kong[2]]) / 2
+    det = with_tiles(layout.detections, [joint], [Tile.ZHONG.index])
+    det.conf[-1] = 0.3
+    assert analyse(IMG, det, Context()).reading.roles[-1] == "loose"
+    named = apply_corrections(det, {len(det) - 1: Tile.ZHONG.index})
+    assert named.conf[-1] == 1.0 and np.array_equal(named.conf[:-1], det.conf[:-1]) and det.conf[-1] == pytest.approx(0.3)
+    res = analyse(IMG, named, Context(), fixed=[len(det) - 1])
+    assert res.reading.roles[-1] == "pung" and Meld(MeldKind.PUNG, Tile.ZHONG) in res.reading.melds
