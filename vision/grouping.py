@@ -264,11 +264,11 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     need -= 3 * hidden_kongs
     neat = len(main_seg) >= NEAT_ROW
     reach = REACH * float(np.median(np.sqrt(wh[main_seg, 0] * wh[main_seg, 1])))
+    meld_tiles = [j for j, m in enumerate(meld_of) if m >= 0]
     for p in sorted(apart, key=lambda p: min(rowgeom.distance(i, main_seg, centers) for i in p)):
         kongs = sum(1 for c in Counter(cls[concealed + p].tolist()).values() if c == 4)  # a tile more each
-        hand = main_seg + concealed + [j for j, m in enumerate(meld_of) if m >= 0]
         if (neat and float(detections.conf[p].max()) < LONE_CONF
-                and min(rowgeom.distance(i, hand, centers) for i in p) > reach):
+                and min(rowgeom.distance(i, main_seg + concealed + meld_tiles, centers) for i in p) > reach):
             strays += len(p)  # none of it read surely, out of the hand's reach: the heap, whatever it would make
         elif knobs.trays or len(p) - kongs <= need - len(concealed):
             concealed += p
@@ -278,9 +278,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
                 runs_left_out.append(len(p))
     short = need - len(concealed)
     if short > 0:  # on a table laid out in rows, not from off the hand's row and out of its reach
-        hand = main_seg + concealed + [j for j, m in enumerate(meld_of) if m >= 0]
         far = {i for i in singles if neat and row_of[i] != main_row
-               and rowgeom.distance(i, hand, centers) > reach}
+               and rowgeom.distance(i, main_seg + concealed + meld_tiles, centers) > reach}
         if far_left_out is not None:
             far_left_out.extend(i for i in singles if i in far)
         near = singles if knobs.far_singles else [i for i in singles if i not in far]
