@@ -340,7 +340,6 @@ def test_concealed_kong_shown_any_usual_way(shown):
     assert reading.problems == ()
 
 
-
 # A concealed kong of 中 shown DFFD, and one box more: across the joint of its two faces (real tile pictures:
 # the detector read such a joint as a third 中 at 0.27, and the kong as a pung beside two stray backs), or over
 # its first face a fifth of a tile higher (a tile stacked on another, as some show a kong).
@@ -361,6 +360,7 @@ def test_a_doubtful_box_across_the_joint_of_two_tiles_is_no_tile(place, conf, dr
     assert ("1 duplicate detection(s) ignored" in reading.problems) is dropped, reading.problems
     if place == "joint":
         assert (Meld(MeldKind.CONCEALED_KONG, Tile.ZHONG) in reading.melds) is dropped, reading.melds
+
 
 def test_row_of_face_down_tiles_is_a_wall_not_a_kong():
     det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections

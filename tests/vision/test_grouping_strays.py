@@ -270,7 +270,6 @@ def test_at_most_one_tile_from_far_off_joins_a_short_hand(tiles, joined):
     assert reading.roles[n:].count("loose") == 3 - joined
 
 
-
 def test_a_short_hand_row_is_filled_from_anywhere():
     # Three claimed pungs and two tiles standing (55p): a row that short says nothing of a table laid out
     # in rows, so lone tiles strewn far from it (6s 7s 8s) fill it, however many.
@@ -304,6 +303,7 @@ def test_a_run_of_the_heap_read_with_doubt_does_not_fill_a_short_hand(below, con
     reading = group(both)
     assert is_legal_reading(reading) is joined, reading.problems
     assert reading.roles[len(det):] == (("concealed",) * 2 if joined else ("loose",) * 2)
+
 
 def test_tile_off_the_line_of_a_full_row_stays_out_even_when_the_row_is_no_hand():
     # 14 tiles stand in the row (12s 9s: no winning hand, a face misread); a tile lies in front of
