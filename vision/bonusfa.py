@@ -7,13 +7,24 @@ total; players lay their bonus 发 together, which tells the two apart.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from xingzi.engine.tiles import Tile
+
 from .detections import Detections
 
+if TYPE_CHECKING:
+    from .grouping import HandReading
+
 FA_TOUCH = 1.6  # centre distance (in tile sizes) under which two 发 lie side by side
+FA_CLASS = Tile.FA.index
+FA_NEXT = 0.3  # a tile left out beside the bonus 发 whose next likeliest face is 发, scored this or more, is one,
+FA_OVER = 0.5  # unless this much of it (or of the 发) lies under a 发's box: then it is that 发 boxed twice
 
 
 def bonus_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, roles: list[str], problems: list[str]) -> int:
@@ -59,3 +70,55 @@ def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool) -> list[int]:
     if len(kept) > 4:
         kept = sorted(kept, key=lambda i: float(np.hypot(*(centers[i] - anchor))))[:4]
     return [int(i) for i in fa_idx if int(i) not in kept]
+
+
+def misread_fa(det: Detections, roles: tuple[str, ...] | list[str]) -> list[int]:
+    """Tiles left out of the hand (role 'loose') that lie side by side with a bonus 发 and are likely 发
+    themselves: 发 their next likeliest face, scored FA_NEXT or more, and not that 发 boxed again (FA_OVER). One that
+    touches a misread one counts too."""
+    fa = [i for i, role in enumerate(roles) if role == "fa"]
+    if det.probs is None or not fa:
+        return []
+    doubtful = [i for i, role in enumerate(roles)
+                if role == "loose" and int(det.cls[i]) != FA_CLASS and det.alternatives(i, 1)[:1] == [FA_CLASS]
+                and float(det.probs[i, FA_CLASS]) >= FA_NEXT]
+    centers = det.centers.astype(np.float64)
+    wh = (det.xyxy[:, 2:] - det.xyxy[:, :2]).astype(np.float64)
+    size = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
+    found: list[int] = []
+    grown = True
+    while grown and len(fa) + len(found) < 4:  # a set has four 发
+        grown = False
+        for i in doubtful:
+            if i not in found and not any(_overlap(det.xyxy, i, j) > FA_OVER for j in fa + found) and any(
+                    np.hypot(*(centers[i] - centers[j])) < FA_TOUCH * (size[i] + size[j]) / 2 for j in fa + found):
+                found.append(i)
+                grown = True
+                break
+    return found
+
+
+def _overlap(xyxy: np.ndarray, i: int, j: int) -> float:
+    """The share of the smaller of boxes i and j that the other covers."""
+    a, b = xyxy[i].astype(np.float64), xyxy[j].astype(np.float64)
+    inter = max(min(a[2], b[2]) - max(a[0], b[0]), 0.0) * max(min(a[3], b[3]) - max(a[1], b[1]), 0.0)
+    return inter / max(min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1])), 1e-9)
+
+
+def with_misread_fa(reading: HandReading, regroup: Callable[[Detections], HandReading]) -> HandReading:
+    """The reading with the tiles of :func:`misread_fa` read as 发, when grouping the photo so keeps the same hand
+    and counts them as bonus 发; else the reading as it is."""
+    found = misread_fa(reading.detections, reading.roles)
+    if not found:
+        return reading
+    det = reading.detections
+    cls, conf = det.cls.copy(), det.conf.copy()
+    cls[found] = FA_CLASS
+    conf[found] = det.probs[found, FA_CLASS] if det.probs is not None else conf[found]
+    other = regroup(replace(det, cls=cls, conf=conf))
+    same_hand = (other.tiles, other.win_tile, other.melds) == (reading.tiles, reading.win_tile, reading.melds)
+    if not same_hand or any(other.roles[i] != "fa" for i in found):
+        return reading
+    notes = (f"tile #{i} (read {Tile.from_index(int(det.cls[i])).symbol}) counted as 发: its next likeliest face, "
+             "and it lies with the bonus 发" for i in found)
+    return replace(other, problems=(*other.problems, *notes))

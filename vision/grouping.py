@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import combinations
 
 import numpy as np
@@ -21,11 +22,11 @@ from xingzi.engine.notation import format_meld, format_tiles
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import rowgeom
-from .bonusfa import bonus_fa
+from .bonusfa import bonus_fa, with_misread_fa
 from .detections import Detections, check_tile_index
 from .handcheck import count_problems, count_word, is_legal
 from .lone import LONE_CONF
-from .meldfind import FACELESS_KONG, KONG_SHOWN, _main_segment, _meld_like, _runs, _take_melds, row_kongs  # noqa: F401
+from .meldfind import FACELESS_KONG, _main_segment, _take_melds, order_melds, row_kongs
 
 # Thresholds and helpers that moved to rowgeom stay importable from here.
 from .rowgeom import DUPLICATE_IOU, END_GAP, LINE_TOL, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
@@ -140,13 +141,19 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
     fill a short hand only when nothing else reads a legal hand (REACH). ``ignored``: detections the user says are
     not part of the hand (role ``ignored``; a stray 发, a box on something else). Boxes whose
     ``foreign`` score is over FOREIGN_P (winds, flowers: no Xingzi tile) take no part either (role
-    ``foreign``); a face the user sets clears that score (``usermarks.apply_corrections``).
+    ``foreign``); a face the user sets clears that score (``usermarks.apply_corrections``). A tile left out
+    beside the bonus 发, read with doubt, whose next likeliest face is 发, is read as 发 (``bonusfa.misread_fa``).
     """
     mask = np.zeros(len(detections), bool)
     for i in ignored:
         check_tile_index(i, len(detections), "ignored tile")
         mask[int(i)] = True
     foreign = np.zeros(len(detections), bool) if detections.foreign is None else detections.foreign > FOREIGN_P
+    legal = partial(_first_legal, mask=mask, foreign=foreign & ~mask)
+    return with_misread_fa(legal(detections), legal)  # a 发 misread beside the bonus 发 is counted as 发
+
+
+def _first_legal(detections: Detections, mask: np.ndarray, foreign: np.ndarray) -> HandReading:
     # Runs of tiles on other rows join the hand while it is short of tiles; only when that reads no
     # legal hand is every such run taken in (a tray's lines), and the repair that follows may leave
     # tiles out but cannot bring strays back, so then those readings are handed on.
@@ -157,7 +164,7 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
         if trays and not runs_left_out:  # nothing was left out: the same readings again
             break
         for knobs in VARIANTS:
-            reading = _group(detections, replace(knobs, trays=trays), mask, foreign & ~mask, runs_left_out,
+            reading = _group(detections, replace(knobs, trays=trays), mask, foreign, runs_left_out,
                              far_left_out)
             if is_legal_reading(reading):
                 return reading
@@ -167,7 +174,7 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
     # only where a run was left out, and taking it in leaves the hand no tile short, so no far tile
     # joins: it is Knobs(trays=True), already tried.
     if far_left_out:
-        reading = _group(detections, Knobs(far_singles=True), mask, foreign & ~mask)
+        reading = _group(detections, Knobs(far_singles=True), mask, foreign)
         if is_legal_reading(reading):
             return reading
     fallback = readings[True] or readings[False]
@@ -304,7 +311,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
             concealed = [i for i in concealed if i not in run]
             main_seg = [i for i in main_seg if i not in run]
             over -= 1
-    _order_melds(melds, meld_of, [i for seg in segments for i in seg])
+    order_melds(melds, meld_of, [i for seg in segments for i in seg])
     if over > 0:  # too many tiles: drop those furthest off the hand row's line (strays in front/behind)
         drop = rowgeom.furthest_off_line(main_seg, geo.across, geo.b_ext, over)
         concealed = [i for i in concealed if i not in drop]
@@ -336,16 +343,6 @@ def mark_win(reading: HandReading, index: int, set_apart: bool = True, note: str
         problems += (note,)
     tile = Tile.from_index(int(reading.detections.cls[index]))
     return replace(reading, roles=tuple(roles), win_tile=tile, win_set_apart=set_apart, problems=problems)
-
-
-def _order_melds(melds: list[Meld], meld_of: list[int], reading_order: list[int]) -> None:
-    """Number the melds in the order they lie (the order they were made, as players lay them out)."""
-    rank = {i: k for k, i in enumerate(reading_order)}
-    first = {m: min((rank[i] for i, mm in enumerate(meld_of) if mm == m), default=0) for m in range(len(melds))}
-    new_order = sorted(range(len(melds)), key=lambda m: first[m])
-    renumber = {old: new for new, old in enumerate(new_order)}
-    melds[:] = [melds[old] for old in new_order]
-    meld_of[:] = [renumber.get(m, -1) for m in meld_of]
 
 
 def _legal_singles(singles: list[int], short: int, concealed: list[int], melds: list[Meld],

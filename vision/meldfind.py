@@ -142,3 +142,13 @@ def row_kongs(concealed: list[int], cls: np.ndarray, over: int,
         if legal(rest, [Meld(MeldKind.KONG, Tile.from_index(int(cls[r[0]]))) for r in chosen]):
             return [list(r) for r in chosen]
     return []
+
+
+def order_melds(melds: list[Meld], meld_of: list[int], reading_order: list[int]) -> None:
+    """Number the melds in the order they lie (the order they were made, as players lay them out)."""
+    rank = {i: k for k, i in enumerate(reading_order)}
+    first = {m: min((rank[i] for i, mm in enumerate(meld_of) if mm == m), default=0) for m in range(len(melds))}
+    new_order = sorted(range(len(melds)), key=lambda m: first[m])
+    renumber = {old: new for new, old in enumerate(new_order)}
+    melds[:] = [melds[old] for old in new_order]
+    meld_of[:] = [renumber.get(m, -1) for m in meld_of]

@@ -31,11 +31,13 @@ MAX_ADDED = 20  # tiles a user may add to one photo: a hand has at most 18 and t
 def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) -> Detections:
     """Detections with some classes set by hand (index → class id 0..30). A face the user sets is
     a tile of the game, whatever the detector and classifier thought: its confidence goes to 1 (no rule for
-    boxes read with doubt drops it: a joint, a run of the heap) and its ``foreign`` score to 0."""
+    boxes read with doubt drops it: a joint, a run of the heap), its scores to that face alone (no second choice
+    reads it as another face: ``bonusfa.misread_fa``) and its ``foreign`` score to 0."""
     if not corrections:
         return det
     cls = det.cls.copy()
     conf = det.conf.copy()
+    probs = None if det.probs is None else det.probs.copy()
     foreign = None if det.foreign is None else det.foreign.copy()
     for i, k in corrections.items():
         check_tile_index(i, len(det), "correction for tile")
@@ -43,9 +45,12 @@ def apply_corrections(det: Detections, corrections: Mapping[int, int] | None) ->
             raise ValueError(f"correction for tile #{i}: class must be 0..{len(CLASS_NAMES) - 1}, got {k}")
         cls[int(i)] = int(k)
         conf[int(i)] = 1.0
+        if probs is not None:
+            probs[int(i)] = 0.0
+            probs[int(i), int(k)] = 1.0
         if foreign is not None:
             foreign[int(i)] = 0.0
-    return replace(det, cls=cls, conf=conf, foreign=foreign)
+    return replace(det, cls=cls, conf=conf, probs=probs, foreign=foreign)
 
 
 def kong_named(det: Detections, corrections: Mapping[int, int]) -> dict[int, int]:

@@ -7,8 +7,9 @@ import pytest
 
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.tiles import BACK_CLASS, Tile
-from xingzi.vision.grouping import _meld_like, _take_melds, group, row_kongs
+from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
+from xingzi.vision.meldfind import _meld_like, _take_melds, row_kongs
 
 NO_FACE = "a concealed kong shows no face: cannot tell which tile it is"
 

@@ -54,6 +54,8 @@ HAND, WIN = "123m456m789p12s55p", "3s"
     pytest.param("no winning tile found", "没有找到胡的牌", id="no-winning-tile-found"),
     pytest.param("at most 4 melds, got 5", "最多 4 组碰杠，这里有 5 组", id="five-melds"),
     pytest.param("winning tile 中 is not among the hand's tiles", "胡的牌 红中 不在手牌里", id="winning-tile-not-in-hand"),
+    pytest.param("tile #15 (read 1s) counted as 发: its next likeliest face, and it lies with the bonus 发",
+                 "第 15 张（读作一条）按发计：它其次最像发，又和发放在一起", id="misread-fa"),
     pytest.param("something new the table does not know", None, id="unknown-stays-english"),
 ])
 def test_messages_in_chinese(english, zh):
@@ -81,6 +83,11 @@ def _readings():
                   as_read=True)  # too many of a tile
     yield analyse(img, with_tiles(full, [[300 + 46 * k, 450, 345 + 46 * k, 510] for k in range(4)], [BACK_CLASS] * 4),
                   Context())  # four face-down tiles beside a complete hand
+    doubt = with_tiles(full, [[300 + 46 * k, 450, 345 + 46 * k, 510] for k in range(3)], [fa, fa, Tile.S1.index])
+    probs = np.zeros((len(doubt), 31), np.float32)
+    probs[np.arange(len(doubt)), doubt.cls] = doubt.conf
+    probs[-1, fa] = 0.5
+    yield analyse(img, replace(doubt, probs=probs), Context())  # a 发 read as 1s beside the bonus 发
 
 
 def test_every_message_said_has_chinese():
@@ -95,7 +102,7 @@ def test_every_message_said_has_chinese():
         assert set(body["messages_zh"]) == set(messages), [m for m in messages if m not in body["messages_zh"]]
     kinds = {"tiles (a winning hand", "winning tile not set apart", "发 (only four exist)", "lying away from the other",
              "concealed kong shows no face", "set aside as not part", "duplicate detection", "of each tile exist",
-             "no Xingzi face", "face-down tile(s) the hand does not need"}
+             "no Xingzi face", "face-down tile(s) the hand does not need", "counted as 发"}
     assert all(any(k in m for m in said) for k in kinds), sorted(said)
 
 

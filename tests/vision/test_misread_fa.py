@@ -1,0 +1,84 @@
+"""A 发 misread as another face, left out beside the bonus 发, is counted as 发 (``bonusfa.misread_fa``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.engine.tiles import Tile
+from xingzi.vision.bonusfa import misread_fa
+from xingzi.vision.detections import Detections
+from xingzi.vision.grouping import group, is_legal_reading
+from xingzi.vision.layouts import hand_layout, with_tiles
+
+HAND, WIN = "123m456m789p12s55p", "3s"
+FA, S1, S2 = Tile.FA.index, Tile.S1.index, Tile.S2.index
+NOTE = "counted as 发: its next likeliest face, and it lies with the bonus 发"
+
+
+def fa_box(x0: float, y0: float = 450.0) -> list[float]:
+    return [x0, y0, x0 + 45, y0 + 60]
+
+
+def table(boxes: list[list[float]], classes: list[int], doubts: dict[int, dict[int, float]]) -> Detections:
+    """The hand's complete row (y 270-330) plus ``boxes``; ``doubts``: for some of the added boxes (by their
+    order), each face's score, the first read (every other box is read surely, with no second choice)."""
+    det = with_tiles(hand_layout(HAND, WIN, size=60, center=(640, 300)).detections, boxes, classes)
+    probs = np.zeros((len(det), 31), np.float32)
+    probs[np.arange(len(det)), det.cls] = det.conf
+    conf = det.conf.copy()
+    for k, scores in doubts.items():
+        i = len(det) - len(boxes) + k
+        probs[i] = 0.0
+        for face, p in scores.items():
+            probs[i, face] = p
+        conf[i] = max(scores.values())
+    return Detections(det.xyxy, det.cls, conf, probs)
+
+
+TWO_FA = [fa_box(300), fa_box(346)]
+
+
+@pytest.mark.parametrize("boxes,classes,doubts,fa,taken", [
+    pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.59, FA: 0.57}}, 3, [2], id="beside-the-fa"),
+    pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.92, FA: 0.41}}, 3, [2], id="read-surely-all-the-same"),
+    pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.59, FA: 0.29}}, 2, [], id="fa-scored-too-low"),
+    pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.59, S2: 0.5, FA: 0.4}}, 2, [],
+                 id="fa-not-its-next-likeliest"),
+    pytest.param(TWO_FA + [fa_box(900, 600)], [FA, FA, S1], {2: {S1: 0.59, FA: 0.57}}, 2, [], id="far-from-the-fa"),
+    # (a box over most of a 发's box is that 发 boxed again, not another one)
+    pytest.param(TWO_FA + [[350, 460, 380, 500]], [FA, FA, S1], {2: {S1: 0.46, FA: 0.39}}, 2, [], id="the-fa-boxed-twice"),
+    pytest.param(TWO_FA + [fa_box(392), fa_box(438)], [FA, FA, S1, S1], {2: {S1: 0.5, FA: 0.45}, 3: {S1: 0.5, FA: 0.4}},
+                 4, [2, 3], id="two-in-a-line"),
+    pytest.param(TWO_FA + [fa_box(392), fa_box(438), fa_box(484)], [FA, FA, FA, FA, S1], {4: {S1: 0.59, FA: 0.57}}, 4,
+                 [], id="four-fa-already"),
+    pytest.param([fa_box(392)], [S1], {0: {S1: 0.59, FA: 0.57}}, 0, [], id="no-bonus-fa"),
+])
+def test_a_tile_left_out_beside_the_bonus_fa_that_may_be_one_is_one(boxes, classes, doubts, fa, taken):
+    det = table(boxes, classes, doubts)
+    reading = group(det)
+    n = len(det) - len(boxes)
+    assert reading.fa == fa and is_legal_reading(reading)
+    plain = group(hand_layout(HAND, WIN).detections)
+    assert (reading.tiles, reading.win_tile, reading.melds) == (plain.tiles, plain.win_tile, plain.melds)
+    assert [k for k in range(len(boxes)) if classes[k] != FA and reading.roles[n + k] == "fa"] == taken
+    assert [int(reading.detections.cls[n + k]) for k in taken] == [FA] * len(taken)
+    assert [p for p in reading.problems if NOTE in p] == [f"tile #{n + k} (read 1s) {NOTE}" for k in taken]
+    assert (det.cls[n:] == np.array(classes)).all()  # the caller's detections are not changed
+
+
+def test_a_tile_of_the_hand_is_never_taken_for_a_bonus_fa():
+    det = table(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.59, FA: 0.57}})
+    roles = ["concealed"] * (len(det) - 3) + ["fa", "fa", "loose"]
+    assert misread_fa(det, roles) == [len(det) - 1]
+    assert misread_fa(det, roles[:-1] + ["concealed"]) == []
+    assert misread_fa(det, roles[:-1] + ["foreign"]) == []  # a wind or flower beside the 发 stays one
+
+
+def test_a_misread_fa_the_user_names_stays_as_named():
+    from xingzi.vision.usermarks import apply_corrections
+
+    det = table(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.59, FA: 0.57}})
+    assert group(det).fa == 3
+    named = group(apply_corrections(det, {len(det) - 1: S1}))
+    assert named.fa == 2 and named.roles[-1] == "loose"
