@@ -80,7 +80,7 @@ def misread_fa(det: Detections, roles: tuple[str, ...] | list[str]) -> list[int]
     if det.probs is None or not fa:
         return []
     doubtful = [i for i, role in enumerate(roles)
-                if role == "loose" and int(det.cls[i]) != FA_CLASS and det.alternatives(i, 1)[:1] == [FA_CLASS]
+                if role == "loose" and int(det.cls[i]) != FA_CLASS and det.alternatives(i, 1) == [FA_CLASS]
                 and float(det.probs[i, FA_CLASS]) >= FA_NEXT]
     centers = det.centers.astype(np.float64)
     wh = (det.xyxy[:, 2:] - det.xyxy[:, :2]).astype(np.float64)
