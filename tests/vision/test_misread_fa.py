@@ -51,7 +51,7 @@ TWO_FA = [fa_box(300), fa_box(346)]
     # (a box over most of a 发's box is that 发 boxed again, not another one)
     pytest.param(TWO_FA + [[350, 460, 380, 500]], [FA, FA, S1], {2: {S1: 0.46, FA: 0.39}}, 2, [], id="the-fa-boxed-twice"),
     pytest.param(TWO_FA + [fa_box(366)], [FA, FA, S1], {2: {S1: 0.46, FA: 0.39}}, 2, [], id="over-half-of-a-fa"),
-    pytest.param(TWO_FA + [fa_box(378)], [FA, FA, S1], {2: {S1: 0.46, FA: 0.39}}, 3, [2], id="over-a-little-of-a-fa"),
+    pytest.param(TWO_FA + [fa_box(371)], [FA, FA, S1], {2: {S1: 0.46, FA: 0.39}}, 3, [2], id="over-under-half-of-a-fa"),
     pytest.param(TWO_FA + [fa_box(392), fa_box(438)], [FA, FA, S1, S1], {2: {S1: 0.5, FA: 0.45}, 3: {S1: 0.5, FA: 0.4}},
                  4, [2, 3], id="two-in-a-line"),
     pytest.param(TWO_FA + [fa_box(392), fa_box(438), fa_box(484)], [FA, FA, FA, FA, S1], {4: {S1: 0.59, FA: 0.57}}, 4,
