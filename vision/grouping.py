@@ -217,7 +217,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     centers = detections.centers.astype(np.float64)
     wh = (detections.xyxy[:, 2:] - detections.xyxy[:, :2]).astype(np.float64)
     if len(body):  # a box across the joint of two tiles is no tile (rowgeom.joint_boxes)
-        joints = rowgeom.joint_boxes(rowgeom.find_rows(centers, wh, body, knobs.line_tol), detections.conf)
+        joints = rowgeom.joint_boxes(rowgeom.find_rows(centers, wh, body, knobs.line_tol), detections.conf, cls)
         keep[joints] = False
         body = np.flatnonzero(keep & ~fa_mask)
     if (~keep & ~ignored).sum():

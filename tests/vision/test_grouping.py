@@ -362,6 +362,23 @@ def test_a_doubtful_box_across_the_joint_of_two_tiles_is_no_tile(place, conf, dr
         assert (Meld(MeldKind.CONCEALED_KONG, Tile.ZHONG) in reading.melds) is dropped, reading.melds
 
 
+@pytest.mark.parametrize("meld,conf,dropped", [
+    pytest.param("kong 白", 0.7, True, id="a-fifth-bai-across-a-joint-is-no-tile"),
+    pytest.param("kong 白", 0.95, False, id="surer-than-its-neighbours-it-stays"),
+    pytest.param("pung 白", 0.7, False, id="a-fourth-bai-read-fairly-surely-stays"),
+])
+def test_a_fifth_copy_across_the_joint_of_two_of_its_face_is_no_tile(meld, conf, dropped):
+    layout = hand_layout("123m456m789p5p", "5p", [meld], size=60, center=(640, 300))
+    det = layout.detections
+    tiles = sorted((i for i, r in enumerate(layout.roles) if r == meld.split()[0]), key=lambda i: det.xyxy[i, 0])
+    more = with_tiles(det, [(det.xyxy[tiles[0]] + det.xyxy[tiles[1]]) / 2], [Tile.BAI.index])
+    more.conf[-1] = conf
+    reading = group(more)
+    assert ("1 duplicate detection(s) ignored" in reading.problems) is dropped, reading.problems
+    if meld == "kong 白":
+        assert (Meld(MeldKind.KONG, Tile.BAI) in reading.melds) is dropped, reading.melds
+
+
 def test_row_of_face_down_tiles_is_a_wall_not_a_kong():
     det = hand_layout("123m456m789p12s55p", "3s", size=60, center=(640, 300)).detections
     wall = [[300 + k * 45, 600, 345 + k * 45, 660] for k in range(8)]
