@@ -23,7 +23,7 @@ INNER = 0.3  # the middle of a box: this share of its width/height is left out o
 CELL = 16  # 8-bit Lab units: the coarse colour cells whose fullest gives a middle's colour
 PLATE_MIN_L, PLATE_MAX_CHROMA = 110, 25  # 8-bit Lab: a plate at least this light and about white (real_cn_val:
 # L ≥ 132 in 99 % of photos, chroma ≤ 22 in all); a red or black plate leaves the blanks to the model
-WHITISH_SHARE = 2 / 3  # of the sure suit tiles' middles, at least this many whitish
+WHITISH_SHARE = 1 / 2  # of the sure suit tiles' middles, more than this many whitish (a dense face's middle is ink)
 FAR = 30.0  # a*b* distance (8-bit Lab) from the plate beyond which a 白板 is a back (true 白板: at most 23.3)
 
 
@@ -61,10 +61,10 @@ def whitish(colour: np.ndarray) -> bool:
 
 def plate_lab(image: np.ndarray, det: Detections) -> np.ndarray | None:
     """The plate's (L, a, b): the median of :func:`plate_middles`; None with fewer than ``MIN_PLATES`` of them,
-    or unless most are light and about white (tiles with light faces on a red or dark plate: their blanks are
-    not told from backs so)."""
+    or unless more than half are light and about white (tiles with light faces on a red or dark plate: their
+    blanks are not told from backs so)."""
     middles = plate_middles(image, det)
-    if len(middles) < MIN_PLATES or sum(map(whitish, middles)) < WHITISH_SHARE * len(middles):
+    if len(middles) < MIN_PLATES or sum(map(whitish, middles)) <= WHITISH_SHARE * len(middles):
         return None
     return np.median(np.array(middles), axis=0)
 

@@ -89,6 +89,15 @@ def test_no_plate_when_only_half_the_sure_faces_are_whitish():
     assert settle_backs(image, det) is det
 
 
+def test_a_plate_when_more_than_half_the_sure_faces_are_whitish():
+    # Two of five faces so crowded with ink that it fills their middles (a 9p, an 8m): three whitish still give the
+    # plate, and the purple blank is a back.
+    image, det = photo([PURPLE], faces=5)
+    for box in det.xyxy[3:5].astype(int):
+        image[box[1]:box[3], box[0]:box[2]] = (50, 50, 60)
+    assert int(settle_backs(image, det).cls[-1]) == BACK_CLASS
+
+
 def test_the_detector_settles_backs_unless_told_not_to(monkeypatch):
     from xingzi.vision import detector as mod
 
