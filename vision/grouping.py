@@ -142,7 +142,7 @@ def group(detections: Detections, ignored: Iterable[int] = ()) -> HandReading:
     not part of the hand (role ``ignored``; a stray 发, a box on something else). Boxes whose
     ``foreign`` score is over FOREIGN_P (winds, flowers: no Xingzi tile) take no part either (role
     ``foreign``); a face the user sets clears that score (``usermarks.apply_corrections``). A tile left out
-    beside the bonus 发, read with doubt, whose next likeliest face is 发, is read as 发 (``bonusfa.misread_fa``).
+    beside the bonus 发 whose next likeliest face is 发 is read as 发 (``bonusfa.misread_fa``).
     """
     mask = np.zeros(len(detections), bool)
     for i in ignored:
