@@ -45,9 +45,7 @@ def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool) -> list[int]:
     the ones furthest from the group (or, with no group, from the other tiles) are set aside."""
     if len(fa_idx) < 2 or not laid_out and len(fa_idx) <= 4:
         return []
-    centers = det.centers.astype(np.float64)
-    wh = (det.xyxy[:, 2:] - det.xyxy[:, :2]).astype(np.float64)
-    size = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
+    centers, size = _centres_and_sizes(det)
     label = {int(i): int(i) for i in fa_idx}
 
     def root(i: int) -> int:
@@ -82,9 +80,7 @@ def misread_fa(det: Detections, roles: tuple[str, ...] | list[str]) -> list[int]
     doubtful = [i for i, role in enumerate(roles)
                 if role == "loose" and int(det.cls[i]) != FA_CLASS and det.alternatives(i, 1) == [FA_CLASS]
                 and float(det.probs[i, FA_CLASS]) >= FA_NEXT]
-    centers = det.centers.astype(np.float64)
-    wh = (det.xyxy[:, 2:] - det.xyxy[:, :2]).astype(np.float64)
-    size = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
+    centers, size = _centres_and_sizes(det)
     found: list[int] = []
     grown = True
     while grown and len(fa) + len(found) < 4:  # a set has four 发
@@ -96,6 +92,12 @@ def misread_fa(det: Detections, roles: tuple[str, ...] | list[str]) -> list[int]
                 grown = True
                 break
     return found
+
+
+def _centres_and_sizes(det: Detections) -> tuple[np.ndarray, np.ndarray]:
+    """Each box's centre and size (the square root of its area), as the 发's nearness is measured."""
+    wh = (det.xyxy[:, 2:] - det.xyxy[:, :2]).astype(np.float64)
+    return det.centers.astype(np.float64), np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
 
 
 def _overlap(xyxy: np.ndarray, i: int, j: int) -> float:
