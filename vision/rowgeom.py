@@ -305,20 +305,20 @@ def likely_end(order: list[int], along: np.ndarray, scale: np.ndarray) -> int:
     return order[0] if first > last + END_TIE else order[-1]
 
 
-def joint_boxes(geo: Rows, conf: np.ndarray, cls: np.ndarray | None = None) -> list[int]:
+def joint_boxes(geo: Rows, conf: np.ndarray, cls: np.ndarray) -> list[int]:
     """Boxes lying across the joint of two neighbouring tiles of a row (JOINT_SPAN) and read with doubt, less
     surely than both: the detector took the joint for a tile (real tile pictures with a bevelled edge). A tile
     stacked on another (a kong shown three and one) is no joint: a box over another is never linked into its row.
-    With ``cls``, a box of a face seen five times or more (a set has four) between two of that face is one too,
+    A box of a face seen five times or more in the rows (a set has four) between two of that face is one too,
     however sure, when less sure than both."""
     members = np.concatenate(geo.rows).astype(np.int64) if geo.rows else np.zeros(0, np.int64)
-    many = set() if cls is None else {k for k, n in Counter(cls[members].tolist()).items() if n > 4}
+    many = {k for k, n in Counter(cls[members].tolist()).items() if n > 4}
     out: list[int] = []
     for row in geo.rows:
         order = row[np.argsort(geo.along[row], kind="stable")]
         for a, b, c in zip(order, order[1:], order[2:], strict=False):
             step = geo.pitch * (geo.scale[a] + geo.scale[c]) / 2
-            fifth = cls is not None and int(cls[b]) in many and cls[a] == cls[b] == cls[c]
+            fifth = int(cls[b]) in many and cls[a] == cls[b] == cls[c]
             if (a not in out and geo.along[c] - geo.along[a] <= JOINT_SPAN * step
                     and conf[b] < min(conf[a], conf[c], 1.0 if fifth else JOINT_DOUBT)):
                 out.append(int(b))
