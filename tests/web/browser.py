@@ -76,8 +76,17 @@ def opened(url: str, timezone: str | None = None):
 def uploaded(url: str):
     """:func:`opened` with a photo uploaded."""
     with opened(url) as page:
-        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        read_photo(page)
         yield page
+
+
+def read_photo(page, name: str = "hand.jpg") -> None:
+    """Choose a photo and wait until it is read and shown: the page scrolls to the score then, and a tap aimed
+    before that scroll lands on whatever moved under it."""
+    from playwright.sync_api import expect
+
+    page.set_input_files("#photo", files=[{"name": name, "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+    expect(page.locator("#result")).to_have_attribute("aria-busy", "false")
 
 
 @contextmanager

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from browser import on_phone, opened, uploaded
+from browser import on_phone, opened, read_photo, uploaded
 from web_helpers import jpeg_bytes
 
 # Each visible control, with its height or width when under 40 px (a finger's width); tile boxes on the photo are as
@@ -214,7 +214,7 @@ def test_events_and_payers_left_set_from_the_last_hand_are_said_on_their_folds(s
         expect(page.locator("#total")).to_have_text("13")
         page.locator("#events").locator("xpath=..").locator("summary").click()  # folded away again
         page.locator("#payers-box summary").click()
-        page.set_input_files("#photo", files=[{"name": "next.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        read_photo(page, "next.jpg")
         expect(page.locator("#events-set")).to_have_text("：抢杠")  # kept for the next photo, and seen to be
         expect(page.locator("#payers-set")).to_have_text("：已设 1 家")
         page.locator("#events").locator("xpath=..").locator("summary").click()
