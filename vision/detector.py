@@ -8,6 +8,7 @@ Ultralytics is imported here only when a ``.pt`` file is loaded.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
@@ -370,6 +371,15 @@ class Detector:
             raw = (1 - w) * raw + w * recall(second, canvas, lambda: [second(blob)])[0]
             det = None  # decoded once, below, from the averaged output
         return det if det is not None else decode(raw, scale, pad, image.shape[:2], self.conf, self.iou)
+
+    def at_conf(self, conf: float) -> Detector:
+        """This detector reporting boxes from ``conf`` up: the same networks (their answers for a photo already
+        read are recalled), only the threshold differs."""
+        if not 0 < conf <= 1:
+            raise ValueError(f"conf must be in (0, 1], got {conf}")
+        other = copy.copy(self)
+        other.conf = conf
+        return other
 
     def letterboxed(self, image: np.ndarray) -> tuple[np.ndarray, float, tuple[int, int]]:
         """The canvas this detector feeds its networks for ``image`` (fitted or square), its scale and padding."""

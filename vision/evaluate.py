@@ -121,6 +121,10 @@ class _AtConf:
         d = self.detector.predict(image, ask_second=ask_second)
         return d.subset(d.conf >= self.conf)
 
+    def at_conf(self, conf: float) -> _AtConf:
+        """The same low reading kept from ``conf`` up (the faint tiles of ``pipeline.detect_hand``)."""
+        return _AtConf(self.detector, conf)
+
 
 def latency(det, images: Sequence[Path], warmup: int = 2) -> dict:
     """Median/p95 ms per image: model call alone and the whole predict (decode + NMS included)."""

@@ -55,6 +55,8 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"(\d+) 发 lying away from the other 发 ignored", lambda m: f"{m[1]} 张离其他发较远的发未计"),
         (r"tile #(\d+) \(read (\S+)\) counted as 发: its next likeliest face, and it lies with the bonus 发",
          lambda m: f"第 {m[1]} 张（读作{tile_chinese(m[2])}）按发计：它其次最像发，又和发放在一起"),
+        (r"tile #(\d+) \((\S+), seen at ([\d.]+), under the detector's threshold\) counted: without it the hand is "
+         r"one tile short", lambda m: f"第 {m[1]} 张（{tile_chinese(m[2])}，把握仅 {m[3]}，低于识别门槛）已计入：少了它这手牌差一张"),
         (r"a concealed kong shows no face: cannot tell which tile it is", lambda m: "暗杠全部背面朝上：看不出是哪张牌"),
         (r"(.+) does not split into sets and a pair( \(nor seven pairs\))?",
          lambda m: f"{m[1]} 拆不成四组加一对" + ("（也不是七对）" if m[2] else "")),

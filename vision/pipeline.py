@@ -23,6 +23,7 @@ from . import unseen
 from .detections import Detections
 from .draw import draw
 from .edges import hint_cut_hand, hint_photo_size
+from .faint import FAINT_CONF, faint_candidates, one_tile_short, with_faint_tile
 from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
 from .memo import remembering
 from .messages import chinese_of
@@ -252,12 +253,19 @@ def detect_hand(detector: TileDetector, image: np.ndarray,
     detector's reading of this photo when the caller has it already (``xingzi eval`` reads at a lower threshold)."""
     with remembering():
         det = detector.predict(image) if first is None else first
-        reading = group(det)
-        if getattr(detector, "second", None) is None or is_legal_reading(reading):
+        reading, asked = group(det), False
+        if getattr(detector, "second", None) is not None and not is_legal_reading(reading):
+            other = detector.predict(image, ask_second=True)
+            other_reading = group(other)
+            if is_legal_reading(other_reading):
+                det, reading, asked = other, other_reading, True
+        # one tile short: the photo read again lower (a detector that can), for a tile seen too faintly to report
+        lower, threshold = getattr(detector, "at_conf", None), float(getattr(detector, "conf", 0.0))
+        faint = lower(FAINT_CONF) if lower and threshold > FAINT_CONF and one_tile_short(reading) else None
+        if faint is None:
             return det, reading
-        other = detector.predict(image, ask_second=True)
-    other_reading = group(other)
-    return (other, other_reading) if is_legal_reading(other_reading) else (det, reading)
+        seen = faint.predict(image, ask_second=asked)
+    return with_faint_tile(det, reading, faint_candidates(det, seen, threshold), group)
 
 
 def read_photo(source: str | Path | bytes | np.ndarray, detector: TileDetector, context: Context = Context(),

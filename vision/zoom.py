@@ -55,6 +55,14 @@ class ZoomDetector:
         shift = np.array([x1, y1, x1, y1], np.float32)
         return replace(second, xyxy=second.xyxy + shift)
 
+    def at_conf(self, conf: float) -> ZoomDetector | None:
+        """The same zooming over the wrapped detector reporting boxes from ``conf`` up (``Detector.at_conf``);
+        None when the wrapped predictor has no threshold to set."""
+        lower = getattr(self.detector, "at_conf", None)
+        if lower is None:
+            return None
+        return ZoomDetector(lower(conf), self.fill, self.margin, self.large_tile)
+
     def region(self, det: Detections, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
         """Pixel crop (x1, y1, x2, y2) around the detections, or None when no zoom would help."""
         if len(det) == 0:

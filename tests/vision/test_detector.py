@@ -337,3 +337,12 @@ def test_the_boxes_eval_scores_are_the_ones_users_get(no_network):
         assert scored.cls[order_s].tolist() == got.cls[order_g].tolist(), photo.name
         np.testing.assert_allclose(scored.xyxy[order_s], got.xyxy[order_g], atol=1e-3)
         np.testing.assert_allclose(scored.conf[order_s], got.conf[order_g], atol=1e-6)
+
+
+def test_a_detector_at_a_lower_threshold_shares_its_networks():
+    det = Detector(DEFAULT_ONNX, classifier=None, second=None)
+    low = det.at_conf(0.05)
+    assert (low.conf, det.conf) == (0.05, 0.25) and low.backend is det.backend
+    for bad in (0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="conf must be in"):
+            det.at_conf(bad)
