@@ -249,7 +249,8 @@ def detect_hand(detector: TileDetector, image: np.ndarray,
     """The detector's reading of a photo of a winning hand, and its grouping. When its tiles make no legal
     hand, a detector with a second opinion reads it again asking that opinion however sure the first reading
     was (the networks recall the pictures already read: vision/memo.py), and that reading is taken when it
-    makes a hand: a photo shows a declared win, so a legal reading is the likelier one. ``first``: the
+    makes a hand: a photo shows a declared win, so a legal reading is the likelier one. A reading still one tile
+    short takes a tile seen under the detector's threshold where that makes the hand (vision/faint.py). ``first``: the
     detector's reading of this photo when the caller has it already (``xingzi eval`` reads at a lower threshold)."""
     with remembering():
         det = detector.predict(image) if first is None else first
