@@ -9,7 +9,7 @@ import pytest
 
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
-from xingzi.vision.faint import FAINT_APART, FAINT_CONF, FAINT_TRIES, faint_candidates, one_tile_short
+from xingzi.vision.faint import FAINT_APART, FAINT_CONF, FAINT_TRIES, faint_candidates, joined, one_tile_short
 from xingzi.vision.grouping import group, is_legal_reading
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.pipeline import detect_hand
@@ -131,10 +131,11 @@ def test_zooming_passes_the_lower_threshold_to_the_detector_it_wraps():
 
 
 @pytest.mark.parametrize(("overlap", "kept"), [
-    pytest.param(FAINT_APART - 0.05, True, id="apart"),
-    pytest.param(FAINT_APART + 0.05, False, id="the-same-tile-seen-again"),
+    pytest.param(0.25, True, id="apart"),
+    pytest.param(0.35, False, id="the-same-tile-seen-again"),
 ])
 def test_a_faint_box_on_a_box_already_read_is_no_candidate(overlap, kept):
+    assert FAINT_APART == 0.3
     read = Detections(np.array([[0, 0, 100, 100]], np.float32), np.array([3]), np.array([0.9], np.float32))
     # a box of the same height shifted right: IoU = (100 - s) / (100 + s)
     s = 100 * (1 - overlap) / (1 + overlap)
@@ -173,3 +174,31 @@ def test_eval_reading_kept_from_its_threshold_lowers_it_for_the_faint_tiles():
     one_short = _AtConf(Threshold(with_conf(layout(), {3: 0.15}), conf=0.001), 0.25)
     got, reading = detect_hand(one_short, IMAGE)
     assert len(got) == len(det) and is_legal_reading(reading)
+
+
+@pytest.mark.parametrize(("wrong", "taken"), [
+    pytest.param(3, True, id="the-fourth-surest-tried"),
+    pytest.param(4, False, id="the-fifth-not"),
+])
+def test_the_surest_four_faint_boxes_are_tried(wrong, taken):
+    base = layout()
+    # ``wrong`` faint boxes surer than the missing 4p (0.1), off the hand, of a face that makes no hand
+    far = np.array([[100 + 80 * k, 800, 160 + 80 * k, 880] for k in range(wrong)], np.float32)
+    det = with_conf(base, {3: 0.1})
+    more = Detections(np.concatenate([det.xyxy, far]), np.concatenate([det.cls, np.full(wrong, Tile("9p").index)]),
+                      np.concatenate([det.conf, np.full(wrong, 0.2, np.float32)]))
+    got, reading = detect_hand(Threshold(more), IMAGE)
+    assert is_legal_reading(reading) is taken and FAINT_TRIES == 4
+
+
+def test_joined_keeps_scores_only_where_both_have_them():
+    one = Detections(np.array([[0, 0, 10, 10]], np.float32), np.array([1]), np.array([0.9], np.float32),
+                     np.full((1, 31), 0.1, np.float32), np.array([0.2], np.float32))
+    two = Detections(np.array([[20, 0, 30, 10]], np.float32), np.array([2]), np.array([0.1], np.float32),
+                     np.full((1, 31), 0.3, np.float32), np.array([0.4], np.float32))
+    both = joined(one, two)
+    assert both.cls.tolist() == [1, 2] and both.probs[:, 0].tolist() == pytest.approx([0.1, 0.3])
+    assert both.foreign.tolist() == pytest.approx([0.2, 0.4])
+    for a, b in ((one, Detections(two.xyxy, two.cls, two.conf)), (Detections(one.xyxy, one.cls, one.conf), two)):
+        half = joined(a, b)
+        assert half.probs is None and half.foreign is None and len(half) == 2
