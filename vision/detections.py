@@ -67,6 +67,13 @@ class Detections:
         order = np.argsort(-self.probs[i], kind="stable")
         return [int(k) for k in order if int(k) != int(self.cls[i]) and self.probs[i, k] >= min_prob][:n]
 
+    def joined(self, other: Detections) -> Detections:
+        """These detections, then ``other``'s (per-class scores and foreign odds kept only where both have them)."""
+        probs = None if self.probs is None or other.probs is None else np.concatenate([self.probs, other.probs])
+        foreign = None if self.foreign is None or other.foreign is None else np.concatenate([self.foreign, other.foreign])
+        return Detections(np.concatenate([self.xyxy, other.xyxy]), np.concatenate([self.cls, other.cls]),
+                          np.concatenate([self.conf, other.conf]), probs, foreign)
+
     @property
     def centers(self) -> np.ndarray:
         return (self.xyxy[:, :2] + self.xyxy[:, 2:]) / 2

@@ -41,20 +41,12 @@ def faint_candidates(read: Detections, faint: Detections, threshold: float) -> D
     return weak.subset(np.argsort(-weak.conf, kind="stable")[:FAINT_TRIES])
 
 
-def joined(a: Detections, b: Detections) -> Detections:
-    """The detections of ``a`` then those of ``b`` (per-class scores and foreign kept only where both have them)."""
-    probs = None if a.probs is None or b.probs is None else np.concatenate([a.probs, b.probs])
-    foreign = None if a.foreign is None or b.foreign is None else np.concatenate([a.foreign, b.foreign])
-    return Detections(np.concatenate([a.xyxy, b.xyxy]), np.concatenate([a.cls, b.cls]),
-                      np.concatenate([a.conf, b.conf]), probs, foreign)
-
-
 def with_faint_tile(det: Detections, reading: HandReading, candidates: Detections,
                     regroup: Callable[[Detections], HandReading]) -> tuple[Detections, HandReading]:
     """The first candidate, surest first, whose box added to ``det`` groups into a legal hand, with that reading
     (saying so); ``det`` and ``reading`` as they are when none does."""
     for k in range(len(candidates)):
-        more = joined(det, candidates.subset(np.array([k])))
+        more = det.joined(candidates.subset(np.array([k])))
         other = regroup(more)
         if is_legal_reading(other):
             i = len(det)

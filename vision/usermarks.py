@@ -103,15 +103,10 @@ def add_tiles(det: Detections, added: Sequence[tuple[int, Sequence[float]]], sha
         boxes.append((max(x0, 0.0), max(y0, 0.0), min(x1, float(w)), min(y1, float(h))))
         classes.append(int(k))
     n = len(classes)
-    probs = None
-    if det.probs is not None:
-        one_hot = np.zeros((n, det.probs.shape[1]), np.float32)
-        one_hot[np.arange(n), classes] = 1.0
-        probs = np.vstack([det.probs, one_hot])
-    foreign = None if det.foreign is None else np.append(det.foreign, np.zeros(n, np.float32)).astype(np.float32)
-    return Detections(np.vstack([det.xyxy, np.array(boxes, np.float32)]).astype(np.float32),
-                      np.append(det.cls, np.array(classes, np.int64)).astype(np.int64),
-                      np.append(det.conf, np.ones(n, np.float32)).astype(np.float32), probs, foreign)
+    one_hot = np.zeros((n, len(CLASS_NAMES)), np.float32)
+    one_hot[np.arange(n), classes] = 1.0
+    return det.joined(Detections(np.array(boxes, np.float32), np.array(classes, np.int64), np.ones(n, np.float32),
+                                 one_hot, np.zeros(n, np.float32)))
 
 
 def claim_meld(reading: HandReading, index: int) -> HandReading:

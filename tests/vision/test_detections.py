@@ -57,3 +57,16 @@ def test_the_alternatives_to_a_reading_are_the_other_likely_faces_likeliest_firs
     assert det.alternatives(0, 5, min_prob=0.25) == [7]  # "at least": 0.25, exact in float32, is in
     assert det.alternatives(0, 1, min_prob=0.01) == [7]
     assert _det([[0, 0, 10, 14]], [4]).alternatives(0, 5) == []  # no probabilities, no alternatives
+
+
+def test_joined_keeps_scores_only_where_both_have_them():
+    one = Detections(np.array([[0, 0, 10, 10]], np.float32), np.array([1]), np.array([0.9], np.float32),
+                     np.full((1, 31), 0.1, np.float32), np.array([0.2], np.float32))
+    two = Detections(np.array([[20, 0, 30, 10]], np.float32), np.array([2]), np.array([0.1], np.float32),
+                     np.full((1, 31), 0.3, np.float32), np.array([0.4], np.float32))
+    both = one.joined(two)
+    assert both.cls.tolist() == [1, 2] and both.probs[:, 0].tolist() == pytest.approx([0.1, 0.3])
+    assert both.foreign.tolist() == pytest.approx([0.2, 0.4])
+    for a, b in ((one, Detections(two.xyxy, two.cls, two.conf)), (Detections(one.xyxy, one.cls, one.conf), two)):
+        half = a.joined(b)
+        assert half.probs is None and half.foreign is None and len(half) == 2

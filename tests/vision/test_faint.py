@@ -9,7 +9,7 @@ import pytest
 
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
-from xingzi.vision.faint import FAINT_APART, FAINT_CONF, FAINT_TRIES, faint_candidates, joined, one_tile_short
+from xingzi.vision.faint import FAINT_APART, FAINT_CONF, FAINT_TRIES, faint_candidates, one_tile_short
 from xingzi.vision.grouping import group, is_legal_reading
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.pipeline import detect_hand
@@ -189,16 +189,3 @@ def test_the_surest_four_faint_boxes_are_tried(wrong, taken):
                       np.concatenate([det.conf, np.full(wrong, 0.2, np.float32)]))
     got, reading = detect_hand(Threshold(more), IMAGE)
     assert is_legal_reading(reading) is taken and FAINT_TRIES == 4
-
-
-def test_joined_keeps_scores_only_where_both_have_them():
-    one = Detections(np.array([[0, 0, 10, 10]], np.float32), np.array([1]), np.array([0.9], np.float32),
-                     np.full((1, 31), 0.1, np.float32), np.array([0.2], np.float32))
-    two = Detections(np.array([[20, 0, 30, 10]], np.float32), np.array([2]), np.array([0.1], np.float32),
-                     np.full((1, 31), 0.3, np.float32), np.array([0.4], np.float32))
-    both = joined(one, two)
-    assert both.cls.tolist() == [1, 2] and both.probs[:, 0].tolist() == pytest.approx([0.1, 0.3])
-    assert both.foreign.tolist() == pytest.approx([0.2, 0.4])
-    for a, b in ((one, Detections(two.xyxy, two.cls, two.conf)), (Detections(one.xyxy, one.cls, one.conf), two)):
-        half = joined(a, b)
-        assert half.probs is None and half.foreign is None and len(half) == 2
