@@ -79,9 +79,10 @@ def test_as_read_scores_exactly_what_was_read():
     ("p_shown", "p_second", "repaired"),
     [pytest.param(0.6, 0.3, True, id="half_as_likely"),
      pytest.param(0.6, 0.035, True, id="1_in_17"),
-     pytest.param(0.6, 0.6 / 19.5, True, id="1_in_19.5"),  # the bar: at least 1/20 as likely (docs/pipeline.md)
-     pytest.param(0.6, 0.6 / 20.5, False, id="1_in_20.5_just_too_unlikely"),
-     pytest.param(0.9, 0.03, False, id="1_in_30_too_unlikely")],
+     pytest.param(0.9, 0.03, True, id="1_in_30"),  # over session 62's bar of 1/20: scored since session 63
+     pytest.param(0.6, 0.6 / 99, True, id="1_in_99"),  # the bar: at least 1/100 as likely (docs/pipeline.md)
+     pytest.param(0.6, 0.6 / 101, False, id="1_in_101_just_too_unlikely"),
+     pytest.param(0.9, 0.002, False, id="1_in_450_too_unlikely")],
 )
 def test_only_a_likely_enough_reading_is_scored(p_shown, p_second, repaired):
     res = analyse(IMAGE, misread(p_shown=p_shown, p_second=p_second), Context())
