@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 FA_TOUCH = 1.6  # centre distance (in tile sizes) under which two 发 lie side by side
 FA_CLASS = Tile.FA.index
-FA_NEXT = 0.3  # a tile left out beside the bonus 发 whose next likeliest face is 发, scored this or more, is one,
+# A tile left out beside the bonus 发 whose next likeliest face is 发 (however low: some sets' grey-inked 发 are read
+# 1s at 1.0, 发 next at 0.07; session 63) is one,
 FA_OVER = 0.5  # unless this much of it (or of the 发) lies under a 发's box: then it is that 发 boxed twice
 
 
@@ -71,21 +72,20 @@ def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool) -> list[int]:
 
 
 def misread_fa(det: Detections, roles: tuple[str, ...] | list[str]) -> list[int]:
-    """Tiles left out of the hand (role 'loose') that lie side by side with a bonus 发 and are likely 发
-    themselves: 发 their next likeliest face, scored FA_NEXT or more, and not that 发 boxed again (FA_OVER). One that
-    touches a misread one counts too."""
+    """Tiles left out of the hand (role 'loose') that lie side by side with a bonus 发 and may be 发 themselves:
+    发 their next likeliest face (at least ``Detections.alternatives``' floor, as any face offered), and not that 发
+    boxed again (FA_OVER). One that touches a misread one counts too."""
     fa = [i for i, role in enumerate(roles) if role == "fa"]
     if det.probs is None or not fa:
         return []
-    doubtful = [i for i, role in enumerate(roles)
-                if role == "loose" and int(det.cls[i]) != FA_CLASS and det.alternatives(i, 1) == [FA_CLASS]
-                and float(det.probs[i, FA_CLASS]) >= FA_NEXT]
+    maybe_fa = [i for i, role in enumerate(roles)
+                if role == "loose" and int(det.cls[i]) != FA_CLASS and det.alternatives(i, 1) == [FA_CLASS]]
     centers, size = _centres_and_sizes(det)
     found: list[int] = []
     grown = True
     while grown and len(fa) + len(found) < 4:  # a set has four 发
         grown = False
-        for i in doubtful:
+        for i in maybe_fa:
             if i not in found and not any(_overlap(det.xyxy, i, j) > FA_OVER for j in fa + found) and any(
                     np.hypot(*(centers[i] - centers[j])) < FA_TOUCH * (size[i] + size[j]) / 2 for j in fa + found):
                 found.append(i)

@@ -44,7 +44,10 @@ TWO_FA = [fa_box(300), fa_box(346)]
     pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.52, FA: 0.39, S2: 0.21}}, 3, [2],
                  id="a-third-face-after-fa"),
     pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.92, FA: 0.41}}, 3, [2], id="read-surely-all-the-same"),
-    pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.59, FA: 0.29}}, 2, [], id="fa-scored-too-low"),
+    # read surely as another face, 发 still its next: taken since session 63 (a 发 of a grey-inked set read 1s at 1.0)
+    pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 1.0, FA: 0.07}}, 3, [2], id="fa-next-however-low"),
+    pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.59, FA: 0.29}}, 3, [2], id="fa-next-under-0.3"),
+    pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 1.0, FA: 0.009}}, 2, [], id="fa-under-any-offer"),
     pytest.param(TWO_FA + [fa_box(392)], [FA, FA, S1], {2: {S1: 0.59, S2: 0.5, FA: 0.4}}, 2, [],
                  id="fa-not-its-next-likeliest"),
     pytest.param(TWO_FA + [fa_box(900, 600)], [FA, FA, S1], {2: {S1: 0.59, FA: 0.57}}, 2, [], id="far-from-the-fa"),
