@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
-from tools.false_claims import HAND_FACES, claim_costs, table
+from tools.false_claims import HAND_FACES, claim_costs, main, table
 from xingzi.engine.tiles import Tile
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
@@ -80,3 +82,31 @@ def test_scores_are_needed():
 def test_the_table_counts_each_bar_and_a_claim_with_nothing_to_offer_under_none():
     costs = [1.0, 4.0, 6.0, 8.0, math.inf]
     assert table(costs) == {"1/20": 1, "1/100": 2, "1/1000": 3, "1/10000": 4, "shipped": 2, "any": 4}
+
+
+def test_the_command_prices_claims_only_from_photos_read_as_a_hand(tmp_path, monkeypatch, capsys):
+    from xingzi.vision import pipeline
+    from xingzi.vision.photo import write_image
+
+    hand = hand_layout("123m456m789p55p23s", "4s", size=70, center=(640, 480), probs=True).detections
+    short = hand.subset(np.arange(len(hand)) != 0)  # a tile missing: no hand, nothing to price
+
+    class Fake:
+        def predict(self, image, ask_second=False):
+            return hand if image[0, 0, 0] == 0 else short
+
+    (tmp_path / "images").mkdir()
+    write_image(tmp_path / "images" / "a.png", np.full((960, 1280, 3), 9, np.uint8))  # read one tile short
+    write_image(tmp_path / "images" / "b.png", np.zeros((960, 1280, 3), np.uint8))  # read as the hand
+    (tmp_path / "images" / "notes.txt").write_text("not a photo")
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake())
+    out = tmp_path / "claims.json"
+    assert main(["--data", str(tmp_path), "--json-out", str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert got["hands"] == 1 and 1 <= got["claims"] <= 3  # three tiles changed in turn, by default
+    assert got["scored_as_win"]["shipped"] <= got["claims"] == len(got["costs"]) + got["no_legal_reading"]
+    assert f"1 photos read as a legal hand; {got['claims']} false claims" in capsys.readouterr().out
+    assert main(["--data", str(tmp_path), "--tiles", "14", "--json-out", str(out)]) == 0
+    assert json.loads(out.read_text())["claims"] > 3
+    assert main(["--data", str(tmp_path), "--photos", "1", "--json-out", str(out)]) == 0  # a.png only
+    assert json.loads(out.read_text())["hands"] == 0
