@@ -20,6 +20,9 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
+from xingzi.datasets.yolo import image_files
 from xingzi.engine.tiles import Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import HandReading, group
@@ -36,7 +39,7 @@ def claim_costs(det: Detections, reading: HandReading, rng: random.Random, tiles
     if det.probs is None:
         raise ValueError("claim_costs needs the detector's per-face scores (Detections.probs), got none")
     standing = [i for i, role in enumerate(reading.roles) if role in ("concealed", "win")]
-    counts = [int((det.cls == k).sum()) for k in range(len(Tile))]
+    counts = np.bincount(det.cls, minlength=len(Tile) + 1)  # every box of each face, and backs
     costs = []
     for i in rng.sample(standing, min(tiles, len(standing))):
         shown = int(det.cls[i])
@@ -76,8 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     costs: list[float] = []
     hands = 0
     for folder in args.data:
-        photos = sorted(p for p in Path(folder, "images").iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
-        for photo in photos[: args.photos or None]:
+        for photo in image_files(Path(folder, "images"))[: args.photos or None]:
             det, reading = detect_hand(detector, load_image(str(photo)))
             if det.probs is None or not diagnose(reading).legal:
                 continue
