@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xingzi.engine.tiles import Tile
+from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from .detections import Detections
 
@@ -23,9 +23,15 @@ if TYPE_CHECKING:
 
 FA_TOUCH = 1.6  # centre distance (in tile sizes) under which two 发 lie side by side
 FA_CLASS = Tile.FA.index
-# A tile left out beside the bonus 发 whose next likeliest face is 发 (however low: some sets' grey-inked 发 are read
-# 1s at 1.0, 发 next at 0.07; session 63) is one,
-FA_OVER = 0.5  # unless this much of it (or of the 发) lies under a 发's box: then it is that 发 boxed twice
+# A tile left out beside the bonus 发 with 发 among its likeliest other faces (however low: some sets' grey-inked 发
+# are read 1s at 1.0, 发 next at 0.07, or 1m then 1s then 发; sessions 63-64) is one,
+FA_RANK = 2  # 发 among this many of its likeliest other faces
+FA_OVER = 0.5  # unless this much of it (or of the 发) lies under a 发's box: then it is that 发 boxed twice,
+FA_CROWD = 2  # or more than this many other tiles lie around it: it lies among tiles (a tray, a grid), not with the 发
+LONE_NEAR = 4.0  # with no bonus 发 read, a lone tile this near the hand (in tile sizes) may be the one 发 laid aside
+HAND_ROLES = ("concealed", "win", "pung", "kong", "concealed_kong")
+TOUCH_NOTE = "发 is among its likeliest faces, and it lies with the bonus 发"
+LONE_NOTE = "发 is its next likeliest face, and it lies alone beside the hand, where a bonus 发 is laid"
 
 
 def bonus_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, roles: list[str], problems: list[str]) -> int:
@@ -72,26 +78,47 @@ def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool) -> list[int]:
 
 
 def misread_fa(det: Detections, roles: tuple[str, ...] | list[str]) -> list[int]:
-    """Tiles left out of the hand (role 'loose') that lie side by side with a bonus 发 and may be 发 themselves:
-    发 their next likeliest face (at least ``Detections.alternatives``' floor, as any face offered), and not that 发
-    boxed again (FA_OVER). One that touches a misread one counts too."""
-    fa = [i for i, role in enumerate(roles) if role == "fa"]
-    if det.probs is None or not fa:
+    """Tiles left out of the hand (role 'loose') that may be bonus 发 the detector read as another face: a face
+    (not a back) with 发 among its ``FA_RANK`` likeliest other faces (at least ``Detections.alternatives``' floor,
+    as any face offered), with at most ``FA_CROWD`` other tiles around it. Such a tile lying side by side with a
+    bonus 发, and not that 发 boxed again (FA_OVER), is one; one that touches a misread one counts too. With no
+    bonus 发 read at all, the one such tile lying alone near the hand, 发 its next likeliest face, is the 发 set aside."""
+    if det.probs is None:
         return []
-    maybe_fa = [i for i, role in enumerate(roles)
-                if role == "loose" and int(det.cls[i]) != FA_CLASS and det.alternatives(i, 1) == [FA_CLASS]]
+    fa = [i for i, role in enumerate(roles) if role == "fa"]
+    maybe = [i for i, role in enumerate(roles) if role == "loose" and int(det.cls[i]) not in (FA_CLASS, BACK_CLASS)
+             and FA_CLASS in det.alternatives(i, FA_RANK)]
     centers, size = _centres_and_sizes(det)
+
+    def touching(i: int, j: int, reach: float = FA_TOUCH) -> bool:
+        return bool(np.hypot(*(centers[i] - centers[j])) < reach * (size[i] + size[j]) / 2)
+
+    others = [j for j, role in enumerate(roles) if role not in ("fa", "ignored") and j not in maybe]
+    maybe = [i for i in maybe if sum(touching(i, j) for j in others) <= FA_CROWD]
+    if not fa:
+        return _lone_fa(det, roles, maybe, touching)
     found: list[int] = []
     grown = True
     while grown and len(fa) + len(found) < 4:  # a set has four 发
         grown = False
-        for i in maybe_fa:
+        for i in maybe:
             if i not in found and not any(_overlap(det.xyxy, i, j) > FA_OVER for j in fa + found) and any(
-                    np.hypot(*(centers[i] - centers[j])) < FA_TOUCH * (size[i] + size[j]) / 2 for j in fa + found):
+                    touching(i, j) for j in fa + found):
                 found.append(i)
                 grown = True
                 break
     return found
+
+
+def _lone_fa(det: Detections, roles: tuple[str, ...] | list[str], maybe: list[int],
+             touching: Callable[..., bool]) -> list[int]:
+    """With no bonus 发 read: the one tile of ``maybe`` whose next likeliest face is 发, touching no other tile left
+    out, within ``LONE_NEAR`` tile sizes of the hand (a hand's only bonus 发, read as another face)."""
+    hand = [j for j, role in enumerate(roles) if role in HAND_ROLES]
+    apart = [j for j, role in enumerate(roles) if role not in HAND_ROLES and role != "ignored"]
+    lone = [i for i in maybe if det.alternatives(i, 1) == [FA_CLASS] and not any(touching(i, j) for j in apart if j != i)
+            and any(touching(i, j, LONE_NEAR) for j in hand)]
+    return lone if len(lone) == 1 else []
 
 
 def _centres_and_sizes(det: Detections) -> tuple[np.ndarray, np.ndarray]:
@@ -121,6 +148,6 @@ def with_misread_fa(reading: HandReading, regroup: Callable[[Detections], HandRe
     same_hand = (other.tiles, other.win_tile, other.melds) == (reading.tiles, reading.win_tile, reading.melds)
     if not same_hand or any(other.roles[i] != "fa" for i in found):
         return reading
-    notes = (f"tile #{i} (read {Tile.from_index(int(det.cls[i])).symbol}) counted as 发: its next likeliest face, "
-             "and it lies with the bonus 发" for i in found)
+    why = (LONE_NOTE if reading.fa == 0 else TOUCH_NOTE)
+    notes = (f"tile #{i} (read {Tile.from_index(int(det.cls[i])).symbol}) counted as 发: {why}" for i in found)
     return replace(other, problems=(*other.problems, *notes))

@@ -53,8 +53,10 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
          r"winning tile; mark the real winning tile to change it",
          lambda m: f"胡的牌没有单独放出：按 {tile_chinese(m[1])} 计（多数牌作胡牌时的炮数）；点出真正胡的牌可改"),
         (r"(\d+) 发 lying away from the other 发 ignored", lambda m: f"{m[1]} 张离其他发较远的发未计"),
-        (r"tile #(\d+) \(read (\S+)\) counted as 发: its next likeliest face, and it lies with the bonus 发",
-         lambda m: f"第 {m[1]} 张（读作{tile_chinese(m[2])}）按发计：它其次最像发，又和发放在一起"),
+        (r"tile #(\d+) \(read (\S+)\) counted as 发: 发 is among its likeliest faces, and it lies with the bonus 发",
+         lambda m: f"第 {m[1]} 张（读作{tile_chinese(m[2])}）按发计：它也很像发，又和发放在一起"),
+        (r"tile #(\d+) \(read (\S+)\) counted as 发: 发 is its next likeliest face, and it lies alone beside the hand, "
+         r"where a bonus 发 is laid", lambda m: f"第 {m[1]} 张（读作{tile_chinese(m[2])}）按发计：它其次最像发，又单独放在手牌旁，是放发的地方"),
         (r"tile #(\d+) \((\S+), seen at ([\d.]+), under the detector's threshold\) counted: without it the hand is "
          r"one tile short", lambda m: f"第 {m[1]} 张（{tile_chinese(m[2])}，把握仅 {m[3]}，低于识别门槛）已计入：少了它这手牌差一张"),
         (r"a concealed kong shows no face: cannot tell which tile it is", lambda m: "暗杠全部背面朝上：看不出是哪张牌"),

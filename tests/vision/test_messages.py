@@ -54,8 +54,11 @@ HAND, WIN = "123m456m789p12s55p", "3s"
     pytest.param("no winning tile found", "没有找到胡的牌", id="no-winning-tile-found"),
     pytest.param("at most 4 melds, got 5", "最多 4 组碰杠，这里有 5 组", id="five-melds"),
     pytest.param("winning tile 中 is not among the hand's tiles", "胡的牌 红中 不在手牌里", id="winning-tile-not-in-hand"),
-    pytest.param("tile #15 (read 1s) counted as 发: its next likeliest face, and it lies with the bonus 发",
-                 "第 15 张（读作一条）按发计：它其次最像发，又和发放在一起", id="misread-fa"),
+    pytest.param("tile #15 (read 1s) counted as 发: 发 is among its likeliest faces, and it lies with the bonus 发",
+                 "第 15 张（读作一条）按发计：它也很像发，又和发放在一起", id="misread-fa"),
+    pytest.param("tile #3 (read 1m) counted as 发: 发 is its next likeliest face, and it lies alone beside the hand, "
+                 "where a bonus 发 is laid", "第 3 张（读作一万）按发计：它其次最像发，又单独放在手牌旁，是放发的地方",
+                 id="lone-misread-fa"),
     pytest.param("tile #14 (5p, seen at 0.17, under the detector's threshold) counted: without it the hand is one "
                  "tile short", "第 14 张（五筒，把握仅 0.17，低于识别门槛）已计入：少了它这手牌差一张", id="faint-tile"),
     pytest.param("something new the table does not know", None, id="unknown-stays-english"),
