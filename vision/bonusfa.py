@@ -17,6 +17,7 @@ import numpy as np
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from .detections import Detections
+from .edges import HAND_ROLES
 
 if TYPE_CHECKING:
     from .grouping import HandReading
@@ -29,7 +30,6 @@ FA_RANK = 2  # 发 among this many of its likeliest other faces
 FA_OVER = 0.5  # unless this much of it (or of the 发) lies under a 发's box: then it is that 发 boxed twice,
 FA_CROWD = 2  # or more than this many other tiles lie around it: it lies among tiles (a tray, a grid), not with the 发
 LONE_NEAR = 4.0  # with no bonus 发 read, a lone tile this near the hand (in tile sizes) may be the one 发 laid aside
-HAND_ROLES = ("concealed", "win", "pung", "kong", "concealed_kong")
 TOUCH_NOTE = "发 is among its likeliest faces, and it lies with the bonus 发"
 LONE_NOTE = "发 is its next likeliest face, and it lies alone beside the hand, where a bonus 发 is laid"
 
@@ -148,6 +148,6 @@ def with_misread_fa(reading: HandReading, regroup: Callable[[Detections], HandRe
     same_hand = (other.tiles, other.win_tile, other.melds) == (reading.tiles, reading.win_tile, reading.melds)
     if not same_hand or any(other.roles[i] != "fa" for i in found):
         return reading
-    why = (LONE_NOTE if reading.fa == 0 else TOUCH_NOTE)
+    why = LONE_NOTE if reading.fa == 0 else TOUCH_NOTE
     notes = (f"tile #{i} (read {Tile.from_index(int(det.cls[i])).symbol}) counted as 发: {why}" for i in found)
     return replace(other, problems=(*other.problems, *notes))
