@@ -45,7 +45,9 @@ def test_the_tiles_counted_by_the_rule_are_those_read_as_another_face():
     pytest.param([(S1, BESIDE)], "other_face", S1, id="labelled-another-face"),
     pytest.param([(IGNORE, BESIDE)], "no_face_given", None, id="a-wind-or-flower"),
     pytest.param([(UNREAD, BESIDE)], "no_face_given", None, id="face-not-given"),
-    pytest.param([(FA, [392, 480, 437, 540])], "no_label", None, id="overlap-under-half"),
+    pytest.param([(FA, [392, 480, 437, 540])], "no_label", None, id="overlap-a-third"),
+    pytest.param([(FA, [392, 470, 437, 530])], "fa", FA, id="overlap-just-half"),  # IoU 1800 / 3600
+    pytest.param([(FA, [392, 471, 437, 531])], "no_label", None, id="overlap-just-under-half"),  # 0.48
     pytest.param([(S1, [392, 455, 437, 515]), (FA, [700, 450, 745, 510])], "other_face", S1, id="the-box-under-it"),
 ])
 def test_each_counted_tile_is_matched_to_the_labelled_box_under_it(labels, kind, cls):
