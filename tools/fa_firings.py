@@ -21,13 +21,13 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.datasets.errata import errata_for, without_unusable
-from xingzi.engine.tiles import CLASS_NAMES, Tile
+from xingzi.engine.tiles import CLASS_NAMES
+from xingzi.vision.bonusfa import FA_CLASS
 from xingzi.vision.detections import Detections
 from xingzi.vision.eval_data import load_dataset, name_table, truths_for
 from xingzi.vision.grouping import HandReading
 from xingzi.vision.metrics import box_iou
 
-FA_CLASS = Tile.FA.index
 KINDS = ("fa", "other_face", "no_face_given", "no_label")
 
 
