@@ -223,14 +223,17 @@ def _scatter(tiles: list[Placed], shape: TileShape, rng: np.random.Generator) ->
     return out
 
 
-def _spare(b: _Builder, drawn: int, rng: np.random.Generator, more: list[Tile] | None = None) -> Tile:
+def _spare(b: _Builder, drawn: int, rng: np.random.Generator, more: list[Tile] | None = None,
+           face_up: bool = False) -> Tile:
     """The face of a tile lying outside the hand: ``drawn`` unless the set's four of it are all on the table
-    already (in ``b`` or ``more``), else another drawn among the faces left. Only a clash draws more from
-    ``rng``, so photos without one stay as they were."""
+    already (in ``b`` or ``more``), or it is a 发 lying face up, else another drawn among the faces left. A 发
+    face up beside a hand is that player's bonus tile (RULES.md §1: whoever draws one sets it out), never a
+    stray. Only a clash draws more from ``rng``, so photos without one stay as they were."""
     used = Counter(t.cls for t in b.tiles) + Counter(t.index for t in more or [])
-    if used[drawn] < 4:
+    barred = {Tile.FA.index} if face_up else set()
+    if used[drawn] < 4 and drawn not in barred:
         return Tile.from_index(drawn)
-    left = [k for k in range(30) if used[k] < 4]
+    left = [k for k in range(30) if used[k] < 4 and k not in barred]
     return Tile.from_index(left[int(rng.integers(len(left)))])
 
 
@@ -248,6 +251,8 @@ def _add_loose(b: _Builder, rng: np.random.Generator, rack: Rack | None) -> None
                 if not on_rack and all(np.hypot(*(c - t.centre[:2])) > 2 * r for t in b.tiles):
                     tile = _spare(b, int(rng.integers(30)), rng)
                     pose = "down" if rng.random() < 0.25 else "flat"
+                    if pose == "flat":  # drawn after the face, so photos without a loose 发 face up stay as they were
+                        tile = _spare(b, tile.index, rng, face_up=True)
                     b.put(tile, c[0], c[1], pose, "loose", -1, yaw=rng.uniform(0, 2 * np.pi))
                     break
     if rng.random() < 0.12:

@@ -414,6 +414,35 @@ def test_the_groups_of_a_laid_out_hand_never_lie_in_one_another():
     assert laid_out > 80
 
 
+def test_no_loose_tile_lies_face_up_as_a_fa():
+    """A 发 face up on the table is a bonus tile set out by its owner (RULES.md §1), so a stray lying near a hand
+    may be any face but that; face down it may be anything. Before this rule, 10 of these 400 deals had one."""
+    from xingzi.datasets.synth.hands import sample_deal
+    from xingzi.datasets.synth.scene import layout_deal
+
+    face_up = Counter()
+    for seed in range(400):
+        rng = np.random.default_rng(seed)
+        for tile in layout_deal(sample_deal(rng), rng).tiles:
+            if tile.role == "loose" and not tile.face_down:
+                face_up[Tile.from_index(tile.cls)] += 1
+    assert face_up[Tile.FA] == 0, face_up
+    assert face_up.total() > 200 and len(face_up) >= 25, face_up  # strays still show nearly every other face
+
+
+def test_a_spare_face_is_drawn_again_only_for_a_fa_face_up():
+    from xingzi.datasets.synth.scene import _Builder, _spare, random_shape
+
+    rng = np.random.default_rng(3)
+    b = _Builder(rng, random_shape(rng))
+    assert _spare(b, Tile.FA.index, rng) is Tile.FA  # face down: any face
+    state = rng.bit_generator.state
+    assert _spare(b, Tile("5p").index, rng, face_up=True) is Tile("5p")
+    assert rng.bit_generator.state == state  # no clash, no draw: other photos stay as they were
+    again = {_spare(b, Tile.FA.index, rng, face_up=True) for _ in range(200)}
+    assert Tile.FA not in again and len(again) > 20
+
+
 def test_concealed_kongs_are_turned_down_as_players_turn_them():
     """Both ends, both middles or all four tiles face down; each way is dealt. No tile of theirs lies sideways."""
     from xingzi.datasets.synth.hands import sample_deal
