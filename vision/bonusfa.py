@@ -1,13 +1,13 @@
 """The 发 bonus tiles of a hand: which 发 lying on the table count, and which are strays.
 
 In Xingzi each 发 set aside is a bonus tile (RULES.md), so a stray 发 on the table changes the
-total; players lay their bonus 发 together, which tells the two apart.
+total; players lay their bonus 发 in front of their hand, mostly together, which tells the two apart.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import combinations
 from typing import TYPE_CHECKING
@@ -29,14 +29,17 @@ FA_CLASS = Tile.FA.index
 FA_RANK = 2  # 发 among this many of its likeliest other faces
 FA_OVER = 0.5  # unless this much of it (or of the 发) lies under a 发's box: then it is that 发 boxed twice,
 FA_CROWD = 2  # or more than this many other tiles lie around it: it lies among tiles (a tray, a grid), not with the 发
-LONE_NEAR = 4.0  # with no bonus 发 read, a lone tile this near the hand (in tile sizes) may be the one 发 laid aside
+LONE_NEAR = 4.0  # a 发 this near the hand's row (in tile sizes) lies before it: a bonus 发, however loosely laid;
+# with no bonus 发 read, a lone tile this near may be the one 发 laid aside
 TOUCH_NOTE = "发 is among its likeliest faces, and it lies with the bonus 发"
 LONE_NOTE = "发 is its next likeliest face, and it lies alone beside the hand, where a bonus 发 is laid"
 
 
-def bonus_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, roles: list[str], problems: list[str]) -> int:
-    """Mark the bonus 发 (role 'fa') and return how many; the strays among them stay 'loose'."""
-    stray = stray_fa(fa_idx, det, laid_out)
+def bonus_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, roles: list[str], problems: list[str],
+             hand: Sequence[int] = ()) -> int:
+    """Mark the bonus 发 (role 'fa') and return how many; the strays among them stay 'loose'. ``hand``: the
+    tiles of the hand's row."""
+    stray = stray_fa(fa_idx, det, laid_out, hand)
     if stray:
         problems.append(f"{len(stray)} 发 lying away from the other 发 ignored")
     for i in fa_idx:
@@ -45,11 +48,12 @@ def bonus_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, roles: list[st
     return len(fa_idx) - len(stray)
 
 
-def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool) -> list[int]:
-    """发 that are not bonus tiles. Players lay their 发 together, so on a table laid out in rows
-    (``laid_out``), when some lie side by side, a 发 apart from that group is a stray (tiles
-    strewn about may touch by chance, so not there); and a set has only four, so beyond four
-    the ones furthest from the group (or, with no group, from the other tiles) are set aside."""
+def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, hand: Sequence[int] = ()) -> list[int]:
+    """发 that are not bonus tiles. A player sets every 发 drawn out in front of them (RULES.md §1), most often
+    together, so on a table laid out in rows (``laid_out``), when some lie side by side, a 发 apart from that
+    group and not within ``LONE_NEAR`` tile sizes of the hand's row (``hand``) is a stray; one near the hand is
+    its own, however loosely laid (tiles strewn about may touch by chance, so not there). A set has only four, so
+    beyond four the ones furthest from the group (or, with no group, from the other tiles) are set aside."""
     if len(fa_idx) < 2 or not laid_out and len(fa_idx) <= 4:
         return []
     centers, size = _centres_and_sizes(det)
@@ -67,8 +71,11 @@ def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool) -> list[int]:
     (top, top_n), = groups.most_common(1)
     tied = sum(1 for n in groups.values() if n == top_n)
     if laid_out and top_n >= 2 and tied == 1:
-        kept = [int(i) for i in fa_idx if root(int(i)) == top]
-        anchor = centers[kept].mean(axis=0)
+        anchor = centers[[int(i) for i in fa_idx if root(int(i)) == top]].mean(axis=0)
+        row = list(hand)
+        gaps = np.linalg.norm(centers[:, None, :] - centers[None, row, :], axis=2)
+        near = (gaps < LONE_NEAR * (size[:, None] + size[None, row]) / 2).any(axis=1)
+        kept = [int(i) for i in fa_idx if root(int(i)) == top or near[int(i)]]
     else:
         kept = [int(i) for i in fa_idx]
         anchor = np.median(centers, axis=0)

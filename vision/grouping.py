@@ -236,8 +236,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     melds: list[Meld] = []
     pieces: list[list[int]] = []  # what is left of each segment once melds are taken out
     main = _main_segment(segments, cls, knobs.any_hand_row)
-    # Bonus 发 lie together; a 发 apart from them is a stray, where the hand is laid out in rows.
-    fa = bonus_fa(np.flatnonzero(fa_mask), detections, len(segments[main]) >= NEAT_ROW, roles, problems)
+    # Bonus 发 lie together before the hand; one apart from them and from the hand is a stray, where it is laid in rows.
+    fa = bonus_fa(np.flatnonzero(fa_mask), detections, len(segments[main]) >= NEAT_ROW, roles, problems, segments[main])
     for k, seg in enumerate(segments):
         cue = sideways if knobs.sideways_in_row or k != main else np.zeros(n, bool)
         rest = _take_melds(seg, cls, cue, k == main, melds, roles, meld_of, problems)

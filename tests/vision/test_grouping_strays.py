@@ -1,4 +1,4 @@
-"""Tiles that are not part of the hand: 发 lying away from the bonus 发, a fifth 发, a tile beside a full row,
+"""Tiles that are not part of the hand: 发 lying away from the bonus 发 and the hand, a fifth 发, a tile beside a full row,
 tiles the user sets aside."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def fa_boxes(x0: float, y0: float, n: int, step: float = 46.0) -> list[list[floa
 
 # The hand's row lies at y 270-330, x about 200-1080 (size 60, centre (640, 300)).
 @pytest.mark.parametrize("boxes,fa,loose", [
-    pytest.param(fa_boxes(300, 450, 3) + fa_boxes(1000, 80, 1), 3, 1, id="three-together-one-far"),
+    pytest.param(fa_boxes(300, 450, 3) + fa_boxes(1000, 640, 1), 3, 1, id="three-together-one-far"),
     pytest.param(fa_boxes(300, 450, 2) + fa_boxes(900, 600, 1) + fa_boxes(100, 80, 1), 2, 2, id="two-together-two-apart"),
     pytest.param(fa_boxes(300, 450, 5), 4, 1, id="five-side-by-side"),
     pytest.param(fa_boxes(300, 450, 6), 4, 2, id="six-side-by-side"),
@@ -34,8 +34,13 @@ def fa_boxes(x0: float, y0: float, n: int, step: float = 46.0) -> list[list[floa
     # laid loosely, still with the others.
     pytest.param(fa_boxes(300, 450, 2) + fa_boxes(421, 450, 1), 3, 0, id="third-a-little-apart-still-bonus"),
     # The third a whole tile's width further on (centres 1.73 tile sizes apart, a tile's size being the
-    # square root of its box's area): not laid with the others.
-    pytest.param(fa_boxes(300, 450, 2) + fa_boxes(436, 450, 1), 2, 1, id="third-a-tiles-width-apart-a-stray"),
+    # square root of its box's area): not laid with the others, but 3.5 tile sizes from the hand's row, before
+    # it, where only the hand's own 发 lie (RULES.md §1: a player sets each 发 drawn out in front of them).
+    pytest.param(fa_boxes(300, 450, 2) + fa_boxes(436, 450, 1), 3, 0, id="third-a-tiles-width-apart-near-the-hand"),
+    # The same three 6.7 tile sizes before the row: the third, apart from the two and far from the hand, a stray.
+    pytest.param(fa_boxes(300, 620, 2) + fa_boxes(436, 620, 1), 2, 1, id="third-a-tiles-width-apart-far-off"),
+    # One apart from the three, beside the row's right end: still the hand's.
+    pytest.param(fa_boxes(300, 450, 3) + fa_boxes(1000, 200, 1), 4, 0, id="three-together-one-beside-the-row"),
 ])
 def test_fa_apart_from_the_bonus_fa_are_strays(boxes, fa, loose):
     det = hand_layout(HAND, WIN, size=60, center=(640, 300)).detections
