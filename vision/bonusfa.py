@@ -65,17 +65,15 @@ def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, hand: Sequence
         return i
 
     for a, b in combinations((int(i) for i in fa_idx), 2):
-        if np.hypot(*(centers[a] - centers[b])) < FA_TOUCH * (size[a] + size[b]) / 2:
+        if _within(centers, size, a, b, FA_TOUCH):
             label[root(a)] = root(b)
     groups = Counter(root(int(i)) for i in fa_idx)
     (top, top_n), = groups.most_common(1)
     tied = sum(1 for n in groups.values() if n == top_n)
     if laid_out and top_n >= 2 and tied == 1:
         anchor = centers[[int(i) for i in fa_idx if root(int(i)) == top]].mean(axis=0)
-        row = list(hand)
-        gaps = np.linalg.norm(centers[:, None, :] - centers[None, row, :], axis=2)
-        near = (gaps < LONE_NEAR * (size[:, None] + size[None, row]) / 2).any(axis=1)
-        kept = [int(i) for i in fa_idx if root(int(i)) == top or near[int(i)]]
+        kept = [int(i) for i in fa_idx
+                if root(int(i)) == top or any(_within(centers, size, int(i), j, LONE_NEAR) for j in hand)]
     else:
         kept = [int(i) for i in fa_idx]
         anchor = np.median(centers, axis=0)
@@ -98,7 +96,7 @@ def misread_fa(det: Detections, roles: tuple[str, ...] | list[str]) -> list[int]
     centers, size = _centres_and_sizes(det)
 
     def touching(i: int, j: int, reach: float = FA_TOUCH) -> bool:
-        return bool(np.hypot(*(centers[i] - centers[j])) < reach * (size[i] + size[j]) / 2)
+        return _within(centers, size, i, j, reach)
 
     others = [j for j, role in enumerate(roles) if role not in ("fa", "ignored") and j not in maybe]
     maybe = [i for i in maybe if sum(touching(i, j) for j in others) <= FA_CROWD]
@@ -126,6 +124,11 @@ def _lone_fa(det: Detections, roles: tuple[str, ...] | list[str], maybe: list[in
     lone = [i for i in maybe if det.alternatives(i, 1) == [FA_CLASS] and not any(touching(i, j) for j in apart if j != i)
             and any(touching(i, j, LONE_NEAR) for j in hand)]
     return lone if len(lone) == 1 else []
+
+
+def _within(centers: np.ndarray, size: np.ndarray, i: int, j: int, reach: float) -> bool:
+    """Whether the centres of boxes i and j lie nearer than ``reach`` tile sizes (the mean of their sizes)."""
+    return bool(np.hypot(*(centers[i] - centers[j])) < reach * (size[i] + size[j]) / 2)
 
 
 def _centres_and_sizes(det: Detections) -> tuple[np.ndarray, np.ndarray]:
