@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         meta = json.loads(path.read_text(encoding="utf-8"))
         if not meta.get("complete", True) or meta.get("expect") is None:
             totals["skipped"] += 1
-            if detector is None and not meta.get("complete", True):
+            if detector is None and cut_by_frame(meta):
                 totals.update(cut_hint_tally(meta))
             continue
         image_path = data / "images" / f"{path.stem}.jpg"
@@ -331,6 +331,12 @@ def compare_counts(reading: HandReading, meta: dict) -> dict:
     facts = compare(reading, meta)
     facts["roles"] = facts["roles_right"] = 0
     return facts
+
+
+def cut_by_frame(meta: dict) -> bool:
+    """Whether the photo's frame cuts off tiles of the hand: not all of it labelled, and none hidden behind other
+    tiles (``hidden``, which the frame's message does not concern)."""
+    return not meta.get("complete", True) and not meta.get("hidden")
 
 
 def cut_hint_tally(meta: dict) -> Counter:

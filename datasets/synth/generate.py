@@ -17,7 +17,7 @@ from xingzi.engine.tiles import BACK_CLASS, Tile
 from . import faces
 from .hands import sample_deal
 from .photo import camera_effects, draw_clutter, draw_fingers, draw_rack, draw_shadows, draw_table
-from .render import Colours, body_points, draw_tile
+from .render import Colours, body_points, draw_tile, facing_cap, shown_shares
 from .scene import choose_camera, layout_deal
 
 # BGR back colours of real sets: greens, blues, yellow, orange, pink, red, dark
@@ -25,6 +25,7 @@ BACK_COLOURS = [(60, 140, 40), (40, 95, 25), (80, 170, 90), (170, 100, 30), (200
                 (40, 140, 240), (150, 120, 230), (40, 40, 170), (60, 60, 60), (120, 180, 120)]
 PROCEDURAL_SHARE = 0.5  # the rest is spread evenly over the art packs
 MIN_VISIBLE = 0.35  # a tile cut by the photo's edge is labelled if this share of its box is inside
+MIN_SHOWN = MIN_VISIBLE  # ... and one behind other tiles if this share of its face (or back) shows
 MAX_COVERED = 0.6  # a tile whose box is covered more than this by fingers is not labelled
 MIN_SIDE, MAX_SIDE = 64, 8192  # a photo's long side in pixels
 
@@ -129,6 +130,9 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
         t = layout.tiles[i]
         tex = None if t.face_down else face_set.face(t.cls, tile_px)
         projected[int(i)] = draw_tile(img, cam, layout.shape, t, tex, colours, light, ambient, gloss)
+    bodies = [projected[i] for i in range(len(layout.tiles))]
+    shown_share = shown_shares(bodies, [facing_cap(p, t, cam) for p, t in zip(bodies, layout.tiles, strict=True)],
+                               order, width, height)
     fingers = draw_fingers(img, rng) if rng.random() < 0.15 else None
     img = camera_effects(img, rng, blur_share)
     quality = int(rng.integers(55, 96))
@@ -137,6 +141,7 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
         raise RuntimeError("JPEG encoding failed")
 
     boxes, classes, tiles_meta = [], [], []
+    hidden = 0  # tiles of the hand that others hide
     for i, t in enumerate(layout.tiles):
         px = projected[i]
         x1, y1 = px.min(0)
@@ -146,6 +151,9 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
         if cx2 - cx1 < 2 or cy2 - cy1 < 2 or (cx2 - cx1) * (cy2 - cy1) < MIN_VISIBLE * full:
             continue
         if fingers is not None and _covered(fingers, (cx1, cy1, cx2, cy2)) > MAX_COVERED:
+            continue
+        if shown_share[i] < MIN_SHOWN:  # behind other tiles: a label there would teach a tile no one sees
+            hidden += t.role != "loose"
             continue
         cls = BACK_CLASS if t.face_down else t.cls
         xyxy = [round(float(v), 2) for v in (cx1, cy1, cx2, cy2)]
@@ -160,6 +168,8 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
                             "size": [width, height], "seed": seed,
                             "complete": shown == sum(1 for t in layout.tiles if t.role != "loose"), "index": index,
                             "tiles": tiles_meta}
+    if hidden:  # recorded only when some are, as below: every other photo's meta stays as it was
+        meta["hidden"] = hidden
     if blur_share:  # recorded only when used: the meta of the usual photos stays byte for byte
         meta["blur_share"] = blur_share
     return Sample(buf.tobytes(), width, height, np.array(boxes, np.float64).reshape(-1, 4),

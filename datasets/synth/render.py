@@ -172,6 +172,37 @@ def draw_tile(img: np.ndarray, cam: Camera, shape: TileShape, tile: Placed, face
     return px
 
 
+def facing_cap(px: np.ndarray, tile: Placed, cam: Camera) -> np.ndarray:
+    """Of a tile's projected body points (``draw_tile``'s return), the outline of the side turned to the
+    camera: its face, or its back when the face looks away (the side ``draw_tile`` paints on top)."""
+    m = len(px) // 3
+    return px[:m] if float(tile.axes[2] @ (cam.pos - tile.centre)) > 0 else px[2 * m:]
+
+
+def shown_shares(bodies: list[np.ndarray], caps: list[np.ndarray], order: np.ndarray, width: int,
+                 height: int) -> np.ndarray:
+    """For each tile, the share of its cap (``facing_cap``, the part inside the photo) that no tile painted
+    after it covers. Tiles are painted far to near in ``order``, each body over what lies behind it: a tile
+    lying flat behind a row of standing tiles can be hidden whole. A cap wholly outside the photo counts as
+    shown (the frame's own rule decides on it)."""
+    ids = np.full((height, width), -1, np.int16)  # which tile each pixel shows last
+    for i in order:
+        cv2.fillConvexPoly(ids, cv2.convexHull(np.round(bodies[i]).astype(np.int32)), int(i))
+    shares = np.ones(len(bodies))
+    for i, cap in enumerate(caps):
+        pts = np.round(cap).astype(np.int32)
+        x0, y0 = np.maximum(pts.min(0), 0)
+        x1, y1 = np.minimum(pts.max(0) + 1, (width, height))
+        if x1 <= x0 or y1 <= y0:
+            continue
+        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(inside, cv2.convexHull((pts - (x0, y0)).astype(np.int32)), 1)
+        covered = inside.astype(bool)
+        if covered.any():
+            shares[i] = float(np.count_nonzero(ids[y0:y1, x0:x1][covered] == i)) / np.count_nonzero(covered)
+    return shares
+
+
 def _warp_face(img: np.ndarray, cam: Camera, shape: TileShape, tile: Placed, tex: np.ndarray, k: float,
                spec: float) -> None:
     """Warp the face texture onto the front plane, only over its bounding rectangle."""

@@ -260,6 +260,18 @@ def test_a_hand_cut_by_the_frame_is_told_so(demo, to_the_edge, told):
     assert cut_hint_tally({**demo, "tiles": rest}) == Counter(cut_short=1, cut_hinted=told)
 
 
+@pytest.mark.parametrize("meta,cut", [
+    pytest.param({"complete": False}, True, id="tiles-of-the-hand-left-unlabelled"),
+    pytest.param({"complete": False, "hidden": 3}, False, id="a-pung-hidden-behind-the-standing-row"),
+    pytest.param({"complete": True}, False, id="all-labelled"),
+    pytest.param({}, False, id="real-tile-composite-with-no-word"),
+])
+def test_only_hands_the_frame_cuts_are_asked_whether_told_so(meta, cut):
+    from xingzi.vision.bench_pipeline import cut_by_frame
+
+    assert cut_by_frame(meta) is cut
+
+
 def _truth_meta(det, own: int, loose: list | None = None) -> dict:
     tiles = [{"cls": int(c), "role": "concealed", "xyxy": [float(v) for v in b]}
              for b, c in zip(det.xyxy, det.cls, strict=True)]
