@@ -100,7 +100,7 @@ def needs_input(meta: dict) -> tuple[str, ...]:
     tiles = meta["tiles"]
     out = []
     row = [t["role"] for t in tiles if t["group"] == 0]
-    if "win_shown" in meta:  # a photo saved with its score (vision/sample_meta.py): said outright
+    if "win_shown" in meta:  # said outright: a photo saved with its score (vision/sample_meta.py), a synthetic one
         if not meta["win_shown"]:
             out.append("win_in_row")
     elif "win" in row and "concealed" in row[row.index("win") + 1:]:

@@ -170,6 +170,8 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
                             "tiles": tiles_meta}
     if hidden:  # recorded only when some are, as below: every other photo's meta stays as it was
         meta["hidden"] = hidden
+    if not layout.win_shown:  # sorted into the row: which tile won, the photo cannot say (even at the row's end)
+        meta["win_shown"] = False
     if blur_share:  # recorded only when used: the meta of the usual photos stays byte for byte
         meta["blur_share"] = blur_share
     return Sample(buf.tobytes(), width, height, np.array(boxes, np.float64).reshape(-1, 4),

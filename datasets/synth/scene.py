@@ -34,6 +34,7 @@ class Layout:
     rack: Rack | None
     standing: bool
     kind: str  # "rows" (a revealed hand), "grid" (its tiles in rows of a few) or "scatter" (strewn about)
+    win_shown: bool = True  # False: the winning tile sorted into the row like the rest (at an end or not)
 
 
 def random_shape(rng: np.random.Generator) -> TileShape:
@@ -180,7 +181,7 @@ def layout_deal(deal: Deal, rng: np.random.Generator) -> Layout:
         kind = "grid"
         b.tiles, rack = _grid(b.tiles, shape, rng)
     _add_loose(b, rng, rack)
-    return Layout(tuple(b.tiles), shape, rack, standing and kind == "rows", kind)
+    return Layout(tuple(b.tiles), shape, rack, standing and kind == "rows", kind, win_mode != 2)
 
 
 def _grid(tiles: list[Placed], shape: TileShape, rng: np.random.Generator) -> tuple[list[Placed], Rack | None]:

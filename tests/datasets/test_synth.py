@@ -495,6 +495,34 @@ def test_tiles_hidden_behind_others_are_not_labelled(monkeypatch, index, hidden)
     assert np.abs(pictures[0].astype(int) - pictures[1]).max() <= 2
 
 
+def test_a_layout_says_when_the_winning_tile_is_sorted_into_the_row():
+    """``win_shown`` False: the winning tile stands in the row in its sorted place, one step from its neighbours like
+    every other; True: it is laid apart, at least 3 mm further along the row's line or in front of it (each tile's
+    place jitters by 0.3 mm)."""
+    from xingzi.datasets.synth.hands import sample_deal
+    from xingzi.datasets.synth.scene import layout_deal
+
+    seen = Counter()
+    for seed in range(150):
+        rng = np.random.default_rng(seed)
+        layout = layout_deal(sample_deal(rng), rng)
+        row = sorted((t for t in layout.tiles if t.group == 0 and t.role != "win"), key=lambda t: t.centre[0])
+        if layout.kind != "rows" or len(row) < 3:  # a grid or a scatter moves every tile; a row of 1 has no step
+            continue
+        win = next(t for t in layout.tiles if t.role == "win")
+        step = float(np.median(np.diff([t.centre[0] for t in row])))
+        nearest = min(abs(win.centre[0] - t.centre[0]) for t in row)
+        on_line = abs(win.centre[1] - row[0].centre[1]) < 2
+        if layout.win_shown:
+            assert not on_line or nearest > step + 1.5, seed
+        else:
+            in_row = sorted([*row, win], key=lambda t: t.centre[0])
+            assert [t.cls for t in in_row] == sorted(t.cls for t in in_row), seed
+            assert on_line and abs(nearest - step) < 1.5, seed
+        seen[layout.win_shown] += 1
+    assert seen[False] > 15 and seen[True] > 60, seen
+
+
 def test_concealed_kongs_are_turned_down_as_players_turn_them():
     """Both ends, both middles or all four tiles face down; each way is dealt. No tile of theirs lies sideways."""
     from xingzi.datasets.synth.hands import sample_deal

@@ -53,6 +53,13 @@ def test_needs_input_names_what_the_photo_cannot_show(tiles, layout, reasons):
     assert needs_input({"tiles": tiles, "layout": layout}) == reasons
 
 
+def test_a_winning_tile_sorted_to_the_rows_end_needs_input_when_the_meta_says_so():
+    """Sorted in last (a 中 among suits), it ends the row with no gap: the order of the meta's tiles cannot tell."""
+    sorted_in = {"tiles": ROW + [tile("win", 0)], "layout": "rows", "win_shown": False}
+    assert needs_input(sorted_in) == ("win_in_row",)
+    assert needs_input({**sorted_in, "win_shown": True}) == ()
+
+
 @pytest.fixture()
 def demo() -> dict:
     return json.loads(DEMO.read_text(encoding="utf-8"))
