@@ -47,18 +47,20 @@ def copy_looseness(folder: Path) -> dict[str, float]:
     return out
 
 
+def tightest_copies(scores: dict[str, float]) -> frozenset[str]:
+    """The copy of each source photo whose boxes are tightest (ties: the first name)."""
+    by_source: dict[str, list[str]] = defaultdict(list)
+    for name in scores:
+        by_source[source_of(name)].append(name)
+    return frozenset(min(names, key=lambda n: (scores[n], n)) for names in by_source.values())
+
+
 def loose_copies(scores: dict[str, float], over: float) -> frozenset[str]:
     """The copies looser than ``over``, less the tightest copy of each source photo (one copy of every scene stays)."""
     if not 0 < over <= 1:
         raise ValueError(f"--over: expected an IoU in (0, 1], got {over}")
-    by_source: dict[str, list[str]] = defaultdict(list)
-    for name in scores:
-        by_source[source_of(name)].append(name)
-    out: set[str] = set()
-    for names in by_source.values():
-        keep = min(names, key=lambda n: (scores[n], n))
-        out.update(n for n in names if n != keep and scores[n] > over)
-    return frozenset(out)
+    keep = tightest_copies(scores)
+    return frozenset(n for n, score in scores.items() if n not in keep and score > over)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -56,6 +56,23 @@ def test_only_upright_pictures_square_on_of_the_30_faces_are_kept(tmp_path):
     assert square_on(_face(3)) and not square_on(np.full((56, 40, 3), (60, 110, 60), np.uint8))
 
 
+def test_a_box_over_its_neighbour_and_a_second_copy_of_a_photo_give_no_picture(tmp_path):
+    """Augmented copies of one photo (Roboflow's `<source>.rf.<hash>`) show the same tiles: only the tightest copy
+    gives pictures. A box grown over its neighbour's (IoU over 0.05) holds part of that tile: neither gives one."""
+    root = _real_folder(tmp_path / "real")
+    photo = np.full((120, 240, 3), (60, 110, 60), np.uint8)
+    for x, c in ((10, 3), (52, 4), (120, 6)):
+        photo[10:66, x:x + 40] = _face(c)
+    boxes = np.array([[10, 10, 50, 66], [52, 10, 92, 66], [85, 10, 160, 66]], float)  # 6's box grown over 4's
+    for name in ("pair.rf.1", "pair.rf.2"):  # the same photo twice: the second copy adds nothing
+        cv2.imwrite(str(root / "images" / f"{name}.png"), photo)
+        (root / "labels" / f"{name}.txt").write_text(label_text(np.column_stack([[3, 4, 6],
+                                                                                 xyxy_to_yolo(boxes, 240, 120)])))
+    bank = tile_bank(root)
+    assert len(bank[3]) == 2  # its own photo's and the first copy's
+    assert len(bank[4]) == 1 and len(bank[6]) == 1  # their own photos' only
+
+
 def test_a_face_with_no_picture_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="no upright picture of 7m"):
         tile_bank(_real_folder(tmp_path / "real", missing=6))
