@@ -59,9 +59,10 @@ def tile_bank(folder: Path) -> dict[int, list[np.ndarray]]:
     saved as several augmented copies only its tightest copy (a turned or sheared copy's boxes grow round its
     tiles: ``loose_boxes``), and no box that overlaps another (``OVERLAP``)."""
     table, fix = class_table(names_of(folder)), shipped_fixer(folder)
-    tightest = tightest_copies(copy_looseness(folder))
+    images, looseness = training_images(folder), copy_looseness(folder)
+    tightest = tightest_copies({p.name: looseness[p.name] for p in images})  # of the copies the errata keep
     bank: dict[int, list[np.ndarray]] = {}
-    for path in training_images(folder):
+    for path in images:
         photo = labelled_photo(path, table, fix) if path.name in tightest else None
         if photo is None:
             continue
