@@ -21,7 +21,7 @@ from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.notation import format_meld, format_tiles
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
-from . import rowgeom
+from . import meldfind, rowgeom
 from .bonusfa import bonus_fa, with_misread_fa
 from .detections import Detections, check_tile_index
 from .handcheck import count_problems, count_word, is_legal
@@ -259,15 +259,17 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     need = 14 + sum(1 for m in melds if m.kind is not MeldKind.PUNG) - sum(m.kind.size for m in melds)
     # A concealed kong shown all face down stands for a set the hand needs when its row is short
     # even with a set less; beside a row that is complete without it, its four tiles are strays.
-    faceless = [i for i, (r, m) in enumerate(zip(roles, meld_of, strict=True)) if r == "concealed_kong" and m < 0]
-    hidden_kongs = len(faceless) // 4
+    faceless = meldfind.faceless_kongs(segments, roles, meld_of)
+    kept, spare = meldfind.kongs_needed(faceless, (need - len(concealed)) // 3,
+                                        lambda i: rowgeom.distance(i, main_seg, centers))
+    hidden_kongs = len(kept)
     strays = 0
-    if hidden_kongs and len(concealed) > need - 3 * hidden_kongs:  # strays, with no face to ask the user for
-        hidden_kongs = 0
-        for i in faceless:
+    if spare:  # strays, with no face to ask the user for
+        for i in spare:
             roles[i] = "loose"
-        problems[:] = [q for q in problems if q != FACELESS_KONG]
-        problems.append(f"{len(faceless)} face-down tile(s) the hand does not need ignored")
+        if not kept:
+            problems[:] = [q for q in problems if q != FACELESS_KONG]
+        problems.append(f"{len(spare)} face-down tile(s) the hand does not need ignored")
     need -= 3 * hidden_kongs
     neat = len(main_seg) >= NEAT_ROW
     reach = REACH * float(np.median(np.sqrt(wh[main_seg, 0] * wh[main_seg, 1])))

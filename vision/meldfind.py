@@ -152,3 +152,20 @@ def order_melds(melds: list[Meld], meld_of: list[int], reading_order: list[int])
     renumber = {old: new for new, old in enumerate(new_order)}
     melds[:] = [melds[old] for old in new_order]
     meld_of[:] = [renumber.get(m, -1) for m in meld_of]
+
+
+def faceless_kongs(segments: list[list[int]], roles: list[str], meld_of: list[int]) -> list[list[int]]:
+    """The concealed kongs read with no face (``_take_melds``: four backs side by side), each its four tiles."""
+    out: list[list[int]] = []
+    for seg in segments:
+        backs = [i for i in seg if roles[i] == MeldKind.CONCEALED_KONG.value and meld_of[i] < 0]
+        out.extend(backs[k:k + 4] for k in range(0, len(backs) - 3, 4))
+    return out
+
+
+def kongs_needed(kongs: list[list[int]], room: int, distance: Callable[[int], float]) -> tuple[list[list[int]], list[int]]:
+    """Of the kongs with no face, as many as the hand has room for (``room`` sets), those nearest the hand first
+    (``distance``: a tile's from the hand), and the tiles of the rest: a face-down wall of four lying near an
+    all-down kong reads as a second one, and the hand needs only one."""
+    keep = sorted(kongs, key=lambda k: min(distance(i) for i in k))[:max(room, 0)]
+    return keep, [i for k in kongs if k not in keep for i in k]

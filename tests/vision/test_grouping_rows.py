@@ -103,6 +103,20 @@ def test_four_backs_are_a_kong_only_while_the_row_is_a_set_short(hand, win, apar
     assert ("4 face-down tile(s) the hand does not need ignored" in reading.problems) is not kong
 
 
+@pytest.mark.parametrize("wall_y", [520, 140], ids=["wall-in-front-of-the-kong", "wall-behind-the-row"])
+def test_a_hand_a_set_short_takes_the_nearer_of_two_runs_of_four_backs(wall_y):
+    """The row lacks one set and four backs lie just below it (its concealed kong, all face down); four more lie
+    further off (a stretch of the wall, four long). The hand has room for one kong: the nearer four are it, the
+    others strays (before, both were counted, the row was then three sets short, and all eight were dropped)."""
+    layout = hand_layout("123m456m789p1s", "5p", size=60, center=(640, 300))
+    kong = [[400 + k * 46, 400, 445 + k * 46, 460] for k in range(4)]
+    wall = [[560 + k * 46, wall_y, 605 + k * 46, wall_y + 60] for k in range(4)]
+    reading = group(with_tiles(layout.detections, kong + wall, [BACK_CLASS] * 8))
+    assert reading.roles[-8:] == ("concealed_kong",) * 4 + ("loose",) * 4
+    assert NO_FACE in reading.problems and "4 face-down tile(s) the hand does not need ignored" in reading.problems
+    assert not any(" tiles (a winning hand" in p for p in reading.problems)  # the count is right
+
+
 def test_winning_tile_off_the_row_fills_a_hand_with_an_all_face_down_kong():
     # Ten tiles stand and four backs make a set: the hand lacks one tile, so the 8p lying just
     # past the row's end and below its line (on no row of the hand) is the winning tile.
