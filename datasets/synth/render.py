@@ -142,7 +142,7 @@ def draw_tile(img: np.ndarray, cam: Camera, shape: TileShape, tile: Placed, face
         (0.5 * (outline + np.roll(outline, -1, 0)))[:, 1:2] * v
     visible = np.einsum("ij,ij->i", n_world, cam.pos - mids) > 0
     diffuse = np.clip(n_world @ light, 0, None)
-    front_side = float(w @ to_cam) > 0
+    front_side = faces_camera(tile, cam)
     fp = (px * 16).astype(np.int32)
     slabs = [(1, 2, colours.back), (0, 1, colours.plate)]  # ring a, ring b, colour
     if not front_side:
@@ -172,11 +172,16 @@ def draw_tile(img: np.ndarray, cam: Camera, shape: TileShape, tile: Placed, face
     return px
 
 
+def faces_camera(tile: Placed, cam: Camera) -> bool:
+    """Whether the tile's face (not its back) is turned towards the camera."""
+    return float(tile.axes[2] @ (cam.pos - tile.centre)) > 0
+
+
 def facing_cap(px: np.ndarray, tile: Placed, cam: Camera) -> np.ndarray:
     """Of a tile's projected body points (``draw_tile``'s return), the outline of the side turned to the
     camera: its face, or its back when the face looks away (the side ``draw_tile`` paints on top)."""
     m = len(px) // 3
-    return px[:m] if float(tile.axes[2] @ (cam.pos - tile.centre)) > 0 else px[2 * m:]
+    return px[:m] if faces_camera(tile, cam) else px[2 * m:]
 
 
 def shown_shares(bodies: list[np.ndarray], caps: list[np.ndarray], order: np.ndarray, width: int,
