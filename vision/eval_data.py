@@ -179,8 +179,25 @@ def truths_for(ds: Dataset, table: np.ndarray, errata: Errata | None = None,
     """True boxes and photo sizes; ``errata``: label corrections (:mod:`xingzi.datasets.errata`) applied."""
     sizes = [image_size(p) for p in ds.images]
     fixed = row_fixer(errata, ds.names)
-    return [read_boxes(label_path_for(p), table, s, False, partial(fixed, p.name))
+    return [unread_in_meta(read_boxes(label_path_for(p), table, s, False, partial(fixed, p.name)), ds.root, p)
             for p, s in zip(ds.images, sizes, strict=True)], sizes
+
+
+def unread_in_meta(truth: ImageBoxes, root: Path, image: Path) -> ImageBoxes:
+    """A synthetic photo's tiles whose face too little of shows to be told (``unread`` in ``root/meta/<stem>.json``,
+    :mod:`xingzi.datasets.synth.legible`) become ``UNREAD``: neither a hit nor a miss."""
+    meta_path = root / "meta" / f"{image.stem}.json"
+    if not meta_path.is_file():
+        return truth
+    tiles = json.loads(meta_path.read_text(encoding="utf-8")).get("tiles") or []
+    unread = [k for k, t in enumerate(tiles) if isinstance(t, dict) and t.get("unread")]
+    if not unread:
+        return truth
+    if len(tiles) != len(truth.cls):
+        raise ValueError(f"{meta_path}: {len(tiles)} tiles in the meta, {len(truth.cls)} labels in the photo's txt")
+    cls = truth.cls.copy()
+    cls[unread] = UNREAD
+    return ImageBoxes(truth.xyxy, cls, truth.conf)
 
 
 def perturbed_truths(truths: list[ImageBoxes], sizes: Sequence[tuple[int, int]],

@@ -16,8 +16,18 @@ from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import faces
 from .hands import sample_deal
+from .legible import face_told
 from .photo import camera_effects, draw_clutter, draw_fingers, draw_rack, draw_shadows, draw_table
-from .render import Colours, body_points, draw_tile, facing_cap, shown_shares
+from .render import (
+    Colours,
+    body_points,
+    draw_tile,
+    face_quad,
+    faces_camera,
+    facing_cap,
+    painted_ids,
+    shown_shares,
+)
 from .scene import choose_camera, layout_deal
 
 # BGR back colours of real sets: greens, blues, yellow, orange, pink, red, dark
@@ -131,8 +141,8 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
         tex = None if t.face_down else face_set.face(t.cls, tile_px)
         projected[int(i)] = draw_tile(img, cam, layout.shape, t, tex, colours, light, ambient, gloss)
     bodies = [projected[i] for i in range(len(layout.tiles))]
-    shown_share = shown_shares(bodies, [facing_cap(p, t, cam) for p, t in zip(bodies, layout.tiles, strict=True)],
-                               order, width, height)
+    ids = painted_ids(bodies, order, width, height)
+    shown_share = shown_shares(ids, [facing_cap(p, t, cam) for p, t in zip(bodies, layout.tiles, strict=True)])
     fingers = draw_fingers(img, rng) if rng.random() < 0.15 else None
     img = camera_effects(img, rng, blur_share)
     quality = int(rng.integers(55, 96))
@@ -141,7 +151,7 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
         raise RuntimeError("JPEG encoding failed")
 
     boxes, classes, tiles_meta = [], [], []
-    hidden = 0  # tiles of the hand that others hide
+    hidden = unread = 0  # tiles of the hand that others hide; whose face shows too little to be told
     for i, t in enumerate(layout.tiles):
         px = projected[i]
         x1, y1 = px.min(0)
@@ -161,7 +171,13 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
         classes.append(cls)
         tiles_meta.append({"cls": int(cls), "face": Tile.from_index(t.cls).value, "xyxy": xyxy, "group": t.group,
                            "role": t.role, "sideways": bool(t.sideways), "face_down": bool(t.face_down)})
-    shown = sum(1 for t in tiles_meta if t["role"] != "loose")
+        if faces_camera(t, cam) and not t.face_down and not face_told(face_set, t.cls, tile_px, ids, i,
+                                                                     face_quad(cam, layout.shape, t)):
+            tiles_meta[-1]["unread"] = True  # the label stays for training; measuring counts it neither way
+            unread += t.role != "loose"
+            in_frame = (cx1, cy1, cx2, cy2) == (x1, y1, x2, y2)
+            hidden += t.role != "loose" and in_frame  # nearer tiles cover its face, not the frame
+    shown = sum(1 for t in tiles_meta if t["role"] != "loose") - unread
     situation = deal.situation()
     meta: dict[str, Any] = {"situation": situation, "expect": expected_result(situation), "style": face_set.name,
                             "pattern": deal.pattern, "layout": layout.kind, "standing": layout.standing,

@@ -184,16 +184,21 @@ def facing_cap(px: np.ndarray, tile: Placed, cam: Camera) -> np.ndarray:
     return px[:m] if faces_camera(tile, cam) else px[2 * m:]
 
 
-def shown_shares(bodies: list[np.ndarray], caps: list[np.ndarray], order: np.ndarray, width: int,
-                 height: int) -> np.ndarray:
-    """For each tile, the share of its cap (``facing_cap``, the part inside the photo) that no tile painted
-    after it covers. Tiles are painted far to near in ``order``, each body over what lies behind it: a tile
-    lying flat behind a row of standing tiles can be hidden whole. A cap wholly outside the photo counts as
-    shown (the frame's own rule decides on it)."""
-    ids = np.full((height, width), -1, np.int16)  # which tile each pixel shows last
+def painted_ids(bodies: list[np.ndarray], order: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Which tile each pixel of the photo shows last (-1: none). Tiles are painted far to near in ``order``,
+    each body over what lies behind it."""
+    ids = np.full((height, width), -1, np.int16)
     for i in order:
         cv2.fillConvexPoly(ids, cv2.convexHull(np.round(bodies[i]).astype(np.int32)), int(i))
-    shares = np.ones(len(bodies))
+    return ids
+
+
+def shown_shares(ids: np.ndarray, caps: list[np.ndarray]) -> np.ndarray:
+    """For each tile, the share of its cap (``facing_cap``, the part inside the photo) that no tile painted
+    after it covers (``ids``: ``painted_ids``): a tile lying flat behind a row of standing tiles can be hidden
+    whole. A cap wholly outside the photo counts as shown (the frame's own rule decides on it)."""
+    height, width = ids.shape
+    shares = np.ones(len(caps))
     for i, cap in enumerate(caps):
         pts = np.round(cap).astype(np.int32)
         x0, y0 = np.maximum(pts.min(0), 0)
@@ -208,24 +213,34 @@ def shown_shares(bodies: list[np.ndarray], caps: list[np.ndarray], order: np.nda
     return shares
 
 
-def _warp_face(img: np.ndarray, cam: Camera, shape: TileShape, tile: Placed, tex: np.ndarray, k: float,
-               spec: float) -> None:
-    """Warp the face texture onto the front plane, only over its bounding rectangle."""
-    th, tw = tex.shape[:2]
+def face_quad(cam: Camera, shape: TileShape, tile: Placed) -> np.ndarray:
+    """The face's corners in pixels (4, 2), in the order of the texture's: top left, top right, bottom right,
+    bottom left."""
     hw, hh = shape.width / 2, shape.height / 2
     corners = np.array([[-hw, hh], [hw, hh], [hw, -hh], [-hw, -hh]])
     u, v, w = tile.axes
     world = tile.centre + corners[:, :1] * u + corners[:, 1:] * v + (shape.depth / 2) * w
-    dst, _ = cam.project(world)
+    return cam.project(world)[0]
+
+
+def texture_map(tex: np.ndarray, quad: np.ndarray, x0: int, y0: int) -> np.ndarray:
+    """3x3 map from the texture's pixels to those of a picture whose top left is the photo's (x0, y0)."""
+    th, tw = tex.shape[:2]
+    src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
+    return cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
+
+
+def _warp_face(img: np.ndarray, cam: Camera, shape: TileShape, tile: Placed, tex: np.ndarray, k: float,
+               spec: float) -> None:
+    """Warp the face texture onto the front plane, only over its bounding rectangle."""
+    dst = face_quad(cam, shape, tile)
     x0, y0 = np.floor(dst.min(0)).astype(int)
     x1, y1 = np.ceil(dst.max(0)).astype(int) + 1
     x0c, y0c = max(x0, 0), max(y0, 0)
     x1c, y1c = min(x1, img.shape[1]), min(y1, img.shape[0])
     if x1c <= x0c or y1c <= y0c:
         return
-    src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
-    h = cv2.getPerspectiveTransform(src, (dst - [x0c, y0c]).astype(np.float32))
-    warped = cv2.warpPerspective(tex, h, (x1c - x0c, y1c - y0c), flags=cv2.INTER_LINEAR,
+    warped = cv2.warpPerspective(tex, texture_map(tex, dst, x0c, y0c), (x1c - x0c, y1c - y0c), flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
     a = warped[..., 3:].astype(np.float32) * (1 / 255.0)
     roi = img[y0c:y1c, x0c:x1c]

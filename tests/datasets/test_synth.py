@@ -444,7 +444,7 @@ def test_a_spare_face_is_drawn_again_only_for_a_fa_face_up():
 
 
 def test_shown_shares_count_only_what_no_nearer_tile_covers():
-    from xingzi.datasets.synth.render import shown_shares
+    from xingzi.datasets.synth.render import painted_ids, shown_shares
 
     def square(x0, y0, side):
         return np.array([[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]], float)
@@ -452,12 +452,12 @@ def test_shown_shares_count_only_what_no_nearer_tile_covers():
     far, half_over, whole_over, outside = square(10, 10, 20), square(20, 5, 30), square(60, 10, 10), square(200, 5, 10)
     hidden = square(62, 12, 5)
     bodies = [far, half_over, hidden, whole_over, outside]
-    shares = shown_shares(bodies, bodies, np.array([0, 1, 2, 3, 4]), 100, 50)
+    shares = shown_shares(painted_ids(bodies, np.array([0, 1, 2, 3, 4]), 100, 50), bodies)
     assert shares[0] == pytest.approx(0.5, abs=0.05)  # its right half lies under the next tile
     assert shares[1] == 1 and shares[3] == 1  # nothing painted over them
     assert shares[2] == 0  # painted over whole by a nearer tile
     assert shares[4] == 1  # outside the photo: the frame's rule decides, not this one
-    painted_last = shown_shares(bodies, bodies, np.array([0, 1, 3, 2, 4]), 100, 50)
+    painted_last = shown_shares(painted_ids(bodies, np.array([0, 1, 3, 2, 4]), 100, 50), bodies)
     assert painted_last[2] == 1 and painted_last[3] < 1  # the order says which lies in front
 
 

@@ -494,3 +494,28 @@ def test_the_pipeline_figure_reads_again_a_reading_that_makes_no_hand(tmp_path, 
     assert result["as_users"]["image_exact"] == 1.0  # ... and beside them the reading users get
     assert "as xingzi score reads (a reading that makes no hand read again): F1 1.000, image exact 1.000" in \
         format_rows([result])
+
+
+def test_a_synthetic_tile_whose_face_shows_too_little_is_neither_hit_nor_miss(dataset, tmp_path, capsys):
+    """A synthetic set's meta marks a tile ``unread`` when its shown part cannot tell its face (datasets/synth/
+    legible.py): a reading of another face there is no miss, and the photo can be exact without it."""
+    preds = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8)],
+                                        "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9), (0, 0.4, 0.5, 0.1, 0.4, 0.9)]})
+    (preds / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+
+    def scored(name):
+        out = tmp_path / name
+        assert main(["eval", "--data", str(dataset), "--preds", str(preds), "--out", str(out)]) == 0
+        return json.loads((out / "theirs.json").read_text())["summary"]
+
+    before = scored("plain")
+    assert (before["tiles"], before["image_exact"]) == (4, 0.5)  # b's second 5p read as 1m
+    (dataset / "meta").mkdir()
+    tiles = [{"cls": 3}, {"cls": 3, "unread": True}]
+    (dataset / "meta" / "b.json").write_text(json.dumps({"tiles": tiles}))
+    after = scored("unread")
+    assert (after["tiles"], after["image_exact"], after["f1"]) == (3, 1.0, 1.0)
+
+    (dataset / "meta" / "b.json").write_text(json.dumps({"tiles": tiles[1:]}))  # a meta of another photo
+    assert main(["eval", "--data", str(dataset), "--preds", str(preds), "--out", str(tmp_path / "bad")]) == 2
+    assert "1 tiles in the meta, 2 labels" in capsys.readouterr().err
