@@ -16,7 +16,7 @@ from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import faces
 from .hands import sample_deal
-from .legible import face_told
+from .legible import face_told, shown_in_texture
 from .photo import camera_effects, draw_clutter, draw_fingers, draw_rack, draw_shadows, draw_table
 from .render import (
     Colours,
@@ -144,6 +144,7 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
     ids = painted_ids(bodies, order, width, height)
     shown_share = shown_shares(ids, [facing_cap(p, t, cam) for p, t in zip(bodies, layout.tiles, strict=True)])
     fingers = draw_fingers(img, rng) if rng.random() < 0.15 else None
+    seen = ids if fingers is None else np.where(fingers > 0, np.int16(-1), ids)  # what each pixel shows at last
     img = camera_effects(img, rng, blur_share)
     quality = int(rng.integers(55, 96))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -171,12 +172,12 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
         classes.append(cls)
         tiles_meta.append({"cls": int(cls), "face": Tile.from_index(t.cls).value, "xyxy": xyxy, "group": t.group,
                            "role": t.role, "sideways": bool(t.sideways), "face_down": bool(t.face_down)})
-        if faces_camera(t, cam) and not t.face_down and not face_told(face_set, t.cls, tile_px, ids, i,
-                                                                     face_quad(cam, layout.shape, t)):
+        if faces_camera(t, cam) and not t.face_down and not face_told(face_set, t.cls, tile_px, shown_in_texture(
+                seen, i, face_quad(cam, layout.shape, t), face_set.face(t.cls, tile_px).shape)):
             tiles_meta[-1]["unread"] = True  # the label stays for training; measuring counts it neither way
             unread += t.role != "loose"
             in_frame = (cx1, cy1, cx2, cy2) == (x1, y1, x2, y2)
-            hidden += t.role != "loose" and in_frame  # nearer tiles cover its face, not the frame
+            hidden += t.role != "loose" and in_frame  # nearer tiles or fingers cover its face, not the frame
     shown = sum(1 for t in tiles_meta if t["role"] != "loose") - unread
     situation = deal.situation()
     meta: dict[str, Any] = {"situation": situation, "expect": expected_result(situation), "style": face_set.name,

@@ -82,12 +82,10 @@ def telling_share(face_set: FaceSet, cls: int, height_px: float, shown: np.ndarr
     return float(seen.min()) / max(art.least, 1)
 
 
-def face_told(face_set: FaceSet, cls: int, height_px: float, ids: np.ndarray, index: int,
-              quad: np.ndarray) -> bool:
-    """Whether the photo shows enough of tile ``index``'s face (class ``cls``, corners ``quad``) to tell it from
-    every other face. A face so nearly whole in sight that no other face can hide enough is told at once."""
-    tex_shape = face_set.face(cls, height_px).shape
-    shown = shown_in_texture(ids, index, quad, tex_shape)
-    if np.count_nonzero(~shown) <= (1 - MIN_TELLING) * art_at(face_set, height_px, tex_shape).least:  # every other face differs in ≥ least pixels
+def face_told(face_set: FaceSet, cls: int, height_px: float, shown: np.ndarray) -> bool:
+    """Whether ``shown`` (a mask over face ``cls``'s texture: ``shown_in_texture``) holds enough of the face to tell
+    it from every other face: over half the yardstick's pixels of difference to each."""
+    least = art_at(face_set, height_px, shown.shape).least
+    if np.count_nonzero(~shown) <= (1 - MIN_TELLING) * least:  # each other face differs in least pixels or more
         return True
     return telling_share(face_set, cls, height_px, shown) >= MIN_TELLING

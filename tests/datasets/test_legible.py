@@ -35,6 +35,25 @@ def test_a_character_tile_cut_through_its_number_shows_only_what_all_of_them_sha
     assert legible.telling_share(faces, cls, HEIGHT_PX, _rows(shape, 0.0, 0.0)) == 0.0
 
 
+@pytest.mark.parametrize("share, told", [pytest.param(0.45, False, id="under_half_the_yardstick"),
+                                          pytest.param(0.55, True, id="over_half")])
+def test_a_face_is_told_when_what_shows_differs_from_each_other_face_in_half_the_yardstick(share, told):
+    """1m beside 2m: hide every pixel where they differ but ``share`` of the yardstick (the set's two most alike
+    faces' difference), the rest of the face in sight. Told exactly when that share is at least a half, however
+    little of the face is hidden."""
+    faces = procedural_set(0)
+    one, two = Tile("1m").index, Tile("2m").index
+    shape = faces.face(one, HEIGHT_PX).shape[:2]
+    art = legible.art_at(faces, HEIGHT_PX, shape)
+    apart = np.flatnonzero(legible.differs(art, one)[two])
+    keep = int(round(share * art.least))
+    assert len(apart) > keep and len(apart) - keep < art.least  # hidden: fewer pixels than any two faces differ in
+    shown = np.ones(shape, bool)
+    shown.flat[apart[keep:]] = False
+    assert legible.face_told(faces, one, HEIGHT_PX, shown) is told
+    assert legible.face_told(faces, one, HEIGHT_PX, np.ones(shape, bool))
+
+
 def test_the_shown_part_is_taken_back_into_the_texture_through_the_frame_and_the_tiles_in_front():
     """A face drawn upright over x 10..34, y 10..42 of a 50 x 40 photo: the frame cuts it at y 40, a nearer tile
     (id 7) covers its left half. What shows is the texture's right half, less the rows below the frame."""
@@ -78,3 +97,23 @@ def test_only_faces_the_frame_cuts_or_a_nearer_tile_covers_are_unread():
                 x0, y0, x1, y1 = t["xyxy"]
                 assert min(x0, y0) == 0 or x1 == w or y1 == h or sample.meta.get("hidden"), (index, t)
     assert unread >= 1  # photo 27: a 7m at the left edge
+
+
+def test_a_face_under_a_finger_is_unread_and_counted_hidden(monkeypatch):
+    """Seed 99's photo 119: a finger lies over a 7m of the hand inside the frame, only a red tip of 七 showing
+    (looked at by eye). The tile is unread and hidden (not cut by the frame), the hand incomplete; drawn with the
+    same fingers left out of the judgement, every face is told."""
+    from xingzi.datasets.synth import generate
+
+    sample = render_sample(99, 119, 640)
+    unread = [t for t in sample.meta["tiles"] if t.get("unread")]
+    assert [(t["face"], t["role"]) for t in unread] == [("7m", "concealed")]
+    x0, y0, x1, y1 = unread[0]["xyxy"]
+    w, h = sample.meta["size"]
+    assert min(x0, y0) > 0 and x1 < w and y1 < h
+    assert sample.meta["hidden"] == 1 and not sample.meta["complete"]
+
+    drawn = generate.draw_fingers
+    monkeypatch.setattr(generate, "draw_fingers", lambda img, rng: 0 * drawn(img, rng))
+    unseen = render_sample(99, 119, 640)
+    assert not any(t.get("unread") for t in unseen.meta["tiles"]) and unseen.meta["complete"]
