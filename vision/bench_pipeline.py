@@ -217,7 +217,8 @@ def run(args: argparse.Namespace) -> int:
     runs = {"pao_samples": sorted(outcomes), "pao_wrong": sorted(k for k, ok in outcomes.items() if not ok)}
     paired = None if earlier is None else format_runs(*compare_runs(earlier, runs), args.compare)
     return _report(f"pipeline bench on {data} ({args.boxes} boxes): {totals['samples']} samples, "
-                   f"{totals['skipped']} skipped (tiles cut off or no expected result)",
+                   f"{totals['skipped']} skipped (tiles of the hand cut off, hidden or showing too little to tell, "
+                   "or no expected result)",
                    summarise(totals, latencies, args.boxes), misses, args.json_out, runs, paired)
 
 
