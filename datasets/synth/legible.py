@@ -67,7 +67,7 @@ def shown_in_texture(ids: np.ndarray, index: int, quad: np.ndarray, tex_shape: t
     if x1 <= x0 or y1 <= y0:
         return np.zeros((th, tw), bool)
     roi = (ids[y0:y1, x0:x1] == index).astype(np.uint8)
-    to_photo = texture_map(np.zeros((th, tw)), quad, int(x0), int(y0))
+    to_photo = texture_map(tex_shape, quad, int(x0), int(y0))
     back = cv2.warpPerspective(roi, to_photo, (tw, th), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     return back.astype(bool)

@@ -223,9 +223,10 @@ def face_quad(cam: Camera, shape: TileShape, tile: Placed) -> np.ndarray:
     return cam.project(world)[0]
 
 
-def texture_map(tex: np.ndarray, quad: np.ndarray, x0: int, y0: int) -> np.ndarray:
-    """3x3 map from the texture's pixels to those of a picture whose top left is the photo's (x0, y0)."""
-    th, tw = tex.shape[:2]
+def texture_map(tex_shape: tuple[int, ...], quad: np.ndarray, x0: int, y0: int) -> np.ndarray:
+    """3x3 map from a texture's pixels (its shape: height, width…) to those of a picture whose top left is the
+    photo's (x0, y0)."""
+    th, tw = tex_shape[:2]
     src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
     return cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
 
@@ -240,7 +241,7 @@ def _warp_face(img: np.ndarray, cam: Camera, shape: TileShape, tile: Placed, tex
     x1c, y1c = min(x1, img.shape[1]), min(y1, img.shape[0])
     if x1c <= x0c or y1c <= y0c:
         return
-    warped = cv2.warpPerspective(tex, texture_map(tex, dst, x0c, y0c), (x1c - x0c, y1c - y0c), flags=cv2.INTER_LINEAR,
+    warped = cv2.warpPerspective(tex, texture_map(tex.shape, dst, x0c, y0c), (x1c - x0c, y1c - y0c), flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
     a = warped[..., 3:].astype(np.float32) * (1 / 255.0)
     roi = img[y0c:y1c, x0c:x1c]
