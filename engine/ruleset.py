@@ -198,16 +198,28 @@ def _check(data: dict) -> None:
                          f"got {settlement.get('follow_dealer_doubled')!r}")
     if not isinstance(data.get("name"), str):
         raise ValueError(f"ruleset name must be text, got {data.get('name')!r}")
+    from .items import NAMES  # (here: items reads this module)
+
     for key in ("not_lifting", "lifted_by_option"):
         listed = data["threshold"].get(key)
         if not isinstance(listed, list) or not all(isinstance(v, str) for v in listed):
             raise ValueError(f"ruleset threshold.{key} must be a list of item keys, got {listed!r}")
+        _check_item_keys(listed, f"threshold.{key}", NAMES)
     if opts["flower_additions"] not in data["flower_additions"]:
         raise ValueError(f"ruleset has no [flower_additions.\"{opts['flower_additions']}\"] table")
     _check_additions(data["flower_additions"])
     for key, value in data["replaces"].items():
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ValueError(f"ruleset replaces.{key} must be a list of item keys, got {value!r}")
+        _check_item_keys([key], "replaces", NAMES)
+        _check_item_keys([v for v in value if v != "*"], f"replaces.{key}", NAMES)
+
+
+def _check_item_keys(keys: list, where: str, known: Mapping[str, str]) -> None:
+    """A key no item has would be read as nothing: a misspelt 门前清 in replaces.wenrou would quietly add it back."""
+    for key in keys:
+        if key not in known:
+            raise ValueError(f"ruleset {where}: {key!r} is no scoring item; expected one of {', '.join(known)}")
 
 
 def _check_additions(tables: Mapping) -> None:

@@ -83,6 +83,13 @@ def test_house_file_with_base_and_changes(tmp_path) -> None:
         pytest.param("[replaces]\nshuang_bian = [1]\n", r"replaces.shuang_bian must be a list of item keys, got \[1\]",
                      id="replaces-a-number"),
         pytest.param("[threshold]\nmin_own = '2'\n", "threshold.min_own must be a whole number", id="min-own-text"),
+        pytest.param("[replaces]\nwenrou = ['concealedd']\n", "replaces.wenrou: 'concealedd' is no scoring item",
+                     id="replaces-a-misspelt-item"),
+        pytest.param("[replaces]\nwenrouu = []\n", "replaces: 'wenrouu' is no scoring item", id="replacing-no-item"),
+        pytest.param("[threshold]\nnot_lifting = ['kong_tearz']\n",
+                     "threshold.not_lifting: 'kong_tearz' is no scoring item", id="not-lifting-a-misspelt-item"),
+        pytest.param("[threshold]\nlifted_by_option = ['hai_di']\n",
+                     "threshold.lifted_by_option: 'hai_di' is no scoring item", id="lifted-a-misspelt-item"),
         pytest.param("base = 'nowhere'\n", r"base must be one of \['default', 'text000'\], got 'nowhere'", id="bad-base"),
         pytest.param("base = [1]\n", r"base must be one of \['default', 'text000'\], got \[1\]", id="base-a-list"),
         pytest.param('[flower_additions."003"]\nconcealed = { ping_hu = 1.5, flower = 1 }\n',
@@ -117,6 +124,18 @@ def test_bad_ruleset_files_say_what_is_wrong(tmp_path, text: str, message: str) 
 def test_additions_that_are_no_whole_number_are_refused_from_a_situation_too(value) -> None:
     rules = {"flower_additions": {"003": {"concealed": {"ping_hu": value}}}}
     with pytest.raises(ValueError, match="flower_additions.003.concealed.ping_hu must be a whole number"):
+        score_situation({**EX6, "rules": rules})
+
+
+@pytest.mark.parametrize("rules, message", [
+    pytest.param({"replaces": {"wenrou": ["concealedd"]}}, "replaces.wenrou: 'concealedd'", id="replaces"),
+    pytest.param({"threshold": {"not_lifting": ["kong_tearz", "robbing_kong"]}}, "not_lifting: 'kong_tearz'",
+                 id="not-lifting"),
+])
+def test_an_item_key_misspelt_in_a_situations_rules_is_refused(rules, message) -> None:
+    """Read as nothing, a misspelt key would quietly change the score (门前清 back beside 温柔, a 1-炮 杠上流泪 hand
+    lifted over the threshold): refused as every other unknown key is."""
+    with pytest.raises(ValueError, match=message):
         score_situation({**EX6, "rules": rules})
 
 

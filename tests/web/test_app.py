@@ -613,6 +613,22 @@ def test_the_tallys_seats_get_the_score_settled_between_them(photo):
     assert "table" not in client.post("/api/rescore", json={"token": body["token"]}).json()  # tally closed
 
 
+@pytest.mark.parametrize(("flags", "table", "amounts"), [
+    pytest.param({"payers": [{"dealer": True}]}, {"winner": 2, "discarder": 1, "dealer": 3}, [3],
+                 id="payer-ticked-dealer-but-seat-3-deals"),
+    pytest.param({"dealer": False}, {"winner": 2, "discarder": 1, "dealer": 2}, [6], id="winner-deals-unticked"),
+    pytest.param({"self_draw": True}, {"winner": 2, "discarder": None, "dealer": 0}, [4, 8, 4],
+                 id="self-draw-no-payers-sent"),
+])
+def test_the_tallys_seats_say_who_deals_in_the_score_too(photo, flags, table, amounts):
+    """One response, one settlement: the score's payments double the payer the seats name as dealer, as the table's
+    do, whatever the request's dealer ticks said."""
+    client, _ = client_for(layout_detections(misread_2s_as_3s=True))
+    read = client.post("/api/read", content=photo).json()
+    body = client.post("/api/rescore", json={"token": read["token"], **flags, "table": table}).json()
+    assert [p["amount"] for p in body["payments"]] == amounts == [p["amount"] for p in body["table"]["payments"]]
+
+
 @pytest.mark.parametrize(("table", "message"), [
     pytest.param({"winner": 4, "discarder": 1, "dealer": 0}, "table must be", id="no-such-seat"),
     pytest.param({"winner": 1, "discarder": 1, "dealer": 0}, "a discarder other than the winner", id="own-discard"),

@@ -40,7 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(once on a discard win; on 自摸 up to three times: players 1, 2, 3 in this order)")
     p.add_argument("--rules", metavar="FILE", help="ruleset TOML file or preset name (default, text000)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
-                   help="override one ruleset option or 炮 number, e.g. --set specials_lift_threshold=true")
+                   help="override one ruleset option or 炮 number, e.g. --set specials_lift_threshold=true "
+                        "(with --json FILE, like --rules: for every situation that names no \"ruleset\" of its own)")
     p.add_argument("--json", nargs="?", const="", default=None, metavar="FILE",
                    help="with --hand: print the §10 result as JSON; with FILE (or - for stdin): "
                         "score a §10 situation or JSON Lines, one result per line as each is read "
@@ -145,17 +146,25 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
 
 
 def parse_payer(spec: str) -> dict[str, Any]:
-    """``'dealer; fa=2; pung 中'`` → ``{"dealer": true, "fa": 2, "melds": ["pung 中"]}``."""
+    """``'dealer; fa=2; pung 中'`` → ``{"dealer": true, "fa": 2, "melds": ["pung 中"]}``. ``dealer`` or ``fa``
+    said twice is refused (which was meant cannot be known), as a JSON object giving a key twice is."""
     payer: dict[str, Any] = {"dealer": False, "fa": 0, "melds": []}
+    said: set[str] = set()
     for part in spec.replace(",", ";").split(";"):
         part = part.strip()
         if not part:
             continue
-        if part == "dealer":
+        key, sep, value = part.partition("=")
+        key = "fa" if sep and key.strip() == "fa" else part
+        if key in ("dealer", "fa"):
+            if key in said:
+                raise ValueError(f"payer {spec!r}: {key} is said twice; say it once")
+            said.add(key)
+        if key == "dealer":
             payer["dealer"] = True
-        elif part.startswith("fa="):
+        elif key == "fa":
             try:
-                payer["fa"] = int(part[3:])
+                payer["fa"] = int(value.strip())
             except ValueError:
                 raise ValueError(f"payer {spec!r}: fa=N needs a number, got {part!r}") from None
         else:
@@ -220,8 +229,8 @@ def payment_line(payment: dict[str, Any], self_draw: bool) -> str:
     k = payment["payer"] + 1
     who = f"第{k}家 player {k}" if self_draw else "放炮者 the discarder"
     notes = [f"含吃 {payment['eaten']} 炮 eaten"] if payment["eaten"] else []
-    if payment["amount"] != payment["pao"]:
-        notes.append(f"{payment['pao']} 炮 ×2 庄家 dealer")
+    if payment["amount"] != payment["pao"]:  # the ruleset's dealer factor (settlement.dealer_factor)
+        notes.append(f"{payment['pao']} 炮 ×{payment['amount'] // payment['pao']} 庄家 dealer")
     return f"{pad(who, 22)}pays {payment['amount']}" + (f"  ({', '.join(notes)})" if notes else "")
 
 
@@ -289,6 +298,10 @@ def _score_stream(text: str, ruleset, out=None) -> int:
 
 
 PHOTO_ONLY = ("out", "model", "conf", "claim", "bloom", "as_read", "tiles", "fix", "add", "aside", "not_tile", "labels")
+# what a situation file says itself: refused beside --json FILE rather than left unread
+SITUATION_FLAGS: tuple[tuple[str, str, Any], ...] = (
+    ("win", "--win", None), ("self_draw", "--self-draw/--discard", None), ("dealer", "--dealer", False),
+    ("meld", "--meld", []), ("fa", "--fa", 0), ("event", "--event", []), ("payer", "--payer", []))
 
 
 def _check_mode(args: argparse.Namespace) -> None:
@@ -305,6 +318,11 @@ def _check_mode(args: argparse.Namespace) -> None:
     given = [name for name in PHOTO_ONLY if getattr(args, name, None) not in (None, False, [])]
     if given:
         raise ValueError(f"--{given[0].replace('_', '-')} is for reading a photo: give the photo too")
+    if args.json and not args.hand:
+        told = [flag for name, flag, unset in SITUATION_FLAGS if getattr(args, name, unset) != unset]
+        if told:
+            raise ValueError(f"{told[0]} describes a hand given by flags; with --json {args.json!r} each situation "
+                             f"says it itself (its fields: RULES.md §10)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -313,7 +331,9 @@ def run(args: argparse.Namespace) -> int:
         from xingzi.vision.photo_command import run_photo_command
         return run_photo_command(args)
     ruleset = load_ruleset(args.rules) if args.rules else None
-    if args.json and not args.hand:  # JSON Lines answered a line at a time, as they come (score_stream)
+    if args.json and not args.hand:
+        overrides = parse_overrides(args.overrides)
+        ruleset = (ruleset or load_ruleset()).with_overrides(overrides) if overrides else ruleset  # JSON Lines answered a line at a time, as they come (score_stream)
         with opened(args.json) as reader:
             return score_input(reader, sys.stdout, as_lines=args.lines or args.json.endswith(".jsonl"), parse=_loads,
                                answer=lambda item, n: _answer(item, n, ruleset),
@@ -329,5 +349,7 @@ def run(args: argparse.Namespace) -> int:
         tiles, _win = parse_hand(situation["hand"])
         tiles.remove(parse_tiles(result["win_tile"])[0])
         result["hand_before"] = format_tiles(tiles)
+        if args.overrides:  # the ruleset's name alone would hide that its numbers were changed
+            result["ruleset"] += f", with --set {' '.join(args.overrides)}"
         print_result(result)
     return 0  # a false win (诈胡) is a correct answer, not an error

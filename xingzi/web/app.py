@@ -50,7 +50,7 @@ from .guards import BadRequest
 from .labels import labels_zip
 from .refusals import refusal
 from .rules import TableRules
-from .seats import Seats, parse_seats, table_view
+from .seats import Seats, parse_seats, seated_flags, table_view
 
 STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
@@ -136,7 +136,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         params = guards.query(request)
         data = await guards.read_body(request, max_upload)
         context, as_read = _context(params, rules), _flag(params.get("as_read", False), "as_read")
-        seats, hint = _seats(params.get("table"), context), guards.form_hint(guards.media_type(request), data)
+        (seats, context), hint = _seated(params.get("table"), context), guards.form_hint(guards.media_type(request), data)
         return await _in_thread(lambda: _read(data, context, as_read, seats, hint))
 
     def _read(data: bytes, context: Context, as_read: bool = False, seats: Seats | None = None,
@@ -174,7 +174,9 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
 
         def work() -> JSONResponse:  # (off the event loop: placing a tile beside a group groups the hand again)
             token, session, m = _marked(body)
-            return _respond(token, _scored(session, m), _seats(body.get("table"), m.context), ruleset, m)
+            seats, context = _seated(body.get("table"), m.context)
+            m = replace(m, context=context)
+            return _respond(token, _scored(session, m), seats, ruleset, m)
 
         return await _in_thread(work)
 
@@ -362,11 +364,16 @@ def _param_json(value: Any, name: str) -> Any:
         raise BadRequest(f"{name} in the query must be JSON, got {value[:80]!r}") from None
 
 
-def _seats(value: Any, context: Context) -> Seats | None:
+def _seated(value: Any, context: Context) -> tuple[Seats | None, Context]:
+    """The tally's seats (None: none sent) and the context with the dealer flags they give (web/seats.py)."""
     try:
-        return parse_seats(_param_json(value, "table"), context.self_draw)
+        seats = parse_seats(_param_json(value, "table"), context.self_draw)
     except ValueError as e:
         raise BadRequest(str(e)) from None
+    if seats is None:
+        return None, context
+    dealer, payers = seated_flags(seats, context.payers)
+    return seats, replace(context, dealer=dealer, payers=payers)
 
 
 def _respond(token: str, res: PhotoResult, seats: Seats | None = None, ruleset: Ruleset | None = None,

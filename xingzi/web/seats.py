@@ -3,6 +3,7 @@ engine (who pays whom, the deal's next holder), so that the page does no settlem
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,17 @@ def parse_seats(value: Any, self_draw: bool) -> Seats | None:
         raise ValueError(f"the winners before on this discard are other seats than the discarder and the winner, "
                          f"each once, got {value!r}"[:300])
     return Seats(winner, discarder, dealer, tuple(before))
+
+
+def seated_flags(seats: Seats, payers: Sequence[Mapping[str, Any]]) -> tuple[bool, tuple[dict[str, Any], ...]]:
+    """The dealer flags the seats give: the winner's, and each payer's (the discarder, or on 自摸 the three others
+    from the winner's 下家 on; a payer not sent is a plain one showing nothing). While the tally is open its seats
+    say who deals (the table's settlement doubles by them, whatever the flags said), so the score's own payments
+    follow them too instead of doubling another payment."""
+    paying = [seats.discarder] if seats.discarder is not None else [(seats.winner + k) % 4 for k in (1, 2, 3)]
+    sent = list(payers) + [{"fa": 0, "melds": []}] * (len(paying) - len(payers))
+    flagged = [{**p, "dealer": k < len(paying) and paying[k] == seats.dealer} for k, p in enumerate(sent)]
+    return seats.dealer == seats.winner, tuple(flagged)
 
 
 def table_view(result: dict, seats: Seats, ruleset: Ruleset | None = None) -> dict:

@@ -123,8 +123,9 @@ function paymentText(p, payers, seat) {
     : pays(...SEATS[p.payer]);
   const parts = [];
   if (p.eaten) parts.push(T(`含吃 ${p.eaten} 炮`, `${p.eaten} pao eaten`, `含吃 ${p.eaten} 炮 eaten`));
-  if (p.pao !== undefined && p.amount !== p.pao) {
-    parts.push(T(`${p.pao} 炮 ×2 庄家`, `${p.pao} pao ×2 dealer`, `${p.pao} 炮 ×2 庄家 dealer`));
+  if (p.pao !== undefined && p.amount !== p.pao) {  // the ruleset's dealer factor, as the amount shows it
+    const k = Math.round(p.amount / p.pao);
+    parts.push(T(`${p.pao} 炮 ×${k} 庄家`, `${p.pao} pao ×${k} dealer`, `${p.pao} 炮 ×${k} 庄家 dealer`));
   }
   return cat(who, String(p.amount), ...(parts.length ? [" (", ...parts.flatMap((x, i) => (i ? [", ", x] : [x])), ")"]
     : []));

@@ -1,0 +1,88 @@
+"""`xingzi score` flags beside a situation file, the ruleset's own numbers in the words, and --payer said once."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from xingzi.cli import main
+from xingzi.commands.score import parse_payer
+
+HAND = "12m456m789p22345s 3m"  # 平胡 1 + 门前清 1 + 胡单张 1 = 3 炮 on a discard
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def situation_file(folder, situation: dict | None = None):
+    path = folder / "s.json"
+    path.write_text(json.dumps(situation or {"hand": "12m456m789p22345s3m", "win_tile": "3m"}), encoding="utf-8")
+    return path
+
+
+def test_set_changes_the_scores_of_a_situation_file(tmp_path, capsys) -> None:
+    path = situation_file(tmp_path)
+    assert json.loads(run(["score", "--json", str(path)], capsys)[1])["own"] == 3
+    code, out, _ = run(["score", "--json", str(path), "--set", "ping_hu=5"], capsys)
+    assert code == 0 and json.loads(out)["own"] == 7  # as `--hand ... --set ping_hu=5` gives
+
+
+def test_set_goes_on_top_of_rules_and_under_a_situations_own_rules(tmp_path, capsys) -> None:
+    house = tmp_path / "house.toml"
+    house.write_text("[pao]\nping_hu = 2\n", encoding="utf-8")
+    path = situation_file(tmp_path)
+    assert json.loads(run(["score", "--json", str(path), "--rules", str(house)], capsys)[1])["own"] == 4
+    out = run(["score", "--json", str(path), "--rules", str(house), "--set", "ping_hu=4"], capsys)[1]
+    assert json.loads(out)["own"] == 6
+    own_rules = situation_file(tmp_path, {"hand": "12m456m789p22345s3m", "win_tile": "3m", "rules": {"ping_hu": 9}})
+    assert json.loads(run(["score", "--json", str(own_rules), "--set", "ping_hu=5"], capsys)[1])["own"] == 11
+
+
+@pytest.mark.parametrize("flags, named", [
+    pytest.param(["--dealer"], "--dealer", id="dealer"),
+    pytest.param(["--self-draw"], "--self-draw/--discard", id="self-draw"),
+    pytest.param(["--discard"], "--self-draw/--discard", id="discard"),
+    pytest.param(["--fa", "2"], "--fa", id="fa"),
+    pytest.param(["--meld", "pung 9s"], "--meld", id="meld"),
+    pytest.param(["--event", "robbing_kong"], "--event", id="event"),
+    pytest.param(["--payer", "fa=1"], "--payer", id="payer"),
+    pytest.param(["--win", "3s"], "--win", id="win"),
+])
+def test_hand_flags_beside_a_situation_file_are_refused_not_left_unread(tmp_path, capsys, flags, named) -> None:
+    code, out, err = run(["score", "--json", str(situation_file(tmp_path)), *flags], capsys)
+    assert code == 2 and out == ""
+    assert f"error: {named} describes a hand given by flags" in err and "each situation says it itself" in err
+
+
+def test_the_dealers_factor_in_the_words_is_the_rulesets(tmp_path, capsys) -> None:
+    house = tmp_path / "house.toml"
+    house.write_text("[settlement]\ndealer_factor = 3\n", encoding="utf-8")
+    code, out, _ = run(["score", "--rules", str(house), "--hand", HAND, "--self-draw", "--payer", "dealer"], capsys)
+    assert code == 0
+    assert "pays 12  (4 炮 ×3 庄家 dealer)" in out and "×2" not in out
+
+
+def test_a_hand_scored_under_set_says_so_beside_the_rulesets_name(capsys) -> None:
+    out = run(["score", "--hand", HAND, "--set", "ping_hu=5"], capsys)[1]
+    assert "own       7 炮   (ruleset: default (003 text), with --set ping_hu=5)" in out
+    assert "(ruleset: default (003 text))" in run(["score", "--hand", HAND], capsys)[1]
+
+
+@pytest.mark.parametrize("spec, said", [
+    pytest.param("fa=2; fa=3", "fa is said twice", id="fa-twice"),
+    pytest.param("fa=2, fa = 2", "fa is said twice", id="fa-twice-spaced"),
+    pytest.param("dealer; dealer", "dealer is said twice", id="dealer-twice"),
+])
+def test_a_payer_saying_a_thing_twice_is_refused(spec, said) -> None:
+    with pytest.raises(ValueError, match=said):
+        parse_payer(spec)
+
+
+def test_a_payers_fa_may_be_written_with_spaces() -> None:
+    assert parse_payer("fa = 2; dealer") == {"dealer": True, "fa": 2, "melds": []}
+    with pytest.raises(ValueError, match="fa=N needs a number, got 'fa = two'"):
+        parse_payer("fa = two")
