@@ -68,22 +68,36 @@ def parse_label_text(text: str) -> tuple[list[tuple[int, list[float]]], list[tup
     return rows, bad
 
 
+def box_problem(values: list[float]) -> str | None:
+    """Why a label row ``cls cx cy w h`` (normalised) boxes no tile of the photo: no area, or wholly outside the
+    photo; None when it may. (A box partly outside is a tile the frame cuts: ``xingzi dataset check`` says where.)"""
+    _cls, cx, cy, w, h = values[:5]
+    if w <= 0 or h <= 0:
+        return f"expected a box of some width and height, got w {w:g} h {h:g}"
+    if cx + w / 2 <= 0 or cx - w / 2 >= 1 or cy + h / 2 <= 0 or cy - h / 2 >= 1:
+        return f"expected a box on the photo (0..1), got one wholly outside it at cx {cx:g} cy {cy:g}"
+    return None
+
+
 def read_labels(path: str | Path) -> np.ndarray:
     """(N, 5) float array ``cls cx cy w h`` (normalised). Missing file → empty array.
 
-    Polygon rows (more than 5 numbers) are reduced to their bounding box; a malformed line, or a class id that is
-    no whole number, is an error (ids out of range are the caller's to tell).
+    Polygon rows (more than 5 numbers) are reduced to their bounding box; a malformed line, a class id that is
+    no whole number or a box on no part of the photo is an error (ids out of range are the caller's to tell).
     """
     p = Path(path)
     if not p.exists():
         return np.zeros((0, 5), np.float64)
-    rows, bad = parse_label_text(p.read_text())
+    rows, bad = parse_label_text(read_text(p))
     if bad:
         lineno, why = bad[0]
         raise ValueError(f"{p}:{lineno}: {why}")
     for lineno, values in rows:
         if values[0] != int(values[0]):
             raise ValueError(f"{p}:{lineno}: expected a whole class id, got {values[0]:g}")
+        problem = box_problem(values)
+        if problem:
+            raise ValueError(f"{p}:{lineno}: {problem}")
     return np.array([values for _, values in rows], np.float64).reshape(-1, 5)
 
 
