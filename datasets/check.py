@@ -6,8 +6,9 @@ which label file, which label files have no image, and the class names a dataset
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -78,6 +79,7 @@ class CheckReport:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
 
     def format_text(self, max_per_kind: int = 20) -> str:
+        refuse_max_per_kind(max_per_kind)
         orphans = f" and {self.orphan_labels} with none" if self.orphan_labels else ""
         lines = [f"{self.root}: {self.images} images, {self.label_files} label files beside them{orphans}, "
                  f"{self.boxes} boxes"]
@@ -98,6 +100,12 @@ class CheckReport:
         return "\n".join(lines)
 
 
+def refuse_max_per_kind(n: int) -> None:
+    """A negative count would print "… N more" for issues that were all shown."""
+    if n < 0:
+        raise ValueError(f"--max-per-kind must be 0 or more (0: only the counts per kind), got {n}")
+
+
 def label_file_for(image: Path) -> Path:
     """YOLO layout (``images/`` ↔ ``labels/``), or CVAT's label next to the image when there is no
     ``images`` folder in the path."""
@@ -112,6 +120,21 @@ def dataset_pairs(root: str | Path) -> list[tuple[Path, Path]]:
     if not r.is_dir():
         raise FileNotFoundError(f"dataset folder not found: {r}")
     return [(img, label_file_for(img)) for img in image_files(r) if not _hidden(img.relative_to(r))]
+
+
+def same_bytes(paths: list[Path]) -> list[list[int]]:
+    """Indices into ``paths`` of files holding the same bytes (groups of two or more, each ascending); only files
+    that share their size with another are read."""
+    by_size: dict[int, list[int]] = defaultdict(list)
+    for i, p in enumerate(paths):
+        by_size[p.stat().st_size].append(i)
+    by_digest: dict[bytes, list[int]] = defaultdict(list)
+    for same_size in by_size.values():
+        if len(same_size) > 1:
+            for i in same_size:
+                with open(paths[i], "rb") as f:
+                    by_digest[hashlib.file_digest(f, "sha256").digest()].append(i)
+    return sorted(g for g in by_digest.values() if len(g) > 1)
 
 
 def orphan_labels(root: str | Path) -> list[Path]:
@@ -142,12 +165,7 @@ def read_class_names(root: str | Path) -> tuple[str, ...] | None:
     r = Path(root)
     for yaml_path in [r / "data.yaml", *sorted(r.glob("*.yaml"))]:
         if yaml_path.exists():
-            import yaml  # PyYAML comes with ultralytics
-
-            try:
-                doc = yaml.safe_load(read_text(yaml_path)) or {}
-            except yaml.YAMLError as e:
-                raise ValueError(f"{yaml_path}: not valid YAML ({str(e).splitlines()[0]})") from None
+            doc = load_yaml(yaml_path)
             names = doc.get("names") if isinstance(doc, dict) else None
             if isinstance(names, dict):
                 if not all(isinstance(k, int) or str(k).isdigit() for k in names):
@@ -160,6 +178,25 @@ def read_class_names(root: str | Path) -> tuple[str, ...] | None:
         if txt.exists():
             return tuple(n.strip() for n in read_text(txt).splitlines() if n.strip())
     return None
+
+
+def load_yaml(path: Path) -> object:
+    """A dataset's YAML file as read; YAML that is not is bad input naming the file."""
+    import yaml  # PyYAML comes with ultralytics
+
+    try:
+        return yaml.safe_load(read_text(path))
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
+
+
+def data_yaml_extra(yaml_path: Path, ours: dict[str, str | None]) -> dict:
+    """What a data.yaml says beyond ``ours`` (key → the value we write, None for any): a test set, a note, a
+    download line, or where its images are when that is not where we put them."""
+    doc = load_yaml(yaml_path) if yaml_path.is_file() else None
+    if not isinstance(doc, dict):
+        return {}
+    return {k: v for k, v in doc.items() if k not in ours or ours[k] not in (None, v)}
 
 
 def refuse_other_classes(folder: str | Path) -> None:
@@ -247,6 +284,10 @@ def check_dataset(root: str | Path, errata: Errata | None = None) -> CheckReport
     files of the photos they fix are read as corrected, those they leave out (unusable) are not read."""
     r = Path(root)
     pairs = dataset_pairs(r)
+    away = next((lab for _, lab in pairs if not lab.is_relative_to(r)), None)
+    if away is not None:  # its images/ folder given: their labels/ is beside it, not in it
+        raise ValueError(f"give the dataset folder (the one holding images/ and labels/), got {r}: the label files "
+                         f"of its images are outside it, in {away.parent}")
     declared = read_class_names(r)
     names = declared or CLASS_NAMES
     issues: list[Issue] = []

@@ -261,7 +261,8 @@ def _refuse_other_photo(image: Path, ours: Path) -> None:
 def import_yolo_export(src: str | Path, dataset_dir: str | Path, link: bool = False) -> ImportReport:
     """Take a YOLO export of another tool (Roboflow ``data.yaml`` + ``*/images``, CVAT ``obj.names``
     + labels next to the images) into ``dataset_dir``, mapping its classes to ours by name. Boxes
-    of classes we do not have (e.g. winds) are dropped and reported."""
+    of classes we do not have (e.g. winds) are dropped and reported; a line merge refuses (malformed, a class not in
+    its list, a box of no area or wholly off the photo) stops it, naming file and line."""
     s, d = Path(src), Path(dataset_dir)
     refuse_other_classes(d)
     names = read_class_names(s)

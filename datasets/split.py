@@ -1,8 +1,8 @@
 """Merge YOLO datasets and split one by source photo (``xingzi dataset merge`` / ``split``).
 
 Versions of one photo (Roboflow's augmented copies ``NAME_jpg.rf.HASH``, our ``NAME__aug3``) share a
-source key; a split puts all of them on the same side, so validation never sees a twin of a
-training photo.
+source key, and so do byte-identical copies under other names; a split puts all of them on the same side, so
+validation never sees a twin of a training photo. A merge takes each photo once.
 """
 
 from __future__ import annotations
@@ -14,20 +14,30 @@ import re
 import shutil
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.check import dataset_pairs, parse_label_text, read_class_names, refuse_other_classes
+from xingzi.datasets.check import (
+    data_yaml_extra,
+    dataset_pairs,
+    parse_label_text,
+    read_class_names,
+    refuse_other_classes,
+    same_bytes,
+)
 from xingzi.datasets.classnames import class_id_for_name, no_tile_names
 from xingzi.datasets.yolo import (
     FILE_MODE,
     atomic_write_text,
+    box_problem,
     data_yaml_text,
     format_labels,
     image_files,
+    label_path_for,
     read_text,
 )
 from xingzi.datasets.zipped import dataset_folder, is_zip
@@ -53,7 +63,8 @@ def class_map_for(names: tuple[str, ...] | None) -> dict[int, int | None]:
 
 def remap_label_text(text: str, class_map: dict[int, int | None], where: str = "") -> tuple[str, int]:
     """Label text with classes mapped to ours; rows of dropped classes removed. Returns the new text
-    and how many rows were dropped. Malformed lines are an error: fix them before merging."""
+    and how many rows were dropped. Malformed lines, classes not in the list and boxes of no tile (no area, or
+    wholly off the photo) are an error: fix them before merging."""
     rows, bad = parse_label_text(text)
     if bad:
         n, why = bad[0]
@@ -62,6 +73,9 @@ def remap_label_text(text: str, class_map: dict[int, int | None], where: str = "
     for lineno, (c, *box) in rows:
         if c != int(c) or int(c) not in class_map:  # 1.5 is no class: int() would quietly make it 1
             raise ValueError(f"{where}:{lineno}: class {c:g} is not in the dataset's class list (0..{len(class_map) - 1})")
+        problem = box_problem([c, *box])
+        if problem:
+            raise ValueError(f"{where}:{lineno}: {problem} (run `xingzi dataset check` first)")
         ours = class_map[int(c)]
         if ours is None:
             dropped += 1
@@ -116,6 +130,8 @@ class MergeReport:
     unlabelled: int
     per_source: tuple[tuple[str, int], ...]
     unmapped_names: tuple[str, ...]
+    # (source, how many of its images were skipped as copies of one merged before, the first: "a.jpg as b.jpg")
+    copies: tuple[tuple[str, int, str], ...] = ()
 
 
 def _prefixes(sources: list[Path]) -> list[str]:
@@ -132,8 +148,9 @@ def merge_datasets(sources: list[str | Path], out: str | Path, link: bool = Fals
     """Copy every labelled image of ``sources`` (folders, or zips such as the page's saved labels) into
     ``out/images`` + ``out/labels`` with our class ids (mapped by name when a source declares its own
     list). File names get the source's name as prefix so that two sources cannot collide. Images
-    without a label file are skipped. Every source is read and checked before anything is written;
-    a file already in ``out`` under a planned name must be the same file (a re-run), else it is refused."""
+    without a label file are skipped, and so is an image of the same bytes as one merged before it (from an earlier
+    source, or in ``out`` already). Every source is read and checked before anything is written; a file already in
+    ``out`` under a planned name must be the same file (a re-run), else it is refused."""
     srcs = [Path(s) for s in sources]
     if not srcs:
         raise ValueError("merge needs at least one dataset folder or zip, got none")
@@ -141,6 +158,7 @@ def merge_datasets(sources: list[str | Path], out: str | Path, link: bool = Fals
     _check_merge_paths(srcs, out_dir)
     with ExitStack() as stack:
         plans = [_plan_one(stack, given, prefix, out_dir) for given, prefix in zip(srcs, _prefixes(srcs), strict=True)]
+        plans = _skip_copies(plans, out_dir)
         for plan in plans:
             for image, label_dst, text, meta in plan.files:
                 place_file(image, _image_dst(label_dst, image), link)
@@ -149,24 +167,30 @@ def merge_datasets(sources: list[str | Path], out: str | Path, link: bool = Fals
                     place_file(meta, _meta_dst(label_dst), link)
     atomic_write_text(out_dir / "data.yaml", data_yaml_text(out_dir.resolve()))
     unmapped = set().union(*(p.unmapped for p in plans))
-    return MergeReport(str(out_dir), sum(len(p.files) for p in plans), sum(p.dropped for p in plans),
-                       sum(p.unlabelled for p in plans), tuple((str(p.given), len(p.files)) for p in plans),
-                       tuple(sorted(unmapped)))
+    dropped = sum(p.dropped[f[1]] for p in plans for f in p.files)  # a copy skipped drops nothing
+    return MergeReport(str(out_dir), sum(len(p.files) for p in plans), dropped, sum(p.unlabelled for p in plans),
+                       tuple((str(p.given), len(p.files)) for p in plans), tuple(sorted(unmapped)),
+                       tuple((str(p.given), len(p.copies), p.copies[0]) for p in plans if p.copies))
 
 
 def _check_merge_paths(srcs: list[Path], out_dir: Path) -> None:
     o = out_dir.resolve()
+    given: dict[Path, Path] = {}
     for s in srcs:
         if not (s.is_dir() or (is_zip(s) and s.is_file())):
             raise FileNotFoundError(f"dataset folder or zip not found: {s}")
         r = s.resolve()
+        if r in given:  # each of its photos would be a copy of one merged already: a slip for another source?
+            twice = f"{s} is given twice" if str(s) == str(given[r]) else f"{given[r]} and {s} are one dataset"
+            raise ValueError(f"{twice}; expected each dataset once")
+        given[r] = s
         if o == r:
             raise ValueError(f"output {out_dir} is also an input; choose a new folder")
         # an output inside an input would be merged again by the next run, under new names
         if s.is_dir() and (o.is_relative_to(r) or r.is_relative_to(o)):
             raise ValueError(f"output {out_dir} overlaps the input {s}; expected a folder outside every input")
     refuse_other_classes(out_dir)
-    kept = _other_keys(out_dir / "data.yaml", MERGE_KEYS)
+    kept = data_yaml_extra(out_dir / "data.yaml", MERGE_KEYS)
     if kept:  # a split dataset (train: images/train …) or one with a test set: a rewritten data.yaml would lose it
         raise ValueError(f"{out_dir / 'data.yaml'} says more than a merge writes ({', '.join(kept)}); expected a new "
                          "folder or one made by `xingzi dataset merge`")
@@ -176,9 +200,15 @@ def _check_merge_paths(srcs: list[Path], out_dir: Path) -> None:
 class _SourcePlan:
     given: Path
     files: tuple[tuple[Path, Path, str, Path | None], ...]  # (image, label in out, label text, meta or None)
-    dropped: int
+    dropped: dict[Path, int]  # label in out → its boxes of classes we do not have
     unlabelled: int
     unmapped: set[str]
+    folder: Path  # ``given``, or where its zip is unpacked
+    copies: tuple[str, ...] = ()  # images left out as copies of one merged before: "a.jpg as b.jpg"
+
+    def shown(self, path: Path) -> str:
+        """A file of this source as the user knows it: in the zip, not in /tmp."""
+        return str(path) if self.folder == self.given else f"{self.given}!/{path.relative_to(self.folder).as_posix()}"
 
 
 def _image_dst(label_dst: Path, image: Path) -> Path:
@@ -211,7 +241,8 @@ def _plan_folder(given: Path, src: Path, prefix: str, out_dir: Path) -> _SourceP
     cmap = class_map_for(names)
     unmapped = {names[i] for i, v in cmap.items() if v is None} if names else set()
     files: dict[Path, tuple[Path, Path, str, Path | None]] = {}
-    dropped = unlabelled = 0
+    dropped: dict[Path, int] = {}
+    unlabelled = 0
     pairs = dataset_pairs(src)
     if not pairs:  # a wrong folder, most likely: merging nothing is no success
         raise ValueError(f"{given}: no images found (expected images/*.jpg beside labels/*.txt)")
@@ -230,8 +261,43 @@ def _plan_folder(given: Path, src: Path, prefix: str, out_dir: Path) -> _SourceP
         if meta.is_file():
             refuse_clash(_meta_dst(label_dst), meta)
         files[label_dst] = (image, label_dst, text, meta if meta.is_file() else None)
-        dropped += d
-    return _SourcePlan(given, tuple(files.values()), dropped, unlabelled, unmapped)
+        dropped[label_dst] = d
+    return _SourcePlan(given, tuple(files.values()), dropped, unlabelled, unmapped, src)
+
+
+def _skip_copies(plans: list[_SourcePlan], out_dir: Path) -> list[_SourcePlan]:
+    """``plans`` without the images of the same bytes as one merged before them (in ``out_dir`` already, or an
+    earlier one planned): a photo twice in a set would land on both sides of a split. Such a copy with other boxes
+    is refused: which labels are right is the user's to say."""
+    there = image_files(out_dir / "images") if (out_dir / "images").is_dir() else []
+    # a planned image already in out_dir (a re-run) is that file; only the others are compared
+    new = [(k, f) for k, p in enumerate(plans) for f in p.files if not _image_dst(f[1], f[0]).exists()]
+    skipped: dict[int, dict[Path, str]] = defaultdict(dict)  # plan → label in out → "a.jpg as b.jpg"
+    for group in same_bytes([*there, *(f[0] for _, f in new)]):
+        first, *later = group  # ascending: what out_dir holds, then in the order given
+        if first < len(there):
+            kept, kept_shown = there[first], str(there[first])
+            label = label_path_for(kept)
+            kept_text = read_text(label) if label.is_file() else ""
+        else:
+            k, (image, label, kept_text, _) = new[first - len(there)]
+            kept, kept_shown = _image_dst(label, image), plans[k].shown(image)
+        for i in later:
+            if i < len(there):
+                continue  # both in out_dir already: not this merge's to mend
+            k, (image, label, text, _) = new[i - len(there)]
+            if _boxes(text) != _boxes(kept_text):
+                raise ValueError(f"{plans[k].shown(image)} is the same photo (byte for byte) as {kept_shown} with "
+                                 "other boxes; expected one labelling of a photo (remove the copy whose labels are wrong)")
+            skipped[k][label] = f"{image.name} as {kept.name}"
+    return [replace(p, files=tuple(f for f in p.files if f[1] not in skipped[k]),
+                    copies=tuple(skipped[k].values())) for k, p in enumerate(plans)]
+
+
+def _boxes(text: str) -> list[str]:
+    """A label file's boxes as merge writes them, sorted: the same boxes compare equal however written or ordered."""
+    rows = np.array([v for _, v in parse_label_text(text)[0]], np.float64).reshape(-1, 5)
+    return sorted(format_labels(rows).splitlines())
 
 
 @dataclass(frozen=True)
@@ -244,14 +310,15 @@ class SplitReport:
     unlabelled: int = 0  # images without a label file, in neither part
 
 
-def plan_split(stems: list[str], val: float, seed: int) -> tuple[set[str], set[str]]:
-    """(train stems, val stems): whole source groups go to val, in a seeded random order, until the
+def plan_split(stems: list[str], val: float, seed: int,
+               key: Callable[[str], str] = source_key) -> tuple[set[str], set[str]]:
+    """(train stems, val stems): whole source groups (``key``) go to val, in a seeded random order, until the
     val share of images reaches ``val``. Same input and seed → same split."""
     if not 0 < val < 1:
         raise ValueError(f"--val must be a fraction between 0 and 1, got {val}")
     groups: dict[str, list[str]] = defaultdict(list)
     for s in stems:
-        groups[source_key(s)].append(s)
+        groups[key(s)].append(s)
     keys = sorted(groups)
     if len(keys) < 2:
         raise ValueError(f"need at least two source photos to split, got {len(keys)}")
@@ -276,19 +343,19 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
     r = Path(root)
     found = dataset_pairs(r)
     pairs = [(i, lab) for i, lab in found if lab.exists()]
-    for _, label in pairs:  # a malformed line would travel into training unseen: merge refuses them too
-        bad = parse_label_text(read_text(label))[1]
-        if bad:
-            raise ValueError(f"{label}:{bad[0][0]}: {bad[0][1]} (run `xingzi dataset check` first)")
+    names = read_class_names(r) or CLASS_NAMES  # the labels stay as they are: so must the names of their classes
+    ours: dict[int, int | None] = {i: i for i in range(len(names))}
+    for _, label in pairs:  # a broken line would travel into training unseen: merge refuses them too
+        remap_label_text(read_text(label), ours, str(label))
     by_stem: dict[str, tuple[Path, Path]] = {}
     for image, label in pairs:
         if image.stem in by_stem:
             raise ValueError(f"two images share the name {image.stem!r}: {by_stem[image.stem][0]} and {image}")
         by_stem[image.stem] = (image, label)
-    train, val_set = plan_split(sorted(by_stem), val, seed)
-    groups_val = len({source_key(s) for s in val_set})
-    groups_train = len({source_key(s) for s in train})
-    names = read_class_names(r) or CLASS_NAMES  # the labels stay as they are: so must the names of their classes
+    photo = _photo_keys(by_stem)
+    train, val_set = plan_split(sorted(by_stem), val, seed, photo.__getitem__)
+    groups_val = len({photo[s] for s in val_set})
+    groups_train = len({photo[s] for s in train})
     if out is None:
         broken = sorted(i.relative_to(r).as_posix() for i, _ in by_stem.values() if "\n" in i.name or "\r" in i.name)
         if broken:  # a list file holds one path a line
@@ -320,27 +387,22 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
     return SplitReport(str(o), lists["train"], lists["val"], groups_train, groups_val, len(found) - len(pairs))
 
 
-def _other_keys(yaml_path: Path, ours: dict[str, str | None]) -> dict:
-    """What a data.yaml says beyond ``ours`` (key → the value we write, None for any): a test set, a note, a
-    download line, or where its images are when that is not where we put them."""
-    if not yaml_path.is_file():
-        return {}
-    import yaml  # PyYAML comes with ultralytics
-
-    try:
-        doc = yaml.safe_load(read_text(yaml_path))
-    except yaml.YAMLError as e:
-        raise ValueError(f"{yaml_path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    if not isinstance(doc, dict):
-        return {}
-    return {k: v for k, v in doc.items() if k not in ours or ours[k] not in (None, v)}
+def _photo_keys(by_stem: dict[str, tuple[Path, Path]]) -> dict[str, str]:
+    """Each image's photo: its source key, one for all images of the same bytes (a copy under another name, as two
+    merged sources that both held it make); the smallest key of such a group names it."""
+    stems = sorted(by_stem)
+    key = {s: source_key(s) for s in stems}
+    for group in same_bytes([by_stem[s][0] for s in stems]):
+        joined = {key[stems[i]] for i in group}  # with every image already joined to one of them
+        key = {s: min(joined) if k in joined else k for s, k in key.items()}
+    return key
 
 
 def _other_yaml(yaml_path: Path) -> str:
     """The keys of a data.yaml a split keeps when it writes the file again, as YAML."""
     import yaml
 
-    extra = _other_keys(yaml_path, dict.fromkeys(SPLIT_KEYS))
+    extra = data_yaml_extra(yaml_path, dict.fromkeys(SPLIT_KEYS))
     return yaml.safe_dump(extra, allow_unicode=True, sort_keys=False) if extra else ""
 
 

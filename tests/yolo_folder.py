@@ -17,8 +17,8 @@ def write_yolo_folder(root: Path, names: list[str], labels: dict, size: tuple[in
     (root / "images").mkdir(parents=True)
     (root / "labels").mkdir()
     (root / "classes.txt").write_text("\n".join(names) + "\n")
-    for stem, rows in labels.items():
-        Image.new("RGB", size, (90, 120, 90)).save(root / "images" / f"{stem}.png")
+    for k, (stem, rows) in enumerate(labels.items()):  # each photo its own bytes: copies are one photo to a split
+        Image.new("RGB", size, (90, 120, 90 + k % 160)).save(root / "images" / f"{stem}.png")
         (root / "labels" / f"{stem}.txt").write_text(label_text(rows))
     return root
 

@@ -21,11 +21,11 @@ from xingzi.web.labels import labels_zip
 BOX = " 0.5 0.5 0.1 0.1\n"
 
 
-def page_zip(path: Path, classes: list[int], name: str = "hand") -> Path:
+def page_zip(path: Path, classes: list[int], name: str = "hand", grey: int = 90) -> Path:
     """A zip as the page's "save labels" makes it, of a grey photo with one box per class."""
     xyxy = np.array([[10 + 40 * i, 10, 40 + 40 * i, 50] for i in range(len(classes))], float).reshape(-1, 4)
     det = Detections(xyxy, np.array(classes, int), np.full(len(classes), 0.9))
-    path.write_bytes(labels_zip(np.full((120, 400, 3), 90, np.uint8), det, range(len(det)), name))
+    path.write_bytes(labels_zip(np.full((120, 400, 3), grey, np.uint8), det, range(len(det)), name))
     return path
 
 
@@ -51,7 +51,7 @@ def test_page_zips_merge_with_a_folder_into_one_dataset(tmp_path, monkeypatch):
     (folder / "labels").mkdir()
     Image.new("RGB", (16, 16), "gray").save(folder / "images" / "p.jpg")
     (folder / "labels" / "p.txt").write_text(f"7{BOX}")
-    first, second = page_zip(tmp_path / "hand.zip", [0, 1, 2]), page_zip(tmp_path / "hand (1).zip", [29])
+    first, second = page_zip(tmp_path / "hand.zip", [0, 1, 2]), page_zip(tmp_path / "hand (1).zip", [29], grey=120)
     report = merge_datasets([folder, first, second], tmp_path / "new")
     labels = tmp_path / "new" / "labels"
     assert sorted(p.name for p in labels.iterdir()) == ["hand (1)__hand.txt", "hand__hand.txt", "old__p.txt"]

@@ -11,7 +11,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check = sub.add_parser("check", help="find label errors (exit 1 when there are errors)")
     check.add_argument("dir", help="YOLO dataset folder (images/, labels/, data.yaml) or a zip of one")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
-    check.add_argument("--max-per-kind", type=int, default=20, help="issues shown per kind in the text report")
+    check.add_argument("--max-per-kind", type=int, default=20, help="issues shown per kind in the text report "
+                       "(default 20; 0: only how many of each kind)")
     check.add_argument("--model", help="also read every image with a model ('auto': the shipped detector and "
                        "classifier, or a weights file): labelled tiles it reads surely as another face, and tiles it "
                        "finds surely where there is no label, are warnings (datasets/audit.py)")
@@ -34,8 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "check":
+        from xingzi.datasets.check import refuse_max_per_kind
         from xingzi.datasets.zipped import dataset_folder
 
+        refuse_max_per_kind(args.max_per_kind)  # before a --model reads every photo
         with dataset_folder(args.dir) as folder:
             ok, text = _check(args, folder)
         # a zip was read unpacked in a temporary folder: name its files as inside the zip
@@ -47,8 +50,11 @@ def run(args: argparse.Namespace) -> int:
         from xingzi.datasets.split import merge_datasets
 
         m = merge_datasets(args.sources, args.out, link=args.link)
+        copies = {src: (k, first) for src, k, first in m.copies}
         for src, n in m.per_source:
-            print(f"{src}: {n} images")
+            k, first = copies.get(src, (0, ""))
+            skipped = f", skipped {k} identical (byte for byte) to photos merged before ({first}{', …' if k > 1 else ''})"
+            print(f"{src}: {n} images" + (skipped if k else ""))
         if m.unmapped_names:
             print(f"dropped {m.dropped_boxes} boxes of classes we do not have: {', '.join(m.unmapped_names)}")
         if m.unlabelled:
