@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.datasets.errata import shipped_fixer, training_images
-from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels
+from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels, read_text
 from xingzi.engine.tiles import CLASS_NAMES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -116,6 +116,58 @@ def prepare_real_view(shared: Path = SHARED_DATA, out: Path = RUNS / "data" / "r
     train = [out / "train" / "images"] + list(extra_train or [])
     name = "data.yaml" if not extra_train else "data_plus.yaml"
     return data_yaml(out / name, train, [out / "val" / "images"])
+
+
+def check_data(path: Path) -> None:
+    """A data.yaml of the user's own (``xingzi train --data``) checked as Ultralytics will read it, before it starts
+    and makes a run folder: YAML with 'train', 'val' and 'names', every name a tile class as ``xingzi eval`` maps
+    names (our 31, another set's spelling, or a wind/flower it ignores), and the image folders or lists there."""
+    import yaml
+
+    from xingzi.vision.eval_data import names_from
+
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        raise ValueError(f"--data: expected a data.yaml (.yaml or .yml), got {path}")
+    try:
+        cfg = yaml.safe_load(read_text(path))
+    except yaml.YAMLError as e:
+        raise ValueError(f"--data {path}: not valid YAML ({str(e).splitlines()[0]})") from None
+    if not isinstance(cfg, dict) or not all(cfg.get(k) for k in ("train", "val", "names")):
+        keys = sorted(map(str, cfg)) if isinstance(cfg, dict) else type(cfg).__name__
+        raise ValueError(f"--data {path}: expected a data.yaml with 'train', 'val' and 'names', got {keys}")
+    strange = _not_tiles(names_from(cfg["names"]))
+    if strange:
+        raise ValueError(f"--data {path}: class names {', '.join(map(repr, strange[:5]))} are no tile names "
+                         f"(expected our 31 classes, {', '.join(CLASS_NAMES[:3])}…, or names `xingzi eval` maps onto "
+                         "them)")
+    root = Path(cfg.get("path") or path.parent)  # as Ultralytics resolves it: a relative path from here
+    if not root.exists() and not root.is_absolute():
+        from xingzi.vision.runtime import configure_ultralytics
+
+        configure_ultralytics()
+        from ultralytics.utils import DATASETS_DIR  # ... else from its datasets folder
+
+        root = Path(DATASETS_DIR) / root
+    for split in ("train", "val"):
+        for part in cfg[split] if isinstance(cfg[split], list) else [cfg[split]]:
+            where = (root / str(part)).resolve()
+            if not where.exists() and isinstance(cfg[split], str) and part.startswith("../"):
+                where = (root / part[3:]).resolve()
+            if not where.exists():
+                raise ValueError(f"--data {path}: its {split} images are not there: {where}")
+
+
+def _not_tiles(names: list[str]) -> list[str]:
+    """The names ``xingzi eval`` would not map onto a tile class (nor ignore as a wind or flower)."""
+    from xingzi.vision.eval_data import our_class
+
+    out = []
+    for name in names:
+        try:
+            our_class(name)
+        except ValueError:
+            out.append(name)
+    return out
 
 
 def gpu_available(device: str | None) -> bool:

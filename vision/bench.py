@@ -30,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the padded square canvas for every photo, not one fitted to its shape")
 
 
-def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str]:
+def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str, list[Path]]:
+    """Up to ``n`` photos of ``folder`` that decode, what they are, and the files passed over that do not."""
     import cv2
 
     from xingzi.datasets.yolo import image_files
@@ -39,12 +40,43 @@ def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str]:
     folder = folder or (default if default.is_dir() else None)
     if folder is None:
         rng = np.random.default_rng(0)
-        return [rng.integers(0, 255, (640, 640, 3), np.uint8)] * n, "random 640x640 frame"
-    paths = image_files(folder)[:n]
+        return [rng.integers(0, 255, (640, 640, 3), np.uint8)] * n, "random 640x640 frame", []
+    paths = image_files(folder)
     if not paths:
         raise ValueError(f"no images in {folder}")
-    frames = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths]
-    return [f for f in frames if f is not None], f"{len(paths)} photos from {folder}"
+    frames: list[np.ndarray] = []
+    unreadable: list[Path] = []
+    for p in paths:  # a file that does not decode is passed over: the next one takes its place
+        if len(frames) == n:
+            break
+        image = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        if image is None:
+            unreadable.append(p)
+        else:
+            frames.append(image)
+    if not frames:
+        raise ValueError(f"none of the {len(unreadable)} image files in {folder} can be read as a photo "
+                         f"(e.g. {unreadable[0].name})")
+    return frames, f"{len(frames)} photo{'s' if len(frames) > 1 else ''} from {folder}", unreadable
+
+
+def _check_weights(weights: list[Path], imgsz: int | None, threads: int | None) -> None:
+    """What a Detector would refuse, said before the table's head: missing or unknown files, a size it cannot
+    take, an .onnx no runtime loads (a .pt is loaded only when its turn comes: torch's threads would slow the rest)."""
+    from xingzi.vision.detector import MAX_IMGSZ
+    from xingzi.vision.sessions import Session
+
+    if threads is not None and threads < 1:
+        raise ValueError(f"--threads must be at least 1, got {threads}")
+    if imgsz is not None and (imgsz % 32 or not 32 <= imgsz <= MAX_IMGSZ):
+        raise ValueError(f"--imgsz must be a multiple of 32 from 32 to {MAX_IMGSZ}, got {imgsz}")
+    for w in map(Path, weights):
+        if not w.is_file():
+            raise FileNotFoundError(f"detector weights not found: {w}")
+        if w.suffix not in (".pt", ".onnx"):
+            raise ValueError(f"--weights: expected .pt or .onnx files, got {w}")
+        if w.suffix == ".onnx":
+            Session(w, 1, "onnxruntime")  # a ValueError naming the file when it is no network
 
 
 def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, threads: int | None,
@@ -94,10 +126,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n < 1:
         raise ValueError(f"--n must be at least 1, got {args.n}")
-    frames, what = _frames(args.images, args.n)
-    missing = [w for w in args.weights if not Path(w).is_file()]
-    if missing:  # said before the table's head, not after it
-        raise FileNotFoundError(f"detector weights not found: {missing[0]}")
+    _check_weights(args.weights, args.imgsz, args.threads)  # said before the table's head, not after it
+    frames, what, unreadable = _frames(args.images, args.n)
+    if unreadable:
+        print(f"note: passed over {len(unreadable)} image file(s) that cannot be read as a photo: "
+              f"{', '.join(p.name for p in unreadable[:3])}{' …' if len(unreadable) > 3 else ''}")
     threads = args.threads or os.cpu_count()
     print(f"detector latency on {what}, {threads} threads (ms)")
     print(f"{'runtime':<13}{'canvas':>9}{'model med':>11}{'model p95':>11}{'predict med':>13}{'predict p95':>13}"

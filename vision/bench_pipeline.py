@@ -150,6 +150,7 @@ def compare(reading: HandReading, meta: dict) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_options(args)
     if args.layouts:
         return run_layouts()
     if getattr(args, "random_layouts", 0):
@@ -171,6 +172,9 @@ def run(args: argparse.Namespace) -> int:
     metas = sorted((data / "meta").glob("*.json"))
     if not metas:
         raise ValueError(f"{data}/meta has no .json files: expected a `xingzi synth --out` folder")
+    if getattr(args, "errata", "none") != "none":  # a synthetic set's labels are drawn from its truth: nothing to mend
+        raise ValueError(f"--errata is for real labelled photos (images/, labels/, no meta/): {data} is a synthetic "
+                         "set")
     earlier = _earlier_run(args.compare) if getattr(args, "compare", None) else None  # bad file: told before the run
     detector = None if args.boxes == "truth" else _detector(args)
     totals: Counter = Counter()
@@ -220,6 +224,23 @@ def run(args: argparse.Namespace) -> int:
                    f"{totals['skipped']} skipped (tiles of the hand cut off, hidden or showing too little to tell, "
                    "or no expected result)",
                    summarise(totals, latencies, args.boxes), misses, args.json_out, runs, paired)
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Options out of range, or that would be silently ignored, refused before any work (a Namespace built in code
+    may leave the newer ones out)."""
+    layouts = args.layouts or getattr(args, "random_layouts", 0)
+    if args.layouts and getattr(args, "random_layouts", 0):
+        raise ValueError("--layouts and --random-layouts are two benches: give one of them")
+    if layouts and args.data:
+        raise ValueError("--layouts and --random-layouts lay the hands out themselves: they read no --data")
+    if args.conf is not None and not 0 < args.conf <= 1:
+        raise ValueError(f"--conf must be in (0, 1], got {args.conf:g}")
+    unused = [flag for flag, value in (("--model", args.model), ("--conf", args.conf), ("--second", getattr(
+        args, "second", None) or None), ("--second-doubt", getattr(args, "second_doubt", None))) if value is not None]
+    if args.boxes == "truth" and unused:
+        raise ValueError(f"--boxes truth runs no detector (the true boxes are read): {', '.join(unused)} has "
+                         "nothing to set")
 
 
 def _earlier_run(path: str) -> dict:

@@ -15,7 +15,15 @@ import numpy as np
 from xingzi.datasets.check import read_class_names
 from xingzi.datasets.classnames import NOT_OURS, class_id_for_name
 from xingzi.datasets.errata import UNREAD_ID, Errata, row_fixer
-from xingzi.datasets.yolo import image_files, image_size, label_path_for, read_labels, yolo_to_xyxy
+from xingzi.datasets.yolo import (
+    box_problem,
+    image_files,
+    image_size,
+    label_path_for,
+    read_labels,
+    read_text,
+    yolo_to_xyxy,
+)
 from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.metrics import IGNORE, UNREAD, ImageBoxes
 from xingzi.vision.perturb import Perturbation
@@ -40,7 +48,7 @@ def parse_name_map(text: str | None) -> dict[str, str]:
         return {}
     p = Path(text)
     if p.suffix == ".json" and p.is_file():
-        return {k: (v or "") for k, v in json.loads(p.read_text()).items()}
+        return _name_map_file(p)
     out = {}
     for item in text.split(","):
         if "=" not in item:
@@ -48,6 +56,19 @@ def parse_name_map(text: str | None) -> dict[str, str]:
         k, v = item.split("=", 1)
         out[k.strip()] = v.strip()
     return out
+
+
+def _name_map_file(path: Path) -> dict[str, str]:
+    """A --name-map JSON file; what is wrong with it said naming the file (the parser's message names none)."""
+    try:
+        table = json.loads(read_text(path))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"--name-map {path}: expected JSON {{\"theirs\": \"ours\" or null}}, got a syntax error "
+                         f"({e})") from None
+    if not isinstance(table, dict) or not all(v is None or isinstance(v, str) for v in table.values()):
+        raise ValueError(f"--name-map {path}: expected a JSON object {{\"theirs\": \"ours\" or null}}, "
+                         f"got {json.dumps(table, ensure_ascii=False)[:120]}")
+    return {k: (v or "") for k, v in table.items()}
 
 
 def name_table(names: Sequence[str], overrides: dict[str, str] | None = None) -> np.ndarray:
@@ -64,7 +85,7 @@ class Dataset:
     root: Path
 
 
-def _names_from(obj) -> list[str]:
+def names_from(obj) -> list[str]:
     if isinstance(obj, dict) and all(isinstance(k, int) or str(k).isdigit() for k in obj):
         return [str(obj[k]) for k in sorted(obj, key=int)]
     if isinstance(obj, list):
@@ -105,7 +126,7 @@ def load_dataset(data: Path, split: str = "val") -> Dataset:
         base = data.parent
     dirs = cfg[split] if isinstance(cfg[split], list) else [cfg[split]]
     images = [img for d in dirs for img in _split_images(Path(d) if Path(d).is_absolute() else base / d)]
-    return Dataset(images, _names_from(cfg["names"]), base)
+    return Dataset(images, names_from(cfg["names"]), base)
 
 
 def _names_split(yaml_path: Path, split: str) -> bool:
@@ -162,16 +183,32 @@ def _read_rows(txt: Path, with_conf: bool) -> np.ndarray:
         return read_labels(txt)
     if not txt.exists():
         return np.zeros((0, 6))
-    rows = [line.split() for line in txt.read_text().splitlines() if line.strip()]
-    if any(len(r) != 6 for r in rows):
-        raise ValueError(f"{txt}: prediction rows must be 'cls cx cy w h conf'")
+    rows = []
+    for lineno, line in enumerate(read_text(txt).splitlines(), 1):
+        if line.strip():
+            rows.append(_prediction_row(line, f"{txt}:{lineno}"))
+    return np.array(rows, np.float64).reshape(-1, 6)
+
+
+def _prediction_row(line: str, where: str) -> list[float]:
+    """One ``cls cx cy w h conf`` row of a predictions file, refused (naming ``where``) unless a detector could have
+    written it: a whole class id, a box on the photo (:func:`box_problem`) and a confidence in [0, 1]."""
     try:
-        table = np.array(rows, np.float64).reshape(-1, 6)
+        values = [float(v) for v in line.split()]
     except ValueError:
-        raise ValueError(f"{txt}: prediction rows must be numbers 'cls cx cy w h conf'") from None
-    if not np.isfinite(table).all() or (table[:, 0] != np.round(table[:, 0])).any():
-        raise ValueError(f"{txt}: prediction rows must be a whole class id and finite numbers 'cls cx cy w h conf'")
-    return table
+        raise ValueError(f"{where}: prediction rows must be numbers 'cls cx cy w h conf', got {line.strip()[:120]!r}"
+                         ) from None
+    if len(values) != 6:
+        raise ValueError(f"{where}: prediction rows must be 'cls cx cy w h conf', got {len(values)} numbers")
+    if not np.isfinite(values).all() or values[0] != round(values[0]):
+        raise ValueError(f"{where}: prediction rows must be a whole class id and finite numbers 'cls cx cy w h conf', "
+                         f"got {line.strip()[:120]!r}")
+    problem = box_problem(values)
+    if problem:
+        raise ValueError(f"{where}: {problem}")
+    if not 0 <= values[5] <= 1:
+        raise ValueError(f"{where}: expected a confidence in [0, 1], got {values[5]:g}")
+    return values
 
 
 def truths_for(ds: Dataset, table: np.ndarray, errata: Errata | None = None,
@@ -181,6 +218,12 @@ def truths_for(ds: Dataset, table: np.ndarray, errata: Errata | None = None,
     fixed = row_fixer(errata, ds.names)
     return [unread_in_meta(read_boxes(label_path_for(p), table, s, False, partial(fixed, p.name)), ds.root, p)
             for p, s in zip(ds.images, sizes, strict=True)], sizes
+
+
+def missing_labels(ds: Dataset) -> list[str]:
+    """The photos with no label file: scored as holding no tiles (YOLO's background photo), which the report says,
+    since a label file lost or misnamed looks the same and lowers recall and image exact."""
+    return [p.name for p in ds.images if not label_path_for(p).is_file()]
 
 
 def unread_in_meta(truth: ImageBoxes, root: Path, image: Path) -> ImageBoxes:
@@ -209,7 +252,7 @@ def perturbed_truths(truths: list[ImageBoxes], sizes: Sequence[tuple[int, int]],
 def preds_table(pred_dir: Path, ds: Dataset, overrides: dict[str, str] | None = None) -> np.ndarray:
     """Our class per class id of a predictions folder: named by its classes.txt, else by the dataset's names."""
     names_file = pred_dir / "classes.txt"
-    names = [n.strip() for n in names_file.read_text().splitlines() if n.strip()] if names_file.is_file() \
+    names = [n.strip() for n in read_text(names_file).splitlines() if n.strip()] if names_file.is_file() \
         else ds.names
     return name_table(names, overrides)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.yolo import atomic_write_text, classes_text, format_labels, xyxy_to_yolo
+from xingzi.datasets.yolo import atomic_write_text, classes_text, format_labels, read_text, xyxy_to_yolo
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN
 from xingzi.vision.metrics import ImageBoxes, Scores, error_boxes
 
@@ -140,11 +140,48 @@ def exact_by(images: Sequence[Path], s: Scores, meta_dir: Path, key: str,
         if not meta_dir.is_dir():
             raise ValueError(f"--by {key} needs per-image meta files in {meta_dir} (synthetic sets have them)")
         for path, errors in zip(images, s.errors, strict=True):
-            meta = meta_dir / f"{Path(path).stem}.json"
-            value = json.loads(meta.read_text()).get(key, "?") if meta.is_file() else "?"
+            value = _meta(meta_dir / f"{Path(path).stem}.json").get(key, "?")
             groups.setdefault(str(value), []).append(not errors)
         ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     return {v: {"images": len(ok), "image_exact": sum(ok) / len(ok)} for v, ok in ordered}
+
+
+PLAIN = (str, int, float, bool)  # meta values that name a group; a list or a table would print whole as its name
+
+
+def check_by(images: Sequence[Path], meta_dir: Path, keys: Sequence[str]) -> None:
+    """Refuse, before any photo is read, a ``--by`` key that no meta file of ``images`` has or whose values are not
+    plain text or numbers (``situation``, ``tiles``), naming the keys that would do; ``tile_px`` needs no meta."""
+    asked = [key for key in keys if key != TILE_PX]
+    if not asked:
+        return
+    if not meta_dir.is_dir():
+        raise ValueError(f"--by {asked[0]} needs per-image meta files in {meta_dir} (synthetic sets have them); "
+                         f"--by {TILE_PX} needs none")
+    plain: dict[str, bool] = {}  # field → whether every value of it is plain
+    for path in images:
+        meta = _meta(meta_dir / f"{Path(path).stem}.json")
+        for key, value in meta.items():
+            plain[key] = plain.get(key, True) and (value is None or isinstance(value, PLAIN))
+    usable = ", ".join([*sorted(k for k, ok in plain.items() if ok), TILE_PX])
+    for key in asked:
+        if key not in plain:
+            raise ValueError(f"--by {key}: no meta file in {meta_dir} has that field; expected one of {usable}")
+        if not plain[key]:
+            raise ValueError(f"--by {key}: its values are not plain text or numbers; expected one of {usable}")
+
+
+def _meta(path: Path) -> dict:
+    """A photo's meta file as a table ({} when it has none)."""
+    if not path.is_file():
+        return {}
+    try:
+        meta = json.loads(read_text(path))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: expected a JSON object, got a syntax error ({e})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: expected a JSON object, got {type(meta).__name__}")
+    return meta
 
 
 def format_by(row: str, key: str, table: dict[str, dict]) -> str:

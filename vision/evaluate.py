@@ -239,6 +239,10 @@ def format_rows(results: list[dict]) -> str:
     if n:
         lines.append(f"{n['images']} images, {n['tiles']} tiles; hand exact over {n['hand_images']} images "
                      f"with ≤{HAND_MAX_TILES} tiles; ms = model call at the shipped settings")
+    unlabelled = results[0].get("no_label_file") if results else None
+    if unlabelled:  # YOLO's background photos, or label files lost: recall and image exact count them either way
+        some = f"{len(unlabelled)} photos have" if len(unlabelled) > 1 else "1 photo has"
+        lines.append(f"{some} no label file (scored as holding no tiles): first {unlabelled[0]}")
     return "\n".join(lines)
 
 

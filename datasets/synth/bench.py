@@ -27,6 +27,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n < 1 or args.workers < 1:
         raise ValueError(f"--n and --workers must be at least 1, got {args.n} and {args.workers}")
+    if args.seed < 0:  # (said here: the generator's own message names --start, which this command has not)
+        raise ValueError(f"--seed must be 0 or more, got {args.seed}")
     styles = check_styles(None)
     t0, c0 = time.perf_counter(), time.process_time()
     warm_faces(styles)

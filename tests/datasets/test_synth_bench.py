@@ -25,6 +25,7 @@ def test_the_bench_makes_the_photos_asked_for_and_prints_both_rates(capsys):
     pytest.param(["--n", "0"], "--n and --workers must be at least 1, got 0 and 2", id="no-photos"),
     pytest.param(["--n", "2", "--workers", "0"], "--n and --workers must be at least 1, got 2 and 0", id="no-workers"),
     pytest.param(["--n", "2", "--imgsz", "0"], "--imgsz must be 64..8192 pixels", id="no-size"),
+    pytest.param(["--n", "2", "--seed", "-1"], "--seed must be 0 or more, got -1", id="negative-seed"),
 ])
 def test_bad_numbers_are_refused_before_any_photo_is_made(argv, message, capsys):
     assert main(["bench", "synth", *argv]) == 2

@@ -242,6 +242,8 @@ def test_training_starts_from_the_shipped_detector_unless_told(flags, start, mon
     monkeypatch.setattr(tr, "train", lambda cfg: configs.append(cfg) or tmp_path / "run")
     configs: list = []
     yaml_path = data_yaml(tmp_path / "d.yaml", [tmp_path / "a"], [tmp_path / "v"])
+    for folder in ("a", "v"):  # a --data whose image folders are not there is refused
+        (tmp_path / folder).mkdir()
     assert main(["train", "--data", str(yaml_path), *flags]) == 0
     assert configs[0].model == str(converted if start == "converted" else tr.REPO / "models" / "xingzi_yolo11n.pt")
     assert tr.START_WEIGHTS.is_file()  # shipped with the repository

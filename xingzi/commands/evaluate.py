@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     from xingzi.vision import eval_data as evd
     from xingzi.vision import evaluate as ev
     from xingzi.vision.eval_compare import compare, format_every_row_wrong, format_paired, wrong_in_every_row
-    from xingzi.vision.eval_report import TILE_PX, format_by, format_misses, write_miss_pictures, write_preds
+    from xingzi.vision.eval_report import check_by, format_by, format_misses, write_miss_pictures, write_preds
 
     for flag, value in (("--conf", args.conf), ("--iou", args.iou)):
         if not 0 <= value <= 1:  # said before any work: past 1 nothing is kept, and F1 0 would look like a result
@@ -132,13 +132,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"left out {n - len(ds.images)} of {n} images matching {', '.join(args.exclude)}")
     if not ds.images:
         raise ValueError(f"no images found for {args.data} ({args.split})")
-    meta_keys = [key for key in args.by if key != TILE_PX]
-    if meta_keys and not (ds.root / "meta").is_dir():
-        raise ValueError(f"--by {meta_keys[0]} needs per-image meta files in {ds.root / 'meta'} (synthetic sets "
-                         "have them)")
+    check_by(ds.images, ds.root / "meta", args.by)  # a mistyped key said now, not under '?' after the model ran
     per_image = (ds.images, args.by, ds.root / "meta")
     overrides = evd.parse_name_map(args.name_map)
     truths, sizes = evd.truths_for(ds, evd.name_table(ds.names, overrides), errata)
+    unlabelled = {"no_label_file": evd.missing_labels(ds)}  # scored as photos of no tiles: said in the report
     perturb = None
     if args.perturb:
         from xingzi.vision.perturb import get
@@ -155,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
             n = write_miss_pictures(ds.images, truths, preds, args.conf, args.draw_misses / row, perturb)
             print(f"{n} pictures of images not read exactly: {args.draw_misses / row}")
 
+    # every predictions file read, and a bad row refused, before a model runs
+    given = [(d, evd.preds_from_dir(ds, sizes, d, evd.preds_table(d, ds, overrides))) for d in args.preds]
     models = list(args.model)
     if not models and not args.preds:
         from xingzi.vision.detector import default_weights
@@ -189,19 +189,19 @@ def run(args: argparse.Namespace) -> int:
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
         row = unique_row(row, Path(weights), {r["row"] for r in results})
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
-                                       {"model": str(weights), "data": str(args.data), **extra}, *per_image))
+                                       {"model": str(weights), "data": str(args.data), **unlabelled, **extra},
+                                       *per_image))
         if args.save_preds:
             print(f"boxes written: {write_preds(ds.images, sizes, preds, args.save_preds / row)}")
         draw(row, preds, perturb)
-    for pred_dir in args.preds:
-        preds = evd.preds_from_dir(ds, sizes, pred_dir, evd.preds_table(pred_dir, ds, overrides))
+    for pred_dir, preds in given:
         missing = evd.missing_preds(ds, pred_dir)
         if missing:
             print(f"note: {len(missing)} of {len(ds.images)} photos have no prediction file in {pred_dir} (counted as "
                   f"finding no tile), e.g. {missing[0]}")
         row = unique_row(pred_dir.name, pred_dir, {r["row"] for r in results})
         results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
-                                       {"preds": str(pred_dir), "data": str(args.data)}, *per_image))
+                                       {"preds": str(pred_dir), "data": str(args.data), **unlabelled}, *per_image))
         draw(row, preds)
     print(ev.format_rows(results))
     if len(results) > 1:  # every row against the first, photo by photo

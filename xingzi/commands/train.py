@@ -105,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--data: dataset file not found: {args.data}")
     if args.model not in (None, "mahjong-detector"):
         check_start_model(Path(args.model))
+    if args.data is not None:
+        tr.check_data(Path(args.data))  # Ultralytics would end in a traceback, a run folder made
     data = args.data or tr.prepare_real_view(extra_train=args.extra_train, loose_over=args.leave_loose)
     model = args.model or str(tr.START_WEIGHTS)
     if model == "mahjong-detector":

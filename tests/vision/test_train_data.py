@@ -1,0 +1,34 @@
+"""`xingzi train --data` checks the data.yaml as Ultralytics will read it, before Ultralytics starts (no traceback,
+no empty run folder): a YAML file naming tile classes, its image folders there."""
+
+from __future__ import annotations
+
+import pytest
+
+from xingzi.cli import main
+from xingzi.models import train as tr
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    pytest.param("afile.txt", "train: images\nval: images\nnames: [1m]\n",
+                 "--data: expected a data.yaml (.yaml or .yml), got {dir}/afile.txt", id="not-yaml"),
+    pytest.param("data.yaml", "names: [1m\n", "--data {dir}/data.yaml: not valid YAML", id="broken-yaml"),
+    pytest.param("data.yaml", "train: images\nnames: [1m]\n",
+                 "expected a data.yaml with 'train', 'val' and 'names', got ['names', 'train']", id="no-val"),
+    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: images\nnames: [foo, bar]\n",
+                 "--data {dir}/data.yaml: class names 'foo', 'bar' are no tile names", id="names-not-tiles"),
+    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: images\nnames: {{0: 1m, 1: east, 2: foo}}\n",
+                 "class names 'foo' are no tile names", id="one-name-not-a-tile"),
+    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: nope\nnames: [1m]\n",
+                 "--data {dir}/data.yaml: its val images are not there: {dir}/nope", id="val-folder-missing"),
+    pytest.param("data.yaml", "train: [images, gone]\nval: images\nnames: [1m]\n",
+                 "its train images are not there: {dir}/gone", id="train-list-with-a-missing-folder"),
+])
+def test_a_data_yaml_ultralytics_cannot_train_on_is_refused_before_it_starts(tmp_path, capsys, monkeypatch, name,
+                                                                              text, message):
+    (tmp_path / "images").mkdir()
+    (tmp_path / name).write_text(text.format(dir=tmp_path))
+    monkeypatch.setattr(tr, "train", lambda cfg: pytest.fail("training started"))
+    assert main(["train", "--data", str(tmp_path / name), "--epochs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert message.format(dir=tmp_path) in err and "Traceback" not in err
