@@ -9,7 +9,7 @@ import re
 import urllib.request
 
 import pytest
-from browser import opened, serve_with, uploaded
+from browser import opened, read_photo, serve_with, uploaded
 from web_helpers import HEIGHT, WIDTH, FakeDetector, jpeg_bytes, layout_detections, missed_tile_detections
 
 from xingzi.engine.tiles import Tile
@@ -214,6 +214,55 @@ def test_a_hand_scored_with_the_tally_open_comes_back_settled_between_its_seats(
         expect(page.locator("#table-box")).not_to_have_attribute("open", "")
         expect(page.locator("#dealer-by-tally")).to_be_hidden()
         expect(page.locator("#payments li")).to_have_text(closed)
+
+
+def test_a_hand_added_to_the_tally_stays_added_through_a_rescore_and_a_reload(server_ok):
+    """Added once, whatever comes after: a rescore (the tally closed and opened, a toggle back and forth) gave the
+    score a new object, and the photo could be added again, doubled for the next dealer."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()
+        page.locator("#add-hand").click()  # 南 wins on 东's discard: 南 +6, 南 deals next
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        page.locator("#table-box summary").click()  # closed and opened: the score is settled again
+        page.locator("#table-box summary").click()
+        page.locator("#as_read").check()
+        page.locator("#as_read").uncheck()
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        expect(page.locator("#add-hand")).to_be_disabled()
+        expect(page.locator("#add-hand")).to_contain_text("已记入 added")
+        _photo_kept(page)
+        _reload(page)
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#add-hand")).to_be_disabled()
+        page.locator("#undo-hand").click()  # taken back: this photo may be added again
+        expect(page.locator("#add-hand")).to_be_enabled()
+        expect(page.locator("#seats .seat-total")).to_have_text(["0", "0", "0", "0"])
+
+
+def test_a_second_winner_on_one_discard_is_still_one_after_a_reload(server_ok):
+    """The 一炮多响 tick is kept with the tally: lost on a reload, the second winner was settled with the next
+    hand's dealer and took the deal (RULES.md §8)."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()
+        page.locator("#winner").select_option("3")  # 北 wins on 南's discard; 东 deals
+        page.locator("#discarder").select_option("1")
+        page.locator("#add-hand").click()  # 北 deals next
+        read_photo(page, "second.jpg")  # 东, who dealt that hand, won the same discard too
+        page.locator("#winner").select_option("0")
+        page.locator("#same-discard").check()
+        expect(page.locator("#add-hand")).to_contain_text("东 +6")
+        _photo_kept(page)
+        _reload(page)
+        expect(page.locator("#same-discard")).to_be_checked()
+        expect(page.locator("#add-hand")).to_contain_text("东 +6")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["+6", "-9", "0", "+3"])
+        expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()  # 北 keeps the deal
+        expect(page.locator("#same-discard")).not_to_be_checked()
 
 
 def test_forgetting_the_photo_clears_it_from_the_page_this_browser_and_the_server(server_ok):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from browser import opened, uploaded
+from browser import opened, read_photo, uploaded
 from web_helpers import jpeg_bytes
 
 from xingzi.engine.tiles import Tile
@@ -31,6 +31,7 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # the winner deals next
         expect(page.locator("#add-hand")).to_be_disabled()  # added once: a second tap adds nothing
         expect(page.locator("#add-hand")).to_contain_text("已记入 added")  # and says why
+        read_photo(page, "next.jpg")  # the next hand's photo
         page.locator("#self_draw").check()  # 南, now the dealer, draws the winning tile: each of three pays 4 ×2
         expect(page.locator("#dealer")).to_be_checked()
         expect(page.locator("#discarder-box")).to_be_hidden()
@@ -72,6 +73,7 @@ def test_a_new_game_an_undo_and_closing_the_tally_each_settle_the_score_shown_ag
         page.locator("#table-box summary").click()
         expect(page.locator("#dealer-by-tally")).to_be_visible()  # why the tick cannot be changed, said on a phone
         page.locator("#add-hand").click()  # 南 wins on 东's discard: 南 deals next
+        read_photo(page, "next.jpg")  # the next hand's photo
         page.locator("#self_draw").check()
         expect(page.locator("#dealer")).to_be_checked()
         expect(page.locator("#add-hand")).to_contain_text("南 +24")
@@ -176,6 +178,8 @@ def test_two_winners_on_one_discard_pass_the_deal_to_the_first_after_the_discard
         page.locator("#add-hand").click()
         expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
         page.locator("#winner").select_option("0")  # 东, who dealt this hand, won the same discard too
+        expect(page.locator("#add-hand")).to_be_disabled()  # that photo is in the tally: the second winner's is new
+        read_photo(page, "second.jpg")
         page.locator("#same-discard").check()
         expect(page.locator("#dealer")).to_be_checked()  # the hand's dealer, not the deal's next holder
         expect(page.locator("#add-hand")).to_contain_text("东 +6")

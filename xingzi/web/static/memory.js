@@ -29,8 +29,7 @@ function remember() {
   const taps = Object.fromEntries(Object.keys(noMarks()).map((k) => [k, state[k]]));
   const hand = { v: 1, token: state.token, photo: kept.photo, tiles: kept.tiles, name: state.name, ...taps,
     self_draw: $("self_draw").checked, dealer: $("dealer").checked, as_read: $("as_read").checked,
-    events: state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key), payers: payerRows(),
-    tallied: tallied !== null && tallied === state.data };
+    events: state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key), payers: payerRows() };
   try { localStorage.setItem(HAND_KEY, JSON.stringify(hand)); } catch (e) { /* full, or private mode */ }
 }
 
@@ -96,7 +95,7 @@ async function recall() {
     state.token = data.token;
     show(data);
     if (payers().length) await rescore();  // the payers' kongs need the hand's faces, as after a read
-    if (hand.tallied && !state.stale) tallied = state.data;  // added to the tally already: not twice
+    if (hand.tallied && table.added === undefined) table.added = hand.photo;  // kept by an older page: not twice
   } catch (e) {
     if (mine !== state.uploads) return;
     if (e.zh && e.status === undefined) {  // no server reached (off the Wi-Fi): kept for the next try
@@ -163,7 +162,8 @@ function checkedHand(h) {
       && ((list(t.xyxy, Number.isFinite) && t.xyxy.length === 4) || index(t.beside)))  // beside: not yet placed
     && ["ignored", "removed", "claimed", "released"].every((k) => list(h[k], index))
     && (h.win === null || index(h.win)) && (h.bloom === null || text(h.bloom))
-    && ["self_draw", "dealer", "as_read", "tallied"].every((k) => flag(h[k])) && list(h.events, text)
+    && ["self_draw", "dealer", "as_read"].every((k) => flag(h[k])) && [undefined, true, false].includes(h.tallied)
+    && list(h.events, text)
     && list(h.payers, payer);
   return ok ? h : null;
 }

@@ -7,10 +7,13 @@ const TABLE_KEY = "xingzi.table.v1";
 const SEAT_NAMES = ["东", "南", "西", "北"];
 const ADDED = T("已记入", "Added to the tally:");
 const table = loadTable();
-let tallied = null;  // the result last added: a second tap does not add it again (undo allows it)
+// The photo last added (``table.added``, kept with the tally: memory.js's photo id): a second tap, a rescore or a
+// reload does not add it again (undo allows it).
+const addedAlready = () => kept.photo !== null && table.added === kept.photo;
 
 function freshTable(names) {
-  return { names: names || SEAT_NAMES.slice(), totals: [0, 0, 0, 0], dealer: 0, winner: 1, discarder: 0, hands: [] };
+  return { names: names || SEAT_NAMES.slice(), totals: [0, 0, 0, 0], dealer: 0, winner: 1, discarder: 0, hands: [],
+    added: null, same: false };
 }
 
 function loadTable() {
@@ -21,7 +24,8 @@ function loadTable() {
     if (saved && four(saved.names, (n) => typeof n === "string") && four(saved.totals, Number.isFinite)
         && seat(saved.dealer) && seat(saved.winner) && seat(saved.discarder) && Array.isArray(saved.hands)
         && saved.hands.every((h) => h && four(h.deltas, Number.isFinite) && seat(h.dealer))
-        && [undefined, true, false].includes(saved.open)) return saved;
+        && [undefined, true, false].includes(saved.open) && [undefined, true, false].includes(saved.same)
+        && (saved.added === undefined || saved.added === null || typeof saved.added === "string")) return saved;
   } catch (e) { /* no storage, or not ours: a fresh table */ }
   return freshTable();
 }
@@ -98,12 +102,14 @@ function buildTable() {
   $("new-game").addEventListener("click", () => {
     if (window.confirm(words(T("新一局：所有分数归零？", "New game: all totals back to 0?")))) {
       Object.assign(table, freshTable(table.names));
+      $("same-discard").checked = false;
       saveTable();
       showTable();
       syncDealer();  // 东 deals again: the score shown follows
     }
   });
-  $("same-discard").addEventListener("change", syncDealer);
+  $("same-discard").checked = table.same === true;  // kept: a reload must not settle a second winner as a first
+  $("same-discard").addEventListener("change", () => { table.same = $("same-discard").checked; saveTable(); syncDealer(); });
   $("follow-plain").addEventListener("click", () => followDealer("plain"));
   $("follow-dragon").addEventListener("click", () => followDealer("dragon"));
   $("drawn-hand").addEventListener("click", drawnHand);
@@ -223,7 +229,7 @@ function roundDealer() {
 // already.
 function addable() {
   const data = state.data;
-  if (!data || !(data.payments || []).length || state.pending || state.stale || data === tallied) return null;
+  if (!data || !(data.payments || []).length || state.pending || state.stale || addedAlready()) return null;
   return settledHere(data);
 }
 
@@ -233,7 +239,7 @@ function notAddable() {
   if (!data) return T("先拍一手牌", "take a photo first");
   if (state.pending) return T("计算中", "scoring…");
   if (state.stale) return T("分数已过时", "the score is out of date");
-  if (data === tallied) return T("已记入", "added");
+  if (addedAlready()) return T("已记入", "added");
   return T("没有可记的分", "no score to add");
 }
 
@@ -254,10 +260,10 @@ function addHand() {
   const entry = { deltas, dealer: table.dealer, round, text, say: T(text, en, text), winner: table.winner,
     discarder: selfDraw ? null : table.discarder, valid: Boolean(data.valid), same };
   table.hands.push(entry);
-  tallied = data;
+  table.added = kept.photo;
   table.totals = table.totals.map((t, s) => t + deltas[s]);
   table.dealer = settled.next_dealer;
-  $("same-discard").checked = false;
+  $("same-discard").checked = table.same = false;
   saveTable();
   showTable();
   tallySaid(cat(ADDED, " ", entry.say));
@@ -301,7 +307,7 @@ function drawnHand() {
   const entry = { deltas: [0, 0, 0, 0], dealer: table.dealer, text, valid: false, same: false,
     say: T(`${n}. 黄庄 ${dealer} 连庄`, `${n}. Drawn hand: ${dealer} keeps the deal`, text) };
   table.hands.push(entry);
-  $("same-discard").checked = false;
+  $("same-discard").checked = table.same = false;
   saveTable();
   showTable();
   tallySaid(cat(ADDED, " ", entry.say));
@@ -343,7 +349,7 @@ function undoHand() {
   if (!last) return;
   table.totals = table.totals.map((t, s) => t - last.deltas[s]);
   table.dealer = last.dealer;
-  tallied = null;
+  table.added = null;
   saveTable();
   showTable();
   syncDealer();  // the deal as it was before that hand: the score shown follows
