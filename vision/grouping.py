@@ -203,7 +203,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     meld_of = [-1] * n
     problems: list[str] = []
     if ignored.any():
-        problems.append(f"{int(ignored.sum())} tile(s) set aside as not part of the hand")
+        problems.append(f"{int(ignored.sum())} box(es) left out as you said (not part of the hand, or no tile)")
     if foreign.any():
         problems.append(f"{int(foreign.sum())} tile(s) with no Xingzi face (a wind or flower?) left out")
     ignored = ignored | foreign

@@ -27,7 +27,8 @@ def tile_chinese(symbol: str) -> str:
 # (pattern, Chinese from its groups); the first that matches the whole message is used.
 PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tuple(
     (re.compile(p), f) for p, f in (
-        (r"(\d+) tile\(s\) set aside as not part of the hand", lambda m: f"{m[1]} 张牌已设为不属于这手牌"),
+        (r"(\d+) box\(es\) left out as you said \(not part of the hand, or no tile\)",
+         lambda m: f"{m[1]} 个框按你说的未计（不属于这手牌，或不是牌）"),
         (r"(\d+) tile\(s\) with no Xingzi face \(a wind or flower\?\) left out",
          lambda m: f"{m[1]} 张不是星子麻将的牌（风牌或花牌？）未计"),
         (r"(\d+) duplicate detection\(s\) ignored", lambda m: f"{m[1]} 个重复的框未计"),

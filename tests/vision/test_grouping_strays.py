@@ -128,7 +128,7 @@ def test_tiles_set_aside_by_the_user_are_not_part_of_the_hand(extra, classes, ig
     reading = group(with_tiles(det, extra, classes) if extra else det, ignore)
     assert [reading.roles[i] for i in ignore] == ["ignored"] * len(ignore)
     assert reading.fa == fa and is_legal_reading(reading) is legal
-    assert f"{len(ignore)} tile(s) set aside as not part of the hand" in reading.problems
+    assert f"{len(ignore)} box(es) left out as you said (not part of the hand, or no tile)" in reading.problems
     assert len(reading.roles) == len(det) + len(extra)  # indices stay the photo's
 
 

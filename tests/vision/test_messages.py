@@ -28,7 +28,8 @@ HAND, WIN = "123m456m789p12s55p", "3s"
                  "胡的牌没有单独放出：按 七条 计（多数牌作胡牌时的炮数）；点出真正胡的牌可改", id="win-scored-with"),
     pytest.param("123m456m789p13s55p 3s does not split into sets and a pair (nor seven pairs)",
                  "123m456m789p13s55p 3s 拆不成四组加一对（也不是七对）", id="no-shape"),
-    pytest.param("2 tile(s) set aside as not part of the hand", "2 张牌已设为不属于这手牌", id="set-aside"),
+    pytest.param("2 box(es) left out as you said (not part of the hand, or no tile)",
+                 "2 个框按你说的未计（不属于这手牌，或不是牌）", id="set-aside"),
     pytest.param("1 tile(s) with no Xingzi face (a wind or flower?) left out", "1 张不是星子麻将的牌（风牌或花牌？）未计",
                  id="foreign"),
     pytest.param("4 face-down tile(s) the hand does not need ignored", "4 张手牌用不上的背面朝上的牌未计",
@@ -106,7 +107,7 @@ def test_every_message_said_has_chinese():
         said |= set(messages)
         assert set(body["messages_zh"]) == set(messages), [m for m in messages if m not in body["messages_zh"]]
     kinds = {"tiles (a winning hand", "winning tile not set apart", "发 (only four exist)", "lying away from the other",
-             "concealed kong shows no face", "set aside as not part", "duplicate detection", "of each tile exist",
+             "concealed kong shows no face", "left out as you said", "duplicate detection", "of each tile exist",
              "no Xingzi face", "face-down tile(s) the hand does not need", "counted as 发"}
     assert all(any(k in m for m in said) for k in kinds), sorted(said)
 

@@ -148,8 +148,8 @@ def test_setting_a_stray_tile_aside(server_stray_fa):
         page.locator('.hit[data-index="14"]').click()
         page.locator("#set-aside").click()
         expect(page.locator("#total")).to_have_text("3")
-        expect(page.locator("#problems")).to_contain_text("1 tile(s) set aside as not part of the hand")
-        expect(page.locator("#problems li").first).to_contain_text("1 张牌已设为不属于这手牌")  # Chinese first
+        expect(page.locator("#problems")).to_contain_text("1 box(es) left out as you said (not part of the hand, or no tile)")
+        expect(page.locator("#problems li").first).to_contain_text("1 个框按你说的未计")  # Chinese first
         page.locator('.hit[data-index="14"]').click()  # picking a face brings it back into the hand
         page.locator(f'#faces button[data-cls="{Tile.FA.index}"]').click()
         expect(page.locator("#total")).to_have_text("4")
