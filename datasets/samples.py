@@ -75,9 +75,9 @@ class Saved:
 class SampleStore:
     """A dataset folder (``images/``, ``labels/``, ``data.yaml``, ``classes.txt``) that samples are added to.
 
-    A photo already in the folder (the same JPEG under the name asked for, or that name with ``_2``,
-    ``_3``…) gets its labels replaced: saved again after more corrections, it is not doubled. Another photo
-    of a name already taken gets the first free ``_N``. Files are written whole or not at all."""
+    A photo already in the folder (the same JPEG, under any name) gets its labels replaced: saved again after more
+    corrections, or under another name, it is not doubled. Another photo of a name already taken gets the first free
+    ``_N``. Files are written whole or not at all."""
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
@@ -117,18 +117,17 @@ class SampleStore:
         return sum(1 for _ in labels.glob("*.txt")) if labels.is_dir() else 0
 
     def _place(self, name: str, jpeg: bytes) -> tuple[str, bool]:
-        """(the name for the photo, whether it is there already). The folder is listed once and a photo's bytes read
-        only where its size matches: phones upload most photos as ``image.jpg``, so a set grows long runs of one name."""
+        """(the name for the photo, whether it is there already). The same photo is known by its bytes under whatever
+        name it was saved (a phone names one photo IMG_0001.jpg, then image.jpg): a second sample of it would train
+        twice and split to both sides. The folder is listed once and a photo's bytes read only where its size
+        matches."""
         folder = self.root / "images"
-        by_stem: dict[str, list[Path]] = {}
+        stems = set()
         for path in folder.iterdir() if folder.is_dir() else ():
-            by_stem.setdefault(path.stem, []).append(path)
+            stems.add(path.stem)
+            if path.suffix == ".jpg" and path.stat().st_size == len(jpeg) and path.read_bytes() == jpeg:
+                return path.stem, True
         n = 1
-        while True:
-            candidate = name if n == 1 else f"{name}_{n}"
-            taken = by_stem.get(candidate, [])
-            if not taken:
-                return candidate, False
-            if any(p.suffix == ".jpg" and p.stat().st_size == len(jpeg) and p.read_bytes() == jpeg for p in taken):
-                return candidate, True
+        while (candidate := name if n == 1 else f"{name}_{n}") in stems:
             n += 1
+        return candidate, False

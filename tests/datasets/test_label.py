@@ -318,3 +318,17 @@ def test_a_sample_store_knows_a_photo_by_its_bytes_not_its_size_or_name(tmp_path
         "image_3", True)  # the same size is another photo; the same bytes are the first one again
     assert store.save("image", same_size, "").replaced and store.count() == 2
     assert (tmp_path / "set" / "labels" / "image.txt").read_text() == "0 0.5 0.5 0.1 0.1\n"
+
+
+def test_a_sample_store_knows_a_photo_saved_again_under_another_name(tmp_path):
+    """A phone names one photo IMG_0001.jpg, then image.jpg: the second save replaces the first's labels, under the
+    first's name, instead of a second sample of one photo with other boxes (which merge then refuses)."""
+    store = SampleStore(tmp_path / "set")
+    photo = b"\xff\xd8one photo\xff\xd9"
+    assert store.save("IMG_0001", photo, "0 0.5 0.5 0.1 0.1\n").replaced is False
+    again = store.save("image", photo, "1 0.5 0.5 0.1 0.1\n", {"expect": None})
+    assert (again.name, again.replaced, again.photos) == ("IMG_0001", True, 1)
+    assert (tmp_path / "set" / "labels" / "IMG_0001.txt").read_text() == "1 0.5 0.5 0.1 0.1\n"
+    assert sorted(p.name for p in (tmp_path / "set").rglob("*.*") if p.parent.name != "set") == [
+        "IMG_0001.jpg", "IMG_0001.json", "IMG_0001.txt"]
+
