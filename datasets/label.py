@@ -188,7 +188,7 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
             failed.append((str(photo), f"not a readable image ({e})"))
             continue
         store_photo(photo, image_dst, rotated, link)  # another photo already there under that name: stops the run
-        dets = predict(image)
+        dets = no_foreign(predict(image))
         text = detections_to_label_text(dets, image.shape[1], image.shape[0])
         status = save_label(out, label, text, replace=overwrite)
         seconds += time.perf_counter() - t0
@@ -222,6 +222,14 @@ def _refuse_shared_labels(photos: list[Path], src: Path, out: Path) -> None:
             raise ValueError(f"{photo} and {other} would share the label file labels/{stem}.txt; expected one "
                              "photo per name (rename one)")
         mine[stem] = photo
+
+
+def no_foreign(dets: Detections) -> Detections:
+    """The boxes but those the classifier reads as a tile of no Xingzi face (a wind, a flower): labelled as the face
+    they look most like, they would teach that face; the page and `xingzi score --labels` leave them out too."""
+    from xingzi.vision.grouping import FOREIGN_P
+
+    return dets if dets.foreign is None else dets.subset(dets.foreign <= FOREIGN_P)
 
 
 def detector_predictor(weights: str | None = None, imgsz: int | None = None, conf: float = 0.25) -> Predictor:

@@ -65,6 +65,24 @@ def test_prelabel_writes_dataset_and_labelstudio_files(tmp_path):
     assert labels == [["1m", "zhong"]] * 3
 
 
+@pytest.mark.parametrize("foreign, kept", [
+    pytest.param([0.9, 0.1], [27], id="a-flower-read-as-1m-left-out"),
+    pytest.param([0.5, 0.2], [0, 27], id="as-likely-a-face-kept"),
+    pytest.param(None, [0, 27], id="no-classifier-every-box"),
+])
+def test_a_tile_of_no_xingzi_face_is_not_pre_labelled_as_a_face(tmp_path, foreign, kept):
+    """A flower the classifier sees as no Xingzi tile is drawn 非星子牌 and left out by the page and `score --labels`;
+    pre-labelled as the face it looks most like, it would teach that face."""
+    class WithFlowers(FakeDetector):
+        def __call__(self, image: np.ndarray) -> Detections:
+            d = super().__call__(image)
+            return Detections(d.xyxy, d.cls, d.conf, foreign=None if foreign is None else np.array(foreign, np.float32))
+
+    photos = make_photos(tmp_path / "photos", ["a.jpg"])
+    prelabel_folder(photos, tmp_path / "ds", WithFlowers(), show_progress=False)
+    assert read_labels(tmp_path / "ds" / "labels" / "a.txt")[:, 0].tolist() == kept
+
+
 def test_an_iphones_heic_is_pre_labelled_and_kept_as_a_jpeg(tmp_path):
     from pillow_heif import register_heif_opener
 
