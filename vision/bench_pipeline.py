@@ -181,6 +181,10 @@ def run(args: argparse.Namespace) -> int:
     latencies: list[float] = []
     misses: list[str] = []
     outcomes: dict[str, bool] = {}  # sample → 炮 total right
+    if not args.limit:  # photos saved with no truth (the page's, where a missed tile was added): skipped, and said
+        from xingzi.datasets.yolo import image_files
+
+        totals["skipped"] += sum(not (data / "meta" / f"{p.stem}.json").is_file() for p in image_files(data / "images"))
     for path in metas[: args.limit or None]:
         meta = json.loads(path.read_text(encoding="utf-8"))
         if not meta.get("complete", True) or meta.get("expect") is None:

@@ -98,9 +98,10 @@ def test_the_bench_counts_the_samples_it_skips(tmp_path, capsys, demo):
     for stem, meta in (("whole", {**demo, "complete": True}), ("cut", {**demo, "complete": False}), ("plain", unsaid)):
         (tmp_path / "images" / f"{stem}.jpg").write_bytes(photo)
         (tmp_path / "meta" / f"{stem}.json").write_text(json.dumps(meta))
+    (tmp_path / "images" / "saved_without_truth.jpg").write_bytes(photo)  # the page saves some photos with no meta
     assert main(["bench", "pipeline", "--data", str(tmp_path), "--boxes", "truth", "--show-misses", "5"]) == 0
     out = capsys.readouterr().out
-    assert "(truth boxes): 2 samples, 1 skipped" in out and "pao_total_exact_pct         100.0" in out
+    assert "(truth boxes): 2 samples, 2 skipped" in out and "pao_total_exact_pct         100.0" in out
     assert "pao_exact_readable_pct      100.0" in out and "miss " not in out  # nothing read wrong to show
     assert "latency_median_ms" in out and "latency_p95_ms" in out  # photo → annotated picture + score, timed
     assert "tiles_under_labels_pct      0.0" in out  # the demo's labels leave every tile of the hand in view
