@@ -10,7 +10,8 @@ import pytest
 from PIL import Image
 
 from xingzi.cli import main
-from xingzi.datasets.split import merge_datasets, split_dataset
+from xingzi.datasets.merge import merge_datasets
+from xingzi.datasets.split import split_dataset
 
 BOX = " 0.5 0.5 0.1 0.1\n"
 

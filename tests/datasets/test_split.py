@@ -16,9 +16,9 @@ from yolo_folder import shared_style_folder
 
 from xingzi.cli import main
 from xingzi.datasets.check import read_class_names
+from xingzi.datasets.merge import merge_datasets
 from xingzi.datasets.split import (
     class_id_for_name,
-    merge_datasets,
     plan_split,
     remap_label_text,
     source_key,

@@ -13,7 +13,7 @@ from PIL import Image
 
 from xingzi.cli import main
 from xingzi.datasets import zipped
-from xingzi.datasets.split import merge_datasets
+from xingzi.datasets.merge import merge_datasets
 from xingzi.datasets.zipped import dataset_folder
 from xingzi.vision.detections import Detections
 from xingzi.web.labels import labels_zip

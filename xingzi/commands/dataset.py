@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         print(text)
         return 0 if ok else 1
     if args.action == "merge":
-        from xingzi.datasets.split import merge_datasets
+        from xingzi.datasets.merge import merge_datasets
 
         m = merge_datasets(args.sources, args.out, link=args.link)
         copies = {src: (k, first) for src, k, first in m.copies}
