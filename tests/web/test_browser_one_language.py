@@ -286,6 +286,7 @@ def test_the_tally_added_undone_and_copied_in_one_language(server_ok, lang):
         expect(page.locator("#hands li")).to_have_count(1)
         seen.look("a hand added")
         seen.choose(OTHER[lang])  # hands added in the other language are said again in this one
+        _upload(page, "next.jpg")  # the next hand's photo: one added stays added
         page.locator("#self_draw").check()
         expect(page.locator("#add-hand")).to_be_enabled()
         page.locator("#add-hand").click()
@@ -294,6 +295,7 @@ def test_the_tally_added_undone_and_copied_in_one_language(server_ok, lang):
         expect(page.locator("#hands li")).to_have_count(4)
         seen.choose(lang)
         seen.look("a self-draw, the dealer followed, a drawn hand")
+        _upload(page, "third.jpg")
         page.locator("#self_draw").uncheck()
         expect(page.locator("#same-box")).to_be_visible()
         page.locator("#same-discard").check()
