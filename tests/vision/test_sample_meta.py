@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -32,8 +33,8 @@ class Fake:
 
 def saved(tmp_path, monkeypatch, capsys, name: str, det: Detections, *flags: str) -> dict:
     """The meta `xingzi score NAME.jpg --labels` wrote for a photo read as ``det``."""
-    photo = tmp_path / f"{name}.jpg"
-    Image.new("RGB", (W, H), (50, 120, 40)).save(photo)
+    photo = tmp_path / f"{name}.jpg"  # each name its own photo: a set knows a photo saved again by its bytes
+    Image.new("RGB", (W, H), (50, 120, 40 + zlib.crc32(name.encode()) % 200)).save(photo)
     monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fake(det))
     assert main(["score", str(photo), "--labels", str(tmp_path / "set"), *flags]) == 0, capsys.readouterr().err
     capsys.readouterr()
