@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.datasets.errata import shipped_fixer, training_images
-from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels, read_text
+from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files, read_labels
 from xingzi.engine.tiles import CLASS_NAMES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -122,16 +122,15 @@ def check_data(path: Path) -> None:
     """A data.yaml of the user's own (``xingzi train --data``) checked as Ultralytics will read it, before it starts
     and makes a run folder: YAML with 'train', 'val' and 'names', every name a tile class as ``xingzi eval`` maps
     names (our 31, another set's spelling, or a wind/flower it ignores), and the image folders or lists there."""
-    import yaml
-
+    from xingzi.datasets.check import load_yaml
     from xingzi.vision.eval_data import names_from
 
     if path.suffix.lower() not in (".yaml", ".yml"):
         raise ValueError(f"--data: expected a data.yaml (.yaml or .yml), got {path}")
     try:
-        cfg = yaml.safe_load(read_text(path))
-    except yaml.YAMLError as e:
-        raise ValueError(f"--data {path}: not valid YAML ({str(e).splitlines()[0]})") from None
+        cfg = load_yaml(path)
+    except ValueError as e:  # (it names the file)
+        raise ValueError(f"--data {e}") from None
     if not isinstance(cfg, dict) or not all(cfg.get(k) for k in ("train", "val", "names")):
         keys = sorted(map(str, cfg)) if isinstance(cfg, dict) else type(cfg).__name__
         raise ValueError(f"--data {path}: expected a data.yaml with 'train', 'val' and 'names', got {keys}")
