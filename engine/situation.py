@@ -292,10 +292,16 @@ def _check_one_discard(claims: list[tuple[int, dict]], discarder: int | None, ru
         raise ValueError(f"{fa} 发 in front of the winners on one discard and its discarder: a set has only 4")
 
 
+def paying_seats(seat: int, discarder: int | None) -> list[int]:
+    """Who pays a win at ``seat``, in the order of its payers: the discarder, or on 自摸 the three others from the
+    winner's 下家 on."""
+    return [discarder] if discarder is not None else [(seat + k) % 4 for k in (1, 2, 3)]
+
+
 def _seated_payers(payers: Any, seat: int, discarder: int | None, dealer: int) -> Any:
     """The payers of a win at ``seat``, each marked dealer or not from the seats (§8: the dealer's payment is
     doubled): missing ones are plain players; a ``dealer`` flag that disagrees with the seats is refused."""
-    paying = [discarder] if discarder is not None else [(seat + k) % 4 for k in (1, 2, 3)]
+    paying = paying_seats(seat, discarder)
     if payers is None:
         payers = []
     if not isinstance(payers, list) or not all(isinstance(p, Mapping) for p in payers):

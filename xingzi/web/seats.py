@@ -9,6 +9,7 @@ from typing import Any
 
 from xingzi.engine import next_dealer, seat_settlement
 from xingzi.engine.ruleset import Ruleset
+from xingzi.engine.situation import paying_seats
 
 EXPECTED = ('table must be {"winner": 0-3, "discarder": 0-3 or null, "dealer": 0-3, "before": [winners already '
             'added on this discard]}')
@@ -58,7 +59,7 @@ def seated_flags(seats: Seats, payers: Sequence[Mapping[str, Any]]) -> tuple[boo
     from the winner's 下家 on; a payer not sent is a plain one showing nothing). While the tally is open its seats
     say who deals (the table's settlement doubles by them, whatever the flags said), so the score's own payments
     follow them too instead of doubling another payment."""
-    paying = [seats.discarder] if seats.discarder is not None else [(seats.winner + k) % 4 for k in (1, 2, 3)]
+    paying = paying_seats(seats.winner, seats.discarder)
     sent = list(payers) + [{"fa": 0, "melds": []}] * (len(paying) - len(payers))
     flagged = [{**p, "dealer": k < len(paying) and paying[k] == seats.dealer} for k, p in enumerate(sent)]
     return seats.dealer == seats.winner, tuple(flagged)
