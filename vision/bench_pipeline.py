@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from xingzi.datasets.yolo import image_files
 from xingzi.engine.notation import format_meld
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
@@ -182,8 +183,6 @@ def run(args: argparse.Namespace) -> int:
     misses: list[str] = []
     outcomes: dict[str, bool] = {}  # sample → 炮 total right
     if not args.limit:  # photos saved with no truth (the page's, where a missed tile was added): skipped, and said
-        from xingzi.datasets.yolo import image_files
-
         totals["skipped"] += sum(not (data / "meta" / f"{p.stem}.json").is_file() for p in image_files(data / "images"))
     for path in metas[: args.limit or None]:
         meta = json.loads(path.read_text(encoding="utf-8"))
