@@ -12,7 +12,7 @@ import pytest
 
 from tools.user_paths import command_flags, main, page_query, page_rescore, payer_spec, shows_something
 from xingzi.cli import build_parser
-from xingzi.vision.bench_pipeline import context_of
+from xingzi.vision.bench_truth import context_of
 from xingzi.vision.photo_command import context_from_args
 from xingzi.web.app import _context
 from xingzi.web.rules import TableRules

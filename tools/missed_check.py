@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.engine.tiles import BACK_CLASS
-from xingzi.vision.bench_pipeline import truth_detections
+from xingzi.vision.bench_truth import truth_detections
 from xingzi.vision.detections import Detections
 from xingzi.vision.eval_data import image_size, load_dataset, name_table, truths_for
 from xingzi.vision.grouping import HandReading, group, is_legal_reading

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from xingzi.vision.bench_pipeline import result_right
+from xingzi.vision.bench_truth import result_right
 
 Verdict = Callable[[Path, dict], bool]
 

@@ -77,7 +77,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     at_conf = _AtConf(det, conf)
     check = None if perturb is not None else pipeline_check or PIPELINE_CHECK
     if check is None and perturb is None and (ds.root / "meta").is_dir():
-        from xingzi.vision.bench_pipeline import pipeline_matches_truth
+        from xingzi.vision.bench_truth import pipeline_matches_truth
 
         check = pipeline_matches_truth
     out, right, as_users = [], [], []

@@ -13,14 +13,8 @@ import pytest
 
 from xingzi.engine.tiles import Tile
 from xingzi.vision.bench_fix import corrections, offered_faces, one_fix_right, synth_truth
-from xingzi.vision.bench_pipeline import (
-    melds_exact,
-    needs_input,
-    one_tap_right,
-    summarise,
-    total_right,
-    truth_detections,
-)
+from xingzi.vision.bench_pipeline import melds_exact, needs_input, summarise
+from xingzi.vision.bench_truth import one_tap_right, total_right, truth_detections
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout, with_tiles
 from xingzi.vision.metrics import box_iou
@@ -179,7 +173,7 @@ def test_compare_reads_a_situation_without_fa_as_none_and_melds_only_tile_by_til
 
 
 def test_the_whole_pipeline_check_of_eval_takes_only_samples_with_a_result(demo):
-    from xingzi.vision.bench_pipeline import pipeline_matches_truth
+    from xingzi.vision.bench_truth import pipeline_matches_truth
 
     photo = DEMO.with_suffix(".jpg")
     import cv2

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from xingzi.vision.bench_pipeline import pipeline_matches_truth, truth_detections
+from xingzi.vision.bench_truth import pipeline_matches_truth, truth_detections
 
 DEMO = Path(__file__).resolve().parents[2] / "examples"
 
