@@ -31,7 +31,9 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # the winner deals next
         expect(page.locator("#add-hand")).to_be_disabled()  # added once: a second tap adds nothing
         expect(page.locator("#add-hand")).to_contain_text("已记入 added")  # and says why
-        read_photo(page, "next.jpg")  # the next hand's photo
+        read_photo(page, "next.jpg")  # the next hand's photo, its ticks as the tally now says: 南 deals and wins
+        expect(page.locator("#dealer")).to_be_checked()
+        expect(page.locator("#payments li")).to_have_text(["东付 pays 6 (3 炮 ×2 庄家 dealer)"])
         page.locator("#self_draw").check()  # 南, now the dealer, draws the winning tile: each of three pays 4 ×2
         expect(page.locator("#dealer")).to_be_checked()
         expect(page.locator("#discarder-box")).to_be_hidden()
@@ -73,7 +75,9 @@ def test_a_new_game_an_undo_and_closing_the_tally_each_settle_the_score_shown_ag
         page.locator("#table-box summary").click()
         expect(page.locator("#dealer-by-tally")).to_be_visible()  # why the tick cannot be changed, said on a phone
         page.locator("#add-hand").click()  # 南 wins on 东's discard: 南 deals next
-        read_photo(page, "next.jpg")  # the next hand's photo
+        read_photo(page, "next.jpg")  # the next hand's photo, its ticks as the tally now says: 南 deals and wins
+        expect(page.locator("#dealer")).to_be_checked()
+        expect(page.locator("#payments li")).to_have_text(["东付 pays 6 (3 炮 ×2 庄家 dealer)"])
         page.locator("#self_draw").check()
         expect(page.locator("#dealer")).to_be_checked()
         expect(page.locator("#add-hand")).to_contain_text("南 +24")

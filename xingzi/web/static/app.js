@@ -49,6 +49,7 @@ async function call(url, options) {
 async function upload(file) {
   status(T("读取中…", "Reading…"));
   showFolded();
+  followTally();  // a hand added since the last photo moved the deal: this photo is the next hand's
   const c = context();
   const q = new URLSearchParams({ self_draw: c.self_draw, dealer: c.dealer, as_read: c.as_read,
     events: c.events.join(","), rules: JSON.stringify(c.rules), table: c.table ? JSON.stringify(c.table) : "" });

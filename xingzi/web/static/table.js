@@ -195,6 +195,15 @@ function showTable() {
 // With the tally open, the dealer ticks of the score follow the table: the winner's, or the payer's who deals.
 // Rescores and says true when it did; closed, the page's ticks are the user's alone.
 function syncDealer() {
+  if (!followTally()) return false;
+  showTable();
+  rescore();
+  return true;
+}
+
+// The dealer ticks set as the tally says (disabled while it is open; a photo read next is sent with them), without
+// a rescore; says whether the tally is open.
+function followTally() {
   const open = $("table-box").open;
   const boxes = [$("dealer"), ...document.querySelectorAll("#payers .payer-dealer")];
   for (const box of boxes) {  // while the tally is open its seats say who deals: the ticks show it, not change it
@@ -208,8 +217,6 @@ function syncDealer() {
   $("dealer").checked = table.winner === dealer;
   const seats = payerSeats(table.winner, table.discarder, selfDraw);
   document.querySelectorAll("#payers .payer-dealer").forEach((box, k) => { box.checked = seats[k] === dealer; });
-  showTable();
-  rescore();
   return true;
 }
 
