@@ -87,12 +87,18 @@ def parse_situation(s: Any, ruleset: Ruleset | None = None) -> tuple[Hand, WinCo
     payers = _payers(s.get("payers"))
     events = _events(s.get("events"))
     ctx = make_context(hand, _bool(s, "self_draw"), _bool(s, "dealer"), events, payers)
+    return hand, ctx, _rules_of(s, ruleset)
+
+
+def _rules_of(s: Mapping[str, Any], ruleset: Ruleset | None) -> Ruleset:
+    """The ruleset an object (a situation or a round) names in ``ruleset``, else ``ruleset`` (else the shipped
+    one), with its ``rules`` on top."""
     base = ruleset
     if s.get("ruleset") is not None:
         if not isinstance(s["ruleset"], str):
             raise ValueError(f"\"ruleset\" must be a preset name or a ruleset file, got {s['ruleset']!r}")
         base = load_ruleset(s["ruleset"])
-    return hand, ctx, _with_overrides(base or load_ruleset(), s.get("rules"))
+    return _with_overrides(base or load_ruleset(), s.get("rules"))
 
 
 _OVERRIDDEN: dict[tuple[int, str], tuple[Ruleset, Ruleset]] = {}
@@ -156,7 +162,7 @@ def score_situation(situation: dict, ruleset: Ruleset | None = None) -> dict:
 
 # the fields a situation's reader and a round's read (RULES.md §10; any other field is let be)
 SITUATION_FIELDS = ("hand", "win_tile", "melds", "fa", "self_draw", "dealer", "events", "payers", "rules", "ruleset")
-ROUND_FIELDS = ("dealer", "discarder", "wins", "follow_dealer")
+ROUND_FIELDS = ("dealer", "discarder", "wins", "follow_dealer", "rules", "ruleset")
 
 
 def _payers(raw: Any) -> tuple[Payer, ...]:
@@ -199,11 +205,13 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     each of the four seats wins or pays.
 
     Several ``wins`` on one discard are 一炮多响: each is scored on its own. A win's ``payers`` are marked
-    dealer or not from the seats (missing ones are plain players; a flag that disagrees is refused).
+    dealer or not from the seats (missing ones are plain players; a flag that disagrees is refused). The
+    round's ``ruleset`` and ``rules``, as a situation's, settle 跟庄 and are the base of each win, which is
+    scored and settled under its own on top.
     """
     if not isinstance(round_, Mapping):
         raise ValueError(f"a round is a JSON object with \"dealer\" and \"wins\", got {type(round_).__name__}")
-    ruleset = _base(ruleset)
+    ruleset = _rules_of(round_, _base(ruleset))  # the round's own, under each win's and over 跟庄
     if "dealer" not in round_:  # (every payment to or from the dealer is doubled: no seat can be assumed)
         raise ValueError("a round needs \"dealer\": the seat 0..3 that deals this hand")
     dealer = _int(round_, "dealer")
@@ -230,8 +238,9 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
             raise ValueError(f"seat {seat}: self_draw must be {discarder is None} when discarder is {discarder!r}")
         if s["dealer"] != (seat == dealer):
             raise ValueError(f"seat {seat}: dealer flag disagrees with the round's dealer seat {dealer}")
-        result = score_situation(s, ruleset)
-        result.update(seat_settlement(result, seat, discarder, dealer, ruleset))
+        hand, ctx, rules = parse_situation(s, ruleset)  # the win's own ruleset settles it too (its dealer factor)
+        result = score_json(score_hand(hand, ctx, rules), hand, rules)
+        result.update(seat_settlement(result, seat, discarder, dealer, rules))
         results.append({"seat": seat, **result})
         claims.append((seat, s))
         if result["valid"]:
@@ -251,7 +260,7 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
         tile = _tile(round_["follow_dealer"], "follow_dealer")
         # the dealer pays (the payment's "claimant" is the dealer here, so it says so)
         out["follow_dealer"] = [{**payment_json(p), "payer": "dealer"}
-                                for p in follow_dealer(tile, ruleset or load_ruleset())]
+                                for p in follow_dealer(tile, ruleset)]
         for k, p in enumerate(out["follow_dealer"]):  # the dealer pays the others, from 下家 on
             p["seat"] = (dealer + 1 + k) % 4
             deltas[dealer] -= p["amount"]

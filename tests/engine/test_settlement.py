@@ -250,3 +250,35 @@ def test_the_dealer_followed_pays_the_others_from_the_next_seat_on() -> None:
     assert [(p["seat"], p["pao"], p["amount"]) for p in out["follow_dealer"]] == [(3, 2, 4), (0, 2, 4), (1, 2, 4)]
     assert {p["payer"] for p in out["follow_dealer"]} == {"dealer"}  # the dealer pays: said so
     assert out["deltas"] == [4, 4, -12, 4] and out["next_dealer"] == 2
+
+
+WIN_3M = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}  # RULES.md §11 example 1: 3 炮
+
+
+@pytest.mark.parametrize(("round_", "deltas", "followed"), [
+    pytest.param({"wins": [{"seat": 2, **WIN_3M, "rules": {"settlement": {"dealer_factor": 3}}}]},
+                 [-9, 0, 9, 0], None, id="a-wins-own-rules-double-its-dealer"),
+    pytest.param({"rules": {"settlement": {"dealer_factor": 3}}, "wins": [{"seat": 2, **WIN_3M}]},
+                 [-9, 0, 9, 0], None, id="the-rounds-rules-under-each-win"),
+    pytest.param({"rules": {"settlement": {"dealer_factor": 3}},
+                  "wins": [{"seat": 2, **WIN_3M, "rules": {"settlement": {"dealer_factor": 2}}}]},
+                 [-6, 0, 6, 0], None, id="a-wins-rules-over-the-rounds"),
+    pytest.param({"ruleset": "default", "wins": [], "follow_dealer": "1m",
+                  "rules": {"settlement": {"follow_dealer": 5}}}, [-30, 10, 10, 10], 10, id="the-rounds-rules-set-follow"),
+])
+def test_a_round_is_settled_under_the_rulesets_it_and_its_wins_name(round_, deltas, followed) -> None:
+    """The dealer (seat 0) discards; each payment to or from the dealer is doubled by the factor of the ruleset the
+    win is scored under (RULES.md §8), a round's own rules under each win's and over 跟庄."""
+    out = score_round({"dealer": 0, "discarder": 0, **round_})
+    assert out["deltas"] == deltas
+    if followed is not None:
+        assert [p["amount"] for p in out["follow_dealer"]] == [followed] * 3
+
+
+def test_a_win_named_ruleset_settles_it_whatever_the_base(tmp_path) -> None:
+    house = tmp_path / "house.toml"
+    house.write_text('name = "house"\n[settlement]\ndealer_factor = 3\n', encoding="utf-8")
+    round_ = {"dealer": 0, "discarder": 0, "wins": [{"seat": 2, **WIN_3M, "ruleset": "default"}]}
+    assert score_round(round_, load_ruleset(str(house)))["deltas"] == [-6, 0, 6, 0]
+    round_["wins"][0]["ruleset"] = str(house)
+    assert score_round(round_)["deltas"] == [-9, 0, 9, 0]
