@@ -759,3 +759,18 @@ def test_a_json_value_that_is_no_object_is_named_by_what_it_is(capsys, monkeypat
     code, out, _ = score_json(text.encode(), "-", tmp_path, capsys, monkeypatch)
     (result,) = [json.loads(line) for line in out.splitlines()]
     assert code == 1 and result["line"] == 1 and result["error"].endswith(f"got {kind}")
+
+
+def test_rules_command_shows_the_table_under_set(capsys, tmp_path) -> None:
+    """The table `score --set` and `serve --set` would score by; four 发 on top worded with the 炮 per 发."""
+    code, out, _ = run(["rules", "--set", "four_fa=on_top", "--set", "fa=2", "--set", 'settlement={"dealer_factor": 3}'],
+                       capsys)
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == 'ruleset: default (003 text), with --set four_fa=on_top fa=2 settlement={"dealer_factor": 3}'
+    assert "  four_fa                   on_top" in lines and any(line.startswith("settlement: dealer ×3") for line in lines)
+    assert any(line.startswith("fa ") and "2 each, four = 8+10" in line for line in lines)
+    items = json.loads(run(["score", "--hand", "123m456m789p12s55p 3s", "--fa", "4", "--set", "four_fa=on_top", "--set",
+                            "fa=2", "--json"], capsys)[1])["items"]
+    assert {"key": "fa", "name": "发财", "pao": 18} in items
+    code, _, err = run(["rules", "--set", "four_fa=sideways"], capsys)
+    assert code == 2 and "four_fa" in err

@@ -29,7 +29,7 @@ def pao_words(key: str, rules: Ruleset) -> tuple[str, str]:
         return (f"平胡 {table['ping_hu']} / 花炮 {table['flower']}" + (f"（{zh}）" if extra else ""),
                 f"plain win {table['ping_hu']} / pattern hand {table['flower']}" + (f" ({en})" if extra else ""))
     if key == "fa":
-        four = ("4+" if rules.options["four_fa"] == "on_top" else "") + str(pao["four_fa"])
+        four = (f"{4 * pao['fa']}+" if rules.options["four_fa"] == "on_top" else "") + str(pao["four_fa"])
         return f"每张 {pao['fa']}，四张 = {four}", f"{pao['fa']} each, four = {four}"
     if key == "hong_qi":
         sets = "/".join(str(v) for v in rules.hong_qi_sets.values())

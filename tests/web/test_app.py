@@ -777,3 +777,18 @@ def test_a_stalled_or_abandoned_upload_is_given_up(monkeypatch):
         with pytest.raises(guards.BadRequest, match=message) as told:
             asyncio.run(guards.read_body(upload, 10))
         assert told.value.status == status
+
+
+def test_a_house_servers_numbers_are_the_ones_its_page_shows():
+    """The §9 choices and the 炮 table worded with the server's own numbers (2 per 发, 12 for four, +6 on the last
+    discard, counted from 12), not the shipped ones the page's words were first written with."""
+    from xingzi.web.rules import TableRules
+
+    house = {"pao": {"fa": 2, "four_fa": 12, "hai_di_pao": 6, "hai_di_pao_start": 12}, "four_fa": "on_top"}
+    client, _ = client_for(layout_detections(), rules=TableRules(None, house))
+    options = {o["key"]: {c["value"]: c["en"] for c in o["choices"]} for o in client.get("/api/faces").json()["rules"]["options"]}
+    assert options["four_fa"] == {"in_all": "12 in all", "on_top": "8+12 = 20"}
+    assert options["hai_di_pao"] == {"addition": "+6", "start_at_10": "counts from 12"}
+    assert options["eaten_hong_qi"] == {"in_all": "10 in all", "on_top": "its sets and 10 more"}
+    rows = {r["key"]: r for r in client.get("/api/rules").json()["items"]}
+    assert rows["fa"]["pao"] == "2 each, four = 8+12"

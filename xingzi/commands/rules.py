@@ -12,6 +12,9 @@ from xingzi.ruletable import item_rows
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", metavar="FILE", help="ruleset TOML file or preset name (default, text000)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                   help="the table with one ruleset option or 炮 number changed, as `score --set` and `serve --set` "
+                        "take it, e.g. --set four_fa=on_top")
 
 
 def cells(text: str) -> int:
@@ -49,5 +52,11 @@ def table_lines(rules: Ruleset) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    print("\n".join(table_lines(load_ruleset(args.rules))))
+    from xingzi.commands.score import parse_overrides
+
+    overrides = parse_overrides(args.overrides)
+    lines = table_lines(load_ruleset(args.rules).with_overrides(overrides))
+    if overrides:  # the ruleset's name alone would hide that its numbers were changed
+        lines[0] += f", with --set {' '.join(args.overrides)}"
+    print("\n".join(lines))
     return 0

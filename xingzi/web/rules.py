@@ -63,6 +63,7 @@ class TableRules:
         options = []
         for key, allowed in CHOICES.items():
             zh, en, text = OPTION_TEXT[key]
+            text = {**text, **_numbered_choices(key, rules)}
             options.append({"key": key, "zh": zh, "en": en, "value": rules.option(key),
                             "choices": [{"value": v, "text": text[v][0], "zh": text[v][1], "en": text[v][2]}
                                         for v in allowed]})
@@ -98,6 +99,25 @@ class TableRules:
             zh, en = pao_words(row["key"], rules)
             rows.append({**row, "en": ITEM_NAMES.get(row["key"], ("", row["key"]))[1], "pao_zh": zh, "pao_en": en})
         return {**_names(rules), "items": rows}
+
+
+def _numbered_choices(key: str, rules: Ruleset) -> dict[Any, tuple[str, str, str]]:
+    """An option's choices that name a number of 炮, with the numbers of these rules (a house file may change
+    them); OPTION_TEXT words them with the shipped ones."""
+    pao = rules.pao
+    if key == "four_fa":
+        n, each = pao["four_fa"], 4 * pao["fa"]
+        return {"in_all": (f"共{n} {n} in all", f"共{n}", f"{n} in all"), "on_top": (f"{each}+{n} = {each + n}",) * 3}
+    if key == "hai_di_pao":
+        add, start = pao["hai_di_pao"], pao["hai_di_pao_start"]
+        return {"addition": (f"加{add} +{add}", f"加{add}", f"+{add}"),
+                "start_at_10": (f"从{start}起 counts from {start}", f"从{start}起", f"counts from {start}")}
+    if key == "eaten_hong_qi":
+        tables = rules.data["eating"]["hong_qi"]
+        whole, more = tables["in_all"]["base"], tables["on_top"]["base"]
+        return {"in_all": (f"共{whole} {whole} in all", f"共{whole}", f"{whole} in all"),
+                "on_top": (f"各组另加{more} its sets and {more} more", f"各组另加{more}", f"its sets and {more} more")}
+    return {}
 
 
 def _names(rules: Ruleset) -> dict[str, str]:
