@@ -45,7 +45,9 @@ def run_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
     def run(name: str) -> str:
         out = execute(nbformat.read(NOTEBOOKS / name, as_version=4))
-        assert any(p.name.startswith("xingzi_nb_") for p in tmp_path.iterdir()), "the scratch folder is not under tmp_path"
+        removed = re.search(r"removed the scratch folder (\S+)", out)
+        assert removed and Path(removed[1]).parent == tmp_path, "the scratch folder is not under tmp_path"
+        assert not list(tmp_path.glob("xingzi_nb_*")), "the notebook left its scratch folder behind"
         return out
 
     return run
