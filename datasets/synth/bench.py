@@ -45,14 +45,27 @@ def run(args: argparse.Namespace) -> int:
     steady = steady_rate(stamps) or done / dt
     cores = os.cpu_count() or 1
     used = min(cores, args.workers)
-    # each worker builds the face textures once as well: take that out of the per-image CPU cost
-    per_image = max(cpu - args.workers * warm_cpu, 1e-9) / done if args.workers > 1 else cpu / done
+    per_image = cpu_per_image(cpu, warm_cpu, args.workers, done)
     print(f"synth: {done} images at {args.imgsz} px with {args.workers} worker(s): {done / dt:.1f} images/s "
           f"overall, {steady:.1f} images/s steady (wall clock, load average {os.getloadavg()[0]:.1f} "
           f"on {cores} cores)")
-    print(f"synth: {1000 * per_image:.0f} ms CPU per image, i.e. {used / per_image:.1f} images/s on {used} idle "
-          f"core(s); building every face style takes {warm:.1f} s ({warm_cpu:.1f} s CPU) once per process")
+    warmed = f"building every face style takes {warm:.1f} s ({warm_cpu:.1f} s CPU) once per process"
+    if per_image is None:
+        print(f"synth: {cpu:.1f} s CPU in all, too little beside the workers' start-up to tell the CPU per image "
+              f"(try --n 200); {warmed}")
+    else:
+        print(f"synth: {1000 * per_image:.0f} ms CPU per image, i.e. {used / per_image:.1f} images/s on {used} idle "
+              f"core(s); {warmed}")
     return 0
+
+
+def cpu_per_image(cpu: float, warm_cpu: float, workers: int, done: int) -> float | None:
+    """CPU seconds per image: with a pool each worker builds the face textures once as well (``warm_cpu``), which is
+    taken out; None when that start-up is most of the time measured (a few images: the rest says nothing)."""
+    if workers == 1:
+        return cpu / done
+    making = cpu - workers * warm_cpu
+    return making / done if making >= cpu / 4 else None
 
 
 def steady_rate(stamps: list[float]) -> float | None:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from xingzi.cli import main
-from xingzi.datasets.synth.bench import steady_rate
+from xingzi.datasets.synth.bench import cpu_per_image, steady_rate
 
 
 def test_the_bench_makes_the_photos_asked_for_and_prints_both_rates(capsys):
@@ -64,3 +64,13 @@ def test_the_cpu_figure_counts_this_process_and_the_workers_it_waited_for():
     subprocess.run([sys.executable, "-c", "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"],
                    check=True)
     assert _cpu_seconds() - before >= 0.3  # a finished child's time is added
+
+
+@pytest.mark.parametrize("cpu, warm_cpu, workers, done, per_image", [
+    pytest.param(10.0, 4.0, 1, 5, 2.0, id="one-process-warmed-before"),
+    pytest.param(20.0, 4.0, 2, 6, 2.0, id="each-worker-warms-once"),
+    pytest.param(9.0, 4.0, 2, 30, None, id="start-up-is-most-of-it"),  # was 1e-9 s: "6e10 images/s"
+    pytest.param(7.0, 4.0, 2, 30, None, id="start-up-more-than-measured"),
+])
+def test_the_cpu_per_image_leaves_out_the_workers_start_up_or_says_it_cannot(cpu, warm_cpu, workers, done, per_image):
+    assert cpu_per_image(cpu, warm_cpu, workers, done) == per_image
