@@ -20,8 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="face styles to use (default: procedural and every art pack); also `brush`, the "
                              "procedural faces with hand-written characters, drawn only when named")
     parser.add_argument("--blur-share", type=float, default=0.0, metavar="P",
-                        help="share of photos also blurred as by a shaken phone (sigma 1-2.5 px per 640 px; "
-                             "default 0: the usual photos, the same bytes for a seed as before)")
+                        help="share of photos also blurred as by a shaken phone: half Gaussian (sigma 1-2.5 px per 640 "
+                             "px), half a motion streak (5-10 px per 640 px, any angle); default 0: the usual photos, "
+                             "the same bytes for a seed as before")
     parser.add_argument("--list-styles", action="store_true", help="print the available face styles and exit")
     parser.add_argument("--preview", action="store_true",
                         help="write a contact sheet with boxes instead of a dataset (default synth_preview.jpg)")
