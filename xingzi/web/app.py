@@ -8,6 +8,7 @@ multipart spooling to disk), decoded with a pixel-count guard, kept in memory fo
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import secrets
 import threading
@@ -78,7 +79,9 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
                                                                                    ("dragon", Tile.ZHONG))}
     app = FastAPI(title="xingzi", docs_url=None, redoc_url=None, openapi_url=None)
     sessions: OrderedDict[str, Session] = OrderedDict()
-    lock = threading.Lock()  # one detector call at a time; sessions shared between threads
+    lock = threading.Lock()  # the held photos, shared between threads (held a moment, never while a photo is read)
+    # one detector call at a time, in the order asked; a request whose client has gone by its turn is not read
+    detecting = asyncio.Lock()
     # a 40-MP picture takes up to ~0.6 GB while it is decoded: a few at a time, however many are sent at once
     decoding = threading.BoundedSemaphore(MAX_DECODING)
     holder: dict[str, TileDetector] = {} if detector is None else {"d": detector}
@@ -137,23 +140,25 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         data = await guards.read_body(request, max_upload)
         context, as_read = _context(params, rules), _flag(params.get("as_read", False), "as_read")
         (seats, context), hint = _seated(params.get("table"), context), guards.form_hint(guards.media_type(request), data)
-        return await _in_thread(lambda: _read(data, context, as_read, seats, hint))
-
-    def _read(data: bytes, context: Context, as_read: bool = False, seats: Seats | None = None,
-              hint: str = "") -> JSONResponse:
-        try:
-            with decoding:
-                image = decode_image(data, max_pixels=max_pixels)
-        except ValueError as e:
-            raise BadRequest(f"{e}{hint}") from None
-        with lock:
-            detections, reading = detect_hand(get_detector(), image)
+        image = await _in_thread(lambda: _decoded(data, hint))
+        async with detecting:
+            if await request.is_disconnected():  # gone (a phone that gave up, or sent the photo again): not read
+                return JSONResponse(refusal("the client left before its photo was read", 499), status_code=499)
+            detections, reading = await _in_thread(lambda: detect_hand(get_detector(), image))
         token = secrets.token_urlsafe(12)
         with lock:
             sessions[token] = Session(image, detections)
             while len(sessions) > MAX_SESSIONS:
                 sessions.popitem(last=False)
-        return _respond(token, analyse(image, detections, context, as_read=as_read, reading=reading), seats, ruleset)
+        return await _in_thread(lambda: _respond(
+            token, analyse(image, detections, context, as_read=as_read, reading=reading), seats, ruleset))
+
+    def _decoded(data: bytes, hint: str) -> np.ndarray:
+        try:
+            with decoding:
+                return decode_image(data, max_pixels=max_pixels)
+        except ValueError as e:
+            raise BadRequest(f"{e}{hint}") from None
 
     def _marked(body: Any) -> tuple[str, Session, Marks]:
         """The held photo a rescore or labels request names, with the user's word on its tiles."""
