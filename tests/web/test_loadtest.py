@@ -62,6 +62,7 @@ def test_a_load_run_counts_every_request_and_finds_the_server_up(demo_server):
 def test_requests_the_app_refuses_are_errors_and_the_server_stays_up(demo_server):
     report = load(demo_server, b"this is no photo", n=4, concurrency=2, timeout=30)
     assert report["errors"] == 4 and report["server_up_after"] is True
+    assert report["throughput_rps"] == 0 and report["median_ms"] is None  # no photo answered: none timed
 
 
 def test_a_server_that_is_not_there_is_all_errors_and_not_up():
@@ -70,6 +71,7 @@ def test_a_server_that_is_not_there_is_all_errors_and_not_up():
         port = s.getsockname()[1]
     report = load(f"http://127.0.0.1:{port}", jpeg_bytes(), n=3, concurrency=3, timeout=5)
     assert report["errors"] == 3 and report["server_up_after"] is False
+    assert report["throughput_rps"] == 0 and report["p95_ms"] is None  # was 142.5 requests/s, all refused
 
 
 def test_the_command_prints_its_report_and_exits_0_on_a_clean_run(demo_server, tmp_path, capsys):
