@@ -92,6 +92,8 @@ def add_tiles(det: Detections, added: Sequence[tuple[int, Sequence[float]]], sha
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= int(k) < len(CLASS_NAMES):
             raise ValueError(f"{what}: class must be an integer 0..{len(CLASS_NAMES) - 1}, got {k!r}")
         try:
+            if any(isinstance(v, (bool, str, bytes)) for v in box):  # "100" or true are no pixel (float() takes them)
+                raise TypeError
             x0, y0, x1, y1 = (float(v) for v in box)
         except (TypeError, ValueError, OverflowError):  # OverflowError: an integer past any float
             raise ValueError(f"{what}: expected a box [x0, y0, x1, y1] of 4 numbers, got {box!r}"[:300]) from None

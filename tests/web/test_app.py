@@ -385,6 +385,8 @@ def test_adding_a_tile_the_detector_missed_rescores_with_it(photo):
         ([{"cls": True, "xyxy": box.tolist()}], "class must be an integer 0..30"),
         ([{"cls": 4, "xyxy": [10, 10, 5, 20]}], "expected x0 < x1 and y0 < y1"),
         ([{"cls": 4, "xyxy": [10, 10, 20]}], "expected a box [x0, y0, x1, y1]"),
+        ([{"cls": 4, "xyxy": ["100", "100", "150", "150"]}], "expected a box [x0, y0, x1, y1] of 4 numbers"),
+        ([{"cls": 4, "xyxy": [True, True, 150, 150]}], "expected a box [x0, y0, x1, y1] of 4 numbers"),
         ([{"cls": 4, "xyxy": [5000, 10, 5050, 80]}], "lies outside the 1280x960 photo"),
         ([{"cls": 4}], "added must be a list of {cls, xyxy} or {cls, beside} objects"),
         ([{"cls": 4, "xyxy": box.tolist(), "beside": 0}], "added must be a list of {cls, xyxy} or {cls, beside}"),
@@ -675,7 +677,8 @@ def test_json_bodies_are_capped_and_forms_are_told_to_send_bytes(photo):
     padded = json.dumps({"token": token, "pad": "a" * (2 * 1024 * 1024)})
     for path in ("/api/rescore", "/api/labels"):
         big = client.post(path, content=padded, headers={"content-type": "application/json"})
-        assert big.status_code == 413 and "is over the 1 MiB limit" in big.json()["error"]
+        assert big.status_code == 413 and big.json()["error"].startswith("request of 2.0 MiB is over the 1 MiB limit")
+        assert big.json()["error_zh"] == "请求内容太大（2.0 兆，上限 1 兆）"  # not 照片太大: no photo was sent
     form = client.post("/api/read", files={"file": ("hand.jpg", photo, "image/jpeg")})
     assert form.status_code == 415 and "--data-binary" in form.json()["error"]
     assert client.post("/api/rescore", json={"token": token}).json()["own"] == 3  # the photo is still held

@@ -83,6 +83,10 @@ def tray():
                  id="winner-discarding"),
     pytest.param({"token": "gone"}, 404, "this photo is no longer held by the server: upload it again",
                  "服务器上已没有这张照片，请再上传一次", id="photo-no-longer-held"),
+    pytest.param({"token": None}, 400, "token must be the text the photo was read under, got None",
+                 "token 应为读这张照片时得到的那串字", id="no-token"),  # was "no longer held": upload it again
+    pytest.param({"token": 5}, 400, "token must be the text the photo was read under, got 5",
+                 "token 应为读这张照片时得到的那串字", id="a-number-for-a-token"),
 ])
 def test_a_refused_rescore_says_why_in_chinese_beside_the_english(tray, body, status, english, chinese):
     client, token = tray

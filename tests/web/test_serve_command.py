@@ -35,6 +35,15 @@ def test_a_port_another_server_holds_is_refused_before_the_address_is_printed(mo
     assert out == ""
 
 
+def test_an_address_of_another_machine_is_refused_as_the_host_not_the_port(monkeypatch, capsys):
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("the server was started"))
+    assert main(["serve", "--host", "203.0.113.77"]) == 2  # (TEST-NET-3: on no machine)
+    err = capsys.readouterr().err
+    assert "--host 203.0.113.77: not an address of this machine" in err and "--port" not in err
+
+
 def test_serve_with_a_dataset_folder(served, tmp_path, capsys):
     folder = tmp_path / "table_photos"
     assert main(["serve", "--host", "0.0.0.0", "--port", "8123", "--collect", str(folder)]) == 0
@@ -47,23 +56,28 @@ def test_serve_with_a_dataset_folder(served, tmp_path, capsys):
 @pytest.mark.parametrize(("argv", "message"), [
     pytest.param(["--port", "0"], "--port must be 1..65535", id="port"),
     pytest.param(["--port", "65536"], "--port must be 1..65535, got 65536", id="port-past-the-last"),
-    pytest.param(["--max-upload-mb", "0"], "--max-upload-mb must be more than 0 and at most 1024, got 0.0",
-                 id="upload-limit"),
-    pytest.param(["--max-upload-mb", "inf"], "--max-upload-mb must be more than 0 and at most 1024, got inf",
+    pytest.param(["--max-upload-mb", "0"], "--max-upload-mb must be 0.5 to 1024 (MiB), got 0.0", id="upload-limit"),
+    pytest.param(["--max-upload-mb", "0.4"], "--max-upload-mb must be 0.5 to 1024 (MiB), got 0.4",
+                 id="upload-limit-under-any-photo"),  # 1e-9 refused every photo, an 8x8 PNG too
+    pytest.param(["--max-upload-mb", "inf"], "--max-upload-mb must be 0.5 to 1024 (MiB), got inf",
                  id="upload-limit-infinite"),
-    pytest.param(["--max-upload-mb", "nan"], "--max-upload-mb must be more than 0 and at most 1024, got nan",
+    pytest.param(["--max-upload-mb", "nan"], "--max-upload-mb must be 0.5 to 1024 (MiB), got nan",
                  id="upload-limit-nan"),
     pytest.param(["--conf", "nan"], "--conf must be a confidence from 0 to 1, got nan", id="conf-nan"),
     pytest.param(["--conf", "1.5"], "--conf must be a confidence from 0 to 1, got 1.5", id="conf-over-1"),
     pytest.param(["--conf", "-0.5"], "--conf must be a confidence from 0 to 1, got -0.5", id="conf-under-0"),
     pytest.param(["--model", "/nonexistent/weights.onnx"], "--model: detector weights not found", id="no-weights"),
     pytest.param(["--host", "256.1.1.1"], "--host: not an address of this machine", id="bad-host"),
+    pytest.param(["--model", "FILE"], "--model: weights must be a .pt or .onnx file, got 'notes.txt'",
+                 id="weights-no-model"),
+    pytest.param(["--model", "ONNX"], "--model: ", id="weights-no-onnx-network"),  # each photo got a 500
     pytest.param(["--collect", "FILE"], "expected a dataset folder, got the file", id="collect-into-a-file"),
     pytest.param(["--collect", "FILE/photos"], "notes.txt is a file, where a folder is needed", id="collect-under-a-file"),
 ])
 def test_bad_serve_options_say_so(served, tmp_path, capsys, argv, message):
     (tmp_path / "notes.txt").write_text("mine")
-    argv = [a.replace("FILE", str(tmp_path / "notes.txt")) for a in argv]
+    (tmp_path / "fake.onnx").write_text("garbage")
+    argv = [a.replace("FILE", str(tmp_path / "notes.txt")).replace("ONNX", str(tmp_path / "fake.onnx")) for a in argv]
     assert main(["serve", *argv]) == 2
     assert message in capsys.readouterr().err and not served
     assert (tmp_path / "notes.txt").read_text() == "mine"
@@ -151,11 +165,33 @@ def test_on_this_machine_alone_the_user_is_told_how_a_phone_gets_in(served, caps
     pytest.param("::1", [], ["http://[::1]:80/"], [], id="ipv6-loopback"),
     pytest.param("192.168.1.9", [], [], ["http://192.168.1.9:80/"], id="one-address"),
     pytest.param("fd00::7", [], [], ["http://[fd00::7]:80/"], id="ipv6"),
+    pytest.param("::", ["fd00::2"], ["http://[::1]:80/"], ["http://[fd00::2]:80/"], id="all-ipv6"),  # not IPv4's
 ])
 def test_serve_urls(host, lan, local, remote):
     from xingzi.web.lan import serve_urls
 
     assert serve_urls(host, 80, lan) == (local, remote)
+
+
+def test_a_name_for_this_machine_alone_is_said_to_be_out_of_a_phones_reach(monkeypatch, capsys):
+    import socket
+
+    from xingzi.commands.serve import startup_text
+
+    real = socket.getaddrinfo
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: real("127.0.0.1" if host == "vm" else host, *a, **k))
+    text = startup_text("vm", 8000)  # (/etc/hosts may name this machine 127.0.x.x)
+    assert "http://vm:8000/  (Ctrl-C to stop)" in text and "a phone cannot reach this address" in text
+    assert "█" not in text
+
+
+def test_on_every_ipv6_address_the_ipv6_urls_are_printed_and_ipv4_phones_told_the_way():
+    from xingzi.commands.serve import startup_text
+
+    lines = startup_text("::", 8000, qr=False, lan=["fd00::2"]).splitlines()
+    assert lines == ["xingzi serve: http://[::1]:8000/  (Ctrl-C to stop)",
+                     "from a phone on the same network: http://[fd00::2]:8000/",
+                     "listening on IPv6 alone: a phone on an IPv4 network reaches the page with --host 0.0.0.0"]
 
 
 def test_lan_addresses_are_this_machines_and_never_loopback():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import socket
 from pathlib import Path
@@ -19,7 +20,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--collect", metavar="DIR",
                    help="a dataset folder (YOLO: images/, labels/, data.yaml; made if missing) where the page's "
                         "\"save labels\" keeps each photo as corrected, instead of handing the phone a zip")
-    p.add_argument("--max-upload-mb", type=float, default=12.0, metavar="MB", help="largest accepted upload")
+    p.add_argument("--max-upload-mb", type=float, default=12.0, metavar="MiB",
+                   help="largest photo accepted, in MiB (default 12; at least 0.5: a phone's photo, shrunk by the page, "
+                        "takes a few hundred KiB)")
     p.add_argument("--rules", metavar="FILE", help="the table's ruleset: a TOML file or preset name (default, text000)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                    help="override one ruleset option or 炮 number for every score, e.g. --set four_fa=on_top")
@@ -30,8 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be 1..65535, got {args.port}")
-    if not 0 < args.max_upload_mb <= 1024:  # also refuses nan and inf
-        raise ValueError(f"--max-upload-mb must be more than 0 and at most 1024, got {args.max_upload_mb}")
+    if not 0.5 <= args.max_upload_mb <= 1024:  # also refuses nan and inf
+        raise ValueError(f"--max-upload-mb must be 0.5 to 1024 (MiB), got {args.max_upload_mb}")
     if args.conf is not None and not 0 <= args.conf <= 1:  # the detector is made at the first photo: say it now
         raise ValueError(f"--conf must be a confidence from 0 to 1, got {args.conf}")
     if args.model is not None and not Path(args.model).is_file():
@@ -50,7 +53,15 @@ def run(args: argparse.Namespace) -> int:
     from xingzi.web.rules import TableRules
 
     rules = TableRules(args.rules, parse_overrides(args.overrides))  # a bad file or value: refused here
-    app = create_app(model=args.model, conf=args.conf, max_upload=int(args.max_upload_mb * 1024 * 1024),
+    detector = None  # the shipped model: made at the first photo, the page up at once
+    if args.model is not None:  # a file that is no model would fail every photo: loaded, or refused, now
+        from xingzi.vision.pipeline import make_detector
+
+        try:
+            detector = make_detector(args.model, args.conf)
+        except (ValueError, RuntimeError, OSError) as e:
+            raise ValueError(f"--model: {e}") from None
+    app = create_app(detector, model=args.model, conf=args.conf, max_upload=int(args.max_upload_mb * 1024 * 1024),
                      collect=args.collect, rules=rules)
     print(startup_text(args.host, args.port, qr=not args.no_qr), end="")
     print(f"rules: {rules.ruleset.name}" + (f", with {', '.join(args.overrides)}" if args.overrides else ""))
@@ -69,6 +80,9 @@ def check_port(host: str, port: int) -> None:
         try:
             probe.bind(address)
         except OSError as e:
+            if e.errno == errno.EADDRNOTAVAIL:
+                raise ValueError(f"--host {host}: not an address of this machine ({e.strerror}): 127.0.0.1 for this "
+                                 "machine alone, 0.0.0.0 for phones on its network") from None
             raise ValueError(f"--port {port}: cannot listen on {host}:{port} ({e.strerror}); another server may "
                              "hold it: choose another --port") from None
 
@@ -107,4 +121,6 @@ def startup_text(host: str, port: int, qr: bool = True, lan: list[str] | None = 
         lines.append("no network address found: a phone can reach this machine only once it is on a network")
     elif not remote:
         lines.append("a phone cannot reach this address: start with --host 0.0.0.0 to use the page at the table")
+    if host == "::":
+        lines.append("listening on IPv6 alone: a phone on an IPv4 network reaches the page with --host 0.0.0.0")
     return "\n".join(lines) + "\n"

@@ -164,7 +164,9 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
         """The held photo a rescore or labels request names, with the user's word on its tiles."""
         if not isinstance(body, dict):
             raise BadRequest("expected a JSON object")
-        token = str(body.get("token", ""))
+        token = body.get("token")
+        if not isinstance(token, str):  # (one let go is a 404 below: upload it again)
+            raise BadRequest(f"token must be the text the photo was read under, got {token!r}"[:300])
         with lock:
             session = sessions.get(token)
             if session is not None:
@@ -310,7 +312,7 @@ def _as_seen(found: Detections, fixed: dict[int, int]) -> Detections:
 
 
 async def _json(request: Request) -> Any:
-    data = await guards.read_body(request, MAX_JSON)  # refused past the limit before it is all read
+    data = await guards.read_body(request, MAX_JSON, "request")  # refused past the limit before it is all read
     try:
         return strict_loads(data)
     except (KeyTwice, NotJsonNumber) as e:

@@ -99,11 +99,12 @@ def save_failed(e: OSError, root: Path) -> BadRequest:
                             f"{os_error_text(e)}"), 507)
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The raw upload, refused (413) past ``limit`` bytes without reading the rest."""
+async def read_body(request: Request, limit: int, what: str = "upload") -> bytes:
+    """The raw body, refused (413) past ``limit`` bytes without reading the rest; ``what`` it is, in the message
+    (a photo's "upload", or a JSON "request")."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
-        raise BadRequest(f"upload of {mib(int(declared))} is over the {mib(limit)} limit", 413)
+        raise BadRequest(f"{what} of {mib(int(declared))} is over the {mib(limit)} limit", 413)
     chunks, size = [], 0
     stream = request.stream().__aiter__()
     try:
@@ -114,7 +115,7 @@ async def read_body(request: Request, limit: int) -> bytes:
                 break
             size += len(chunk)
             if size > limit:
-                raise BadRequest(f"upload is over the {mib(limit)} limit", 413)
+                raise BadRequest(f"{what} is over the {mib(limit)} limit", 413)
             chunks.append(chunk)
     except ClientDisconnect:  # the client went away mid-upload: nothing to answer, no traceback to log
         raise BadRequest("the upload was cut off before its end") from None

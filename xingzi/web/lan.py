@@ -11,15 +11,16 @@ import socket
 ALL_INTERFACES = ("0.0.0.0", "::", "")
 
 
-def lan_addresses() -> list[str]:
-    """This machine's IPv4 addresses other than loopback, the one its traffic leaves by first. Nothing is
-    sent: connecting a UDP socket only picks the outgoing interface (and fails quietly with no network)."""
+def lan_addresses(version: int = 4) -> list[str]:
+    """This machine's IPv4 (or IPv6) addresses other than loopback, the one its traffic leaves by first. Nothing
+    is sent: connecting a UDP socket only picks the outgoing interface (and fails quietly with no network)."""
+    family, probe = (socket.AF_INET, "10.255.255.255") if version == 4 else (socket.AF_INET6, "2001:db8::1")
     found: list[str] = []
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("10.255.255.255", 1))  # any address off this machine; no packet goes out
+    with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as s:
+        s.connect((probe, 1))  # any address off this machine; no packet goes out
         found.append(s.getsockname()[0])
     with contextlib.suppress(OSError):  # a host name this machine cannot resolve: the first answer stands
-        found += [str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+        found += [str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None, family)]
     out: list[str] = []
     for address in found:
         ip = ipaddress.ip_address(address)
@@ -30,12 +31,28 @@ def lan_addresses() -> list[str]:
 
 def serve_urls(host: str, port: int, lan: list[str] | None = None) -> tuple[list[str], list[str]]:
     """(URLs on this machine, URLs from other devices) of a server bound to ``host``:``port``."""
+    if host == "::":  # every IPv6 address (asyncio's server takes no IPv4 on it)
+        found = lan_addresses(6) if lan is None else lan
+        return [f"http://[::1]:{port}/"], [f"http://[{a}]:{port}/" for a in found]
     if host in ALL_INTERFACES:
         return [f"http://127.0.0.1:{port}/"], [f"http://{a}:{port}/" for a in (lan_addresses() if lan is None else lan)]
     shown = f"[{host}]" if ":" in host else host
-    if ipaddress.ip_address(host).is_loopback if _is_ip(host) else host == "localhost":
+    if _loopback_only(host):
         return [f"http://{shown}:{port}/"], []
     return [], [f"http://{shown}:{port}/"]
+
+
+def _loopback_only(host: str) -> bool:
+    """Whether ``host`` is this machine alone: a loopback address, or a name resolving to nothing else."""
+    if _is_ip(host):
+        return ipaddress.ip_address(host).is_loopback
+    if host == "localhost":
+        return True
+    try:
+        found = {str(info[4][0]).split("%")[0] for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):
+        return False
+    return bool(found) and all(ipaddress.ip_address(a).is_loopback for a in found)
 
 
 def _is_ip(text: str) -> bool:

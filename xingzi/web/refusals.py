@@ -61,6 +61,8 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
          lambda m: f"照片有 {m[1]}×{m[2]} = {m[3]} 百万像素，太大：最多 {m[4]} 百万像素"),
         (r"upload of (.+) is over the (.+) limit", lambda m: f"照片太大（{_mib(m[1])}，上限 {_mib(m[2])}）"),
         (r"upload is over the (.+) limit", lambda m: f"照片太大（上限 {_mib(m[1])}）"),
+        (r"request of (.+) is over the (.+) limit", lambda m: f"请求内容太大（{_mib(m[1])}，上限 {_mib(m[2])}）"),
+        (r"request is over the (.+) limit", lambda m: f"请求内容太大（上限 {_mib(m[1])}）"),
         (r"the upload was cut off before its end", lambda m: "上传中断了：照片没有传完"),
         (r"the upload stalled: nothing came for (\S+) s", lambda m: f"上传卡住了：{m[1]} 秒没有收到数据"),
         (r"send the photo's bytes as the request body .+, not as a form",
