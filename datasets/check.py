@@ -24,6 +24,7 @@ from xingzi.datasets.yolo import (
     label_path_for,
     parse_label_text,
     read_text,
+    unread_images,
 )
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
 
@@ -312,9 +313,17 @@ def check_dataset(root: str | Path, errata: Errata | None = None) -> CheckReport
         found, n = check_label_text(label.read_text(errors="replace"), str(label.relative_to(r)), names, fix)
         issues += found
         boxes += n
+    for photo in unread_images(r):
+        issues.append(Issue(WARNING, "unread-format", str(photo.relative_to(r)), None, "a photo of a kind the dataset "
+                            "tools do not read (GIF, HEIC, AVIF): passed over by eval, merge, split and training"))
     orphans = orphan_labels(r)
+    unread = {p.with_suffix("").relative_to(r).as_posix(): p for p in unread_images(r)}
     for txt in orphans:
-        issues.append(Issue(ERROR, "no-image", str(txt.relative_to(r)), None, "label file has no image"))
+        rel = txt.relative_to(r)
+        photo = unread.get(Path(*["images" if part == "labels" else part for part in rel.parts]).with_suffix("").as_posix())
+        what = ("label file has no image" if photo is None else f"its photo {photo.name} is of a kind the dataset tools "
+                "do not read: save it as JPEG (`xingzi label` stores HEIC photos as JPEG)")
+        issues.append(Issue(ERROR, "no-image", str(rel), None, what))
     if not pairs:  # a wrong folder, most likely: nothing checked is no pass
         issues.append(Issue(ERROR, "empty", ".", None, "no images found (expected images/*.jpg beside labels/*.txt)"))
     return CheckReport(str(r), len(pairs), label_files, boxes, tuple(issues), len(orphans))

@@ -71,10 +71,12 @@ def load_photo(path: Path) -> tuple[np.ndarray, bool]:
     OSError/ValueError for files that are not readable images."""
     from PIL import ImageOps
 
+    from xingzi.vision.photo import eight_bit
+
     with _open_image(path) as im:
         rotated = im.getexif().get(0x0112, 1) not in (1, None)
         im.draft("RGB", DECODE_SIZE)  # JPEG: decode at 1/2..1/8 scale, much faster
-        rgb = ImageOps.exif_transpose(im).convert("RGB")
+        rgb = eight_bit(ImageOps.exif_transpose(im)).convert("RGB")  # 16-bit grey scaled, not clipped white
         return np.ascontiguousarray(np.asarray(rgb)[:, :, ::-1]), rotated
 
 
@@ -107,8 +109,10 @@ def store_photo(src: Path, dst: Path, rotated: bool, link: bool) -> None:
     tmp = dst.with_name(f".{dst.name}.tmp")
     dst.parent.mkdir(parents=True, exist_ok=True)
     fmt = Image.registered_extensions().get(dst.suffix.lower(), "PNG")
+    from xingzi.vision.photo import eight_bit
+
     with _open_image(src) as im:
-        ImageOps.exif_transpose(im).convert("RGB").save(tmp, format=fmt, quality=95)
+        eight_bit(ImageOps.exif_transpose(im)).convert("RGB").save(tmp, format=fmt, quality=95)
     tmp.replace(dst)
 
 

@@ -12,7 +12,10 @@ import numpy as np
 
 from xingzi.engine.tiles import CLASS_NAMES
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+# photos `xingzi score` and the page read but the dataset tools (OpenCV, Ultralytics) do not: told, never passed
+# over silently; `xingzi label` stores HEIC as JPEG
+UNREAD_SUFFIXES = (".gif", ".heic", ".heif", ".avif")
 
 
 def data_yaml_text(root: str | Path = ".", train: str = "images", val: str = "images",
@@ -162,13 +165,32 @@ def image_files(images_dir: str | Path) -> list[Path]:
     return sorted(p for p in d.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
 
 
+def unread_images(folder: str | Path) -> list[Path]:
+    """Photos under ``folder`` in a format the dataset tools do not read (GIF, HEIC, AVIF), hidden ones aside."""
+    d = Path(folder)
+    return sorted(p for p in d.rglob("*") if p.suffix.lower() in UNREAD_SUFFIXES
+                  and not any(part.startswith(".") for part in p.relative_to(d).parts))
+
+
+def unread_note(folder: str | Path) -> str:
+    """A line naming the photos under ``folder`` these tools pass over (empty when none)."""
+    found = unread_images(folder)
+    if not found:
+        return ""
+    kinds = sorted({p.suffix.lower() for p in found})
+    return (f"{len(found)} photo(s) under {folder} passed over ({', '.join(kinds)}: not read by the dataset tools), "
+            f"e.g. {found[0].name}: save them as JPEG (`xingzi label` stores HEIC photos as JPEG)")
+
+
 def image_size(path: str | Path) -> tuple[int, int]:
-    """(width, height) from the image file's header; ValueError naming the file when Pillow cannot open it."""
+    """(width, height) as the photo is shown, its EXIF turn applied (as OpenCV and Ultralytics read it, and as labels
+    are drawn); ValueError naming the file when Pillow cannot open it."""
     from PIL import Image, UnidentifiedImageError  # (only the tools that read images need Pillow)
 
     try:
         with Image.open(path) as im:
-            return im.width, im.height
+            turned = im.getexif().get(0x0112, 1) in (5, 6, 7, 8)  # a quarter turn: width and height swap
+            return (im.height, im.width) if turned else (im.width, im.height)
     except UnidentifiedImageError:
         raise ValueError(f"{path}: not a readable image (no format Pillow knows)") from None
     except OSError as e:  # a JPEG cut inside its header: "Truncated File Read", naming no file

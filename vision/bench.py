@@ -34,7 +34,7 @@ def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str, list[Pa
     """Up to ``n`` photos of ``folder`` that decode, what they are, and the files passed over that do not."""
     import cv2
 
-    from xingzi.datasets.yolo import image_files
+    from xingzi.datasets.yolo import IMAGE_SUFFIXES, image_files
 
     default = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_cn_val" / "images"
     folder = folder or (default if default.is_dir() else None)
@@ -43,7 +43,7 @@ def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str, list[Pa
         return [rng.integers(0, 255, (640, 640, 3), np.uint8)] * n, "random 640x640 frame", []
     paths = image_files(folder)
     if not paths:
-        raise ValueError(f"no images in {folder}")
+        raise ValueError(f"no images ({' '.join(IMAGE_SUFFIXES)}) in {folder}")
     frames: list[np.ndarray] = []
     unreadable: list[Path] = []
     for p in paths:  # a file that does not decode is passed over: the next one takes its place
@@ -128,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--n must be at least 1, got {args.n}")
     _check_weights(args.weights, args.imgsz, args.threads)  # said before the table's head, not after it
     frames, what, unreadable = _frames(args.images, args.n)
+    from xingzi.datasets.yolo import unread_note
+
+    if args.images and (note := unread_note(args.images)):
+        print(f"note: {note}")
     if unreadable:
         print(f"note: passed over {len(unreadable)} image file(s) that cannot be read as a photo: "
               f"{', '.join(p.name for p in unreadable[:3])}{' …' if len(unreadable) > 3 else ''}")

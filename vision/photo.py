@@ -57,7 +57,7 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_
                         k = max_side / max(w, h)  # the size asked must keep the photo's shape, or a 4:3
                         im.draft("RGB", (math.ceil(w * k), math.ceil(h * k)))  # photo is decoded whole
                     im.load()
-                    rgb = _eight_bit(ImageOps.exif_transpose(im)).convert("RGB")
+                    rgb = eight_bit(ImageOps.exif_transpose(im)).convert("RGB")
     except (UnidentifiedImageError, ImportError):  # ImportError: a format plugin (HEIF, registered by
         # another library) whose decoder is not installed tried the bytes
         raise ValueError(f"not an image: expected {FORMATS}") from None
@@ -97,7 +97,7 @@ def jpeg_scans(data: bytes, limit: int = MAX_SCANS) -> int:
     return scans
 
 
-def _eight_bit(im: Image.Image) -> Image.Image:
+def eight_bit(im: Image.Image) -> Image.Image:
     """16-bit and float greyscale (a scanner's or a raw converter's PNG/TIFF) scaled to 8 bits: Pillow's own
     conversion clips every value over 255, which turns such a photo white."""
     if im.mode not in ("I;16", "I;16L", "I;16B", "I;16N", "I", "F"):
@@ -127,7 +127,10 @@ def load_image(source: str | Path | bytes | np.ndarray) -> np.ndarray:
         raise ValueError(f"{path} is a folder: give a photo file ({FORMATS})")
     if not path.is_file():
         raise FileNotFoundError(f"photo not found: {path}")
-    return decode_image(path.read_bytes())
+    data = path.read_bytes()
+    if not data:  # (an upload's own word, "the upload is empty", is no file's)
+        raise ValueError(f"{path} is an empty file: expected {FORMATS}")
+    return decode_image(data)
 
 
 def write_image(path: str | Path, bgr: np.ndarray) -> None:

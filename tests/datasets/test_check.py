@@ -107,6 +107,27 @@ def test_dataset_finds_unlabelled_images_and_orphan_labels(tmp_path):
     assert not report.ok
 
 
+def test_photos_of_kinds_the_tools_do_not_read_are_named_and_tiffs_are_read(tmp_path, capsys):
+    """A HEIC or GIF beside the JPEGs was passed over by eval, merge and split without a word, and its label file
+    called one with no image; a TIFF, which OpenCV and Ultralytics read, was passed over too."""
+    root = make_dataset(tmp_path / "d", {"a": CLEAN})
+    Image.new("RGB", (32, 24), "white").save(root / "images" / "t.tif")
+    (root / "labels" / "t.txt").write_text(CLEAN)
+    Image.new("RGB", (32, 24), "white").save(root / "images" / "g.gif")
+    (root / "labels" / "g.txt").write_text(CLEAN)
+    report = check_dataset(root)
+    assert report.images == 2 and report.counts_by_kind() == {"unread-format": 1, "no-image": 1}
+    orphan = next(i for i in report.issues if i.kind == "no-image")
+    assert orphan.path == "labels/g.txt" and "its photo g.gif is of a kind the dataset tools do not read" in orphan.message
+    assert main(["dataset", "split", str(root), "--val", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "note: 1 photo(s) under" in out and "(.gif: not read by the dataset tools), e.g. g.gif" in out
+    assert main(["dataset", "merge", str(root), "--out", str(tmp_path / "m")]) == 0
+    out = capsys.readouterr().out
+    assert "note: 1 photo(s) under" in out and sorted(p.name for p in (tmp_path / "m" / "images").iterdir()) == [
+        "d__a.jpg", "d__t.tif"]
+
+
 @pytest.mark.parametrize("layout", [pytest.param((), id="empty-folder"), pytest.param(("images",), id="no-images")])
 def test_a_folder_without_images_is_no_pass(tmp_path, layout):
     for sub in layout:

@@ -350,3 +350,15 @@ def test_a_sample_store_knows_a_photo_saved_again_under_another_name(tmp_path):
     assert sorted(p.name for p in (tmp_path / "set").rglob("*.*") if p.parent.name != "set") == [
         "IMG_0001.jpg", "IMG_0001.json", "IMG_0001.txt"]
 
+
+
+def test_a_sixteen_bit_grey_photo_is_shown_to_the_model_as_its_grey_not_white(tmp_path):
+    """Pillow's own conversion clips 16-bit values past 255, which turned such a PNG white (and its labels empty)."""
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    grey = np.tile(np.linspace(0, 65535, W, dtype=np.uint16), (H, 1))
+    Image.fromarray(grey).save(photos / "deep.png")  # (a uint16 array is mode I;16)
+    shown: list[float] = []
+    prelabel_folder(photos, tmp_path / "ds", lambda image: (shown.append(float(image.mean())), FakeDetector()(image))[1],
+                    show_progress=False)
+    assert shown and 100 < shown[0] < 155  # a ramp from black to white, as the page and `xingzi score` see it

@@ -36,3 +36,20 @@ def test_a_missing_label_file_is_no_tiles_and_a_good_one_reads_whole(tmp_path) -
     path = tmp_path / "b.txt"
     path.write_text("1 0.5 0.5 0.1 0.1\n\n30 0.98 0.5 0.1 0.1\n", encoding="utf-8")
     assert read_labels(path).tolist() == [[1, 0.5, 0.5, 0.1, 0.1], [30, 0.98, 0.5, 0.1, 0.1]]
+
+
+@pytest.mark.parametrize(("orientation", "size"), [pytest.param(1, (40, 30), id="upright"),
+                                                   pytest.param(3, (40, 30), id="half-turn"),
+                                                   pytest.param(6, (30, 40), id="quarter-turn"),
+                                                   pytest.param(8, (30, 40), id="other-quarter-turn")])
+def test_an_images_size_is_as_it_is_shown_its_exif_turn_applied(tmp_path, orientation, size):
+    """Labels are drawn on the photo as shown (OpenCV and Ultralytics read it turned): eval scaled a phone's sideways
+    photo's boxes by the stored width and height, and no tile matched."""
+    from PIL import Image
+
+    from xingzi.datasets.yolo import image_size
+
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    Image.new("RGB", (40, 30)).save(tmp_path / "p.jpg", exif=exif.tobytes())
+    assert image_size(tmp_path / "p.jpg") == size

@@ -139,6 +139,12 @@ def test_decode_refuses_what_is_no_photo(data, message):
         decode_image(data)
 
 
+def test_an_empty_photo_file_is_called_an_empty_file_not_an_upload(tmp_path):
+    (tmp_path / "hand.jpg").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"hand\.jpg is an empty file: expected a JPEG"):
+        load_image(tmp_path / "hand.jpg")
+
+
 def test_decode_refuses_too_many_pixels_before_decoding():
     data = encode(Image.new("RGB", (3000, 2000)))
     with pytest.raises(ValueError, match=r"3000x2000 = 6 megapixels; at most 5 are accepted"):

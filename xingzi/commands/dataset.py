@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from xingzi.datasets.yolo import unread_note
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -59,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"dropped {m.dropped_boxes} boxes of classes we do not have: {', '.join(m.unmapped_names)}")
         if m.unlabelled:
             print(f"skipped {m.unlabelled} images without a label file")
+        for src in args.sources:
+            if Path(src).is_dir() and (note := unread_note(src)):
+                print(f"note: {note}")
         held = len(list((Path(m.out) / "labels").glob("*.txt")))  # a merge into a set adds to what it held
         print(f"{m.out}: {m.images} images merged" + (f", {held} in the set" if held != m.images else ""))
         return 0
@@ -69,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
           f"val {len(s.val)} images ({s.groups_val} source photos)")
     if s.unlabelled:
         print(f"left out {s.unlabelled} images without a label file")
+    if note := unread_note(args.dir):
+        print(f"note: {note}")
     return 0
 
 

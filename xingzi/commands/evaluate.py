@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import sys
 from pathlib import Path
 
 # The detector's extra readings of a photo that eval can switch off, one flag each: --no-<step>.
@@ -122,6 +123,11 @@ def run(args: argparse.Namespace) -> int:
     if args.show_misses is not None and args.show_misses < 0:
         raise ValueError(f"--show-misses must be 0 or more, got {args.show_misses}")
     ds = evd.load_dataset(args.data, args.split)
+    from xingzi.datasets.yolo import unread_note
+
+    for folder in sorted({p.parent for p in ds.images}) or [ds.root]:
+        if note := unread_note(folder):
+            print(f"note: {note}", file=sys.stderr)
     errata = errata_for(args.errata, args.data, ds.images)
     if errata:
         print(errata.summary())
