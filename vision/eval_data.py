@@ -72,8 +72,18 @@ def _name_map_file(path: Path) -> dict[str, str]:
 
 
 def name_table(names: Sequence[str], overrides: dict[str, str] | None = None) -> np.ndarray:
-    """Lookup array: their class id → our class id (or IGNORE)."""
+    """Lookup array: their class id → our class id (or IGNORE). Every name no table knows is said at once."""
     overrides = overrides or {}
+    for theirs, ours in overrides.items():
+        if ours and ours.strip().lower() not in NOT_OURS and class_id_for_name(ours) is None:
+            raise ValueError(f"--name-map '{theirs}={ours}': {ours!r} is none of our tiles (5p, 中, back …; or "
+                             f"'{theirs}=' to ignore its boxes)")
+    unknown = [n for n in names if n not in overrides and n.strip().lower() not in NOT_OURS
+               and class_id_for_name(n) is None]
+    if len(unknown) > 1:
+        shown = ", ".join(repr(n) for n in unknown[:12]) + (f" and {len(unknown) - 12} more" if len(unknown) > 12 else "")
+        raise ValueError(f"class names {shown} are not tile names; give them in --name-map (e.g. "
+                         f"'{unknown[0]}=5p,{unknown[1]}=' , the second to ignore, or a JSON file of them all)")
     return np.array([(our_class(overrides[n]) if overrides[n] else IGNORE) if n in overrides else our_class(n)
                      for n in names], np.int64)
 

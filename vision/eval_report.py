@@ -184,6 +184,26 @@ def _meta(path: Path) -> dict:
     return meta
 
 
+def format_per_class(row: str, per_class: dict[str, dict]) -> str:
+    """A row's per-class figures (the JSON's ``per_class``), one line a face, its Chinese name beside it; classes
+    with no true tile and no box are left out."""
+    from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN
+
+    def cell(v: float | None) -> str:
+        return f"{v:>7.3f}" if v is not None else f"{'-':>7}"
+
+    zh = dict(zip(CLASS_NAMES, CLASS_NAMES_CN, strict=False))
+    lines = [f"per class, {row}:", f"  {'class':<12}{'truth':>6}{'TP':>6}{'FP':>6}{'FN':>6}{'P':>7}{'R':>7}{'F1':>7}"
+             f"{'AP50':>7}"]
+    for name, c in per_class.items():
+        if c["truth"] or c["fp"]:
+            label = f"{name} {zh.get(name, '')}"
+            pad = 12 - sum(2 if ord(ch) > 0x2E80 else 1 for ch in label)  # a Chinese character takes two cells
+            lines.append(f"  {label}{' ' * max(pad, 1)}{c['truth']:>6}{c['tp']:>6}{c['fp']:>6}{c['fn']:>6}"
+                         + "".join(cell(c[k]) for k in ("precision", "recall", "f1", "ap50")))
+    return "\n".join(lines)
+
+
 def format_by(row: str, key: str, table: dict[str, dict]) -> str:
     lines = [f"{row}: image exact by {key}"]
     lines += [f"  {v:<24} {t['image_exact']:6.1%} of {t['images']}" for v, t in table.items()]

@@ -66,6 +66,9 @@ def test_source_key(stem, key):
     pytest.param("zhong", 27, id="pinyin"), pytest.param("7z", 27, id="tenhou"), pytest.param("bai", 29, id="bai"),
     pytest.param("back", 30, id="back"), pytest.param("East", None, id="wind-is-not-ours"),
     pytest.param("other", None, id="other"),
+    pytest.param("四萬", 3, id="traditional-wan"), pytest.param("一饼", 9, id="bing-for-tong"),
+    pytest.param("九索", 26, id="suo-for-tiao"), pytest.param("紅中", 27, id="traditional-hong"),
+    pytest.param("發財", 28, id="traditional-facai"), pytest.param("東風", None, id="a-wind-in-chinese"),
 ])
 def test_class_id_for_name(name, cls):
     assert class_id_for_name(name) == cls

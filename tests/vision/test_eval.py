@@ -96,6 +96,23 @@ def test_the_rows_are_printed_as_a_markdown_table_when_asked(dataset, tmp_path, 
     assert not markdown or table[-1].startswith("| theirs | ")
 
 
+def test_the_figures_per_face_are_printed_when_asked(dataset, tmp_path, capsys):
+    pred_dir = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (0, 0.3, 0.5, 0.1, 0.4, 0.9)],
+                                           "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9), (3, 0.4, 0.5, 0.1, 0.4, 0.9)]})
+    (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    out = tmp_path / "out"
+    assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(out), "--per-class"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    start = printed.index("per class, theirs:")
+    rows = {line.split()[0]: line.split()[2:] for line in printed[start + 2:start + 5]}
+    assert rows == {"1m": ["1", "1", "1", "0", "0.500", "1.000", "0.667", "1.000"],  # the 中 read as 1m: an FP
+                    "5p": ["2", "2", "0", "0", "1.000", "1.000", "1.000", "1.000"],
+                    "zhong": ["1", "0", "0", "1", "-", "0.000", "-", "0.000"]}
+    assert "  1m 一万" in printed[start + 2]
+    assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(out)]) == 0
+    assert "per class, theirs:" not in capsys.readouterr().out
+
+
 def test_rows_whose_names_differ_only_at_their_end_are_printed_whole(dataset, tmp_path, capsys):
     rows = {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]}
     stem = "xingzi_yolo11n.onnx@800-nonegative+xingzi_tilecls"
@@ -190,7 +207,10 @@ def test_a_list_naming_a_missing_photo_and_a_part_a_folder_cannot_have_are_refus
     ("name", "expected"),
     [pytest.param("5p", 13, id="ours"), pytest.param("chun", 27, id="riichi-red-dragon"),
      pytest.param("haku", 29, id="riichi-white-dragon"), pytest.param("other", IGNORE, id="other"),
-     pytest.param("nan", IGNORE, id="riichi-south-wind"), pytest.param("back", 30, id="back")],
+     pytest.param("nan", IGNORE, id="riichi-south-wind"), pytest.param("back", 30, id="back"),
+     pytest.param("东风", IGNORE, id="a-wind-in-chinese"), pytest.param("北風", IGNORE, id="traditional-wind"),
+     pytest.param("花", IGNORE, id="a-flower"), pytest.param("spring", IGNORE, id="a-season"),
+     pytest.param("flower3", IGNORE, id="a-numbered-flower"), pytest.param("一萬", 0, id="traditional-wan")],
 )
 def test_names_map_onto_our_classes(name, expected):
     assert our_class(name) == expected
@@ -201,6 +221,10 @@ def test_name_map_overrides_and_unknown_names():
     assert table.tolist() == [27, IGNORE]
     with pytest.raises(ValueError, match="not a tile name"):
         name_table(["mystery"])
+    with pytest.raises(ValueError, match=r"class names 'ghost', 'mystery' are not tile names; give them in --name-map"):
+        name_table(["1m", "ghost", "mystery"])  # every one at once, not one a run
+    with pytest.raises(ValueError, match=r"--name-map '5m=zz': 'zz' is none of our tiles"):
+        name_table(["5m"], parse_name_map("5m=zz"))
     with pytest.raises(ValueError, match="theirs=ours"):
         parse_name_map("no-equals-sign")
 

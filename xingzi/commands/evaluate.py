@@ -88,6 +88,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write each model row's boxes as YOLO txt to DIR/<row>/ ('cls cx cy w h conf', "
                              "classes.txt): --preds DIR/<row> scores them again without the model")
     parser.add_argument("--markdown", action="store_true", help="also print the rows as a Markdown table")
+    parser.add_argument("--per-class", action="store_true",
+                        help="also print each row's figures per face (truth, TP, FP, FN, P, R, F1, AP50; in the JSON "
+                             "and <row>_per_class.png either way)")
 
 
 def without_recheck(classifier: str):
@@ -115,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     from xingzi.vision import eval_data as evd
     from xingzi.vision import evaluate as ev
     from xingzi.vision.eval_compare import compare, format_every_row_wrong, format_paired, wrong_in_every_row
-    from xingzi.vision.eval_report import check_by, format_by, format_misses, write_miss_pictures, write_preds
+    from xingzi.vision.eval_report import check_by, format_by, format_misses, format_per_class, write_miss_pictures, write_preds
 
     for flag, value in (("--conf", args.conf), ("--iou", args.iou)):
         if not 0 <= value <= 1:  # said before any work: past 1 nothing is kept, and F1 0 would look like a result
@@ -224,6 +227,9 @@ def run(args: argparse.Namespace) -> int:
     if args.show_misses is not None:
         for r in results:
             print(format_misses(r["row"], r["images"], r["misreads"], args.show_misses))
+    if args.per_class:
+        for r in results:
+            print(format_per_class(r["row"], r["per_class"]))
     if args.markdown:
         print(ev.markdown_rows(results))
     print(f"written: {args.out}/<row>.json, <row>_confusion.png, <row>_per_class.png")
