@@ -118,7 +118,14 @@ def run(args: argparse.Namespace) -> int:
     from xingzi.vision import eval_data as evd
     from xingzi.vision import evaluate as ev
     from xingzi.vision.eval_compare import compare, format_every_row_wrong, format_paired, wrong_in_every_row
-    from xingzi.vision.eval_report import check_by, format_by, format_misses, format_per_class, write_miss_pictures, write_preds
+    from xingzi.vision.eval_report import (
+        check_by,
+        format_by,
+        format_misses,
+        format_per_class,
+        write_miss_pictures,
+        write_preds,
+    )
 
     for flag, value in (("--conf", args.conf), ("--iou", args.iou)):
         if not 0 <= value <= 1:  # said before any work: past 1 nothing is kept, and F1 0 would look like a result
