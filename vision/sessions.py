@@ -3,9 +3,9 @@
 On a CPU with bfloat16 units (AMX / AVX-512 BF16) OpenVINO runs the detector in about half ONNX Runtime's
 time and the wide tile classifier in about a third, reading nearly the same tiles (docs/detector.md,
 "OpenVINO in bfloat16"); elsewhere ONNX Runtime runs them in float32. ``XINGZI_RUNTIME=onnxruntime`` (or
-``runtime="onnxruntime"``) keeps ONNX Runtime. OpenVINO reads the .onnx itself (``Core.read_model``); its
-telemetry lives in its model converter (``ovc``), which is not used, and the tests run both runtimes with the
-network cut.
+``runtime="onnxruntime"``) keeps ONNX Runtime. OpenVINO reads the .onnx itself (``Core.read_model``). Both
+report usage to their makers unless told not to: ``xingzi/__init__.py`` tells them before either starts
+(tests/vision/test_no_telemetry.py reads a photo with each and finds nothing written under the home folder).
 """
 
 from __future__ import annotations
