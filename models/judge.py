@@ -117,6 +117,26 @@ def shipped_key(models: Path = ROOT) -> str:
     return h.hexdigest()[:12]
 
 
+def errata_fit(real: Path) -> bool:
+    """Whether the shipped label corrections (``--errata auto``) are written for this folder of photos: named as
+    it is, and fixing only photos it holds (else its eval would stop after the readings were paid for)."""
+    from xingzi.datasets.errata import errata_for
+    from xingzi.datasets.yolo import image_files
+
+    try:
+        return errata_for("auto", real, image_files(real / "images")) is not None
+    except (ValueError, FileNotFoundError):
+        return False
+
+
+def real_key(real: Path) -> str:
+    """8 hex digits naming a folder of real photos by where it is and the files it holds (names and sizes)."""
+    h = hashlib.sha256(str(real.resolve()).encode())
+    for path in sorted(p for p in real.rglob("*") if p.is_file()):
+        h.update(f"{path.relative_to(real)}:{path.stat().st_size}".encode())
+    return h.hexdigest()[:8]
+
+
 def second_key(second: str) -> str:
     """8 hex digits naming a second opinion: its bytes when it is a file, else the word itself ('none')."""
     path = Path(second)
@@ -200,6 +220,8 @@ def judge(candidate: Path, second: str | None, sets: Path, out: Path, real: Path
           runner: Runner = subprocess_runner) -> tuple[bool, str, list[Pairing]]:
     chosen = [m for m in measure_sets(real)
               if not only or m.name in only or "real_cn_val" in (m.name, m.rescores)]  # the real photos always
+    if not errata_fit(real):  # shown, never counted: left out for photos the shipped corrections are not about
+        chosen = [m for m in chosen if "--errata" not in m.flags]
     unknown = set(only) - {m.name for m in measure_sets(real)}
     if unknown:
         raise ValueError(f"unknown sets {sorted(unknown)}; expected some of {[m.name for m in measure_sets(real)]}")
@@ -209,8 +231,10 @@ def judge(candidate: Path, second: str | None, sets: Path, out: Path, real: Path
         if candidate.is_file() else out / "candidate"
     if second is not None:  # another partner gives other readings: they must not be taken for these
         cand_out = cand_out.with_name(f"{cand_out.name}-second-{second_key(second)}")
-    onnx = prepare_candidate(candidate, cand_out)
     base_out = out / f"shipped-{shipped_key()}"
+    if real.resolve() != REAL_VAL.resolve():  # other photos give other readings: they must not be taken for these
+        cand_out, base_out = (d.with_name(f"{d.name}-real-{real_key(real)}") for d in (cand_out, base_out))
+    onnx = prepare_candidate(candidate, cand_out)
     pairings = []
     for mset in chosen:
         data = mset.data_arg(sets, real)

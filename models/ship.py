@@ -15,6 +15,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from xingzi.datasets.classnames import class_id_for_name
+from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.models.onnx_head import any_size, cut
 
 MODELS_DIR = Path(__file__).resolve().parent
@@ -64,7 +66,12 @@ def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPE
     ckpt = checkpoint_of(source)
     import torch
 
-    raw = torch.load(ckpt, map_location="cpu", weights_only=False)
+    try:
+        raw = torch.load(ckpt, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 — a file of any bytes: torch raises many kinds
+        raise ValueError(f"{ckpt}: not an Ultralytics checkpoint ({type(e).__name__})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{ckpt}: not an Ultralytics checkpoint")
     epoch = raw.get("epoch", "?")  # strip_optimizer resets it
     imgsz = imgsz or (raw.get("train_args") or {}).get("imgsz") or SHIP_IMGSZ
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,14 +79,21 @@ def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPE
         info = strip_optimizer(ckpt, str(stripped))
         if not info:
             raise ValueError(f"{ckpt} is not an Ultralytics checkpoint")
-        nc = len(getattr(info["model"], "names", {}) or {})
-        if nc != 31:
-            raise ValueError(f"{ckpt} has {nc} classes, expected 31")
+        names = getattr(info["model"], "names", {}) or {}
+        if len(names) != 31:
+            raise ValueError(f"{ckpt} has {len(names)} classes, expected 31")
+        wrong = [(k, names[k]) for k in sorted(names) if class_id_for_name(str(names[k])) != k]
+        if wrong:  # the detector reads classes by their place: class 30 is `back` whatever the network calls it
+            k, name = wrong[0]
+            raise ValueError(f"{ckpt}: class {k} is {name!r} where ours is {CLASS_NAMES[k]!r}: trained on a class "
+                             f"list that is not ours ({len(wrong)} differ); train on a set merged into ours "
+                             "(`xingzi dataset merge`)")
         if stripped.stat().st_size > MAX_BYTES:
             raise ValueError(f"stripped weights are {stripped.stat().st_size / 1e6:.1f} MB, over the 25 MB limit")
         out_pt.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(stripped, out_pt)
-        lines = [f"{ckpt} (epoch index {epoch}) -> {out_pt} ({out_pt.stat().st_size / 1e6:.1f} MB)"]
+        when = f"epoch index {epoch}" if isinstance(epoch, int) and epoch >= 0 else "a finished run's"
+        lines = [f"{ckpt} ({when}) -> {out_pt} ({out_pt.stat().st_size / 1e6:.1f} MB)"]
         if out_onnx is not None:
             exported = Path(YOLO(str(stripped)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False,
                                                        half=False, device="cpu", nms=False))

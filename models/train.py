@@ -134,11 +134,21 @@ def check_data(path: Path) -> None:
     if not isinstance(cfg, dict) or not all(cfg.get(k) for k in ("train", "val", "names")):
         keys = sorted(map(str, cfg)) if isinstance(cfg, dict) else type(cfg).__name__
         raise ValueError(f"--data {path}: expected a data.yaml with 'train', 'val' and 'names', got {keys}")
-    strange = _not_tiles(names_from(cfg["names"]))
+    names = names_from(cfg["names"])
+    strange = _not_tiles(names)
     if strange:
         raise ValueError(f"--data {path}: class names {', '.join(map(repr, strange[:5]))} are no tile names "
                          f"(expected our 31 classes, {', '.join(CLASS_NAMES[:3])}…, or names `xingzi eval` maps onto "
                          "them)")
+    from xingzi.datasets.classnames import class_id_for_name
+
+    moved = [(k, n) for k, n in enumerate(names) if class_id_for_name(n) != k]
+    if moved or len(names) != len(CLASS_NAMES):  # a network learns classes by their place, not their name
+        k, n = moved[0] if moved else (len(names), "nothing")
+        raise ValueError(f"--data {path}: its class {k} is {n!r} where ours is "
+                         f"{CLASS_NAMES[k] if k < len(CLASS_NAMES) else 'nothing'!r} (the detector reads class 30 as "
+                         "back, whatever a set calls it): make it ours first with `xingzi dataset merge DIR --out NEW` "
+                         "(classes mapped by name, winds and `other` left out), then train on NEW/data.yaml")
     root = Path(cfg.get("path") or path.parent)  # as Ultralytics resolves it: a relative path from here
     if not root.exists() and not root.is_absolute():
         from xingzi.vision.runtime import configure_ultralytics
@@ -147,6 +157,7 @@ def check_data(path: Path) -> None:
         from ultralytics.utils import DATASETS_DIR  # ... else from its datasets folder
 
         root = Path(DATASETS_DIR) / root
+    parts: list[tuple[str, Path]] = []
     for split in ("train", "val"):
         for part in cfg[split] if isinstance(cfg[split], list) else [cfg[split]]:
             where = (root / str(part)).resolve()
@@ -154,6 +165,30 @@ def check_data(path: Path) -> None:
                 where = (root / part[3:]).resolve()
             if not where.exists():
                 raise ValueError(f"--data {path}: its {split} images are not there: {where}")
+            parts.append((split, where))
+    for split, where in parts:  # (each part there first: a folder missing is the likelier slip)
+        if where.is_dir():
+            _check_labels(path, split, where)
+
+
+def _check_labels(path: Path, split: str, images: Path) -> None:
+    """The label files beside a part's image folder (Ultralytics' images/ → labels/): there, and every class id one
+    of ours (else Ultralytics ends in a traceback with a run folder made, or trains on no tile)."""
+    from xingzi.datasets.yolo import image_files, label_path_for, parse_label_text, read_text
+
+    photos = image_files(images)
+    labelled = [label_path_for(p) for p in photos if label_path_for(p).is_file()]
+    if photos and not labelled:
+        raise ValueError(f"--data {path}: none of its {len(photos)} {split} images has a label file (expected "
+                         f"{label_path_for(photos[0])})")
+    for label in labelled:
+        rows, bad = parse_label_text(read_text(label))
+        if bad:
+            raise ValueError(f"--data {path}: {label}:{bad[0][0]}: {bad[0][1]}")
+        for n, values in rows:
+            if values[0] != int(values[0]) or not 0 <= values[0] < len(CLASS_NAMES):
+                raise ValueError(f"--data {path}: {label}:{n}: class {values[0]:g} is none of our "
+                                 f"0..{len(CLASS_NAMES) - 1}")
 
 
 def _not_tiles(names: list[str]) -> list[str]:
@@ -258,7 +293,8 @@ def train(cfg: TrainConfig) -> Path:
             return
         callback_state["saved"] = True
         save = Path(trainer.save_dir) / "xingzi_train.json"
-        atomic_write_text(save, json.dumps(asdict(cfg) | {"device_used": str(trainer.device)}, indent=2) + "\n")
+        atomic_write_text(save, json.dumps(asdict(cfg) | {"device_used": str(trainer.device), "run_dir": str(trainer.save_dir)},
+                                           indent=2) + "\n")  # run_dir: Ultralytics adds -2 to a name taken
 
     model.add_callback("on_train_start", save_config)
     model.train(**kw)
@@ -289,7 +325,17 @@ def resume(run_or_ckpt: Path | None = None, extra_train: list[Path] | None = Non
     last = target if target.suffix == ".pt" else target / "weights" / "last.pt"
     if not last.is_file():
         raise FileNotFoundError(f"no checkpoint {last}")
-    data = Path((torch.load(last, map_location="cpu", weights_only=False).get("train_args") or {}).get("data", ""))
+    try:
+        ckpt = torch.load(last, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 — a file of any bytes: torch raises many kinds
+        raise ValueError(f"{last}: not a training checkpoint ({type(e).__name__})") from None
+    if not isinstance(ckpt, dict) or not ckpt.get("train_args"):
+        raise ValueError(f"{last}: not a training checkpoint of Ultralytics (no training arguments in it)")
+    if ckpt.get("optimizer") is None or ckpt.get("epoch", -1) < 0:  # stripped when a run ends: Ultralytics would
+        # start a new training of its own default data (coco8, a download) instead
+        raise ValueError(f"{last}: that run has finished; nothing to resume (start another from it with "
+                         f"--model {last.parent / 'best.pt'})")
+    data = Path((ckpt.get("train_args") or {}).get("data", ""))
     if not data.is_file():
         if data.parent != RUNS / "data" / "real_cn":
             raise FileNotFoundError(f"the run's data.yaml is missing: {data}")

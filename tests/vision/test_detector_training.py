@@ -140,7 +140,7 @@ def test_shipping_the_shipped_checkpoint_makes_the_shipped_onnx_again(tmp_path, 
     from xingzi.models.ship import SHIPPED_ONNX, SHIPPED_PT, ship
 
     lines = ship(SHIPPED_PT, out_pt=tmp_path / "w.pt", out_onnx=tmp_path / "w.onnx")
-    assert lines[0].startswith(f"{SHIPPED_PT} (epoch index ") and f"-> {tmp_path / 'w.pt'}" in lines[0]
+    assert lines[0].startswith(f"{SHIPPED_PT} (a finished run's) -> ") and f"-> {tmp_path / 'w.pt'}" in lines[0]
     assert "made at 800x800, takes any size" in lines[1]
     made, shipped = (ort.InferenceSession(str(p), providers=["CPUExecutionProvider"])
                      for p in (tmp_path / "w.onnx", SHIPPED_ONNX))
@@ -165,6 +165,14 @@ def test_shipping_refuses_what_is_no_31_class_ultralytics_checkpoint(tmp_path):
     torch.save(riichi, tmp_path / "riichi.pt")
     with pytest.raises(ValueError, match="riichi.pt has 34 classes, expected 31"):
         ship(tmp_path / "riichi.pt", out_pt=tmp_path / "out.pt", out_onnx=None)
+    winds = torch.load(SHIPPED_PT, map_location="cpu", weights_only=False)  # real_cn's list: 30 is `other`
+    winds["model"].names = {**winds["model"].names, 30: "other"}
+    torch.save(winds, tmp_path / "winds.pt")
+    with pytest.raises(ValueError, match="winds.pt: class 30 is 'other' where ours is 'back'"):
+        ship(tmp_path / "winds.pt", out_pt=tmp_path / "out.pt", out_onnx=None)
+    (tmp_path / "junk.pt").write_text("junk")
+    with pytest.raises(ValueError, match=r"junk.pt: not an Ultralytics checkpoint \(UnpicklingError\)"):
+        ship(tmp_path / "junk.pt", out_pt=tmp_path / "out.pt", out_onnx=None)
     assert not (tmp_path / "out.pt").exists()
 
 
@@ -186,9 +194,27 @@ def test_resume_with_a_missing_dataset_says_which(tmp_path):
     from xingzi.models.train import resume
 
     ckpt = tmp_path / "last.pt"
-    torch.save({"train_args": {"data": str(tmp_path / "gone" / "data.yaml")}}, ckpt)
+    torch.save({"train_args": {"data": str(tmp_path / "gone" / "data.yaml")}, "optimizer": {}, "epoch": 2}, ckpt)
     with pytest.raises(FileNotFoundError, match="data.yaml is missing"):
         resume(ckpt)
+
+
+def test_resuming_a_finished_run_or_no_checkpoint_is_said_in_a_line(tmp_path):
+    """A finished run's last.pt keeps no optimizer: Ultralytics started a new training of its default data instead
+    (coco8, a download, and a run folder in the repo)."""
+    import torch
+
+    from xingzi.models.train import resume
+
+    finished = tmp_path / "run" / "weights" / "last.pt"
+    finished.parent.mkdir(parents=True)
+    torch.save({"train_args": {"data": "d.yaml"}, "optimizer": None, "epoch": -1}, finished)
+    with pytest.raises(ValueError, match=r"that run has finished; nothing to resume \(start another from it with "
+                                         r"--model .*run/weights/best.pt\)"):
+        resume(tmp_path / "run")
+    (tmp_path / "junk.pt").write_text("junk")
+    with pytest.raises(ValueError, match=r"junk.pt: not a training checkpoint \(UnpicklingError\)"):
+        resume(tmp_path / "junk.pt")
 
 
 @pytest.mark.parametrize("given,passed", [("latest", None), ("runs/train/x/weights/last.pt", "runs/train/x/weights/last.pt")])

@@ -11,6 +11,29 @@ import pytest
 from xingzi.models import judge
 from xingzi.models.judge import MeasureSet, Pairing, verdict
 
+REAL_VAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "real_cn_val"
+
+
+@pytest.fixture(autouse=True)
+def corrections_fit(monkeypatch):
+    """The stand-in photo folders are taken for the ones the shipped label corrections are written for."""
+    monkeypatch.setattr(judge, "errata_fit", lambda real: True)
+
+
+def test_the_label_corrections_are_read_only_for_the_photos_they_are_written_for(tmp_path, monkeypatch):
+    """With other photos (--real) the corrected row stopped the judge after every reading was paid for."""
+    monkeypatch.undo()
+    assert judge.errata_fit(REAL_VAL)
+    other = tmp_path / "real_cn_val"  # named as the corrected folder, holding none of its photos
+    (other / "images").mkdir(parents=True)
+    assert not judge.errata_fit(other) and not judge.errata_fit(tmp_path)
+    cand = tmp_path / "cand.onnx"
+    cand.write_bytes(b"candidate")
+    runner = FakeRunner(base_wrong={"p1"}, cand_wrong=set())
+    _, _, pairs = judge.judge(cand, "none", tmp_path / "sets", tmp_path / "out", other, only=["real_cn_val"],
+                              runner=runner)
+    assert [p.name for p in pairs] == ["real_cn_val"] and not any("--errata" in c for c in runner.commands)
+
 
 def pairing(name: str, gained: int, lost: int) -> Pairing:
     return Pairing(name, "image exact %", 70.0, 70.0, gained, lost)
@@ -154,6 +177,24 @@ def test_another_second_opinion_reads_again_and_the_same_one_does_not(tmp_path):
     _, _, pairs = judge.judge(cand, str(partner), tmp_path / "sets", tmp_path / "out", real, runner=again)
     assert again.commands == [] and all((p.gained, p.lost) == (1, 1) for p in pairs)
     assert len(list((tmp_path / "out").glob("candidate-cand-*-second-*"))) == 2
+
+
+def test_other_real_photos_are_read_again_not_taken_from_the_first_folders_readings(tmp_path):
+    """The readings were kept by model alone: a second --real folder got the first folder's verdict word for word."""
+    cand = tmp_path / "cand.onnx"
+    cand.write_bytes(b"candidate")
+    first, second = tmp_path / "a" / "real", tmp_path / "b" / "real"
+    for folder, photos in ((first, 3), (second, 4)):
+        (folder / "images").mkdir(parents=True)
+        for i in range(photos):
+            (folder / "images" / f"p{i}.jpg").write_bytes(b"x")
+    judge.judge(cand, "none", tmp_path / "sets", tmp_path / "out", first, only=["real_cn_val"],
+                runner=FakeRunner(base_wrong={"p1"}, cand_wrong=set()))
+    again = FakeRunner(base_wrong=set(), cand_wrong={"p2"})
+    _, _, pairs = judge.judge(cand, "none", tmp_path / "sets", tmp_path / "out", second, only=["real_cn_val"],
+                              runner=again)
+    assert sum("--model" in c for c in again.commands) == 1 and (pairs[0].gained, pairs[0].lost) == (0, 1)
+    assert judge.real_key(first) != judge.real_key(second)
 
 
 def report_text(pairs, ok, why) -> str:

@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 
 from xingzi.cli import main
+from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.models import train as tr
+
+OURS = "[" + ", ".join(CLASS_NAMES) + "]"
+THEIRS = "[" + ", ".join([*CLASS_NAMES[:30], "other"]) + "]"  # real_cn's list: its class 30 is no back
 
 
 @pytest.mark.parametrize(("name", "text", "message"), [
@@ -19,15 +23,27 @@ from xingzi.models import train as tr
                  "--data {dir}/data.yaml: class names 'foo', 'bar' are no tile names", id="names-not-tiles"),
     pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: images\nnames: {{0: 1m, 1: east, 2: foo}}\n",
                  "class names 'foo' are no tile names", id="one-name-not-a-tile"),
-    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: nope\nnames: [1m]\n",
+    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: nope\nnames: {ours}\n",
                  "--data {dir}/data.yaml: its val images are not there: {dir}/nope", id="val-folder-missing"),
-    pytest.param("data.yaml", "train: [images, gone]\nval: images\nnames: [1m]\n",
+    pytest.param("data.yaml", "train: [images, gone]\nval: images\nnames: {ours}\n",
                  "its train images are not there: {dir}/gone", id="train-list-with-a-missing-folder"),
+    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: images\nnames: {theirs}\n",
+                 "its class 30 is 'other' where ours is 'back'", id="another-sets-class-list"),  # taught winds as back
+    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: images\nnames: [2m, 1m]\n",
+                 "its class 0 is '2m' where ours is '1m'", id="our-names-in-another-order"),
+    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: images\nnames: {ours}\n",
+                 "none of its 1 train images has a label file (expected {dir}/labels/a.txt)", id="no-labels"),
+    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: images\nnames: {ours}\n",
+                 "{dir}/labels/a.txt:2: class 40 is none of our 0..30", id="a-class-id-past-ours"),
 ])
 def test_a_data_yaml_ultralytics_cannot_train_on_is_refused_before_it_starts(tmp_path, capsys, monkeypatch, name,
                                                                               text, message):
     (tmp_path / "images").mkdir()
-    (tmp_path / name).write_text(text.format(dir=tmp_path))
+    (tmp_path / "images" / "a.png").write_bytes(b"")  # (only its name is read)
+    if "class 40" in message:
+        (tmp_path / "labels").mkdir()
+        (tmp_path / "labels" / "a.txt").write_text("0 0.5 0.5 0.1 0.1\n40 0.5 0.5 0.1 0.1\n")
+    (tmp_path / name).write_text(text.format(dir=tmp_path, ours=OURS, theirs=THEIRS))
     monkeypatch.setattr(tr, "train", lambda cfg: pytest.fail("training started"))
     assert main(["train", "--data", str(tmp_path / name), "--epochs", "1"]) == 2
     err = capsys.readouterr().err
