@@ -42,8 +42,8 @@ def audit_dataset(root: str | Path, detector, sure: float = SURE, errata: Errata
         if not label_path.exists() or (errata and image_path.name in errata.left_out):
             continue  # check_dataset reports a missing file; photos left out are known
         image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise ValueError(f"cannot read image {image_path}: expected a JPEG or PNG")
+        if image is None:  # check_dataset says it cannot be opened: the others are still read
+            continue
         parsed, _ = parse_label_text(label_path.read_text(errors="replace"))
         fix = errata.fix_for(image_path.name) if errata else None
         rows: list[tuple[int | None, list[float]]] = list(parsed) if fix is None else fix_parsed(parsed, fix, names)
