@@ -6,6 +6,7 @@ import json
 import math
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -188,11 +189,16 @@ def image_size(path: str | Path) -> tuple[int, int]:
     from PIL import Image, UnidentifiedImageError  # (only the tools that read images need Pillow)
 
     try:
-        with Image.open(path) as im:
+        with warnings.catch_warnings():  # only the header is read: no bomb to warn of
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            im = Image.open(path)
+        with im:
             turned = im.getexif().get(0x0112, 1) in (5, 6, 7, 8)  # a quarter turn: width and height swap
             return (im.height, im.width) if turned else (im.width, im.height)
     except UnidentifiedImageError:
         raise ValueError(f"{path}: not a readable image (no format Pillow knows)") from None
+    except Image.DecompressionBombError as e:  # twice Pillow's limit: refused even for its header
+        raise ValueError(f"{path}: not read, a picture too large to be a photo ({e})") from None
     except OSError as e:  # a JPEG cut inside its header: "Truncated File Read", naming no file
         raise ValueError(f"{path}: not a readable image ({e})") from None
 
