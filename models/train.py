@@ -7,9 +7,12 @@ Settings are written as ``xingzi_train.json`` beside Ultralytics' own ``args.yam
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -293,13 +296,29 @@ def train(cfg: TrainConfig) -> Path:
             return
         callback_state["saved"] = True
         save = Path(trainer.save_dir) / "xingzi_train.json"
-        atomic_write_text(save, json.dumps(asdict(cfg) | {"device_used": str(trainer.device), "run_dir": str(trainer.save_dir)},
-                                           indent=2) + "\n")  # run_dir: Ultralytics adds -2 to a name taken
+        atomic_write_text(save, json.dumps(asdict(cfg) | run_facts(cfg, trainer), indent=2) + "\n")
 
     model.add_callback("on_train_start", save_config)
     model.train(**kw)
     assert model.trainer is not None
     return Path(model.trainer.save_dir)
+
+
+def run_facts(cfg: TrainConfig, trainer: Any) -> dict[str, Any]:
+    """What a run's settings alone do not say, saved beside them: the device, the run folder (Ultralytics adds -2 to
+    a name taken), the data.yaml's text as it was (the real view's is written again by the next run), the start
+    weights' digest (models/ changes when a model is shipped) and the commit of the code."""
+    data = Path(cfg.data)
+    start = Path(cfg.model)
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                                text=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    return {"device_used": str(trainer.device), "run_dir": str(trainer.save_dir),
+            "data_yaml": data.read_text(encoding="utf-8") if data.is_file() else None,
+            "model_sha256": hashlib.sha256(start.read_bytes()).hexdigest() if start.is_file() else None,
+            "commit": commit}
 
 
 def latest_run(project: Path = TRAIN_PROJECT) -> Path:

@@ -485,6 +485,9 @@ def test_a_bf16_cpu_training_runs_and_saves_weights(tmp_path):
     run = train(cfg)
     saved = json.loads((run / "xingzi_train.json").read_text())
     assert saved["bf16"] is True and saved["device_used"] == "cpu"
+    # what the settings alone would not say again: the data.yaml as it was, the run folder, the code's commit
+    assert saved["data_yaml"] == data.read_text() and saved["run_dir"] == str(run)
+    assert saved["model_sha256"] is None and (saved["commit"] is None or len(saved["commit"]) == 40)
     ckpt = torch.load(run / "weights" / "last.pt", map_location="cpu", weights_only=False)
     assert ckpt["train_args"]["amp"] == "bf16"
     weights = [p for p in ckpt["model"].parameters()]
