@@ -115,9 +115,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--preds", required=True, help="YOLO txt predictions 'cls cx cy w h conf' (xingzi eval --save-preds)")
     ap.add_argument("--conf", type=float, default=0.25, help="operating threshold (xingzi eval's default)")
     args = ap.parse_args(argv)
-    ds = load_dataset(Path(args.data))
-    truths, sizes = truths_for(ds, name_table(ds.names))
-    preds = preds_from_dir(ds, sizes, Path(args.preds), preds_table(Path(args.preds), ds))
+    try:
+        ds = load_dataset(Path(args.data))
+        truths, sizes = truths_for(ds, name_table(ds.names))
+        if not Path(args.preds).is_dir():
+            raise FileNotFoundError(f"--preds {args.preds}: no such folder (a row of `xingzi eval --save-preds DIR`: "
+                                    "DIR/<row>)")
+        preds = preds_from_dir(ds, sizes, Path(args.preds), preds_table(Path(args.preds), ds))
+    except (FileNotFoundError, ValueError) as e:
+        ap.error(str(e))
     ours = score(truths, preds, NC, args.conf)
     coco = coco_scores(truths, preds, NC, args.conf)
     p, r, f1 = ours.micro()

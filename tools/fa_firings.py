@@ -52,7 +52,7 @@ def label_kind(box: np.ndarray, true_xyxy: np.ndarray, true_cls: np.ndarray) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m tools.fa_firings", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", action="append", required=True, type=Path,
                    help="a labelled YOLO folder (images/, labels/) or data.yaml (repeatable)")
     p.add_argument("--errata", default="none", help="label corrections: none, auto (those shipped for the folder), "

@@ -65,13 +65,18 @@ def table(costs: list[float]) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m tools.false_claims", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", action="append", required=True, help="a folder with images/ (repeatable)")
     p.add_argument("--photos", type=int, default=60, help="photos read per folder (0: all)")
     p.add_argument("--tiles", type=int, default=3, help="tiles changed in turn per hand")
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--json-out", type=Path)
     args = p.parse_args(argv)
+    for folder in args.data:  # a mistyped folder read as holding no photo would pass for a clean result
+        if not image_files(Path(folder, "images")):
+            p.error(f"--data {folder}: no photos in {Path(folder, 'images')}")
+    if args.photos < 0 or args.tiles < 1:
+        p.error(f"--photos must be 0 or more and --tiles 1 or more, got {args.photos} and {args.tiles}")
     from xingzi.vision.photo import load_image  # the detector and photos only where the tool runs
     from xingzi.vision.pipeline import detect_hand, make_detector
 

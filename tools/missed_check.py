@@ -120,7 +120,7 @@ def _labelled(data: Path) -> list[tuple[Detections, tuple[int, int]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m tools.missed_check", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", action="append",
                    help="a `xingzi synth` folder, or labelled photos as `xingzi eval` reads them; repeatable")
     p.add_argument("--limit", type=int, default=0, help="photos per folder (0: all)")
@@ -129,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
                         "them out (their true boxes)")
     p.add_argument("--seed", type=int, default=5, help="for --random-layouts")
     args = p.parse_args(argv)
+    if args.random_layouts < 0 or args.limit < 0:
+        p.error(f"--random-layouts and --limit must be 0 or more, got {args.random_layouts} and {args.limit}")
     sets: list[tuple[str, Path | None]] = [(str(data), data) for data in map(Path, args.data or [])]
     if args.random_layouts:
         sets.append((f"{args.random_layouts} random layouts (seed {args.seed})", None))

@@ -174,7 +174,7 @@ def print_summary(numbers: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="python -m tools.mutants", description=(__doc__ or "").split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     for name in ("list", "run"):

@@ -119,6 +119,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bench", type=Path, help="`xingzi bench pipeline --json-out` of the same set, to compare with")
     ap.add_argument("--limit", type=int, default=0, help="the first N samples only (0: all)")
     args = ap.parse_args(argv)
+    if args.limit < 0:
+        ap.error(f"--limit must be 0 (all) or more, got {args.limit}")
+    earlier = None
+    if args.bench:  # a bad file said before any photo is read
+        try:
+            earlier = json.loads(args.bench.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            ap.error(f"--bench {args.bench}: expected a `xingzi bench pipeline --json-out` file ({e})")
+        if not isinstance(earlier, dict) or "pao_wrong" not in earlier:
+            ap.error(f"--bench {args.bench}: expected a `xingzi bench pipeline --json-out` file of a synthetic set")
     items = samples(args.data)[: args.limit or None]
     if not items:
         raise SystemExit(f"{args.data}: no complete samples with an expected result in meta/")
@@ -128,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:22} 炮 total right {len(items) - len(wrong)}/{len(items)} "
               f"({100 * (len(items) - len(wrong)) / len(items):.1f} %)")
     differ = False
-    if args.bench:
-        run = json.loads(args.bench.read_text(encoding="utf-8"))
+    if earlier is not None:
+        run = earlier
         stems = {photo.stem for photo, _ in items}
         bench_wrong = sorted(set(run["pao_wrong"]) & stems)
         print(f"{'xingzi bench pipeline':22} 炮 total right {len(items) - len(bench_wrong)}/{len(items)}")

@@ -17,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--examples", action="store_true", help="score RULES.md §11's worked examples instead")
     ap.add_argument("--rounds", action="store_true", help="whole rounds settled between four seats (score_round)")
     args = ap.parse_args(argv)
+    if args.n < 1 or args.show < 0:
+        ap.error(f"--n must be 1 or more and --show 0 or more, got {args.n} and {args.show}")
     if args.examples:
         from .examples import check_examples
 
