@@ -9,6 +9,7 @@ side by side.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -32,6 +33,9 @@ HAND_MAX_TILES = 18
 # (image path, Detections, meta dict) -> bool "tiles -> melds -> 炮 total equal the truth". The grouping
 # and scoring stage sets it (or passes it to preds_from_model); until then the share is not reported.
 PIPELINE_CHECK: Callable[[Path, object, dict], bool | None] | None = None
+
+
+PROGRESS_EVERY = 50  # photos between the lines saying how far a model's reading has got
 
 
 def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf: float, iou: float,
@@ -81,7 +85,12 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
 
         check = pipeline_matches_truth
     out, right, as_users = [], [], []
-    for p in ds.images:
+    started = time.monotonic()
+    for k, p in enumerate(ds.images):
+        if k and k % PROGRESS_EVERY == 0:  # minutes on a few hundred photos: say it is getting on (not the report)
+            left = (time.monotonic() - started) / k * (len(ds.images) - k)
+            print(f"eval: {k}/{len(ds.images)} photos read, about {left / 60:.0f} min left", file=sys.stderr,
+                  flush=True)
         image = cv2.imread(str(p), cv2.IMREAD_COLOR)
         with remembering():  # a photo read again pays each picture once
             d = det.predict(image if perturb is None else np.ascontiguousarray(perturb.image(image)))

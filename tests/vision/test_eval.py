@@ -283,10 +283,12 @@ def test_truth_boxes_become_pixels(dataset):
     assert truths[0].cls.tolist() == [0, 27, IGNORE]
 
 
-def test_model_row_reports_latency_and_the_pipeline_hook(dataset):
+def test_model_row_reports_latency_and_the_pipeline_hook(dataset, monkeypatch, capsys):
+    from xingzi.vision import evaluate
     from xingzi.vision.detector import DEFAULT_ONNX
     from xingzi.vision.evaluate import preds_from_model
 
+    monkeypatch.setattr(evaluate, "PROGRESS_EVERY", 1)
     (dataset / "meta").mkdir()
     (dataset / "meta" / "a.json").write_text('{"expect": {"total": 10}}')  # only image a has ground truth
     seen = []
@@ -302,6 +304,7 @@ def test_model_row_reports_latency_and_the_pipeline_hook(dataset):
     assert lat["images"] == 2 and lat["backend"] == "onnx" and 0 < lat["model_ms_median"] <= lat["model_ms_p95"]
     assert extra["second_paths"] and extra["second"] == "+".join(extra["second_paths"])  # the shipped second opinion
     assert 0 < extra["second_doubt"] <= 1
+    assert capsys.readouterr().err.startswith("eval: 1/2 photos read, about ")  # how far a long reading has got
 
 
 def test_latency_is_in_milliseconds(dataset):
