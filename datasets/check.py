@@ -24,6 +24,7 @@ from xingzi.datasets.yolo import (
     label_path_for,
     parse_label_text,
     read_text,
+    tiff_turned,
     unread_images,
 )
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES
@@ -274,6 +275,9 @@ def _image_issues(image: Path, where: str) -> list[Issue]:
         image_size(image)
     except ValueError as e:
         return [Issue(ERROR, "unreadable", where, None, str(e).removeprefix(f"{image}: "))]
+    if tiff_turned(image):
+        return [Issue(ERROR, "unreadable", where, None, "a TIFF turned by its EXIF tag, which OpenCV cannot read "
+                      "(training and evaluation would pass it over): save it as JPEG")]
     if image.suffix.lower() in (".jpg", ".jpeg") and jpeg_cut_short(image):
         return [Issue(WARNING, "cut-short", where, None, "the JPEG ends without its end marker: cut short in copying?")]
     return []

@@ -192,8 +192,8 @@ def image_size(path: str | Path) -> tuple[int, int]:
         with warnings.catch_warnings():  # only the header is read: no bomb to warn of
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             im = Image.open(path)
-        with im:
-            turned = im.getexif().get(0x0112, 1) in (5, 6, 7, 8)  # a quarter turn: width and height swap
+        with im:  # (Pillow's TIFF reader gives the turned size itself)
+            turned = im.format != "TIFF" and im.getexif().get(0x0112, 1) in (5, 6, 7, 8)  # width and height swap
             return (im.height, im.width) if turned else (im.width, im.height)
     except UnidentifiedImageError:
         raise ValueError(f"{path}: not a readable image (no format Pillow knows)") from None
@@ -201,6 +201,16 @@ def image_size(path: str | Path) -> tuple[int, int]:
         raise ValueError(f"{path}: not read, a picture too large to be a photo ({e})") from None
     except OSError as e:  # a JPEG cut inside its header: "Truncated File Read", naming no file
         raise ValueError(f"{path}: not a readable image ({e})") from None
+
+
+def tiff_turned(path: str | Path) -> bool:
+    """A TIFF whose EXIF turns it a quarter: OpenCV (5.1), which the tools read photos with, cannot read one."""
+    from PIL import Image
+
+    if Path(path).suffix.lower() not in (".tif", ".tiff"):
+        return False
+    with Image.open(path) as im:
+        return im.getexif().get(0x0112, 1) in (5, 6, 7, 8)
 
 
 def jpeg_cut_short(path: str | Path) -> bool:

@@ -52,7 +52,11 @@ class MeasureSet:
     rescores: str = ""  # the eval set whose saved boxes it scores again (no model call), when they are there
 
     def path(self, sets: Path, real: Path) -> Path:
-        return real if not self.make else sets / self.name
+        if not self.make:
+            return real
+        if "--real" in self.make and real.resolve() != REAL_VAL.resolve():  # made from other photos: kept apart
+            return sets / f"{self.name}-real-{real_key(real)}"
+        return sets / self.name
 
     def data_arg(self, sets: Path, real: Path) -> Path:
         folder = self.path(sets, real)
@@ -123,6 +127,8 @@ def errata_fit(real: Path) -> bool:
     from xingzi.datasets.errata import errata_for
     from xingzi.datasets.yolo import image_files
 
+    if real.resolve() == REAL_VAL.resolve():  # written for these: a broken file is to be said, not passed over
+        return errata_for("auto", real, image_files(real / "images")) is not None
     try:
         return errata_for("auto", real, image_files(real / "images")) is not None
     except (ValueError, FileNotFoundError):

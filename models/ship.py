@@ -92,7 +92,7 @@ def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPE
             raise ValueError(f"stripped weights are {stripped.stat().st_size / 1e6:.1f} MB, over the 25 MB limit")
         out_pt.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(stripped, out_pt)
-        when = f"epoch index {epoch}" if isinstance(epoch, int) and epoch >= 0 else "a finished run's"
+        when = f"epoch index {epoch}" if isinstance(epoch, int) and epoch >= 0 else "final weights"
         lines = [f"{ckpt} ({when}) -> {out_pt} ({out_pt.stat().st_size / 1e6:.1f} MB)"]
         if out_onnx is not None:
             exported = Path(YOLO(str(stripped)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False,

@@ -123,8 +123,8 @@ def prepare_real_view(shared: Path = SHARED_DATA, out: Path = RUNS / "data" / "r
 
 def check_data(path: Path) -> None:
     """A data.yaml of the user's own (``xingzi train --data``) checked as Ultralytics will read it, before it starts
-    and makes a run folder: YAML with 'train', 'val' and 'names', every name a tile class as ``xingzi eval`` maps
-    names (our 31, another set's spelling, or a wind/flower it ignores), and the image folders or lists there."""
+    and makes a run folder: YAML with 'train', 'val' and 'names', our 31 classes in our order (any spelling
+    ``xingzi eval`` maps), the image folders or lists there, and label files beside them with our class ids."""
     from xingzi.datasets.check import load_yaml
     from xingzi.vision.eval_data import names_from
 
@@ -141,8 +141,8 @@ def check_data(path: Path) -> None:
     strange = _not_tiles(names)
     if strange:
         raise ValueError(f"--data {path}: class names {', '.join(map(repr, strange[:5]))} are no tile names "
-                         f"(expected our 31 classes, {', '.join(CLASS_NAMES[:3])}…, or names `xingzi eval` maps onto "
-                         "them)")
+                         f"(expected our 31 classes in our order, {', '.join(CLASS_NAMES[:3])}…, in any spelling "
+                         "`xingzi eval` reads)")
     from xingzi.datasets.classnames import class_id_for_name
 
     moved = [(k, n) for k, n in enumerate(names) if class_id_for_name(n) != k]

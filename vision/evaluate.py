@@ -89,8 +89,8 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     for k, p in enumerate(ds.images):
         if k and k % PROGRESS_EVERY == 0:  # minutes on a few hundred photos: say it is getting on (not the report)
             left = (time.monotonic() - started) / k * (len(ds.images) - k)
-            print(f"eval: {k}/{len(ds.images)} photos read, about {left / 60:.0f} min left", file=sys.stderr,
-                  flush=True)
+            when = f"{left / 60:.0f} min" if left >= 90 else f"{left:.0f} s"
+            print(f"eval: {k}/{len(ds.images)} photos read, about {when} left", file=sys.stderr, flush=True)
         image = cv2.imread(str(p), cv2.IMREAD_COLOR)
         with remembering():  # a photo read again pays each picture once
             d = det.predict(image if perturb is None else np.ascontiguousarray(perturb.image(image)))

@@ -113,10 +113,15 @@ def test_photos_of_kinds_the_tools_do_not_read_are_named_and_tiffs_are_read(tmp_
     root = make_dataset(tmp_path / "d", {"a": CLEAN})
     Image.new("RGB", (32, 24), "white").save(root / "images" / "t.tif")
     (root / "labels" / "t.txt").write_text(CLEAN)
+    turned = Image.Exif()
+    turned[0x0112] = 6
+    Image.new("RGB", (32, 24), "white").save(root / "images" / "r.tif", exif=turned)  # OpenCV reads none such
+    (root / "labels" / "r.txt").write_text(CLEAN)
     Image.new("RGB", (32, 24), "white").save(root / "images" / "g.gif")
     (root / "labels" / "g.txt").write_text(CLEAN)
     report = check_dataset(root)
-    assert report.images == 2 and report.counts_by_kind() == {"unread-format": 1, "no-image": 1}
+    assert report.images == 3 and report.counts_by_kind() == {"unread-format": 1, "no-image": 1, "unreadable": 1}
+    assert next(i for i in report.issues if i.kind == "unreadable").path == "images/r.tif"
     orphan = next(i for i in report.issues if i.kind == "no-image")
     assert orphan.path == "labels/g.txt" and "its photo g.gif is of a kind the dataset tools do not read" in orphan.message
     assert main(["dataset", "split", str(root), "--val", "0.5"]) == 0
@@ -125,7 +130,7 @@ def test_photos_of_kinds_the_tools_do_not_read_are_named_and_tiffs_are_read(tmp_
     assert main(["dataset", "merge", str(root), "--out", str(tmp_path / "m")]) == 0
     out = capsys.readouterr().out
     assert "note: 1 photo(s) under" in out and sorted(p.name for p in (tmp_path / "m" / "images").iterdir()) == [
-        "d__a.jpg", "d__t.tif"]
+        "d__a.jpg", "d__r.tif", "d__t.tif"]
 
 
 @pytest.mark.parametrize("layout", [pytest.param((), id="empty-folder"), pytest.param(("images",), id="no-images")])

@@ -140,7 +140,7 @@ def test_shipping_the_shipped_checkpoint_makes_the_shipped_onnx_again(tmp_path, 
     from xingzi.models.ship import SHIPPED_ONNX, SHIPPED_PT, ship
 
     lines = ship(SHIPPED_PT, out_pt=tmp_path / "w.pt", out_onnx=tmp_path / "w.onnx")
-    assert lines[0].startswith(f"{SHIPPED_PT} (a finished run's) -> ") and f"-> {tmp_path / 'w.pt'}" in lines[0]
+    assert lines[0].startswith(f"{SHIPPED_PT} (final weights) -> ") and f"-> {tmp_path / 'w.pt'}" in lines[0]
     assert "made at 800x800, takes any size" in lines[1]
     made, shipped = (ort.InferenceSession(str(p), providers=["CPUExecutionProvider"])
                      for p in (tmp_path / "w.onnx", SHIPPED_ONNX))

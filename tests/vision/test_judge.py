@@ -73,7 +73,8 @@ def test_sets_are_made_by_the_commands_that_made_the_measured_ones(tmp_path):
     assert sets["synth_s99"].make == ("xingzi", "synth", "--n", "300", "--seed", "99", "--imgsz", "640")
     assert sets["heldout_s71"].make[-4:] == ("--seed", "71", "--imgsz", "1280")
     assert sets["synth_s99"].data_arg(tmp_path, real) == tmp_path / "synth_s99" / "data.yaml"
-    assert sets["composite_s7"].data_arg(tmp_path, real) == tmp_path / "composite_s7"
+    assert judge.measure_sets(REAL_VAL)[-1].data_arg(tmp_path, REAL_VAL) == tmp_path / "composite_s7"
+    assert sets["composite_s7"].data_arg(tmp_path, real).name.startswith("composite_s7-real-")  # other photos'
     assert sets["real_cn_val"].data_arg(tmp_path, real) == real
     corrected = sets["real_corrected"]  # the same photos against their mended labels, shown beside
     assert corrected.data_arg(tmp_path, real) == real and corrected.flags == ("--errata", "auto")
@@ -195,6 +196,9 @@ def test_other_real_photos_are_read_again_not_taken_from_the_first_folders_readi
                               runner=again)
     assert sum("--model" in c for c in again.commands) == 1 and (pairs[0].gained, pairs[0].lost) == (0, 1)
     assert judge.real_key(first) != judge.real_key(second)
+    made = judge.measure_sets(second)[-1]  # the composite set is made of the --real photos: kept apart per folder
+    assert made.name == "composite_s7" and made.path(tmp_path / "sets", second).name == \
+        f"composite_s7-real-{judge.real_key(second)}"
 
 
 def report_text(pairs, ok, why) -> str:

@@ -30,4 +30,4 @@ def test_the_runtimes_are_told_before_they_start():
     import xingzi
 
     assert xingzi and os.environ.get("ORT_DISABLE_TELEMETRY") == "1"
-    assert "openvino_telemetry" not in sys.modules or sys.modules["openvino_telemetry"] is None
+    assert sys.modules["openvino_telemetry"] is None  # OpenVINO's converter then takes its stub

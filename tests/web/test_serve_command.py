@@ -265,3 +265,18 @@ def test_serve_with_the_tables_rules(served, capsys):
 def test_bad_rules_stop_the_server_before_it_starts(served, capsys, argv, message):
     assert main(["serve", *argv]) == 2
     assert message in capsys.readouterr().err and not served
+
+
+def test_a_port_an_ipv4_server_holds_is_free_for_one_on_every_ipv6_address():
+    """asyncio binds `::` to IPv6 alone: the check refused a port an IPv4 server held, which uvicorn would have got."""
+    import socket
+
+    from xingzi.commands.serve import check_port
+
+    with socket.socket() as other:
+        other.bind(("0.0.0.0", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        check_port("::", port)  # no ValueError
+        with pytest.raises(ValueError, match=rf"--port {port}: cannot listen on 0\.0\.0\.0:{port}"):
+            check_port("0.0.0.0", port)

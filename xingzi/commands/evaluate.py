@@ -135,9 +135,8 @@ def run(args: argparse.Namespace) -> int:
     ds = evd.load_dataset(args.data, args.split)
     from xingzi.datasets.yolo import unread_note
 
-    for folder in sorted({p.parent for p in ds.images}) or [ds.root]:
-        if note := unread_note(folder):
-            print(f"note: {note}", file=sys.stderr)
+    if note := unread_note(ds.root):
+        print(f"note: {note}", file=sys.stderr)
     errata = errata_for(args.errata, args.data, ds.images)
     if errata:
         print(errata.summary())

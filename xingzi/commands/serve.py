@@ -77,13 +77,16 @@ def check_port(host: str, port: int) -> None:
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a closing socket is no hold
+        if family == socket.AF_INET6:  # asyncio binds IPv6 alone: an IPv4 server on the port is no hold either
+            probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        shown = f"[{host}]" if ":" in host else host
         try:
             probe.bind(address)
         except OSError as e:
             if e.errno == errno.EADDRNOTAVAIL:
                 raise ValueError(f"--host {host}: not an address of this machine ({e.strerror}): 127.0.0.1 for this "
                                  "machine alone, 0.0.0.0 for phones on its network") from None
-            raise ValueError(f"--port {port}: cannot listen on {host}:{port} ({e.strerror}); another server may "
+            raise ValueError(f"--port {port}: cannot listen on {shown}:{port} ({e.strerror}); another server may "
                              "hold it: choose another --port") from None
 
 

@@ -81,6 +81,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     sessions: OrderedDict[str, Session] = OrderedDict()
     lock = threading.Lock()  # the held photos, shared between threads (held a moment, never while a photo is read)
     # one detector call at a time, in the order asked; a request whose client has gone by its turn is not read
+    # (an asyncio lock: the app is served on one event loop, as uvicorn does, or a TestClient opened with `with`)
     detecting = asyncio.Lock()
     # a 40-MP picture takes up to ~0.6 GB while it is decoded: a few at a time, however many are sent at once
     decoding = threading.BoundedSemaphore(MAX_DECODING)

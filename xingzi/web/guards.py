@@ -118,7 +118,7 @@ async def read_body(request: Request, limit: int, what: str = "upload") -> bytes
                 raise BadRequest(f"{what} is over the {mib(limit)} limit", 413)
             chunks.append(chunk)
     except ClientDisconnect:  # the client went away mid-upload: nothing to answer, no traceback to log
-        raise BadRequest("the upload was cut off before its end") from None
+        raise BadRequest(f"the {what} was cut off before its end") from None
     except TimeoutError:
         raise BadRequest(f"the upload stalled: nothing came for {STALL_SECONDS:g} s", 408) from None
     return b"".join(chunks)

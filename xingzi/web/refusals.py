@@ -64,6 +64,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"request of (.+) is over the (.+) limit", lambda m: f"请求内容太大（{_mib(m[1])}，上限 {_mib(m[2])}）"),
         (r"request is over the (.+) limit", lambda m: f"请求内容太大（上限 {_mib(m[1])}）"),
         (r"the upload was cut off before its end", lambda m: "上传中断了：照片没有传完"),
+        (r"the request was cut off before its end", lambda m: "请求中断了：内容没有传完"),
         (r"the upload stalled: nothing came for (\S+) s", lambda m: f"上传卡住了：{m[1]} 秒没有收到数据"),
         (r"send the photo's bytes as the request body .+, not as a form",
          lambda m: "请把照片本身作为请求内容发送（curl --data-binary @photo.jpg），不要用表单"),
