@@ -66,6 +66,22 @@ def test_eval_scores_yolo_txt_predictions(dataset, tmp_path, capsys, preds, f1, 
     assert "theirs" in capsys.readouterr().out
 
 
+def test_a_jpeg_cut_short_is_scored_as_it_decodes_and_said(dataset, tmp_path, capsys):
+    import io
+
+    from PIL import Image
+
+    with Image.open(dataset / "images" / "a.png") as im:
+        buf = io.BytesIO()
+        im.convert("RGB").save(buf, "JPEG")
+    (dataset / "images" / "a.png").unlink()
+    (dataset / "images" / "a.jpg").write_bytes(buf.getvalue()[:-200])  # its end lost in copying
+    pred_dir = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]})
+    (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(tmp_path / "out")]) == 0
+    assert "note: 1 JPEG(s) cut short, scored as they decode, e.g. a.jpg" in capsys.readouterr().err
+
+
 def test_predictions_named_unlike_the_photos_are_refused_and_a_photo_without_any_said(dataset, tmp_path, capsys):
     both = {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]}
     renamed = _preds(tmp_path, "renamed", {f"set1__{stem}": rows for stem, rows in both.items()})

@@ -133,10 +133,13 @@ def run(args: argparse.Namespace) -> int:
     if args.show_misses is not None and args.show_misses < 0:
         raise ValueError(f"--show-misses must be 0 or more, got {args.show_misses}")
     ds = evd.load_dataset(args.data, args.split)
-    from xingzi.datasets.yolo import unread_note
+    from xingzi.datasets.yolo import jpeg_cut_short, unread_note
 
     if note := unread_note(ds.root):
         print(f"note: {note}", file=sys.stderr)
+    cut = [p for p in ds.images if p.suffix.lower() in (".jpg", ".jpeg") and jpeg_cut_short(p)]
+    if cut:  # read and scored as they are: their lower part grey (`xingzi dataset check` warns of them too)
+        print(f"note: {len(cut)} JPEG(s) cut short, scored as they decode, e.g. {cut[0].name}", file=sys.stderr)
     errata = errata_for(args.errata, args.data, ds.images)
     if errata:
         print(errata.summary())
