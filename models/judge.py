@@ -54,7 +54,7 @@ class MeasureSet:
     def path(self, sets: Path, real: Path) -> Path:
         if not self.make:
             return real
-        if "--real" in self.make and real.resolve() != REAL_VAL.resolve():  # made from other photos: kept apart
+        if "--real" in self.make and other_photos(real):  # made from other photos: kept apart
             return sets / f"{self.name}-real-{real_key(real)}"
         return sets / self.name
 
@@ -127,12 +127,17 @@ def errata_fit(real: Path) -> bool:
     from xingzi.datasets.errata import errata_for
     from xingzi.datasets.yolo import image_files
 
-    if real.resolve() == REAL_VAL.resolve():  # written for these: a broken file is to be said, not passed over
-        return errata_for("auto", real, image_files(real / "images")) is not None
     try:
         return errata_for("auto", real, image_files(real / "images")) is not None
     except (ValueError, FileNotFoundError):
+        if not other_photos(real):  # written for these: a broken file is to be said, not passed over
+            raise
         return False
+
+
+def other_photos(real: Path) -> bool:
+    """Whether ``real`` is some folder other than the real validation photos the shipped readings are of."""
+    return real.resolve() != REAL_VAL.resolve()
 
 
 def real_key(real: Path) -> str:
@@ -238,7 +243,7 @@ def judge(candidate: Path, second: str | None, sets: Path, out: Path, real: Path
     if second is not None:  # another partner gives other readings: they must not be taken for these
         cand_out = cand_out.with_name(f"{cand_out.name}-second-{second_key(second)}")
     base_out = out / f"shipped-{shipped_key()}"
-    if real.resolve() != REAL_VAL.resolve():  # other photos give other readings: they must not be taken for these
+    if other_photos(real):  # other photos give other readings: they must not be taken for these
         cand_out, base_out = (d.with_name(f"{d.name}-real-{real_key(real)}") for d in (cand_out, base_out))
     onnx = prepare_candidate(candidate, cand_out)
     pairings = []

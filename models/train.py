@@ -175,9 +175,10 @@ def check_data(path: Path) -> None:
 
 
 def _check_labels(path: Path, split: str, images: Path) -> None:
-    """The label files beside a part's image folder (Ultralytics' images/ → labels/): there, and every class id one
-    of ours (else Ultralytics ends in a traceback with a run folder made, or trains on no tile)."""
-    from xingzi.datasets.yolo import image_files, label_path_for, parse_label_text, read_text
+    """The label files beside a part's image folder (Ultralytics' images/ → labels/): there, and no row `xingzi
+    dataset check` calls an error (a class id past ours ended Ultralytics in a traceback with a run folder made)."""
+    from xingzi.datasets.check import ERROR, check_label_text
+    from xingzi.datasets.yolo import image_files, label_path_for, read_text
 
     photos = image_files(images)
     labelled = [label_path_for(p) for p in photos if label_path_for(p).is_file()]
@@ -185,13 +186,11 @@ def _check_labels(path: Path, split: str, images: Path) -> None:
         raise ValueError(f"--data {path}: none of its {len(photos)} {split} images has a label file (expected "
                          f"{label_path_for(photos[0])})")
     for label in labelled:
-        rows, bad = parse_label_text(read_text(label))
-        if bad:
-            raise ValueError(f"--data {path}: {label}:{bad[0][0]}: {bad[0][1]}")
-        for n, values in rows:
-            if values[0] != int(values[0]) or not 0 <= values[0] < len(CLASS_NAMES):
-                raise ValueError(f"--data {path}: {label}:{n}: class {values[0]:g} is none of our "
-                                 f"0..{len(CLASS_NAMES) - 1}")
+        issues, _ = check_label_text(read_text(label), str(label), CLASS_NAMES, None)
+        wrong = next((i for i in issues if i.severity == ERROR), None)
+        if wrong is not None:
+            raise ValueError(f"--data {path}: {label}:{wrong.line}: {wrong.message} (`xingzi dataset check` lists "
+                             "every such row)")
 
 
 def _not_tiles(names: list[str]) -> list[str]:
