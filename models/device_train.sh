@@ -26,8 +26,17 @@ COMPOSITE_N=${COMPOSITE_N:-0}  # hands laid out from the training photos' own ti
 COMP_JOBS=${COMP_JOBS:-6}      # composite processes side by side (seeds SEED+200 ...)
 PARTNER_START=${PARTNER_START:-}  # a second start trained beside the first on the same photos: its second opinion
 SMOKE=${SMOKE:-0}          # 1: a tiny CPU run to test this script before spending device time
-OUT=${OUT:-/tmp/xingzi_out}
-mkdir -p "$OUT"
+NAME=${NAME:-gpu$IMGSZ}     # run name under runs/train (the partner's: NAME_partner)
+# everything this script unpacks or makes lies under WORK, so two runs side by side (a smoke run beside another) do not meet
+MADE_WORK=0
+if [ -z "${WORK:-}" ]; then WORK=$(mktemp -d "${TMPDIR:-/tmp}/xingzi_train.XXXXXX"); MADE_WORK=1; fi
+OUT=${OUT:-$WORK/out}
+mkdir -p "$WORK" "$OUT"
+tidy() {  # a WORK this script made: its unpacked and generated photos go at the end; $OUT stays (it may lie in WORK)
+  [ "$MADE_WORK" = 1 ] && rm -rf "$WORK"/real "$WORK"/synth "$WORK"/weak "$WORK"/composite* "$WORK"/table \
+      "$WORK"/art "$WORK"/site "$WORK"/pkg "$WORK"/*.log "$WORK"/data.yaml
+}
+trap tidy EXIT
 exec > >(tee "$OUT/train.log") 2>&1
 log() { echo "[$(date +%T)] $*"; }
 ROOT=$PWD
@@ -36,21 +45,21 @@ if [ "$SMOKE" = 1 ]; then DEVICE=cpu; fi
 
 log "python: $(python3 --version)"
 if [ -d .whl ] && ! python3 -c "import ultralytics" 2>/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$WORK/site" .whl/*.whl || exit 1
 fi
 # The package maps engine/ vision/ datasets/ models/ into xingzi.*: mirror that with links (no build needed).
-PKG=$(mktemp -d)
+PKG=$WORK/pkg
 mkdir -p "$PKG/xingzi"
 for f in xingzi/*; do ln -s "$ROOT/$f" "$PKG/xingzi/"; done
 for d in engine vision datasets models; do ln -s "$ROOT/$d" "$PKG/xingzi/$d"; done
 # PYTHONSAFEPATH: the checkout's own xingzi/ (without engine/ etc.) must not shadow the mirror
-export PYTHONPATH="$PKG:/tmp/site:${PYTHONPATH:-}" PYTHONUNBUFFERED=1 PYTHONSAFEPATH=1
+export PYTHONPATH="$PKG:$WORK/site:${PYTHONPATH:-}" PYTHONUNBUFFERED=1 PYTHONSAFEPATH=1
 python3 -c "import torch, ultralytics, xingzi.engine; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'ultralytics', ultralytics.__version__)" || exit 1
 
-REAL=/tmp/xingzi_real
+REAL=$WORK/real
 mkdir -p "$REAL" && tar -xzf .devdata/real.tar.gz -C "$REAL" || exit 1
 if [ -f .devdata/art.tar.gz ]; then  # the art packs (python -m xingzi.models.pack_art): all face styles there
-  python3 -m xingzi.models.pack_art --unpack .devdata/art.tar.gz --out /tmp/xingzi_art && export XINGZI_ART=/tmp/xingzi_art
+  python3 -m xingzi.models.pack_art --unpack .devdata/art.tar.gz --out "$WORK/art" && export XINGZI_ART=$WORK/art
 fi
 log "styles: $(python3 -m xingzi synth --list-styles | tr '\n' ' ')"
 COMP_PIDS=()
@@ -60,49 +69,49 @@ if [ "$COMPOSITE_N" -gt 0 ]; then  # real tile pixels in Xingzi layouts (melds, 
   log "composite: $COMPOSITE_N hands from the training photos' tiles in $COMP_JOBS shards"
   for k in $(seq 0 $((COMP_JOBS - 1))); do
     python3 -m xingzi.datasets.composite --real "$REAL/train" --n $(((COMPOSITE_N + k) / COMP_JOBS)) \
-        --seed $((SEED + 200 + k)) --out "/tmp/xingzi_composite$k" >"/tmp/composite$k.log" 2>&1 &
+        --seed $((SEED + 200 + k)) --out "$WORK/composite$k" >"$WORK/composite$k.log" 2>&1 &
     COMP_PIDS+=($!)
   done
 fi
-SYNTH=/tmp/xingzi_synth
+SYNTH=$WORK/synth
 EXTRA=""
 if [ "$SYNTH_N" = 0 ]; then
   log "synth: none (SYNTH_N=0)"
 else
   log "synth: $SYNTH_N images"
   if python3 -m xingzi synth --n "$SYNTH_N" --out "$SYNTH" --seed "$SEED" --imgsz "$IMGSZ" --workers "$WORKERS" \
-      --blur-share "$BLUR" >/tmp/synth.log 2>&1; then
+      --blur-share "$BLUR" >"$WORK/synth.log" 2>&1; then
     EXTRA="$SYNTH/images"
   else
-    tail -5 /tmp/synth.log; log "synth failed: left out"
+    tail -5 "$WORK/synth.log"; log "synth failed: left out"
   fi
 fi
 if [ "$WEAK_N" -gt 0 ]; then
-  WEAK=/tmp/xingzi_weak
+  WEAK=$WORK/weak
   log "synth: $WEAK_N images in $WEAK_STYLES"
   # shellcheck disable=SC2086  # the style list splits into words on purpose
   if python3 -m xingzi synth --n "$WEAK_N" --out "$WEAK" --seed $((SEED + 100)) --imgsz "$IMGSZ" \
-      --workers "$WORKERS" --styles $WEAK_STYLES >/tmp/weak.log 2>&1; then
+      --workers "$WORKERS" --styles $WEAK_STYLES >"$WORK/weak.log" 2>&1; then
     EXTRA="$EXTRA${EXTRA:+,}$WEAK/images"
   else
-    tail -5 /tmp/weak.log; log "weak-style synth failed: left out"
+    tail -5 "$WORK/weak.log"; log "weak-style synth failed: left out"
   fi
 fi
 for k in "${!COMP_PIDS[@]}"; do
   if wait "${COMP_PIDS[$k]}"; then
-    tail -1 "/tmp/composite$k.log"
-    EXTRA="$EXTRA${EXTRA:+,}/tmp/xingzi_composite$k/images"
+    tail -1 "$WORK/composite$k.log"
+    EXTRA="$EXTRA${EXTRA:+,}$WORK/composite$k/images"
   else
-    tail -5 "/tmp/composite$k.log"; log "composite shard $k failed: left out"
+    tail -5 "$WORK/composite$k.log"; log "composite shard $k failed: left out"
   fi
 done
 if [ -f .devdata/table.tar.gz ]; then  # photos labelled at the table (xingzi serve --collect, score --labels)
-  TABLE=/tmp/xingzi_table
+  TABLE=$WORK/table
   mkdir -p "$TABLE" && tar -xzf .devdata/table.tar.gz -C "$TABLE" images labels || exit 1
   log "table photos: $(find "$TABLE/images" -type f | wc -l)"
   EXTRA="$EXTRA${EXTRA:+,}$TABLE/images"
 fi
-DATA=/tmp/xingzi_data.yaml
+DATA=$WORK/data.yaml
 python3 - "$DATA" "$REAL" "$EXTRA" <<'EOF' || exit 1
 import sys
 from pathlib import Path
@@ -112,8 +121,8 @@ train = [dev / "train" / "images"] + [Path(e) for e in extra.split(",") if e]
 print(data_yaml(out, train, [dev / "val" / "images"]).read_text())
 EOF
 
-RUN=runs/train/gpu$IMGSZ
-PARTNER_RUN=runs/train/gpu${IMGSZ}_partner
+RUN=runs/train/$NAME
+PARTNER_RUN=runs/train/${NAME}_partner
 rm -rf "$RUN" "$PARTNER_RUN"  # fixed names: the paths below depend on them
 strip_to_out() {  # a stripped copy of a checkpoint into $OUT (optimizer state dropped: < 16 MiB)
   python3 -c "import sys; from ultralytics.utils.torch_utils import strip_optimizer; strip_optimizer(sys.argv[1], sys.argv[2])" "$1" "$2" >/dev/null 2>&1
@@ -130,11 +139,11 @@ ARGS=(--data "$DATA" --imgsz "$IMGSZ" --epochs 200 --time "$HOURS" --batch "$BAT
 if [ -n "$PARTNER_START" ]; then  # the two share the loader processes and the GPU
   HALF=$(((WORKERS + 1) / 2))
   log "train: $HOURS h at $IMGSZ, batch $BATCH, from $START and (partner) $PARTNER_START side by side"
-  python3 -m xingzi train "${ARGS[@]}" --model "$START" --workers "$HALF" --name "gpu$IMGSZ" &
+  python3 -m xingzi train "${ARGS[@]}" --model "$START" --workers "$HALF" --name "$NAME" &
   MAIN_PID=$!
   # the label caches are written once, by the first run (two writers of one file would race); val's comes last
   for _ in $(seq 120); do [ -f "$REAL/val/labels.cache" ] && break; sleep 1; done
-  python3 -m xingzi train "${ARGS[@]}" --model "$PARTNER_START" --workers "$HALF" --name "gpu${IMGSZ}_partner" \
+  python3 -m xingzi train "${ARGS[@]}" --model "$PARTNER_START" --workers "$HALF" --name "${NAME}_partner" \
       >"$OUT/partner.log" 2>&1
   PARTNER_RC=$?
   wait $MAIN_PID
@@ -143,7 +152,7 @@ if [ -n "$PARTNER_START" ]; then  # the two share the loader processes and the G
   [ "$RC" = 0 ] && RC=$PARTNER_RC
 else
   log "train: $HOURS h at $IMGSZ, batch $BATCH"
-  python3 -m xingzi train "${ARGS[@]}" --model "$START" --workers "$WORKERS" --name "gpu$IMGSZ"
+  python3 -m xingzi train "${ARGS[@]}" --model "$START" --workers "$WORKERS" --name "$NAME"
   RC=$?
 fi
 kill $WATCH 2>/dev/null

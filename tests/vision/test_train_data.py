@@ -48,3 +48,25 @@ def test_a_data_yaml_ultralytics_cannot_train_on_is_refused_before_it_starts(tmp
     assert main(["train", "--data", str(tmp_path / name), "--epochs", "1"]) == 2
     err = capsys.readouterr().err
     assert message.format(dir=tmp_path) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("rows", [
+    pytest.param("".join(f"10 0.{i}5 0.5 0.05 0.1\n" for i in range(5)), id="fifth-copy"),
+    pytest.param("3 0.5 0.5 0.1 0.1\n3 0.5 0.5 0.1 0.1\n", id="a-tile-boxed-twice"),
+    pytest.param("3 0.98 0.5 0.1 0.1\n", id="a-box-past-the-edge"),
+])
+def test_label_doubts_that_dataset_check_lists_do_not_stop_training(tmp_path, monkeypatch, rows):
+    """Real sets carry such rows (`real_cn_train`: eight photos with a fifth copy of a face); Ultralytics trains on
+    them, so refusing the set stopped a lent GPU's whole call (session 70)."""
+    (tmp_path / "images").mkdir()
+    (tmp_path / "images" / "a.png").write_bytes(b"")
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "labels" / "a.txt").write_text(rows)
+    (tmp_path / "data.yaml").write_text(f"path: {tmp_path}\ntrain: images\nval: images\nnames: {OURS}\n")
+    from xingzi.datasets.check import ERROR, check_label_text
+
+    assert any(i.severity == ERROR for i in check_label_text(rows, "a.txt")[0])  # what dataset check says of it
+    started = []
+    monkeypatch.setattr(tr, "train", lambda cfg: started.append(cfg) or tmp_path)
+    main(["train", "--data", str(tmp_path / "data.yaml"), "--epochs", "1"])
+    assert len(started) == 1
