@@ -59,6 +59,21 @@ def test_payments_say_who_pays_what_and_why(capsys, argv, lines) -> None:
     assert [line for line in out.splitlines() if " pays " in line] == lines
 
 
+@pytest.mark.parametrize("argv,lines", [
+    pytest.param(["123m456m234s5s6s", "--win", "6s", "--meld", "pung 9p", "--self-draw", "--payer", "fa=1",
+                  "--payer", "dealer"],
+                 ["  pays 第1家 player 1        20", "  pays 第2家 player 2        40  (20 炮 ×2 庄家 dealer)",
+                  "  pays 第3家 player 3        20"], id="false-self-draw-names-payers-as-a-valid-one-does"),
+    pytest.param(["123m456m234s55s", "--win", "5s", "--meld", "pung 9p", "--payer", "dealer"],
+                 ["  pays 放炮者 the discarder  40  (20 炮 ×2 庄家 dealer)", "  pays 另一家 another player 20",
+                  "  pays 另一家 another player 20"], id="false-claim-on-a-discard-pays-the-discarder-first"),
+])
+def test_a_false_win_says_whom_it_pays_as_a_valid_win_names_its_payers(capsys, argv, lines) -> None:
+    code, out, _ = run(["score", "--hand", *argv], capsys)
+    assert code == 0 and "诈胡 false win" in out
+    assert [line for line in out.splitlines() if " pays " in line] == lines
+
+
 def test_hand_mode_json_with_melds_payers_and_events(capsys) -> None:
     argv = ["score", "--hand", "234m567p8s 8s", "--meld", "kong 9p", "--meld", "pung 3s",
             "--event", "kong_bloom", "--payer", "dealer; fa=1", "--json"]
@@ -99,7 +114,7 @@ def test_a_situation_file_and_a_hand_together_are_refused(capsys, tmp_path) -> N
 
 def test_false_win_is_reported_not_an_error(capsys) -> None:
     code, out, _ = run(["score", "--hand", "123m456m234s5s 5s", "--meld", "pung 9p", "--dealer"], capsys)
-    assert code == 0 and "诈胡" in out and "20 炮 → 40" in out
+    assert code == 0 and "诈胡" in out and "pays 放炮者 the discarder  40  (20 炮 ×2 庄家 dealer)" in out
 
 
 @pytest.mark.parametrize(

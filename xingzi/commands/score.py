@@ -217,10 +217,20 @@ def print_result(result: dict[str, Any], out=None) -> None:
     if not result["valid"]:
         out.write(f"诈胡 false win: {result['reason']}\n")
         for p in result["payments"]:
-            out.write(f"  pays player {p['payee']}: {p['pao']} 炮 → {p['amount']}\n")
+            out.write(false_win_line(p, bool(result.get("self_draw"))) + "\n")
         return
     for p in result["payments"]:
         out.write(payment_line(p, bool(result.get("self_draw"))) + "\n")
+
+
+def false_win_line(payment: dict[str, Any], self_draw: bool) -> str:
+    """What the false winner pays one other player, named as the valid win names its payers (and as the page does):
+    on a self-draw the three in the order of --payer, on a discard the discarder first."""
+    k = payment["payee"] + 1
+    to = f"第{k}家 player {k}" if self_draw else "放炮者 the discarder" if k == 1 else "另一家 another player"
+    note = f"  ({payment['pao']} 炮 ×{payment['amount'] // payment['pao']} 庄家 dealer)" \
+        if payment["amount"] != payment["pao"] else ""
+    return f"  pays {pad(to, 22)}{payment['amount']}{note}"
 
 
 def payment_line(payment: dict[str, Any], self_draw: bool) -> str:
