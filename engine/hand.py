@@ -13,6 +13,9 @@ from .tiles import TILES, Tile
 _INDEX_OF_VALUE: Final = {t.value: i for i, t in enumerate(TILES)}
 EVENTS: Final = ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "hai_di_pao",
                  "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
+EVENT_NAMES: Final = {"kong_bloom": "杠上开花", "kong_tears": "杠上流泪", "robbing_kong": "抢杠", "hai_di_lao_yue": "海底捞月",
+                      "hai_di_pao": "海底放炮", "tong_ku": "痛苦", "shang_xin": "伤心痛苦", "hui_tou": "回头一笑",
+                      "tao_sheng": "涛声依旧", "wang_en": "忘恩负义"}
 SELF_DRAW_EVENTS: Final = frozenset({"kong_bloom", "hai_di_lao_yue"})
 DISCARD_EVENTS: Final = frozenset({"kong_tears", "robbing_kong", "hai_di_pao", "hui_tou", "wang_en"})
 _C = TypeVar("_C")
@@ -159,13 +162,21 @@ def make_context(hand: object, self_draw: object, dealer: object, events: object
             raise ValueError(f"unknown event {e!r}; expected any of {', '.join(EVENTS)}")
     ev = frozenset(events)
     if self_draw and ev & DISCARD_EVENTS:
-        raise ValueError(f"event(s) {sorted(ev & DISCARD_EVENTS)} are wins on a discard, but self_draw is true")
+        raise ValueError(f"{_named(ev & DISCARD_EVENTS)} only on a discard: clear self-draw")
     if not self_draw and ev & SELF_DRAW_EVENTS:
-        raise ValueError(f"event(s) {sorted(ev & SELF_DRAW_EVENTS)} are self-drawn wins: set self_draw true")
+        raise ValueError(f"{_named(ev & SELF_DRAW_EVENTS)} only by self-draw: set self-draw")
     if "kong_bloom" in ev and not any(m.kind is not MeldKind.PUNG for m in hand.melds):
         raise ValueError("kong_bloom needs the kong just made among the winner's melds (e.g. 'kong 9p')")
     if "robbing_kong" in ev and "kong_tears" in ev:
         raise ValueError("robbing_kong and kong_tears cannot both happen on one tile")
+    if "robbing_kong" in ev:  # the kong maker's pung held three of the winning tile, the robbed tile is the fourth
+        held = hand.counts[hand.win_tile] + sum(m.kind.size for m in hand.melds if m.tile.index == hand.win_tile)
+        if held > 1:
+            t = TILES[hand.win_tile].symbol
+            raise ValueError(f"robbing_kong: the kong maker had a pung of {t} and added the fourth, so the winner "
+                             f"holds no other {t}, got {held - 1}")
+    if payers and not self_draw:
+        _check_kong_maker(payers[0].melds, hand.win_tile, ev)
     limit = 3 if self_draw else 1
     if len(payers) > limit:
         raise ValueError(
@@ -186,6 +197,33 @@ def make_context(hand: object, self_draw: object, dealer: object, events: object
             melds = robbed(melds, hand.win_tile)
         total = _check_copies(total, melds, "all players' hands and melds together")
     return WinContext(bool(self_draw), bool(dealer), ev, tuple(payers))
+
+
+def _named(events: frozenset[str]) -> str:
+    """``杠上开花 kong_bloom is won`` / ``抢杠 robbing_kong and 杠上流泪 kong_tears are won``, in the order of EVENTS."""
+    names = [f"{EVENT_NAMES[e]} {e}" for e in EVENTS if e in events]
+    return f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} won"
+
+
+def _check_kong_maker(shown: tuple[Meld, ...], win_tile: int, ev: frozenset[str]) -> None:
+    """杠上流泪 and 抢杠 (RULES.md §4) name a kong the discarder just made: where the discarder's melds are given,
+    that kong must be among them (else what is eaten from them is worked out on melds that cannot be). Melds not
+    given (nothing shown, or not entered) are taken as they come: nothing of theirs turns on the kong."""
+    if not shown:
+        return
+    listed = ", ".join(f"{m.kind.value} {m.tile.symbol}" for m in shown)
+    if "kong_tears" in ev and all(m.kind is MeldKind.PUNG for m in shown):
+        raise ValueError(f"kong_tears: the discarder just made a kong, so their melds hold one (the last kong "
+                         f"listed is taken as it, e.g. 'kong 9p'), got {listed}")
+    if "robbing_kong" in ev:
+        of_win = [m for m in shown if m.tile.index == win_tile]
+        if of_win and all(m.kind is MeldKind.CONCEALED_KONG for m in of_win):
+            raise ValueError(f"robbing_kong: a concealed kong cannot be robbed (only a pung made a kong by the "
+                             f"tile added), got the kong maker's {listed}")
+        if not of_win:
+            tile = TILES[win_tile].symbol
+            raise ValueError(f"robbing_kong: the kong maker adds the winning tile to their pung, so their melds "
+                             f"hold 'pung {tile}' or 'kong {tile}', got {listed}")
 
 
 def robbed(melds: tuple[Meld, ...], win_tile: int) -> tuple[Meld, ...]:

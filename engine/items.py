@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from .hand import Hand, WinContext
+from .hand import EVENT_NAMES, Hand, WinContext
 from .melds import MeldKind
 from .ruleset import FLOWER_PATTERNS, Ruleset
 from .shapes import BAI, SEQ, ZHONG, Part, hand_parts
@@ -352,21 +352,21 @@ ITEMS: Final[tuple[tuple[str, str, Item, int], ...]] = (
     ("self_draw", "自摸", self_draw, SELF_DRAW),
     ("concealed", "门前清", concealed, 0),
     ("single_wait", "胡单张", single_wait, SINGLE),
-    ("kong_bloom", "杠上开花", _event("kong_bloom"), EVENTS_SHOWN),
-    ("kong_tears", "杠上流泪", _event("kong_tears"), EVENTS_SHOWN),
-    ("robbing_kong", "抢杠", _event("robbing_kong"), EVENTS_SHOWN),
+    ("kong_bloom", EVENT_NAMES["kong_bloom"], _event("kong_bloom"), EVENTS_SHOWN),
+    ("kong_tears", EVENT_NAMES["kong_tears"], _event("kong_tears"), EVENTS_SHOWN),
+    ("robbing_kong", EVENT_NAMES["robbing_kong"], _event("robbing_kong"), EVENTS_SHOWN),
     ("xiaosa", "潇洒", xiaosa, SEVEN | PENG),
     ("haohua", "豪华", haohua, SEVEN),
     ("wenrou", "温柔", wenrou, PENG),
     ("quan_qiu_ren", "全求人", quan_qiu_ren, PENG),
     ("shuang_bian", "双边双夹", shuang_bian, SEQ_WIN),
-    ("hai_di_lao_yue", "海底捞月", _event("hai_di_lao_yue"), EVENTS_SHOWN),
-    ("hai_di_pao", "海底放炮", hai_di_pao, EVENTS_SHOWN),
-    ("tong_ku", "痛苦", tong_ku, EVENTS_SHOWN),
-    ("shang_xin", "伤心痛苦", shang_xin, EVENTS_SHOWN),
-    ("hui_tou", "回头一笑", _event("hui_tou"), EVENTS_SHOWN),
-    ("tao_sheng", "涛声依旧", _event("tao_sheng"), EVENTS_SHOWN),
-    ("wang_en", "忘恩负义", _event("wang_en"), EVENTS_SHOWN),
+    ("hai_di_lao_yue", EVENT_NAMES["hai_di_lao_yue"], _event("hai_di_lao_yue"), EVENTS_SHOWN),
+    ("hai_di_pao", EVENT_NAMES["hai_di_pao"], hai_di_pao, EVENTS_SHOWN),
+    ("tong_ku", EVENT_NAMES["tong_ku"], tong_ku, EVENTS_SHOWN),
+    ("shang_xin", EVENT_NAMES["shang_xin"], shang_xin, EVENTS_SHOWN),
+    ("hui_tou", EVENT_NAMES["hui_tou"], _event("hui_tou"), EVENTS_SHOWN),
+    ("tao_sheng", EVENT_NAMES["tao_sheng"], _event("tao_sheng"), EVENTS_SHOWN),
+    ("wang_en", EVENT_NAMES["wang_en"], _event("wang_en"), EVENTS_SHOWN),
 )
 NAMES: Final[dict[str, str]] = {key: name for key, name, _f, _n in ITEMS}
 

@@ -67,10 +67,16 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"the hand reaches the photo's edge and is short of tiles: one may be cut off there \(take the photo "
          r"with the whole hand in it\)", lambda m: "手牌碰到照片边缘且少了牌：那里可能有牌被切掉（请把整手牌拍进照片）"),
         # the engine's word on a situation that does not fit the hand (nothing scored)
-        (r"event\(s\) \[(.+)\] are self-drawn wins: set self_draw true",
-         lambda m: f"{_events(m[1])}只在自摸时才有：请勾选自摸"),
-        (r"event\(s\) \[(.+)\] are wins on a discard, but self_draw is true",
-         lambda m: f"{_events(m[1])}只在点炮时才有：请取消自摸"),
+        (r"(.+) (?:is|are) won only by self-draw: set self-draw", lambda m: f"{_events(m[1])}只在自摸时才有：请勾选自摸"),
+        (r"(.+) (?:is|are) won only on a discard: clear self-draw", lambda m: f"{_events(m[1])}只在点炮时才有：请取消自摸"),
+        (r"kong_tears: the discarder just made a kong, so their melds hold one .+, got (.+)",
+         lambda m: f"杠上流泪：放炮的一家刚开了杠，它的碰杠里应有这个杠（最后列出的杠即是），这里是 {m[1]}"),
+        (r"robbing_kong: a concealed kong cannot be robbed .+", lambda m: "抢杠：暗杠不能抢"),
+        (r"robbing_kong: the kong maker adds the winning tile to their pung, so their melds hold 'pung (\S+)' .+",
+         lambda m: f"抢杠：开杠的一家是往碰 {tile_chinese(m[1])} 上加一张，它的碰杠里应有碰 {tile_chinese(m[1])}"),
+        (r"robbing_kong: the kong maker had a pung of (\S+) and added the fourth, so the winner holds no other (\S+), "
+         r"got (\d+)", lambda m: f"抢杠：开杠的一家碰了 {tile_chinese(m[1])} 再加第四张，胡的一家不会再有别的 "
+                             f"{tile_chinese(m[1])}，这里有 {m[3]} 张"),
         (r"kong_bloom needs the kong just made among the winner's melds \(e\.g\. 'kong 9p'\)",
          lambda m: "杠上开花要有刚开的杠（明杠或暗杠）"),
         (r"robbing_kong and kong_tears cannot both happen on one tile", lambda m: "抢杠和杠上流泪不会同时发生"),
@@ -104,8 +110,8 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
 
 
 def _events(listed: str) -> str:
-    """``'kong_bloom', 'hai_di_lao_yue'`` → 杠上开花、海底捞月"""
-    return "、".join(item_name(k.strip().strip("'\"")) for k in listed.split(","))
+    """``杠上开花 kong_bloom and 海底捞月 hai_di_lao_yue`` → 杠上开花、海底捞月"""
+    return "、".join(item_name(named.split()[-1]) for named in listed.split(" and "))
 
 
 def translated(message: str, patterns: Iterable[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]]) -> str | None:

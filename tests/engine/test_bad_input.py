@@ -33,6 +33,7 @@ from xingzi.engine import (
 from xingzi.engine.tiles import tile_counts
 
 EX1 = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
+RK = {"hand": "123m456m789p12s55p3s", "win_tile": "3s", "events": ["robbing_kong"]}  # example 11
 
 
 @pytest.mark.parametrize(
@@ -55,11 +56,19 @@ EX1 = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
         pytest.param({**EX1, "fa": True}, "'fa' must be a whole number, got True", id="fa-a-switch"),
         pytest.param({**EX1, "self_draw": "yes"}, "true or false", id="self-draw-not-bool"),
         pytest.param({**EX1, "events": ["dragon_dance"]}, "unknown event", id="unknown-event"),
-        pytest.param({**EX1, "events": ["kong_bloom"]}, "self_draw true", id="bloom-on-discard"),
+        pytest.param({**EX1, "events": ["kong_bloom"]}, "kong_bloom is won only by self-draw: set self-draw", id="bloom-on-discard"),
         pytest.param({**EX1, "self_draw": True, "events": ["kong_bloom"]}, "kong just made", id="bloom-without-kong"),
         pytest.param({"hand": "123m456m234s55s", "win_tile": "5s", "melds": ["pung 9p"], "self_draw": True,
                       "events": ["kong_bloom"]}, "kong just made", id="bloom-with-a-pung-and-no-kong"),
-        pytest.param({**EX1, "self_draw": True, "events": ["robbing_kong"]}, "wins on a discard", id="robbing-self-draw"),
+        pytest.param({**EX1, "self_draw": True, "events": ["robbing_kong"]}, "抢杠 robbing_kong is won only on a discard: clear self-draw", id="robbing-self-draw"),
+        pytest.param({**RK, "events": ["kong_tears"], "payers": [{"melds": ["pung 中", "pung 白"]}]},
+                     "kong_tears: the discarder just made a kong, so their melds hold one", id="tears-no-kong-shown"),
+        pytest.param({**RK, "payers": [{"melds": ["pung 中"]}]}, "their melds hold 'pung 3s' or 'kong 3s', got pung 中",
+                     id="robbed-kong-maker-shows-no-pung"),
+        pytest.param({**RK, "payers": [{"melds": ["concealed_kong 3s"]}]}, "a concealed kong cannot be robbed",
+                     id="robbing-a-concealed-kong"),
+        pytest.param({"hand": "123m456m789p33s555s", "win_tile": "5s", "events": ["robbing_kong"]},
+                     "so the winner holds no other 5s, got 2", id="robbing-a-tile-the-winner-holds-two-of"),
         pytest.param({**EX1, "payers": [{}, {}]}, "1 payer", id="two-discarders"),
         pytest.param({**EX1, "payers": 0}, "\"payers\" must be a list of objects", id="payers-zero"),
         pytest.param({**EX1, "payers": {}}, "\"payers\" must be a list of objects", id="payers-an-object"),

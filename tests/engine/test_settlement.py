@@ -53,6 +53,20 @@ def test_kong_tears_and_robbing_kong_do_not_eat_that_kong() -> None:
     assert eaten_from(payer, Tile.BAI.index, frozenset({"robbing_kong"}), IN_ALL) == 10  # 白 back to a pung
 
 
+@pytest.mark.parametrize(("event", "melds", "fa", "eaten"), [
+    pytest.param("robbing_kong", ["pung 中", "pung 3s"], 0, 1, id="robbed-pung-listed-before-its-fourth"),
+    pytest.param("robbing_kong", ["pung 中", "kong 3s"], 0, 1, id="robbed-kong-listed-turns-back-to-a-pung"),
+    pytest.param("robbing_kong", [], 1, 1, id="robbed-melds-not-given"),
+    pytest.param("kong_tears", ["pung 白", "kong 中"], 0, 1, id="tears-the-kong-just-made-is-not-eaten"),
+    pytest.param("kong_tears", ["concealed_kong 6s"], 0, 0, id="tears-after-a-concealed-kong"),
+])
+def test_the_discarder_of_a_kong_event_shows_that_kong_and_is_eaten_without_it(event, melds, fa, eaten) -> None:
+    """Example 11's hand (own 13) on a kong event, the discarder's melds as given: accepted, that kong not eaten."""
+    result = score_situation({"hand": "123m456m789p12s55p3s", "win_tile": "3s", "events": [event],
+                              "payers": [{"melds": melds, "fa": fa}]})
+    assert result["valid"] and result["own"] == 13 and [p["eaten"] for p in result["payments"]] == [eaten]
+
+
 @pytest.mark.parametrize(
     "dealer, winners, discarder, expected",
     [

@@ -39,10 +39,21 @@ HAND, WIN = "123m456m789p12s55p", "3s"
     pytest.param("only 1 own 炮 count towards 两炮起胡 (needs 2)", "只有 1 炮算入两炮起胡（需要 2 炮）", id="engine-too-few"),
     pytest.param("only 1 own 炮 count towards 两炮起胡 (needs 2); not counted for it: fa",
                  "只有 1 炮算入两炮起胡（需要 2 炮）；不算入的：发", id="engine-too-few-with-fa"),
-    pytest.param("event(s) ['kong_bloom'] are self-drawn wins: set self_draw true", "杠上开花只在自摸时才有：请勾选自摸",
+    pytest.param("杠上开花 kong_bloom is won only by self-draw: set self-draw", "杠上开花只在自摸时才有：请勾选自摸",
                  id="bloom-on-a-discard"),
-    pytest.param("event(s) ['robbing_kong', 'kong_tears'] are wins on a discard, but self_draw is true",
-                 "抢杠、杠上流泪只在点炮时才有：请取消自摸", id="discard-events-on-a-self-draw"),
+    pytest.param("杠上流泪 kong_tears and 抢杠 robbing_kong are won only on a discard: clear self-draw",
+                 "杠上流泪、抢杠只在点炮时才有：请取消自摸", id="discard-events-on-a-self-draw"),
+    pytest.param("kong_tears: the discarder just made a kong, so their melds hold one (the last kong listed is taken as "
+                 "it, e.g. 'kong 9p'), got pung 中, pung 白",
+                 "杠上流泪：放炮的一家刚开了杠，它的碰杠里应有这个杠（最后列出的杠即是），这里是 pung 中, pung 白",
+                 id="tears-without-the-kong"),
+    pytest.param("robbing_kong: a concealed kong cannot be robbed (only a pung made a kong by the tile added), got the "
+                 "kong maker's concealed_kong 3s", "抢杠：暗杠不能抢", id="robbing-a-concealed-kong"),
+    pytest.param("robbing_kong: the kong maker adds the winning tile to their pung, so their melds hold 'pung 3s' or "
+                 "'kong 3s', got pung 中", "抢杠：开杠的一家是往碰 三条 上加一张，它的碰杠里应有碰 三条", id="robbing-no-pung"),
+    pytest.param("robbing_kong: the kong maker had a pung of 中 and added the fourth, so the winner holds no other 中, "
+                 "got 2", "抢杠：开杠的一家碰了 红中 再加第四张，胡的一家不会再有别的 红中，这里有 2 张",
+                 id="robbing-a-tile-the-winner-holds"),
     pytest.param("more than four 发 in front of the players in all", "所有人面前的发加起来超过四张", id="fa-in-all"),
     pytest.param("a discard win has 1 payer (the discarder), got 2", "点炮只由放炮的一家付，这里给了 2 家",
                  id="payers-of-a-discard"),

@@ -140,7 +140,7 @@ def test_flags_in_a_json_body_may_be_0_or_1(photo):
 
 @pytest.mark.parametrize(("payload", "message"), [
     pytest.param({"payers": [{"fa": 1}, {}]}, "a discard win has 1 payer (the discarder), got 2", id="two-discarders"),
-    pytest.param({"events": ["kong_bloom"]}, "are self-drawn wins: set self_draw true", id="bloom-on-a-discard"),
+    pytest.param({"events": ["kong_bloom"]}, "杠上开花 kong_bloom is won only by self-draw: set self-draw", id="bloom-on-a-discard"),
 ])
 def test_a_context_that_does_not_fit_the_win_is_not_scored_and_is_no_false_win(photo, payload, message):
     client, _ = client_for(layout_detections())

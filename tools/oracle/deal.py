@@ -265,6 +265,8 @@ def _payer(rng: random.Random, wall: Wall, kong_last: bool = False) -> dict[str,
             tile = rng.choice(DRAGONS) if rng.random() < 0.3 else rng.randrange(27)
             if show(tile, rng.choice(["kong", "kong", "concealed_kong"])):
                 break
+        else:  # no kong could be shown: the discarder's melds not given (melds without that kong are refused)
+            melds.clear()
     return {"dealer": False, "fa": fa, "melds": [meld_text(m) for m in melds]}
 
 
@@ -349,6 +351,8 @@ def deal_one(rng: random.Random) -> dict[str, Any] | None:
         if "robbing_kong" in events and rng.random() < 0.6 and wall.has(win, 3):
             wall.take(win, 3)
             payers[0]["melds"].append(f"pung {tile_name(win)}")  # the pung the robbed kong was made from
+        elif "robbing_kong" in events:  # the kong maker's melds not given (shown without that pung: refused)
+            payers[0]["melds"] = []
     if not dealer and payers and rng.random() < 0.5:
         rng.choice(payers)["dealer"] = True
     hand_str, win_str = hand_text(hand), tile_name(win)
