@@ -280,6 +280,7 @@ def test_forgetting_the_photo_clears_it_from_the_page_this_browser_and_the_serve
         page.locator("#forget-photo").click()
         expect(page.locator("#result")).to_be_hidden()
         expect(page.locator("#status")).to_contain_text("The photo is forgotten")
+        assert page.evaluate("document.activeElement.id") == "photo"  # focus on to the next photo, not lost
         assert asked == ["忘掉这张照片？它的分数和改动也一并删除 Forget this photo, its score and your changes?"]
         page.wait_for_function(f"localStorage.getItem('{HAND_KEY}') === null")
         page.wait_for_function("async () => (await photoStore('readonly', (s) => s.get('last'))) === undefined")

@@ -117,8 +117,13 @@ def test_the_score_before_is_dimmed_and_untouchable_while_the_next_photo_is_read
         expect(page.locator("#result")).to_have_class(re.compile(r"\breading\b"))
         expect(page.locator("#status")).to_contain_text("读取中")
         assert page.locator("#result").evaluate("(e) => getComputedStyle(e).pointerEvents") == "none"
+        # nor by the keyboard: Forget pressed now forgot the photo before, and the next one came unsaid (session 70)
+        page.locator("#forget-photo").evaluate("(b) => b.focus()")
+        assert page.evaluate("document.activeElement.id") != "forget-photo"
         held[0].continue_()
         expect(page.locator("#result")).to_have_attribute("aria-busy", "false")
+        page.locator("#forget-photo").focus()
+        assert page.evaluate("document.activeElement.id") == "forget-photo"
         expect(page.locator("#result")).not_to_have_class(re.compile(r"\breading\b"))
         expect(page.locator("#total")).to_have_text("3")
 

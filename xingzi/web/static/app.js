@@ -87,11 +87,13 @@ async function upload(file) {
   }
 }
 
-// While a photo is read, the score of the one before is dimmed and cannot be tapped: a correction made on it now
-// would be lost when the new photo's score replaces it a moment later.
+// While a photo is read, the score of the one before is dimmed and cannot be tapped, nor reached by the keyboard
+// (inert): a correction made on it now would be lost when the new photo's score replaces it a moment later, and
+// "forget this photo" would forget the one before while the new one arrived unsaid.
 function reading() {
   $("result").classList.toggle("reading", state.reading > 0);
   $("result").setAttribute("aria-busy", String(state.reading > 0));
+  $("result").inert = state.reading > 0;
 }
 
 // Photos chosen together wait their turn behind a "next photo" button.

@@ -55,6 +55,7 @@ async function forgetPhoto() {
   $("hits").replaceChildren();
   $("score-peek").hidden = true;
   showTable();
+  $("photo").focus();  // the button pressed is gone with the score: focus to the next photo, not the page's top
   try {
     await call("/api/forget", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ token }) });
