@@ -226,3 +226,32 @@ def test_events_and_payers_left_set_from_the_last_hand_are_said_on_their_folds(s
         page.locator("#ev-robbing_kong").uncheck()
         expect(page.locator("#events-set")).to_have_text("")
         expect(page.locator("#total")).to_have_text("3")
+
+
+def test_a_finger_on_bare_photo_beside_a_tile_adds_one_there_and_on_a_tile_opens_that_tile(server_missed):
+    """Chromium moves a touch tap onto the nearest button in the finger's reach: a tap where the missed 5m lies,
+    beside the row, opened a neighbour's picker (a mouse click there opened "add"). The point under the finger
+    decides (session 70)."""
+    from playwright.sync_api import expect
+    from web_helpers import HEIGHT, WIDTH, missed_tile_detections
+
+    _, missed = missed_tile_detections()
+    with on_phone(server_missed) as page:
+        page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator(".hit")).to_have_count(13)
+        page.locator("#hits").scroll_into_view_if_needed()
+        layer = page.locator("#hits").bounding_box()
+
+        def at(x, y):  # a point of the photo on the screen
+            return layer["x"] + float(x) / WIDTH * layer["width"], layer["y"] + float(y) / HEIGHT * layer["height"]
+
+        page.touchscreen.tap(*at((missed[0] + missed[2]) / 2, (missed[1] + missed[3]) / 2))
+        expect(page.locator("#picker")).to_be_visible()
+        expect(page.locator("#picker-title")).to_contain_text("Add a tile here")
+        page.keyboard.press("Escape")
+        expect(page.locator("#picker")).to_be_hidden()
+        tile = page.evaluate("state.data.reading.tiles[4]")
+        x0, y0, x1, y1 = tile["xyxy"]
+        page.touchscreen.tap(*at((x0 + x1) / 2, (y0 + y1) / 2))  # on a tile: that tile, as before
+        expect(page.locator("#picker-title")).to_contain_text("Read as")
+        assert page.evaluate("state.picking.index") == tile["index"]

@@ -372,6 +372,7 @@ async function init() {
     if (!(await rescore())) [state.claimed, state.released] = saved;  // refused: as it was
   });
   $("hits").addEventListener("click", addAt);
+  watchFinger();
   watchZoom();
   for (const id of ["photo", "photo-pick"]) {
     $(id).addEventListener("change", (ev) => {

@@ -38,10 +38,15 @@ function showHits(data) {
 // A tile the detector did not find: a tap on the photo where it lies opens the picker; the face picked is added
 // there, in a box the size of the tiles found (so it joins its row or meld), and the hand is scored again.
 function addAt(ev) {
+  if (ev.target === $("hits")) addAtPoint(ev.clientX, ev.clientY);  // else a tile's own tap: pick()
+}
+
+function addAtPoint(clientX, clientY) {
   const layer = $("hits");  // lies over the photo, the tiles' buttons in it
-  if (ev.target !== layer || !state.data || !layer.clientWidth) return;  // a tile's own tap: pick()
-  const x = ev.offsetX * state.data.width / layer.clientWidth;
-  const y = ev.offsetY * state.data.height / layer.clientHeight;
+  const r = layer.getBoundingClientRect();
+  if (!state.data || !r.width || !r.height) return;
+  const x = (clientX - r.left) * state.data.width / r.width;
+  const y = (clientY - r.top) * state.data.height / r.height;
   const [w, h] = tileSize(state.data);
   const xyxy = [x - w / 2, y - h / 2, x + w / 2, y + h / 2].map((v) => Math.round(v * 10) / 10);
   openAdding({ xyxy }, bi("添加", "Add a tile here"));
@@ -71,4 +76,27 @@ function tileSize(data) {
   const tiles = standing.length ? standing : data.reading.tiles;
   if (!tiles.length) return [data.width * 0.05, data.width * 0.07];
   return [median(tiles.map((t) => t.xyxy[2] - t.xyxy[0])), median(tiles.map((t) => t.xyxy[3] - t.xyxy[1]))];
+}
+
+// A finger's tap is moved by Chromium onto the nearest button within the finger's reach (touch adjustment): a tap
+// on bare photo beside a row, where a missed tile lies, opened the row's end tile instead of "add a tile here".
+// For a touch, the point the finger went down on decides: the button there, else "add" there, else nothing.
+let fingerDown = null;
+
+function watchFinger() {
+  const layer = $("hits");
+  layer.addEventListener("pointerdown", (ev) => {
+    fingerDown = ev.pointerType === "touch" ? [ev.clientX, ev.clientY] : null;
+  }, true);
+  layer.addEventListener("pointercancel", () => { fingerDown = null; }, true);  // a scroll or a pinch: no tap
+  layer.addEventListener("click", (ev) => {
+    const at = fingerDown;
+    fingerDown = null;
+    if (!at || ev.detail === 0) return;  // a mouse or the keyboard (or the click below): the click's own target
+    const under = document.elementsFromPoint(at[0], at[1]).find((e) => e === layer || e.parentElement === layer);
+    if (under === ev.target) return;
+    ev.stopPropagation();
+    if (under === layer) addAtPoint(at[0], at[1]);
+    else if (under) under.click();  // the tile (or its label) under the finger
+  }, true);
 }
