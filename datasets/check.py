@@ -119,6 +119,9 @@ def label_file_for(image: Path) -> Path:
 def dataset_pairs(root: str | Path) -> list[tuple[Path, Path]]:
     """(image, label path) for every image under ``root``; the label file may not exist."""
     r = Path(root)
+    if r.exists() and not r.is_dir():  # a zip (or any file) given where a folder is read
+        how = " (`xingzi dataset merge` makes a folder of a zip)" if r.suffix.lower() == ".zip" else ""
+        raise ValueError(f"expected a dataset folder (images/, labels/, data.yaml), got the file {r}{how}")
     if not r.is_dir():
         raise FileNotFoundError(f"dataset folder not found: {r}")
     return [(img, label_file_for(img)) for img in image_files(r) if not _hidden(img.relative_to(r))]
@@ -252,20 +255,32 @@ def check_label_text(text: str, path: str, names: tuple[str, ...] = CLASS_NAMES,
             issues.append(Issue(ERROR, "outside", path, lineno,
                                 f"box {x1:.3f},{y1:.3f}..{x2:.3f},{y2:.3f} reaches outside the image (0..1)"))
         good.append((lineno, int(c), [x1, y1, x2, y2]))
+    twice: set[int] = set()  # lines of a tile labelled again the same: said as a duplicate, not as a fifth copy
     if len(good) > 1:
         boxes = np.array([g[2] for g in good])
         iou = iou_matrix(boxes, boxes)
         for i, j in zip(*np.nonzero(np.triu(iou, 1) > DUPLICATE_IOU), strict=True):
             (li, ci, _), (lj, cj, _) = good[i], good[j]
+            if ci == cj:
+                twice.add(lj)
             what = f"same tile '{names[ci]}' twice" if ci == cj else \
                 f"one tile labelled both '{names[ci]}' and '{names[cj]}'"
             issues.append(Issue(ERROR, "duplicate", path, lj, f"{what} (IoU {iou[i, j]:.2f} with line {li})"))
-    counts = Counter(c for _, c, _ in good)
+    counts = Counter(c for line, c, _ in good if line not in twice)
     for c, n in sorted(counts.items()):
         if c < min(BACK_CLASS, len(names)) and n > COPIES_PER_FACE and names[c] == CLASS_NAMES[c]:
             issues.append(Issue(ERROR, "fifth-copy", path, None,
                                 f"'{names[c]}' labelled {n} times; a set has only {COPIES_PER_FACE} of each face"))
     return issues, len(good)
+
+
+def refuse_unreadable(image: Path) -> None:
+    """Stop before a photo no tool can open (empty, not an image) is copied into a dataset, where `xingzi eval` would
+    stop on it: ValueError, as `dataset check` words it. A TIFF OpenCV passes over (``tiff_turned``) goes on."""
+    try:
+        image_size(image)
+    except ValueError as e:
+        raise ValueError(f"{e} (run `xingzi dataset check` first)") from None
 
 
 def _image_issues(image: Path, where: str) -> list[Issue]:

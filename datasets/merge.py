@@ -17,6 +17,7 @@ from xingzi.datasets.check import (
     parse_label_text,
     read_class_names,
     refuse_other_classes,
+    refuse_unreadable,
     same_bytes,
 )
 from xingzi.datasets.classnames import no_tile_names
@@ -163,6 +164,7 @@ def _plan_folder(given: Path, src: Path, prefix: str, out_dir: Path) -> _SourceP
         if not label.exists():
             unlabelled += 1
             continue
+        refuse_unreadable(image)  # eval and training stop on it
         text, d = remap_label_text(read_text(label), cmap, str(label))
         label_dst = out_dir / "labels" / f"{prefix}__{image.stem}.txt"
         if label_dst in files:  # train/images/x.jpg and valid/images/x.jpg, or x.jpg and x.png

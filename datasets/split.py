@@ -26,6 +26,7 @@ from xingzi.datasets.check import (
     dataset_pairs,
     parse_label_text,
     read_class_names,
+    refuse_unreadable,
     same_bytes,
 )
 from xingzi.datasets.classnames import class_id_for_name
@@ -164,8 +165,9 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
     pairs = [(i, lab) for i, lab in found if lab.exists()]
     names = read_class_names(r) or CLASS_NAMES  # the labels stay as they are: so must the names of their classes
     ours: dict[int, int | None] = {i: i for i in range(len(names))}
-    for _, label in pairs:  # a broken line would travel into training unseen: merge refuses them too
+    for image, label in pairs:  # a broken line or photo would travel into training unseen: merge refuses them too
         remap_label_text(read_text(label), ours, str(label))
+        refuse_unreadable(image)
     by_stem: dict[str, tuple[Path, Path]] = {}
     for image, label in pairs:
         if image.stem in by_stem:

@@ -106,3 +106,40 @@ def test_check_refuses_a_negative_max_per_kind(tmp_path, capsys, n):
     assert f"--max-per-kind must be 0 or more (0: only the counts per kind), got {n}" in capsys.readouterr().err
     with pytest.raises(ValueError, match="--max-per-kind must be 0 or more"):
         check_dataset(root).format_text(n)
+
+
+HOW = [pytest.param(lambda root, o: ["merge", str(root), "--out", str(o)], id="merge"),
+       pytest.param(lambda root, o: ["split", str(root), "--val", "0.4"], id="split-in-place"),
+       pytest.param(lambda root, o: ["split", str(root), "--val", "0.4", "--out", str(o)], id="split-to-a-new-folder")]
+
+
+@pytest.mark.parametrize("photo", [pytest.param(b"", id="zero-bytes"), pytest.param(b"not an image\n", id="text")])
+@pytest.mark.parametrize("how", HOW)
+def test_a_photo_check_cannot_open_does_not_travel_on(tmp_path, capsys, photo, how):
+    root = dataset(tmp_path / "d", "")
+    (root / "images" / "p2.png").write_bytes(photo)  # its labels kept: `xingzi eval` stopped on the copy
+    assert "unreadable" in check_dataset(root).counts_by_kind()
+    before = snapshot(tmp_path)
+    assert main(["dataset", *how(root, tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert f"{root / 'images' / 'p2.png'}: not a readable image" in err and len(err.splitlines()) == 1
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("how", [pytest.param(lambda yaml, o: ["check", str(yaml)], id="check"), *HOW])
+def test_a_data_yaml_given_stands_for_its_folder(tmp_path, capsys, how):
+    root = dataset(tmp_path / "d", "", names=["1m", "2m", "3m", "4m"])
+    assert main(["dataset", *how(root / "data.yaml", tmp_path / "o")]) == 0
+    assert "not found" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("action", "name"), [
+    pytest.param("split", "d.zip", id="split-of-a-zip"),
+    pytest.param("check", "notes.txt", id="check-of-a-text-file"),
+])
+def test_a_file_given_for_a_folder_is_said_to_be_a_file(tmp_path, capsys, action, name):
+    (tmp_path / name).write_bytes(b"PK\x05\x06" + bytes(18) if name.endswith(".zip") else b"notes\n")
+    assert main(["dataset", action, str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert f"expected a dataset folder (images/, labels/, data.yaml), got the file {tmp_path / name}" in err
+    assert "not found" not in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from xingzi.commands.synth import one_line_errors
 from xingzi.datasets.yolo import unread_note
 
 
@@ -33,9 +34,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     split.add_argument("--seed", type=int, default=0)
     split.add_argument("--out", help="copy into OUT/images/{train,val}; default: write train.txt/val.txt in DIR")
     split.add_argument("--link", action="store_true", help="with --out: hard-link images instead of copying")
+    for p in (parser, check, merge, split):
+        one_line_errors(p)
+
+
+def _folder_of(path: str) -> str:
+    """A data.yaml given (as `xingzi eval --data` takes it) stands for its folder."""
+    p = Path(path)
+    return str(p.parent) if p.suffix.lower() in (".yaml", ".yml") and p.is_file() else path
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "merge":
+        args.sources = [_folder_of(s) for s in args.sources]
+    else:
+        args.dir = _folder_of(args.dir)
     if args.action == "check":
         from xingzi.datasets.check import refuse_max_per_kind
         from xingzi.datasets.zipped import dataset_folder
