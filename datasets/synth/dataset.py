@@ -16,13 +16,9 @@ from xingzi.engine.tiles import CLASS_NAMES
 
 from . import faces
 from .generate import MAX_SIDE, MIN_SIDE, Sample, check_styles, render_sample
+from .runs import RUNS_FILE, earlier_runs, refuse_other_settings, refuse_unlisted_photos, stem
 
 MAX_SHEET = 256  # photos on a contact sheet: 320 px cells, about 80 MB of pixels
-RUNS_FILE = "synth_runs.jsonl"  # one line per run into a folder: its seed, indices and settings (how to make it again)
-
-
-def stem(seed: int, index: int) -> str:
-    return f"synth_s{seed}_{index:06d}"
 
 
 def label_text(sample: Sample) -> str:
@@ -61,36 +57,6 @@ def warm_faces(styles: tuple[str, ...]) -> None:
             faces.load_pack(style)
 
 
-def _earlier_runs(out: Path) -> list[dict]:
-    path = out / RUNS_FILE
-    if not path.is_file():
-        return []
-    runs = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        try:
-            run = json.loads(line)
-            if not isinstance(run, dict) or not {"seed", "start", "n"} <= run.keys():
-                raise ValueError
-            runs.append(run)
-        except ValueError:
-            raise ValueError(f"{path}:{i}: expected a JSON object with seed, start and n, got {line[:80]!r}") from None
-    return runs
-
-
-def _refuse_other_settings(out: Path, run: dict, earlier: list[dict]) -> None:
-    """Photo names carry the seed and index only: a run with other settings on indices an earlier run of the seed
-    wrote would replace those photos with others (same names, other faces or sizes)."""
-    settings = ("imgsz", "styles", "blur_share")
-    for old in earlier:
-        first, last = max(run["start"], old["start"]), min(run["start"] + run["n"], old["start"] + old["n"]) - 1
-        if old["seed"] == run["seed"] and first <= last and any(old.get(k) != run[k] for k in settings):
-            was = ", ".join(f"{k} {old.get(k)}" for k in settings if old.get(k) != run[k])
-            names = stem(run["seed"], first) + ("" if first == last else f"..{stem(run['seed'], last)}")
-            raise ValueError(f"{names} in {out} made with {was} ({out / RUNS_FILE}) would be replaced by photos of "
-                             f"these settings: give another --seed, --start {old['start'] + old['n']} or more, "
-                             "or a new folder")
-
-
 def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, workers: int = 1,
                      styles: tuple[str, ...] | None = None, start: int = 0,
                      blur_share: float = 0.0) -> Iterator[tuple[int, dict]]:
@@ -112,12 +78,19 @@ def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, w
         raise ValueError(f"--blur-share must be between 0 and 1, got {blur_share}")
     styles = check_styles(styles)
     out = Path(out)
-    from xingzi.datasets.check import refuse_other_classes  # (reads YAML: only when a dataset is written)
+    # (they read YAML: imported only when a dataset is written)
+    from xingzi.datasets.check import data_yaml_extra, refuse_other_classes
+    from xingzi.datasets.merge import MERGE_KEYS
 
     refuse_other_classes(out)  # more photos go into one of our datasets only
+    kept = data_yaml_extra(out / "data.yaml", MERGE_KEYS)
+    if kept:  # split in place (train: train.txt …) or a test set: the data.yaml we write would lose it
+        raise ValueError(f"{out / 'data.yaml'} says more than synth writes ({', '.join(kept)}); expected a new folder "
+                         "or one made by `xingzi synth` (write the photos to a new folder, then `xingzi dataset merge` the two)")
     run = {"seed": seed, "start": start, "n": n, "imgsz": imgsz, "styles": list(styles), "blur_share": blur_share}
-    earlier = _earlier_runs(out)
-    _refuse_other_settings(out, run, earlier)
+    earlier = earlier_runs(out)
+    refuse_other_settings(out, run, earlier)
+    refuse_unlisted_photos(out, run, earlier)
     out.mkdir(parents=True, exist_ok=True)
     if run not in earlier:  # before the photos: an interrupted run is resumed with the same settings
         with open(out / RUNS_FILE, "a", encoding="utf-8") as f:

@@ -367,6 +367,11 @@ def brush_set(k: int) -> FaceSet:
     return FaceSet(f"brush:{k}", faces, tuple(reversed(v.plate)))
 
 
+def face_set_name(style: str, variant: int = 0) -> str:
+    """The name :func:`face_set` gives its faces (a photo's meta ``style``), without making them."""
+    return f"{style}:{variant % PROCEDURAL_VARIANTS}" if style in ("procedural", "brush") else style
+
+
 def face_set(style: str, variant: int = 0) -> FaceSet:
     """The faces of ``style`` (``procedural`` and ``brush`` use ``variant``)."""
     if style == "procedural":

@@ -96,6 +96,34 @@ def _covered(mask: np.ndarray, box: tuple[float, ...]) -> float:
     return float(roi.mean()) if roi.size else 0.0
 
 
+def _frame(seed: int, index: int, imgsz: int, styles: tuple[str, ...], pattern: str | None) -> tuple:
+    """The draws that come before any drawing: (rng, deal, layout, camera, style, face variant)."""
+    rng = np.random.default_rng([seed, index])
+    deal = sample_deal(rng, pattern)
+    layout = layout_deal(deal, rng)
+    width, height = _image_size(rng, imgsz)
+    cam = choose_camera(layout, rng, width, height)
+    style = _pick_style(rng, styles)
+    return rng, deal, layout, cam, style, int(rng.integers(faces.PROCEDURAL_VARIANTS))
+
+
+def made_as(seed: int, index: int, imgsz: int, styles: tuple[str, ...], blur_share: float = 0.0) -> dict:
+    """What ``render_sample``'s meta would say of how photo ``index`` is made (seed, index, size, face set, blur
+    share when used), without drawing it (a few ms)."""
+    _, _, _, cam, style, variant = _frame(seed, index, imgsz, check_styles(styles), None)
+    made: dict[str, Any] = {"style": faces.face_set_name(style, variant), "size": [cam.width, cam.height],
+                            "seed": seed, "index": index}
+    if blur_share:
+        made["blur_share"] = blur_share
+    return made
+
+
+def style_key(styles: list[str] | tuple[str, ...]) -> tuple:
+    """What of a style list the photos depend on (``_pick_style``): whether procedural is among them, and the
+    other styles in order, repeats included (each is drawn by its place in that list)."""
+    return "procedural" in styles, tuple(s for s in styles if s != "procedural")
+
+
 def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ...] | None = None,
                   pattern: str | None = None, blur_share: float = 0.0) -> Sample:
     if not MIN_SIDE <= imgsz <= MAX_SIDE:
@@ -104,15 +132,9 @@ def render_sample(seed: int, index: int, imgsz: int = 640, styles: tuple[str, ..
         raise ValueError(f"blur share must be between 0 and 1, got {blur_share}")
     if seed < 0 or index < 0:  # numpy's own word for it names neither
         raise ValueError(f"seed and index must be >= 0, got {seed} and {index}")
-    styles = check_styles(styles)
-    rng = np.random.default_rng([seed, index])
-    deal = sample_deal(rng, pattern)
-    layout = layout_deal(deal, rng)
-    width, height = _image_size(rng, imgsz)
-    cam = choose_camera(layout, rng, width, height)
+    rng, deal, layout, cam, style, variant = _frame(seed, index, imgsz, check_styles(styles), pattern)
     width, height = cam.width, cam.height  # the camera may have turned the photo to fit the hand
-    style = _pick_style(rng, styles)
-    face_set = faces.face_set(style, int(rng.integers(faces.PROCEDURAL_VARIANTS)))
+    face_set = faces.face_set(style, variant)
     plate = tuple(float(c) * rng.uniform(0.96, 1.02) for c in face_set.plate)
     back = tuple(float(c) * rng.uniform(0.85, 1.1) for c in BACK_COLOURS[rng.integers(len(BACK_COLOURS))])
     colours = Colours(back=back, plate=plate)
