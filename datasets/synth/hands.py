@@ -8,7 +8,7 @@ it into the §10 scoring JSON of ``../shared/RULES.md``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -165,6 +165,17 @@ def _meldify(rng: np.random.Generator, sets: list[tuple], pattern: str) -> tuple
                 melds.append(Meld(MeldKind.PUNG, s[1]))
         else:
             standing += _set_tiles(s)
+    if pattern == "kongs" and all(m.kind is MeldKind.PUNG for m in melds):
+        # 1 in 6 drew none: the first triplet becomes the kong the label promises, drawing nothing
+        # more, so every deal that had one stays as it was
+        trip = next(s[1] for s in sets if s[0] == "trip")
+        pung = next((i for i, m in enumerate(melds) if m.tile is trip), None)
+        if pung is not None:
+            melds[pung] = Meld(MeldKind.KONG, trip)
+        else:
+            for _ in range(3):
+                standing.remove(trip)
+            melds.append(Meld(MeldKind.CONCEALED_KONG, trip))
     return melds, standing
 
 
@@ -179,10 +190,40 @@ def sample_deal(rng: np.random.Generator, pattern: str | None = None) -> Deal:
     fa = int(rng.choice(5, p=_FA_WEIGHTS))
     for _ in range(200):
         try:
-            return _try_deal(rng, pattern, fa)
+            return _named(_try_deal(rng, pattern, fa))
         except _Retry:
             continue
     raise RuntimeError(f"could not draw a {pattern} hand")  # pragma: no cover - 200 retries never all fail
+
+
+# the scoring item that makes each pattern (kongs: a kong meld, which 红旗飘飘 scores in its stead); a hand
+# missing its own is named by the first of these it scores, rarest first
+PATTERN_ITEMS: dict[str, frozenset[str]] = {
+    "qi_xian_nv": frozenset({"qi_xian_nv"}), "haohua": frozenset({"haohua"}), "hong_qi": frozenset({"hong_qi"}),
+    "yi_tiao_long": frozenset({"yi_tiao_long"}), "qing_yi_se": frozenset({"qing_yi_se"}),
+    "hun_yi_se": frozenset({"hun_yi_se"}), "peng_peng_hu": frozenset({"peng_peng_hu"}),
+    "qi_dui": frozenset({"qi_dui"}),
+    "kongs": frozenset({"kong", "concealed_kong", "dragon_kong", "dragon_concealed_kong"}),
+    "ping_hu": frozenset({"ping_hu"}),
+}
+
+
+def has_kong(deal: Deal) -> bool:
+    return any(m.kind is not MeldKind.PUNG for m in deal.melds)
+
+
+def _named(deal: Deal) -> Deal:
+    """The deal labelled with a pattern its hand scores: a plain draw that came out 红旗飘飘 (7 in 100) or a
+    清一色 of seven running pairs (七仙女) is named so, not by what was drawn; the tiles stay as drawn."""
+    if deal.pattern == "not_winning" or (deal.pattern == "kongs" and has_kong(deal)):
+        return deal
+    from xingzi.engine import score_situation  # the scorer pulls in the rule tables; only dealing needs it
+
+    keys = {item["key"] for item in score_situation(deal.situation())["items"]}
+    if keys & PATTERN_ITEMS[deal.pattern]:
+        return deal
+    name = next((p for p, items in PATTERN_ITEMS.items() if keys & items), deal.pattern)
+    return replace(deal, pattern=name)
 
 
 def _try_deal(rng: np.random.Generator, pattern: str, fa: int) -> Deal:

@@ -49,6 +49,28 @@ def test_pattern_hands_score_their_pattern(pattern, item):
         assert item in keys, (pattern, d.situation(), result["items"])
 
 
+KONG_ITEMS = {"kong", "concealed_kong", "dragon_kong", "dragon_concealed_kong"}
+
+
+@pytest.mark.parametrize("pattern, seeds", [
+    pytest.param("kongs", range(400), id="kongs-hold-a-kong"),  # 3 of 14 photos of seed 21 held none
+    pytest.param("ping_hu", range(400), id="plain-draws"),  # some came out 红旗飘飘 and kept the plain label
+    pytest.param("qing_yi_se", range(1000), id="one-suit-draws"),  # 5 in 1000 are 七仙女
+    pytest.param(None, range(400), id="the-default-mix"),
+])
+def test_each_label_is_what_the_hand_is(pattern, seeds):
+    """meta's ``pattern`` names what the hand shows: a kongs hand holds a kong, every other hand scores its item."""
+    from xingzi.engine import score_situation
+
+    for seed in seeds:
+        d = sample_deal(np.random.default_rng([seed]), pattern)
+        keys = {i["key"] for i in score_situation(d.situation())["items"]}
+        if d.pattern == "kongs":
+            assert any(m.kind is not MeldKind.PUNG for m in d.melds), (seed, d.situation())
+        elif d.pattern != "not_winning":
+            assert d.pattern in keys, (seed, d.pattern, d.situation(), sorted(keys))
+
+
 def test_plain_and_kong_hands_are_complete_wins():
     from xingzi.engine import score_situation
 
