@@ -26,6 +26,7 @@ from xingzi.datasets.yolo import (
     data_yaml_text,
     format_labels,
     image_files,
+    jpeg_cut_short,
     xyxy_to_yolo,
 )
 from xingzi.vision.detections import Detections
@@ -49,6 +50,7 @@ class PrelabelReport:
     failed: tuple[tuple[str, str], ...]  # (photo, why) for photos that could not be read
     predict_seconds: float  # reading + predicting + writing, for the photos predicted
     tasks_file: str
+    cut_short: tuple[str, ...] = ()  # JPEGs without their end, labelled as they decode
 
     @property
     def photos_per_second(self) -> float:
@@ -59,6 +61,9 @@ class PrelabelReport:
                  f" ({self.photos_per_second:.2f} photos/s), {self.kept} existing labels kept,"
                  f" {self.replaced} replaced (backups in labels_backup/), {len(self.failed)} failed"]
         lines += [f"  skipped {p}: {why}" for p, why in self.failed]
+        if self.cut_short:  # as `xingzi eval` scores them and training reads them: the labels fit what they show
+            lines.append(f"note: {len(self.cut_short)} JPEG(s) cut short, labelled as they decode (their lower part "
+                         f"grey), e.g. {self.cut_short[0]}: copy them again if you have them whole")
         lines.append(f"Label Studio: import {self.tasks_file} with labelling config labelstudio_config.xml")
         return "\n".join(lines)
 
@@ -71,8 +76,13 @@ def load_photo(path: Path) -> tuple[np.ndarray, bool]:
     OSError/ValueError for files that are not readable images."""
     from PIL import ImageOps
 
-    from xingzi.vision.photo import eight_bit
+    from xingzi.vision.photo import eight_bit, imread_quiet
 
+    if jpeg_cut(path):  # Pillow stops at the cut; OpenCV decodes the rest grey, as eval and training read it
+        image = imread_quiet(path)
+        if image is None:
+            raise ValueError("OpenCV decodes nothing of it")
+        return image, _is_rotated(path)
     with _open_image(path) as im:
         rotated = im.getexif().get(0x0112, 1) not in (1, None)
         im.draft("RGB", DECODE_SIZE)  # JPEG: decode at 1/2..1/8 scale, much faster
@@ -109,11 +119,21 @@ def store_photo(src: Path, dst: Path, rotated: bool, link: bool) -> None:
     tmp = dst.with_name(f".{dst.name}.tmp")
     dst.parent.mkdir(parents=True, exist_ok=True)
     fmt = Image.registered_extensions().get(dst.suffix.lower(), "PNG")
-    from xingzi.vision.photo import eight_bit
+    from xingzi.vision.photo import eight_bit, imread_quiet
 
-    with _open_image(src) as im:
-        eight_bit(ImageOps.exif_transpose(im)).convert("RGB").save(tmp, format=fmt, quality=95)
+    if jpeg_cut(src):  # saved upright as it was labelled: OpenCV's decoding (Pillow stops at the cut)
+        image = imread_quiet(src)
+        if image is None:
+            raise ValueError(f"{src}: OpenCV decodes nothing of it")
+        Image.fromarray(np.ascontiguousarray(image[..., ::-1])).save(tmp, format=fmt, quality=95)
+    else:
+        with _open_image(src) as im:
+            eight_bit(ImageOps.exif_transpose(im)).convert("RGB").save(tmp, format=fmt, quality=95)
     tmp.replace(dst)
+
+
+def jpeg_cut(path: Path) -> bool:
+    return path.suffix.lower() in (".jpg", ".jpeg") and jpeg_cut_short(path)
 
 
 def detections_to_label_text(dets: Detections, width: int, height: int) -> str:
@@ -175,6 +195,7 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
     refuse_other_classes(out)
     predicted = kept = replaced = 0
     failed: list[tuple[str, str]] = []
+    cut: list[str] = []
     seconds = 0.0
     for photo in progress(photos, "pre-labelling", show_progress):
         name = dataset_name_for(photo, src)
@@ -192,6 +213,8 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
             failed.append((str(photo), f"not a readable image ({e})"))
             continue
         store_photo(photo, image_dst, rotated, link)  # another photo already there under that name: stops the run
+        if jpeg_cut(photo):
+            cut.append(str(photo))
         dets = no_foreign(predict(image))
         text = detections_to_label_text(dets, image.shape[1], image.shape[0])
         status = save_label(out, label, text, replace=overwrite)
@@ -201,7 +224,8 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
     if not (out / "data.yaml").exists():
         atomic_write_text(out / "data.yaml", data_yaml_text(out.resolve()))
     tasks = write_labelstudio_files(out, url_prefix, model_version)
-    return PrelabelReport(str(out), len(photos), predicted, kept, replaced, tuple(failed), seconds, str(tasks))
+    return PrelabelReport(str(out), len(photos), predicted, kept, replaced, tuple(failed), seconds, str(tasks),
+                          tuple(cut))
 
 
 def _is_rotated(photo: Path) -> bool:

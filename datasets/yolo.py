@@ -215,8 +215,11 @@ def tiff_turned(path: str | Path) -> bool:
 
 def jpeg_cut_short(path: str | Path) -> bool:
     """A JPEG file that does not end with the end-of-image marker (zero padding aside): cut short in copying or
-    uploading, its lower part lost. Only the file's last bytes are read."""
+    uploading, its lower part lost. Only the file's first and last bytes are read: a file that does not start as a
+    JPEG (text named .jpg) is none cut short but no image at all."""
     with open(path, "rb") as f:
+        if f.read(2) != b"\xff\xd8":
+            return False
         f.seek(0, os.SEEK_END)
         f.seek(max(0, f.tell() - 4096))
         tail = f.read()

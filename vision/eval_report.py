@@ -256,6 +256,7 @@ def write_miss_pictures(images: Sequence[Path], truths: Sequence[ImageBoxes], pr
     import cv2
 
     from xingzi.vision.metrics import drop_ignored
+    from xingzi.vision.photo import imread_quiet
 
     n = 0
     for path, truth, pred in zip(images, truths, preds, strict=True):
@@ -263,7 +264,7 @@ def write_miss_pictures(images: Sequence[Path], truths: Sequence[ImageBoxes], pr
         op = p.select(p.conf >= conf)
         if not error_boxes(t, op):
             continue
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        image = imread_quiet(path)
         if image is None:
             raise ValueError(f"cannot read {path} as an image")
         if perturb is not None:

@@ -66,10 +66,9 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
     ``defocused``: also read photos with a blur disk deeper than this with it divided out (likewise; :mod:`defocus`);
     ``fit``: a canvas fitted to each photo's shape where the networks allow it (False: the padded square);
     ``perturb``: read each photo changed so (:mod:`xingzi.vision.perturb`; no whole-pipeline check then)."""
-    import cv2
-
     from xingzi.vision.detector import Detector
     from xingzi.vision.memo import remembering
+    from xingzi.vision.photo import imread_quiet
     from xingzi.vision.pipeline import detect_hand
 
     given = (("second_doubt", second_doubt), ("min_inside", min_inside), ("lone_conf", lone_conf),
@@ -91,7 +90,7 @@ def preds_from_model(ds: Dataset, weights: Path | None, imgsz: int | None, conf:
             left = (time.monotonic() - started) / k * (len(ds.images) - k)
             when = f"{left / 60:.0f} min" if left >= 90 else f"{left:.0f} s"
             print(f"eval: {k}/{len(ds.images)} photos read, about {when} left", file=sys.stderr, flush=True)
-        image = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        image = imread_quiet(p)
         with remembering():  # a photo read again pays each picture once
             d = det.predict(image if perturb is None else np.ascontiguousarray(perturb.image(image)))
             shown = d.subset(d.conf >= conf)
@@ -137,11 +136,10 @@ class _AtConf:
 
 def latency(det, images: Sequence[Path], warmup: int = 2) -> dict:
     """Median/p95 ms per image: model call alone and the whole predict (decode + NMS included)."""
-    import cv2
-
     from xingzi.vision.detector import canvas_blob
+    from xingzi.vision.photo import imread_quiet
 
-    frames = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in images]
+    frames = [imread_quiet(p) for p in images]
     model_ms, total_ms, cls_ms = [], [], []
     for i, im in enumerate([frames[0]] * warmup + frames):
         blob = canvas_blob(det.letterboxed(im)[0])

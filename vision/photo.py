@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import re
+import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -131,6 +135,31 @@ def load_image(source: str | Path | bytes | np.ndarray) -> np.ndarray:
     if not data:  # (an upload's own word, "the upload is empty", is no file's)
         raise ValueError(f"{path} is an empty file: expected {FORMATS}")
     return decode_image(data)
+
+
+@contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """File descriptor 2 to /dev/null: libjpeg writes its warnings there itself, past Python's sys.stderr."""
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+def imread_quiet(path: str | Path) -> np.ndarray | None:
+    """``cv2.imread`` (as training reads photos), without libjpeg's own "Premature end of JPEG file" on a JPEG cut
+    short: the tools name such photos once, in their own words. None where OpenCV reads no image."""
+    from xingzi.datasets.yolo import jpeg_cut_short
+
+    if Path(path).suffix.lower() in (".jpg", ".jpeg") and jpeg_cut_short(path):
+        with _stderr_silenced():
+            return cv2.imread(str(path), cv2.IMREAD_COLOR)
+    return cv2.imread(str(path), cv2.IMREAD_COLOR)
 
 
 def write_image(path: str | Path, bgr: np.ndarray) -> None:

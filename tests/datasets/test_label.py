@@ -130,8 +130,7 @@ def test_interrupted_run_resumes(tmp_path):
 def test_corrupt_photo_is_reported_and_skipped(tmp_path, capsys):
     photos = make_photos(tmp_path / "photos", ["a.jpg", "c.jpg"])
     (photos / "b.jpg").write_bytes(b"\xff\xd8\xff\xe0 this is not really a jpeg")
-    good = (photos / "c.jpg").read_bytes()
-    (photos / "d.jpg").write_bytes(good[: len(good) // 2])  # truncated upload
+    (photos / "d.jpg").write_bytes((photos / "c.jpg").read_bytes()[:20])  # cut inside its header
     report = prelabel_folder(photos, tmp_path / "ds", FakeDetector(), show_progress=True)
     assert [Path(p).name for p, _ in report.failed] == ["b.jpg", "d.jpg"]
     assert all("not a readable image" in why for _, why in report.failed)
@@ -139,6 +138,29 @@ def test_corrupt_photo_is_reported_and_skipped(tmp_path, capsys):
     assert not (tmp_path / "ds" / "images" / "b.jpg").exists()
     assert "4/4" in capsys.readouterr().err  # tqdm bar or the plain counter
     assert "skipped" in report.summary() and "b.jpg" in report.summary()
+
+
+@pytest.mark.parametrize("orientation, seen", [
+    pytest.param(None, (W, H), id="upright"),
+    pytest.param(6, (H, W), id="turned-by-exif"),  # stored upright as it was labelled
+])
+def test_a_jpeg_cut_short_is_labelled_as_it_decodes_as_eval_scores_it(tmp_path, orientation, seen):
+    """It was skipped as "not a readable image" where `dataset check` warns and `xingzi eval` scores it."""
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    exif = Image.Exif()
+    if orientation:
+        exif[0x0112] = orientation
+    noise = np.random.default_rng(0).integers(0, 256, (H, W, 3), np.uint8)
+    Image.fromarray(noise).save(photos / "cut.jpg", exif=exif.tobytes())
+    whole = (photos / "cut.jpg").read_bytes()
+    (photos / "cut.jpg").write_bytes(whole[: len(whole) // 2])  # its header whole, its lower half lost
+    fake = FakeDetector()
+    report = prelabel_folder(photos, tmp_path / "ds", fake, show_progress=False)
+    assert (report.predicted, report.failed, fake.seen) == (1, (), [seen])
+    assert "note: 1 JPEG(s) cut short, labelled as they decode" in report.summary()
+    with Image.open(tmp_path / "ds" / "images" / "cut.jpg") as im:
+        assert im.size == seen
 
 
 def bomb(photos: Path, monkeypatch) -> None:

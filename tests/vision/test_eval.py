@@ -66,7 +66,12 @@ def test_eval_scores_yolo_txt_predictions(dataset, tmp_path, capsys, preds, f1, 
     assert "theirs" in capsys.readouterr().out
 
 
-def test_a_jpeg_cut_short_is_scored_as_it_decodes_and_said(dataset, tmp_path, capsys):
+@pytest.mark.parametrize("text_named_jpeg, code", [
+    pytest.param(False, 0, id="alone"),
+    # no image at all: said unreadable, not counted among the JPEGs cut short (it was: "2 JPEG(s)")
+    pytest.param(True, 2, id="beside-text-named-jpg"),
+])
+def test_a_jpeg_cut_short_is_scored_as_it_decodes_and_said(dataset, tmp_path, capsys, text_named_jpeg, code):
     import io
 
     from PIL import Image
@@ -76,10 +81,14 @@ def test_a_jpeg_cut_short_is_scored_as_it_decodes_and_said(dataset, tmp_path, ca
         im.convert("RGB").save(buf, "JPEG")
     (dataset / "images" / "a.png").unlink()
     (dataset / "images" / "a.jpg").write_bytes(buf.getvalue()[:-200])  # its end lost in copying
+    if text_named_jpeg:
+        (dataset / "images" / "c.jpg").write_text("not an image")
     pred_dir = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]})
     (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
-    assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(tmp_path / "out")]) == 0
-    assert "note: 1 JPEG(s) cut short, scored as they decode, e.g. a.jpg" in capsys.readouterr().err
+    assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(tmp_path / "out")]) == code
+    err = capsys.readouterr().err
+    assert "note: 1 JPEG(s) cut short, scored as they decode, e.g. a.jpg" in err
+    assert ("c.jpg: not a readable image" in err) == text_named_jpeg
 
 
 def test_predictions_named_unlike_the_photos_are_refused_and_a_photo_without_any_said(dataset, tmp_path, capsys):

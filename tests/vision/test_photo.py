@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from xingzi.vision.detections import Detections
-from xingzi.vision.photo import HEIF, decode_image, load_image
+from xingzi.vision.photo import HEIF, decode_image, imread_quiet, load_image
 from xingzi.vision.pipeline import Context, read_photo
 
 
@@ -283,3 +283,17 @@ def test_load_image_reads_bytes_and_write_image_makes_the_folders_it_needs(tmp_p
     out = tmp_path / "new" / "deeper" / "annotated.png"
     write_image(out, bgr)
     assert np.array(Image.open(out)).tolist() == np.array(_photo()).tolist()  # written back in RGB, pixel for pixel
+
+
+@pytest.mark.parametrize("keep, warned", [
+    pytest.param(None, False, id="whole"),
+    pytest.param(0.5, False, id="cut-short"),  # libjpeg's "Premature end of JPEG file" came twice per photo in eval
+])
+def test_a_jpeg_cut_short_is_read_as_it_decodes_without_libjpegs_own_line(tmp_path, capfd, keep, warned):
+    noise = np.random.default_rng(0).integers(0, 256, (64, 96, 3), np.uint8)
+    Image.fromarray(noise).save(tmp_path / "p.jpg")
+    data = (tmp_path / "p.jpg").read_bytes()
+    (tmp_path / "p.jpg").write_bytes(data if keep is None else data[: int(len(data) * keep)])
+    image = imread_quiet(tmp_path / "p.jpg")
+    assert image is not None and image.shape == (64, 96, 3)
+    assert ("Premature end" in capfd.readouterr().err) == warned
