@@ -207,6 +207,15 @@ def _labels_text(regions: list[dict], image: Path, where: str) -> str:
     return format_labels(np.array(rows, np.float64).reshape(-1, 5))
 
 
+def _task_name(task: object, n: int) -> str:
+    """A task as Label Studio shows it, by its ``id``; one without an id (written by hand) by its place in the list,
+    from 0."""
+    ident = task.get("id") if isinstance(task, dict) else None
+    if isinstance(ident, int) and not isinstance(ident, bool) or isinstance(ident, str) and ident.strip():
+        return f"task {ident}"
+    return f"task {n}"
+
+
 def import_labelstudio(export_json: str | Path, dataset_dir: str | Path) -> ImportReport:
     """Bring Label Studio's corrected boxes back as YOLO labels of ``dataset_dir``. Everything is read
     and checked before any file is written; a changed label file is backed up first."""
@@ -219,28 +228,29 @@ def import_labelstudio(export_json: str | Path, dataset_dir: str | Path) -> Impo
         raise ValueError(f"{path}: expected a JSON list of tasks (Label Studio 'JSON' export), got {type(tasks).__name__}")
     d = Path(dataset_dir)
     by_name = {img.name: (img, lab) for img, lab in dataset_pairs(d / "images")}
-    planned: dict[Path, tuple[int, str]] = {}  # label file -> (task, its text)
+    planned: dict[Path, tuple[str, str]] = {}  # label file -> (task, its text)
     not_annotated = 0
     for n, task in enumerate(tasks):
+        t = _task_name(task, n)
         try:
             ref = (task.get("data") or {}).get("image") or task.get("image")
             if not isinstance(ref, str) or not ref:
-                raise ValueError(f"{path}: task {n} has no image reference (data.image)")
+                raise ValueError(f"{path}: {t} has no image reference (data.image)")
             name = _image_name(ref)
             hit = by_name.get(name) or by_name.get(_UPLOAD_PREFIX.sub("", name))
             if hit is None:
-                raise ValueError(f"{path}: task {n} image {name!r} is not in {d / 'images'}")
+                raise ValueError(f"{path}: {t} image {name!r} is not in {d / 'images'}")
             regions = _chosen_regions(task)
             if regions is None:
                 not_annotated += 1
                 continue
-            text = _labels_text(regions, hit[0], f"{path}: task {n} ({name})")
-            if planned.get(hit[1], (n, text))[1] != text:  # tasks imported twice, annotated both: which is right?
-                raise ValueError(f"{path}: tasks {planned[hit[1]][0]} and {n} label {name} differently; expected one "
+            text = _labels_text(regions, hit[0], f"{path}: {t} ({name})")
+            if planned.get(hit[1], (t, text))[1] != text:  # tasks imported twice, annotated both: which is right?
+                raise ValueError(f"{path}: {planned[hit[1]][0]} and {t} label {name} differently; expected one "
                                  "annotated task per image (delete the other in Label Studio)")
-            planned[hit[1]] = (n, text)
+            planned[hit[1]] = (t, text)
         except (AttributeError, TypeError, KeyError) as e:  # a list or a number where the export has an object
-            raise ValueError(f"{path}: task {n} is not shaped like a Label Studio task "
+            raise ValueError(f"{path}: {t} is not shaped like a Label Studio task "
                              f"({type(e).__name__}: {e}); expected {{\"data\": {{\"image\": ...}}, "
                              f"\"annotations\": [...]}}") from None
     counts = {"new": 0, "replaced": 0, "unchanged": 0}

@@ -151,6 +151,10 @@ def after_a_good_task(region: dict, image: str = "a.jpg") -> list[dict]:
             {"data": {"image": image}, "annotations": [{"result": [region]}]}]
 
 
+def with_ids(tasks: list[dict], *ids) -> list[dict]:
+    return [{"id": i, **t} for i, t in zip(ids, tasks, strict=True)]
+
+
 @pytest.mark.parametrize(("export", "message"), [
     pytest.param({"not": "a list"}, "expected a JSON list", id="not-a-list"),
     pytest.param([{"data": {}}], "no image reference", id="no-image"),
@@ -171,8 +175,14 @@ def after_a_good_task(region: dict, image: str = "a.jpg") -> list[dict]:
     pytest.param(after_a_good_task(box(original_width=-W)), "positive image size", id="negative-image-width"),
     pytest.param(after_a_good_task(box(x=150)), "no area on the photo", id="box-right-of-the-photo"),
     pytest.param(after_a_good_task(box(width=0)), "no area on the photo", id="box-of-no-width"),
-    pytest.param(after_a_good_task(rect(0, 0, 5, 5, "1m"), image="b.jpg"), "tasks 0 and 1 label b.jpg differently",
+    pytest.param(after_a_good_task(rect(0, 0, 5, 5, "1m"), image="b.jpg"), "task 0 and task 1 label b.jpg differently",
                  id="one-image-annotated-in-two-tasks"),
+    # Label Studio's own ids, not places in the list ("task 1 (a.jpg)" named the task Label Studio shows as 8)
+    pytest.param(with_ids(after_a_good_task(box(y="12")), 7, 8), r"task 8 \(a.jpg\): box 0: expected a finite",
+                 id="named-by-label-studio-id"),
+    pytest.param(with_ids(after_a_good_task(rect(0, 0, 5, 5, "1m"), image="b.jpg"), 7, 9),
+                 "task 7 and task 9 label b.jpg differently", id="two-tasks-by-their-ids"),
+    pytest.param([{"id": True, "data": 5}], "task 0 is not shaped", id="an-id-that-is-no-id"),
 ])
 def test_bad_exports_change_nothing(tmp_path, export, message):
     d = make_dataset(tmp_path / "d", {"a": ROWS, "b": ROWS})
