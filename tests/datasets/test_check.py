@@ -231,6 +231,23 @@ def test_the_text_shows_twenty_of_a_kind_and_counts_the_rest(tmp_path, capsys):
     assert f'"root": "{root}"' in text and len(json.loads(text)["issues"]) == 23  # the folder's name as written
 
 
+@pytest.mark.parametrize("argv, message", [
+    pytest.param(["check", "--sure", "2"], "--sure is the confidence from which --model's readings warn: give --model "
+                 "too (got --sure 2 without --model)", id="sure-without-model"),
+    pytest.param(["check", "--sure", "0", "--model", "none.onnx"], "--sure must be in (0, 1], got 0",
+                 id="sure-out-of-range-said-before-the-model"),
+    pytest.param(["split", "--seed", "-1"], "--seed must be 0 or more, got -1", id="split-negative-seed"),
+])
+def test_options_read_as_nothing_are_refused(tmp_path, capsys, argv, message):
+    """They were taken silently (synth refuses a negative seed)."""
+    root = make_dataset(tmp_path / "ds", {"a": CLEAN, "b": CLEAN})
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    assert main(["dataset", argv[0], str(root), *argv[1:]]) == 2
+    err = capsys.readouterr().err
+    assert err == f"xingzi dataset: error: {message}\n"
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
 def test_cli_missing_folder_is_a_clear_error(tmp_path, capsys):
     assert main(["dataset", "check", str(tmp_path / "nope")]) == 2
     assert "dataset folder not found" in capsys.readouterr().err

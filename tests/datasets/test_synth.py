@@ -179,13 +179,19 @@ def test_the_smallest_side_allowed_is_made(tmp_path):
     pytest.param(["--preview", "--out", "sheet.jpg", "--count", "0"], "--count for --preview must be 1..256, got 0",
                  id="preview-count"),
     pytest.param(["--blur-share", "2", "--n", "1"], "--blur-share must be between 0 and 1", id="blur-share"),
+    # these three were taken silently: ./synth_data written, --count and the sheet's --out read as nothing
+    pytest.param(["--n", "1", "--out", ""], "--out must name a folder, got ''", id="out-empty"),
+    pytest.param(["--preview", "--out", " "], "--out must name a sheet file, got ' '", id="preview-out-blank"),
+    pytest.param(["--n", "1", "--count", "3"], "--count is the number of photos on a --preview sheet; a dataset's is "
+                 "--n (got --count 3 without --preview)", id="count-without-preview"),
 ])
-def test_cli_reports_bad_arguments(tmp_path, capsys, argv, message):
-    if "--preview" not in argv:
+def test_cli_reports_bad_arguments(tmp_path, monkeypatch, capsys, argv, message):
+    monkeypatch.chdir(tmp_path)
+    if "--preview" not in argv and "--out" not in argv:
         argv = argv + ["--out", str(tmp_path / "d")]
     assert cli_main(["synth", *argv]) == 2
     assert message in capsys.readouterr().err
-    assert not (tmp_path / "d").exists()  # nothing written
+    assert list(tmp_path.iterdir()) == []  # nothing written (nor ./synth_data)
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [

@@ -19,7 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--model", help="also read every image with a model ('auto': the shipped detector and "
                        "classifier, or a weights file): labelled tiles it reads surely as another face, and tiles it "
                        "finds surely where there is no label, are warnings (datasets/audit.py)")
-    check.add_argument("--sure", type=float, default=0.8, help="with --model: the confidence from which to warn")
+    check.add_argument("--sure", type=float, default=None,
+                       help="with --model: the confidence from which to warn (default 0.8)")
     check.add_argument("--errata", default="none", metavar="FILE",
                        help="read the labels of the photos a label-errata file fixes as corrected ('auto': "
                             "datasets/errata/<folder>.toml; default 'none'): what is left is what is not fixed yet")
@@ -54,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
         from xingzi.datasets.zipped import dataset_folder
 
         refuse_max_per_kind(args.max_per_kind)  # before a --model reads every photo
+        if args.sure is not None and not args.model:  # it was read as nothing
+            raise ValueError(f"--sure is the confidence from which --model's readings warn: give --model too (got "
+                             f"--sure {args.sure:g} without --model)")
+        if args.sure is not None and not 0 < args.sure <= 1:  # said before the model is loaded
+            raise ValueError(f"--sure must be in (0, 1], got {args.sure:g}")
         with dataset_folder(args.dir) as folder:
             ok, text = _check(args, folder)
         # a zip was read unpacked in a temporary folder: name its files as inside the zip
@@ -82,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from xingzi.datasets.split import split_dataset
 
+    if args.seed < 0:  # as synth refuses one
+        raise ValueError(f"--seed must be 0 or more, got {args.seed}")
     s = split_dataset(args.dir, val=args.val, seed=args.seed, out=args.out, link=args.link)
     print(f"{s.root}: train {len(s.train)} images ({s.groups_train} source photos), "
           f"val {len(s.val)} images ({s.groups_val} source photos)")
@@ -102,11 +110,11 @@ def _check(args: argparse.Namespace, folder: Path) -> tuple[bool, str]:
     if args.model:
         from dataclasses import replace
 
-        from xingzi.datasets.audit import audit_dataset
+        from xingzi.datasets.audit import SURE, audit_dataset
         from xingzi.vision.pipeline import make_detector
 
         detector = make_detector(None if args.model == "auto" else args.model, None)
-        warnings = audit_dataset(folder, detector, args.sure, errata)
+        warnings = audit_dataset(folder, detector, SURE if args.sure is None else args.sure, errata)
         report = replace(report, issues=report.issues + tuple(warnings))
     if args.json:
         return report.ok, report.to_json()

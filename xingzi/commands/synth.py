@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list-styles", action="store_true", help="print the available face styles and exit")
     parser.add_argument("--preview", action="store_true",
                         help="write a contact sheet with boxes instead of a dataset (default synth_preview.jpg)")
-    parser.add_argument("--count", type=int, default=12, help="photos on the preview sheet (default 12)")
+    parser.add_argument("--count", type=int, default=None, help="photos on the preview sheet (default 12)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -50,8 +50,11 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(style_names() + [f"{s} (only when named)" for s in EXTRA_STYLES]))
         return 0
     styles = tuple(args.styles) if args.styles else None
+    if args.out is not None and not args.out.strip():  # Path('') is '.', which synth_data stood in for unsaid
+        raise ValueError(f"--out must name {'a sheet file' if args.preview else 'a folder'}, got {args.out!r}")
     if args.preview:
         out = Path(args.out or "synth_preview.jpg")
+        args.count = 12 if args.count is None else args.count
         if out.suffix.lower() not in (".jpg", ".jpeg", ".png"):
             raise ValueError(f"--out for --preview must be a .jpg or .png file, got {str(out)!r}")
         if not 1 <= args.count <= MAX_SHEET:  # (the sheet's columns are its own)
@@ -63,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--out for --preview must be a writable file, got {str(out)!r}")
         print(f"wrote {out} ({args.count} photos)")
         return 0
+    if args.count is not None:  # it was read as nothing
+        raise ValueError(f"--count is the number of photos on a --preview sheet; a dataset's is --n (got --count "
+                         f"{args.count} without --preview)")
     out = Path(args.out or "synth_data")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out must be a folder, got the file {str(out)!r}")
