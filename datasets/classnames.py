@@ -34,3 +34,9 @@ def class_id_for_name(name: str) -> int | None:
 def no_tile_names(names: tuple[str, ...] | list[str]) -> list[str]:
     """The names of a class list that are neither one of ours nor a tile with no Xingzi face: misspellings."""
     return [n for n in names if class_id_for_name(n) is None and n.strip().lower() not in NOT_OURS]
+
+
+def dropped_note(n: int, what: str = "boxes") -> str:
+    """What leaving ``n`` wind/flower boxes out does to `xingzi eval` on the set written (docs/labelling.md)."""
+    return (f"note: `xingzi eval` on this set counts a tile read on one of those {n} {what} as a false positive (on a "
+            "set that keeps them as 'other' it is ignored): evaluate on the set they came from")

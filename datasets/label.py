@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xingzi.datasets.check import refuse_other_classes
+from xingzi.datasets.classnames import dropped_note
 from xingzi.datasets.labelstudio import save_label, write_labelstudio_files
 from xingzi.datasets.split import place_file, refuse_clash
 from xingzi.datasets.yolo import (
@@ -51,6 +52,7 @@ class PrelabelReport:
     predict_seconds: float  # reading + predicting + writing, for the photos predicted
     tasks_file: str
     cut_short: tuple[str, ...] = ()  # JPEGs without their end, labelled as they decode
+    foreign: int = 0  # boxes left out as tiles of no Xingzi face (winds, flowers), this run
 
     @property
     def photos_per_second(self) -> float:
@@ -61,6 +63,9 @@ class PrelabelReport:
                  f" ({self.photos_per_second:.2f} photos/s), {self.kept} existing labels kept,"
                  f" {self.replaced} replaced (backups in labels_backup/), {len(self.failed)} failed"]
         lines += [f"  skipped {p}: {why}" for p, why in self.failed]
+        if self.foreign:
+            lines.append(f"left out {self.foreign} boxes read as tiles of no Xingzi face (winds, flowers)")
+            lines.append(dropped_note(self.foreign))
         if self.cut_short:  # as `xingzi eval` scores them and training reads them: the labels fit what they show
             lines.append(f"note: {len(self.cut_short)} JPEG(s) cut short, labelled as they decode (their lower part "
                          f"grey), e.g. {self.cut_short[0]}: copy them again if you have them whole")
@@ -196,6 +201,7 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
     predicted = kept = replaced = 0
     failed: list[tuple[str, str]] = []
     cut: list[str] = []
+    foreign = 0
     seconds = 0.0
     for photo in progress(photos, "pre-labelling", show_progress):
         name = dataset_name_for(photo, src)
@@ -215,7 +221,9 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
         store_photo(photo, image_dst, rotated, link)  # another photo already there under that name: stops the run
         if jpeg_cut(photo):
             cut.append(str(photo))
-        dets = no_foreign(predict(image))
+        found = predict(image)
+        dets = no_foreign(found)
+        foreign += len(found) - len(dets)
         text = detections_to_label_text(dets, image.shape[1], image.shape[0])
         status = save_label(out, label, text, replace=overwrite)
         seconds += time.perf_counter() - t0
@@ -225,7 +233,7 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
         atomic_write_text(out / "data.yaml", data_yaml_text(out.resolve()))
     tasks = write_labelstudio_files(out, url_prefix, model_version)
     return PrelabelReport(str(out), len(photos), predicted, kept, replaced, tuple(failed), seconds, str(tasks),
-                          tuple(cut))
+                          tuple(cut), foreign)
 
 
 def _is_rotated(photo: Path) -> bool:

@@ -72,15 +72,19 @@ def test_prelabel_writes_dataset_and_labelstudio_files(tmp_path):
 ])
 def test_a_tile_of_no_xingzi_face_is_not_pre_labelled_as_a_face(tmp_path, foreign, kept):
     """A flower the classifier sees as no Xingzi tile is drawn 非星子牌 and left out by the page and `score --labels`;
-    pre-labelled as the face it looks most like, it would teach that face."""
+    pre-labelled as the face it looks most like, it would teach that face. The report says how many were left out
+    and that `xingzi eval` on the set counts a tile read there as a false positive (unsaid before)."""
     class WithFlowers(FakeDetector):
         def __call__(self, image: np.ndarray) -> Detections:
             d = super().__call__(image)
             return Detections(d.xyxy, d.cls, d.conf, foreign=None if foreign is None else np.array(foreign, np.float32))
 
     photos = make_photos(tmp_path / "photos", ["a.jpg"])
-    prelabel_folder(photos, tmp_path / "ds", WithFlowers(), show_progress=False)
+    report = prelabel_folder(photos, tmp_path / "ds", WithFlowers(), show_progress=False)
     assert read_labels(tmp_path / "ds" / "labels" / "a.txt")[:, 0].tolist() == kept
+    said = report.summary()
+    assert ("left out 1 boxes read as tiles of no Xingzi face" in said) == (len(kept) == 1)
+    assert ("counts a tile read on one of those 1 boxes as a false positive" in said) == (len(kept) == 1)
 
 
 def test_an_iphones_heic_is_pre_labelled_and_kept_as_a_jpeg(tmp_path):

@@ -247,7 +247,9 @@ def test_roboflow_yolo_export_mapped_by_name(tmp_path, capsys):
     # 'Red' is not one of our spellings: dropped and reported, like the wind
     assert (report.new, report.dropped_boxes, report.unmapped_names) == (2, 2, ("East", "Red"))
     assert main(["label", "--import-yolo", str(src), "--out", str(tmp_path / "e"), "--no-progress"]) == 0
-    assert "dropped 2 boxes of classes we do not have: East, Red" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "dropped 2 boxes of classes we do not have: East, Red" in said
+    assert "counts a tile read on one of those 2 boxes as a false positive" in said  # unsaid before
     assert read_labels(tmp_path / "d" / "labels" / "p_jpg.rf.1.txt")[:, 0].tolist() == [0]
     assert (tmp_path / "d" / "images" / "q.jpg").exists() and (tmp_path / "d" / "data.yaml").exists()
 

@@ -386,6 +386,8 @@ def test_cli_merge_says_what_it_dropped_and_skipped(tmp_path, capsys):
     assert main(["dataset", "merge", str(ours), str(theirs), "--out", str(tmp_path / "m")]) == 0
     out = capsys.readouterr().out
     assert "dropped 2 boxes of classes we do not have: East" in out
+    # what that does to eval, unsaid before: a wind read as a face was a false positive on the merged set only
+    assert "note: `xingzi eval` on this set counts a tile read on one of those 2 boxes as a false positive" in out
     assert "skipped 1 images without a label file" in out and "m: 2 images" in out
 
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from xingzi.commands.synth import one_line_errors
+from xingzi.datasets.classnames import dropped_note
 from xingzi.datasets.yolo import unread_note
 
 
@@ -78,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{src}: {n} images" + (skipped if k else ""))
         if m.unmapped_names:
             print(f"dropped {m.dropped_boxes} boxes of classes we do not have: {', '.join(m.unmapped_names)}")
+            if m.dropped_boxes:
+                print(dropped_note(m.dropped_boxes))
         if m.unlabelled:
             print(f"skipped {m.unlabelled} images without a label file")
         for src in args.sources:

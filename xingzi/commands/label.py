@@ -58,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
               f"{r.unchanged} unchanged, {r.not_annotated} tasks not annotated yet (pre-labels kept)")
         if r.unmapped_names:
             print(f"dropped {r.dropped_boxes} boxes of classes we do not have: {', '.join(r.unmapped_names)}")
+            if r.dropped_boxes:
+                from xingzi.datasets.classnames import dropped_note
+
+                print(dropped_note(r.dropped_boxes))
         return 0
     from xingzi.datasets.label import detector_predictor, prelabel_folder
 
