@@ -31,6 +31,7 @@ FA_OVER = 0.5  # unless this much of it (or of the 发) lies under a 发's box: 
 FA_CROWD = 2  # or more than this many other tiles lie around it: it lies among tiles (a tray, a grid), not with the 发
 LONE_NEAR = 4.0  # a 发 this near the hand's row (in tile sizes) lies before it: a bonus 发, however loosely laid;
 # with no bonus 发 read, a lone tile this near may be the one 发 laid aside
+BY_OTHERS = 2.5  # a 发 this near a tile left out of the hand, and not near the hand, lies with that tile
 TOUCH_NOTE = "发 is among its likeliest faces, and it lies with the bonus 发"
 LONE_NOTE = "发 is its next likeliest face, and it lies alone beside the hand, where a bonus 发 is laid"
 
@@ -80,6 +81,25 @@ def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, hand: Sequence
     if len(kept) > 4:
         kept = sorted(kept, key=lambda i: float(np.hypot(*(centers[i] - anchor))))[:4]
     return [int(i) for i in fa_idx if int(i) not in kept]
+
+
+def fa_with_other_tiles(det: Detections, roles: list[str], hand: Sequence[int], left_out: Sequence[int],
+                        problems: list[str]) -> int:
+    """Bonus 发 that lie with tiles left out of the hand, not with the hand: no other 发 beside it, further than
+    ``LONE_NEAR`` tile sizes from every tile of the hand, and within ``BY_OTHERS`` of a tile left out (a second
+    hand in the photo, whose 发 was counted to this one's). They go back to 'loose'; returns how many."""
+    fa = [i for i, role in enumerate(roles) if role == "fa"]
+    if not fa or not hand or not left_out:
+        return 0
+    centers, size = _centres_and_sizes(det)
+    theirs = [i for i in fa if not any(_within(centers, size, i, j, FA_TOUCH) for j in fa if j != i)
+              and not any(_within(centers, size, i, j, LONE_NEAR) for j in hand)
+              and any(_within(centers, size, i, j, BY_OTHERS) for j in left_out)]
+    for i in theirs:
+        roles[i] = "loose"
+    if theirs:
+        problems.append(f"{len(theirs)} 发 lying with tiles away from the hand ignored")
+    return len(theirs)
 
 
 def misread_fa(det: Detections, roles: tuple[str, ...] | list[str]) -> list[int]:

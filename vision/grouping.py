@@ -22,7 +22,7 @@ from xingzi.engine.notation import format_meld, format_tiles
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
 from . import meldfind, rowgeom
-from .bonusfa import bonus_fa, with_misread_fa
+from .bonusfa import bonus_fa, fa_with_other_tiles, with_misread_fa
 from .detections import Detections, check_tile_index
 from .handcheck import count_problems, count_word, is_legal
 from .lone import LONE_CONF
@@ -231,7 +231,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
 
     geo = rowgeom.find_rows(centers, wh, body, knobs.line_tol)
     rows, sideways, pitch = geo.rows, geo.sideways, geo.pitch
-    segments = rowgeom.row_segments(geo, knobs.gap_split, knobs.off_line)
+    segments = rowgeom.bridged_by_fa(rowgeom.row_segments(geo, knobs.gap_split, knobs.off_line), geo, centers,
+                                     np.flatnonzero(fa_mask))
 
     melds: list[Meld] = []
     pieces: list[list[int]] = []  # what is left of each segment once melds are taken out
@@ -304,6 +305,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     if strays:
         problems.append(f"{strays} tile(s) lying away from the hand ignored")
     concealed += joined
+    in_hand = set(concealed) | set(main_seg) | {j for j, m in enumerate(meld_of) if m >= 0}
+    fa -= fa_with_other_tiles(detections, roles, list(in_hand), [int(j) for j in body if j not in in_hand], problems)
     over = len(concealed) - need
     if knobs.row_kongs and over > 0 and not hidden_kongs:  # before any tile is dropped as a stray
         for run in row_kongs(concealed, cls, over, lambda rest, extra: is_legal(_faces(rest, cls), melds + extra)):

@@ -54,6 +54,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
          r"winning tile; mark the real winning tile to change it",
          lambda m: f"胡的牌没有单独放出：按 {tile_chinese(m[1])} 计（多数牌作胡牌时的炮数）；点出真正胡的牌可改"),
         (r"(\d+) 发 lying away from the other 发 ignored", lambda m: f"{m[1]} 张离其他发较远的发未计"),
+        (r"(\d+) 发 lying with tiles away from the hand ignored", lambda m: f"{m[1]} 张放在手牌以外的牌旁边的发未计"),
         (r"tile #(\d+) \(read (\S+)\) counted as 发: 发 is among its likeliest faces, and it lies with the bonus 发",
          lambda m: f"第 {m[1]} 张（读作{tile_chinese(m[2])}）按发计：它也很像发，又和发放在一起"),
         (r"tile #(\d+) \(read (\S+)\) counted as 发: 发 is its next likeliest face, and it lies alone beside the hand, "

@@ -31,6 +31,8 @@ DUPLICATE_IOU = 0.7  # two boxes of one class this much overlapping are one tile
 # across their joint.
 JOINT_SPAN = 1.25
 JOINT_DOUBT = 0.6
+BRIDGE_GAP = 2.3  # a gap at most this many steps long holds one tile (a 发 there, touching both sides, joins them)
+BRIDGE_ROW = 4  # ... where the two groups make a row this long (not two tiles strewn about with a 发 between)
 LINE_TOL = 0.36  # across offset (in tile sizes) from a neighbour's line that puts a tile in another row
 # A step between neighbours well beyond the steps beside it is a gap between groups, even when
 # less than the usual gap threshold: this much longer than the neighbouring steps, and by more
@@ -116,6 +118,36 @@ def row_segments(geo: Rows, gap_split: float, off_line: float) -> list[list[int]
 def _row_segments(geo: Rows, gap_split: float, off_line: float) -> list[list[int]]:
     cut = [seg for row in geo.rows for seg in split_gaps(row, geo.along, geo.scale, geo.pitch, gap_split, geo.sideways)]
     return off_line_apart(cut, geo.across, geo.b_ext, off_line)
+
+
+def bridged_by_fa(segments: list[list[int]], geo: Rows, centers: np.ndarray, fa: np.ndarray) -> list[list[int]]:
+    """Neighbouring groups of one row, BRIDGE_ROW tiles together, joined where a 发 stands between them touching
+    both (its box left out of the rows, the row looked cut there): a bonus 发 read, or corrected, in a hand's row.
+    Cut there, a part away from the hand was read as claimed melds or as tiles lying apart."""
+    if not len(fa) or len(segments) < 2:
+        return segments
+    row_of = {int(i): k for k, r in enumerate(geo.rows) for i in r}
+    out = [segments[0]]
+    for seg in segments[1:]:
+        a, b = out[-1][-1], seg[0]
+        step = geo.pitch * (geo.scale[a] + geo.scale[b]) / 2
+        if (len(out[-1]) + len(seg) >= BRIDGE_ROW and row_of.get(a, -1) == row_of.get(b, -2)
+                and _fa_between(centers[a], centers[b], centers[fa], step)):
+            out[-1] = out[-1] + seg
+        else:
+            out.append(seg)
+    return out
+
+
+def _fa_between(a: np.ndarray, b: np.ndarray, fa: np.ndarray, touching: float) -> bool:
+    """Whether one of the centres ``fa`` lies in the middle of a gap a→b one tile wide (BRIDGE_GAP steps)."""
+    ab = b - a
+    length = float(np.hypot(*ab))
+    if not 0 < length <= BRIDGE_GAP * touching:
+        return False
+    t = (fa - a) @ ab / length ** 2
+    off = np.abs((fa - a) @ np.array([-ab[1], ab[0]])) / length
+    return bool(np.any((t > 0.3) & (t < 0.7) & (off < 0.5 * touching)))
 
 
 def row_direction(centers: np.ndarray, wh: np.ndarray) -> np.ndarray:

@@ -173,6 +173,46 @@ def test_row_of_tiles_behind_a_complete_hand_is_left_out(faces, win_apart):
     assert f"{len(classes)} tile(s) lying away from the hand ignored" in reading.problems
 
 
+# A second hand in the photo, 10 tiles in a row of their own 6 tile sizes before this one, its 发 laid at its end:
+# that 发 was counted to this hand (a QA photo of two hands, session 70). One laid before this hand stays its own.
+@pytest.mark.parametrize("fa_at,fa,theirs", [
+    pytest.param((300 + 10 * 46 + 30, 620), 0, 1, id="at-the-other-rows-end"),
+    pytest.param((250, 620), 0, 1, id="before-the-other-rows-start"),
+    pytest.param((300, 400), 1, 0, id="before-this-hand"),
+])
+def test_a_fa_lying_with_another_hands_row_is_not_this_hands(fa_at, fa, theirs):
+    layout = hand_layout(HAND, WIN, size=60, center=(640, 300))
+    other = [t.index for t in parse_tiles("1357m2468p19s")]
+    boxes = tile_row(300, 620, len(other)) + fa_boxes(*fa_at, 1)
+    reading = group(with_tiles(layout.detections, boxes, other + [FA]))
+    assert is_legal_reading(reading) and sorted(reading.tiles) == sorted(layout_tiles(layout))
+    assert reading.fa == fa and reading.roles[-1] == ("loose" if theirs else "fa")
+    assert ("1 发 lying with tiles away from the hand ignored" in reading.problems) is bool(theirs)
+
+
+# A tile of the standing row read (or corrected on the page) as 发, the bonus 发 laid in line before the row (as in
+# examples/demo.jpg): the row looked cut there, its first 6m left lying apart as a second winning tile (and on
+# the demo photo the 111s and 中中 read as claimed pungs: a QA pass on the page, session 70). At any turn.
+@pytest.mark.parametrize("angle", [0, 90, 180, 250])
+def test_a_fa_read_in_the_hand_row_does_not_cut_it_into_claimed_melds(angle):
+    layout = hand_layout("66m111s中中", "中", ["pung 白", "concealed_kong 3s"], angle=angle, size=60,
+                         center=(640, 480))
+    det = layout.detections
+    row = sorted((i for i, r in enumerate(layout.roles) if r == "concealed"),
+                 key=lambda i: float(det.centers[i] @ np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])))
+    first, step = det.centers[row[0]], det.centers[row[1]] - det.centers[row[0]]
+    half = (det.xyxy[row[0], 2:] - det.xyxy[row[0], :2]) / 2
+    fa_at = [first - k * step for k in (1, 2, 3)]  # three bonus 发 in line before the row's first tile
+    cls = det.cls.copy()
+    cls[row[1]] = FA  # the second 6m read 发
+    reading = group(with_tiles(Detections(det.xyxy, cls, det.conf), [[*(c - half), *(c + half)] for c in fa_at],
+                               [FA] * 3))
+    assert reading.fa == 4 and reading.roles[row[1]] == "fa"
+    assert sorted(m.kind.value + " " + m.tile.symbol for m in reading.melds) == ["concealed_kong 3s", "pung 白"]
+    assert sorted(reading.tiles) == sorted(parse_tiles("6m111s中中中"))  # a tile short, none of it claimed
+    assert reading.win_tile is Tile.ZHONG and reading.win_set_apart  # the 6m before the 发 still in the row
+
+
 def test_row_behind_a_hand_short_of_the_winning_tile_stays_out_and_the_lone_winner_joins():
     # 13 tiles in the row, the winning tile alone further off than a 3-tile row behind the hand.
     layout = hand_layout(HAND, None, size=60, center=(640, 300))
