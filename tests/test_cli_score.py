@@ -487,6 +487,17 @@ def test_bad_json_input_says_what_was_expected(capsys, monkeypatch, text: str, m
                  id="lines-with-hand"),
     pytest.param(["photo.jpg", "--lines"], "--lines is for reading situations with --json FILE", id="lines-with-photo"),
     pytest.param(["--lines"], "--lines is for reading situations with --json FILE", id="lines-alone"),
+    # with a photo these were left unread, the photo's own melds and 发 scored (a QA pass, session 70)
+    pytest.param(["photo.jpg", "--fa", "1"], "--fa describes a hand given by --hand; a photo's melds and 发 are read "
+                 "from it", id="fa-with-a-photo"),
+    pytest.param(["photo.jpg", "--fa", "0"], "--fa describes a hand given by --hand", id="fa-0-with-a-photo"),
+    pytest.param(["photo.jpg", "--meld", "kong 9p"], "--meld describes a hand given by --hand", id="meld-with-a-photo"),
+    # read as "not given": '' saved no labels, wrote no photo, ignored the winning tile
+    pytest.param(["photo.jpg", "--labels", ""], "--labels is empty: expected a value, got ''", id="labels-empty"),
+    pytest.param(["photo.jpg", "--out", ""], "--out is empty", id="out-empty"),
+    pytest.param(["photo.jpg", "--win", ""], "--win is empty", id="win-empty"),
+    pytest.param(["", "--self-draw"], "the photo's path is empty", id="photo-path-empty"),
+    pytest.param(["--hand", ""], "--hand is empty", id="hand-empty"),
 ])
 def test_flags_of_another_mode_are_refused(capsys, tmp_path, monkeypatch, argv: list[str], message: str) -> None:
     monkeypatch.chdir(tmp_path)
@@ -674,6 +685,23 @@ def test_a_ruleset_nested_thousands_deep_is_a_clear_error(capsys, tmp_path) -> N
     code, out, err = run(["rules", "--rules", str(deep)], capsys)
     assert code == 2 and out == "" and "Traceback" not in err
     assert "xingzi rules: error: the input is nested too deeply to be a situation or a ruleset" in err
+
+
+def test_after_ctrl_c_the_program_dies_by_the_signal_so_a_shell_loop_stops_too(tmp_path) -> None:
+    """An exit with 130 tells bash the command handled Ctrl-C itself: `for f in *.jpg; do xingzi score "$f"; done`
+    went on to the next photo after each Ctrl-C (session 70). Killed by SIGINT, the loop stops there."""
+    import signal
+    import subprocess
+    import time
+
+    script = tmp_path / "loop.sh"
+    script.write_text(f"for k in 1 2 3; do {sys.executable} -m xingzi score --json -; echo \"after $k\"; done\n")
+    proc = subprocess.Popen(["bash", str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(8)  # the first command reading its (open, empty) standard input
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the whole foreground group
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode in (-signal.SIGINT, 128 + signal.SIGINT) and b"after" not in out, (out, err)
 
 
 def test_ctrl_c_ends_a_command_with_the_shells_code(capsys, monkeypatch) -> None:

@@ -8,8 +8,10 @@ Ultralytics is imported here only when a ``.pt`` file is loaded.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Iterable
+import logging
+from collections.abc import Iterable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -169,12 +171,26 @@ def tile_score(scores: np.ndarray) -> np.ndarray:
 def load_yolo_checkpoint(path: Path, fuse: bool = True) -> tuple[Any, dict]:
     """The network and checkpoint dict of a YOLO ``.pt`` on the CPU; a ValueError naming the file when it is none."""
     from ultralytics.nn.tasks import load_checkpoint
+    from ultralytics.utils import LOGGER
 
     try:
-        return load_checkpoint(str(path), device="cpu", fuse=fuse)
+        with _quiet(LOGGER):
+            return load_checkpoint(str(path), device="cpu", fuse=fuse)
     except Exception as e:  # noqa: BLE001 — a file of any bytes: torch and Ultralytics raise many kinds
         why = str(e).replace("ERROR ❌️", "").strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ValueError(f"{path}: not a YOLO checkpoint (.pt) that Ultralytics can load: {why}") from None
+
+
+@contextlib.contextmanager
+def _quiet(logger: logging.Logger) -> Iterator[None]:
+    """Ultralytics' log held to warnings: fusing logs the model's summary on stdout, which `--json` keeps for the
+    answer alone (its handler holds the stdout of import time, past any redirect)."""
+    level = logger.level
+    logger.setLevel(max(level, logging.WARNING))
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 class _TorchBackend:

@@ -1,3 +1,3 @@
-from xingzi.cli import main
+from xingzi.cli import program
 
-raise SystemExit(main())
+program()

@@ -9,6 +9,7 @@ import contextlib
 import errno
 import importlib
 import os
+import signal
 import sys
 
 # name -> (module under xingzi.commands, one-line help)
@@ -63,7 +64,24 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        _interrupted.append(True)
         return 130
+
+
+_interrupted: list[bool] = []  # main() ended by Ctrl-C (a test calls main() and reads 130)
+
+
+def program() -> None:
+    """The `xingzi` program: main()'s code, or, after Ctrl-C, death by SIGINT itself, so that a shell loop over
+    photos stops there too (an exit with 130 tells bash the command handled the signal: the loop went on)."""
+    code = main()
+    if _interrupted and os.name == "posix":
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    raise SystemExit(code)
 
 
 # what the system's word means for a path given on the command line (its own reads "[Errno 17] File exists: 'x'")

@@ -357,3 +357,19 @@ def test_a_confidence_out_of_range_is_named_alone(photo, capsys):
     assert main(["score", str(photo), "--conf", "5"]) == 2
     err = capsys.readouterr().err
     assert "conf must be in [0, 1], got 5" in err and "back_conf" not in err  # no setting the user cannot give
+
+
+@pytest.mark.parametrize("model", [pytest.param("models/xingzi_yolo11n.pt", id="pytorch-weights"),
+                                   pytest.param("models/xingzi_yolo11n.onnx", id="onnx")])
+def test_json_of_a_photo_is_the_only_thing_on_standard_output_whatever_the_model(model):
+    """Fusing a .pt printed the network's summary line on standard output before the JSON (session 70)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "xingzi", "score", "examples/demo.jpg", "--json", "--model", model],
+                          cwd=repo, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(done.stdout.splitlines()) == 1 and json.loads(done.stdout)["own"] == 26

@@ -32,7 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dealer", action="store_true", help="the winner is the dealer (庄家)")
     p.add_argument("--meld", action="append", default=[], metavar="MELD",
                    help="a meld in front of the winner, in the order made: 'pung 中', 'kong 9p', 'concealed_kong 4s'")
-    p.add_argument("--fa", type=int, default=0, metavar="N", help="发 set aside in front of the winner (0..4)")
+    p.add_argument("--fa", type=int, default=None, metavar="N",
+                   help="发 set aside in front of the winner (0..4; a photo's are read from it)")
     p.add_argument("--event", action="append", default=[], choices=EVENTS, metavar="EVENT",
                    help=f"how the hand was won, repeatable: {', '.join(EVENTS)}")
     p.add_argument("--payer", action="append", default=[], metavar="SPEC",
@@ -311,11 +312,16 @@ PHOTO_ONLY = ("out", "model", "conf", "claim", "bloom", "as_read", "tiles", "fix
 # what a situation file says itself: refused beside --json FILE rather than left unread
 SITUATION_FLAGS: tuple[tuple[str, str, Any], ...] = (
     ("win", "--win", None), ("self_draw", "--self-draw/--discard", None), ("dealer", "--dealer", False),
-    ("meld", "--meld", []), ("fa", "--fa", 0), ("event", "--event", []), ("payer", "--payer", []))
+    ("meld", "--meld", []), ("fa", "--fa", None), ("event", "--event", []), ("payer", "--payer", []))
 
 
 def _check_mode(args: argparse.Namespace) -> None:
     """A photo, --hand or --json FILE: flags of another mode are refused rather than left unread."""
+    empty = [flag for name, flag in (("photo", "the photo's path"), ("hand", "--hand"), ("win", "--win"),
+                                     ("out", "--out"), ("labels", "--labels"), ("model", "--model"),
+                                     ("rules", "--rules")) if getattr(args, name, None) == ""]
+    if empty:  # read as "not given", '' saved nothing, wrote nothing or scored another hand
+        raise ValueError(f"{empty[0]} is empty: expected a value, got ''")
     if args.lines and not (args.json and not args.hand and not args.photo):
         raise ValueError("--lines is for reading situations with --json FILE (or - for standard input)")
     if args.photo:
@@ -324,6 +330,10 @@ def _check_mode(args: argparse.Namespace) -> None:
         if args.json:
             raise ValueError(f"give a photo or --json FILE, not both (with a photo, a bare --json prints the result as "
                              f"JSON), got --json {args.json!r}")
+        told = [flag for name, flag in (("meld", "--meld"), ("fa", "--fa")) if getattr(args, name) not in (None, [])]
+        if told:  # they were left unread: the photo's own melds and 发 were scored
+            raise ValueError(f"{told[0]} describes a hand given by --hand; a photo's melds and 发 are read from it "
+                             "(correct what was misread with --fix, --add, --claim or --aside)")
         return
     given = [name for name in PHOTO_ONLY if getattr(args, name, None) not in (None, False, [])]
     if given:
