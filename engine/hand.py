@@ -175,14 +175,14 @@ def make_context(hand: object, self_draw: object, dealer: object, events: object
             t = TILES[hand.win_tile].symbol
             raise ValueError(f"robbing_kong: the kong maker had a pung of {t} and added the fourth, so the winner "
                              f"holds no other {t}, got {held - 1}")
-    if payers and not self_draw:
-        _check_kong_maker(payers[0].melds, hand.win_tile, ev)
     limit = 3 if self_draw else 1
     if len(payers) > limit:
         raise ValueError(
             f"{'a self-drawn win has 3 payers' if self_draw else 'a discard win has 1 payer (the discarder)'}, "
             f"got {len(payers)}"
         )
+    if payers and not self_draw:
+        _check_kong_maker(payers[0].melds, hand.win_tile, ev)
     dealers = int(dealer) + sum(p.dealer for p in payers)
     if dealers > 1:
         raise ValueError(f"only one player is the dealer, got {dealers} (winner and payers together)")
@@ -206,24 +206,16 @@ def _named(events: frozenset[str]) -> str:
 
 
 def _check_kong_maker(shown: tuple[Meld, ...], win_tile: int, ev: frozenset[str]) -> None:
-    """杠上流泪 and 抢杠 (RULES.md §4) name a kong the discarder just made: where the discarder's melds are given,
-    that kong must be among them (else what is eaten from them is worked out on melds that cannot be). Melds not
-    given (nothing shown, or not entered) are taken as they come: nothing of theirs turns on the kong."""
-    if not shown:
+    """抢杠 (RULES.md §4) robs a tile added to an exposed pung: where the kong maker's melds show that tile only as a
+    concealed kong, it cannot be robbed. A pung or kong of it not listed is taken as not entered (the page lists
+    only 中/白 sets and kongs), and nothing of what is eaten turns on it."""
+    if "robbing_kong" not in ev:
         return
-    listed = ", ".join(f"{m.kind.value} {m.tile.symbol}" for m in shown)
-    if "kong_tears" in ev and all(m.kind is MeldKind.PUNG for m in shown):
-        raise ValueError(f"kong_tears: the discarder just made a kong, so their melds hold one (the last kong "
-                         f"listed is taken as it, e.g. 'kong 9p'), got {listed}")
-    if "robbing_kong" in ev:
-        of_win = [m for m in shown if m.tile.index == win_tile]
-        if of_win and all(m.kind is MeldKind.CONCEALED_KONG for m in of_win):
-            raise ValueError(f"robbing_kong: a concealed kong cannot be robbed (only a pung made a kong by the "
-                             f"tile added), got the kong maker's {listed}")
-        if not of_win:
-            tile = TILES[win_tile].symbol
-            raise ValueError(f"robbing_kong: the kong maker adds the winning tile to their pung, so their melds "
-                             f"hold 'pung {tile}' or 'kong {tile}', got {listed}")
+    of_win = [m for m in shown if m.tile.index == win_tile]
+    if of_win and all(m.kind is MeldKind.CONCEALED_KONG for m in of_win):
+        listed = ", ".join(f"{m.kind.value} {m.tile.symbol}" for m in shown)
+        raise ValueError(f"robbing_kong: a concealed kong cannot be robbed (only a pung made a kong by the "
+                         f"tile added), got the kong maker's {listed}")
 
 
 def robbed(melds: tuple[Meld, ...], win_tile: int) -> tuple[Meld, ...]:

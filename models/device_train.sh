@@ -26,6 +26,7 @@ COMPOSITE_N=${COMPOSITE_N:-0}  # hands laid out from the training photos' own ti
 COMP_JOBS=${COMP_JOBS:-6}      # composite processes side by side (seeds SEED+200 ...)
 PARTNER_START=${PARTNER_START:-}  # a second start trained beside the first on the same photos: its second opinion
 SMOKE=${SMOKE:-0}          # 1: a tiny CPU run to test this script before spending device time
+if [ "$SMOKE" = 1 ]; then NAME=${NAME:-smoke$IMGSZ}; fi  # a smoke run beside a real one keeps off its run folder
 NAME=${NAME:-gpu$IMGSZ}     # run name under runs/train (the partner's: NAME_partner)
 # everything this script unpacks or makes lies under WORK, so two runs side by side (a smoke run beside another) do not meet
 MADE_WORK=0
@@ -39,6 +40,7 @@ tidy() {  # a WORK this script made: its unpacked and generated photos go at the
 trap tidy EXIT
 exec > >(tee "$OUT/train.log") 2>&1
 log() { echo "[$(date +%T)] $*"; }
+log "outputs in $OUT, run runs/train/$NAME, work files in $WORK"
 ROOT=$PWD
 DEVICE=0
 if [ "$SMOKE" = 1 ]; then DEVICE=cpu; fi

@@ -191,11 +191,23 @@ def _check_labels(path: Path, split: str, images: Path) -> None:
         raise ValueError(f"--data {path}: none of its {len(photos)} {split} images has a label file (expected "
                          f"{label_path_for(photos[0])})")
     for label in labelled:
-        issues, _ = check_label_text(read_text(label), str(label), CLASS_NAMES, None)
-        wrong = next((i for i in issues if i.kind in UNREADABLE_ROWS), None)
+        text = read_text(label)
+        issues, _ = check_label_text(text, str(label), CLASS_NAMES, None)
+        wrong = next((f"{i.line}: {i.message}" for i in issues if i.kind in UNREADABLE_ROWS), None) or _dropped(text)
         if wrong is not None:
-            raise ValueError(f"--data {path}: {label}:{wrong.line}: {wrong.message} (`xingzi dataset check` lists "
-                             "every such row)")
+            raise ValueError(f"--data {path}: {label}:{wrong} (`xingzi dataset check` lists every such row)")
+
+
+def _dropped(text: str) -> str | None:
+    """The first row for which Ultralytics drops the whole photo as corrupt, unsaid but for a log line: a value
+    past 1.01, or below 0 (down to -0.01 for a centre, none for a size); None when there is none."""
+    from xingzi.datasets.yolo import parse_label_text
+
+    for lineno, (_, cx, cy, w, h) in parse_label_text(text)[0]:
+        if max(cx, cy, w, h) > 1.01 or min(cx, cy) < -0.01 or min(w, h) < 0:
+            return (f"{lineno}: box {cx:g} {cy:g} {w:g} {h:g} is outside what Ultralytics trains on (0..1, with 0.01 "
+                    "to spare): it would drop the whole photo")
+    return None
 
 
 def _not_tiles(names: list[str]) -> list[str]:

@@ -70,11 +70,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         # the engine's word on a situation that does not fit the hand (nothing scored)
         (r"(.+) (?:is|are) won only by self-draw: set self-draw", lambda m: f"{_events(m[1])}只在自摸时才有：请勾选自摸"),
         (r"(.+) (?:is|are) won only on a discard: clear self-draw", lambda m: f"{_events(m[1])}只在点炮时才有：请取消自摸"),
-        (r"kong_tears: the discarder just made a kong, so their melds hold one .+, got (.+)",
-         lambda m: f"杠上流泪：放炮的一家刚开了杠，它的碰杠里应有这个杠（最后列出的杠即是），这里是 {m[1]}"),
         (r"robbing_kong: a concealed kong cannot be robbed .+", lambda m: "抢杠：暗杠不能抢"),
-        (r"robbing_kong: the kong maker adds the winning tile to their pung, so their melds hold 'pung (\S+)' .+",
-         lambda m: f"抢杠：开杠的一家是往碰 {tile_chinese(m[1])} 上加一张，它的碰杠里应有碰 {tile_chinese(m[1])}"),
         (r"robbing_kong: the kong maker had a pung of (\S+) and added the fourth, so the winner holds no other (\S+), "
          r"got (\d+)", lambda m: f"抢杠：开杠的一家碰了 {tile_chinese(m[1])} 再加第四张，胡的一家不会再有别的 "
                              f"{tile_chinese(m[1])}，这里有 {m[3]} 张"),

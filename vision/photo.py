@@ -8,6 +8,7 @@ import math
 import os
 import re
 import sys
+import threading
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -137,18 +138,23 @@ def load_image(source: str | Path | bytes | np.ndarray) -> np.ndarray:
     return decode_image(data)
 
 
+_FD2 = threading.Lock()  # two threads swapping descriptor 2 at once could leave it on /dev/null for good
+
+
 @contextmanager
 def _stderr_silenced() -> Iterator[None]:
-    """File descriptor 2 to /dev/null: libjpeg writes its warnings there itself, past Python's sys.stderr."""
-    sys.stderr.flush()
-    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(null)
+    """File descriptor 2 to /dev/null: libjpeg writes its warnings there itself, past Python's sys.stderr. For the
+    command-line tools only: the whole process's stderr is quiet meanwhile (the server does not call it)."""
+    with _FD2:
+        sys.stderr.flush()
+        saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            os.close(null)
 
 
 def imread_quiet(path: str | Path) -> np.ndarray | None:

@@ -59,8 +59,12 @@ def test_kong_tears_and_robbing_kong_do_not_eat_that_kong() -> None:
     pytest.param("robbing_kong", [], 1, 1, id="robbed-melds-not-given"),
     pytest.param("kong_tears", ["pung 白", "kong 中"], 0, 1, id="tears-the-kong-just-made-is-not-eaten"),
     pytest.param("kong_tears", ["concealed_kong 6s"], 0, 0, id="tears-after-a-concealed-kong"),
+    # the kong not listed (the page lists only 中/白 sets and kongs): what is listed is eaten as it stands
+    pytest.param("robbing_kong", ["pung 中"], 0, 1, id="robbed-pung-not-listed"),
+    pytest.param("robbing_kong", ["kong 9s"], 0, 1, id="robbed-pung-not-listed-beside-a-kong"),
+    pytest.param("kong_tears", ["pung 白"], 0, 1, id="tears-the-kong-not-listed"),
 ])
-def test_the_discarder_of_a_kong_event_shows_that_kong_and_is_eaten_without_it(event, melds, fa, eaten) -> None:
+def test_the_discarder_of_a_kong_event_is_eaten_without_that_kong(event, melds, fa, eaten) -> None:
     """Example 11's hand (own 13) on a kong event, the discarder's melds as given: accepted, that kong not eaten."""
     result = score_situation({"hand": "123m456m789p12s55p3s", "win_tile": "3s", "events": [event],
                               "payers": [{"melds": melds, "fa": fa}]})

@@ -35,14 +35,20 @@ THEIRS = "[" + ", ".join([*CLASS_NAMES[:30], "other"]) + "]"  # real_cn's list: 
                  "none of its 1 train images has a label file (expected {dir}/labels/a.txt)", id="no-labels"),
     pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: images\nnames: {ours}\n",
                  "{dir}/labels/a.txt:2: class must be an integer 0..30, got 40", id="a-class-id-past-ours"),
+    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: images\nnames: {ours}\n",
+                 "{dir}/labels/a.txt:2: box 1.5 0.5 0.1 0.1 is outside what Ultralytics trains on", id="centre-past-1"),
+    pytest.param("data.yaml", "path: {dir}\ntrain: images\nval: images\nnames: {ours}\n",
+                 "{dir}/labels/a.txt:2: box 0.5 0.5 -0.1 0.1 is outside", id="negative-width"),
 ])
 def test_a_data_yaml_ultralytics_cannot_train_on_is_refused_before_it_starts(tmp_path, capsys, monkeypatch, name,
                                                                               text, message):
     (tmp_path / "images").mkdir()
     (tmp_path / "images" / "a.png").write_bytes(b"")  # (only its name is read)
-    if "got 40" in message:
-        (tmp_path / "labels").mkdir()
-        (tmp_path / "labels" / "a.txt").write_text("0 0.5 0.5 0.1 0.1\n40 0.5 0.5 0.1 0.1\n")
+    rows = {"got 40": "40 0.5 0.5 0.1 0.1", "box 1.5": "3 1.5 0.5 0.1 0.1", "-0.1": "3 0.5 0.5 -0.1 0.1"}
+    for key, row in rows.items():
+        if key in message:
+            (tmp_path / "labels").mkdir()
+            (tmp_path / "labels" / "a.txt").write_text(f"0 0.5 0.5 0.1 0.1\n{row}\n")
     (tmp_path / name).write_text(text.format(dir=tmp_path, ours=OURS, theirs=THEIRS))
     monkeypatch.setattr(tr, "train", lambda cfg: pytest.fail("training started"))
     assert main(["train", "--data", str(tmp_path / name), "--epochs", "1"]) == 2

@@ -164,7 +164,9 @@ def _fits(base: dict[str, Any], first: dict[str, Any], seat: int, other: dict[st
     situation = _share_discard(first, other)
     if "robbing_kong" in first["events"]:
         tile = parse_tile(situation["win_tile"])
-        if parse_tiles(situation["hand"]).count(tile) > 1:  # the robbed kong held the other three copies
+        held = parse_tiles(situation["hand"]).count(tile) + sum(
+            3 for meld in situation.get("melds") or [] if parse_tiles(meld.split()[-1])[0] == tile)
+        if held > 1:  # the robbed kong held the other three copies (a pung of it among the melds too)
             return False
     try:
         read_round({**base, "wins": [*base["wins"], {"seat": seat, **situation}]})
