@@ -161,31 +161,17 @@ def make_context(hand: object, self_draw: object, dealer: object, events: object
         if e not in EVENTS:
             raise ValueError(f"unknown event {e!r}; expected any of {', '.join(EVENTS)}")
     ev = frozenset(events)
-    if self_draw and ev & DISCARD_EVENTS:
-        raise ValueError(f"{_named(ev & DISCARD_EVENTS)} only on a discard: clear self-draw")
-    if not self_draw and ev & SELF_DRAW_EVENTS:
-        raise ValueError(f"{_named(ev & SELF_DRAW_EVENTS)} only by self-draw: set self-draw")
+    check_claim(self_draw, dealer, ev, [p.dealer for p in payers])
     if "kong_bloom" in ev and not any(m.kind is not MeldKind.PUNG for m in hand.melds):
         raise ValueError("kong_bloom needs the kong just made among the winner's melds (e.g. 'kong 9p')")
-    if "robbing_kong" in ev and "kong_tears" in ev:
-        raise ValueError("robbing_kong and kong_tears cannot both happen on one tile")
     if "robbing_kong" in ev:  # the kong maker's pung held three of the winning tile, the robbed tile is the fourth
         held = hand.counts[hand.win_tile] + sum(m.kind.size for m in hand.melds if m.tile.index == hand.win_tile)
         if held > 1:
             t = TILES[hand.win_tile].symbol
             raise ValueError(f"robbing_kong: the kong maker had a pung of {t} and added the fourth, so the winner "
                              f"holds no other {t}, got {held - 1}")
-    limit = 3 if self_draw else 1
-    if len(payers) > limit:
-        raise ValueError(
-            f"{'a self-drawn win has 3 payers' if self_draw else 'a discard win has 1 payer (the discarder)'}, "
-            f"got {len(payers)}"
-        )
     if payers and not self_draw:
         _check_kong_maker(payers[0].melds, hand.win_tile, ev)
-    dealers = int(dealer) + sum(p.dealer for p in payers)
-    if dealers > 1:
-        raise ValueError(f"only one player is the dealer, got {dealers} (winner and payers together)")
     if hand.fa + sum(p.fa for p in payers) > 4:
         raise ValueError("more than four 发 in front of the players in all")
     total = list(hand.counts)
@@ -197,6 +183,25 @@ def make_context(hand: object, self_draw: object, dealer: object, events: object
             melds = robbed(melds, hand.win_tile)
         total = _check_copies(total, melds, "all players' hands and melds together")
     return WinContext(bool(self_draw), bool(dealer), ev, tuple(payers))
+
+
+def check_claim(self_draw: bool, dealer: bool, ev: frozenset[str], payer_dealers: list[bool]) -> None:
+    """What of a claim needs no tiles to be refused (a photo not yet read is checked with it): events that need the
+    other way of winning, 抢杠 with 杠上流泪, more payers than the win has, two dealers."""
+    if self_draw and ev & DISCARD_EVENTS:
+        raise ValueError(f"{_named(ev & DISCARD_EVENTS)} only on a discard: clear self-draw")
+    if not self_draw and ev & SELF_DRAW_EVENTS:
+        raise ValueError(f"{_named(ev & SELF_DRAW_EVENTS)} only by self-draw: set self-draw")
+    if "robbing_kong" in ev and "kong_tears" in ev:
+        raise ValueError("robbing_kong and kong_tears cannot both happen on one tile")
+    if len(payer_dealers) > (3 if self_draw else 1):
+        raise ValueError(
+            f"{'a self-drawn win has 3 payers' if self_draw else 'a discard win has 1 payer (the discarder)'}, "
+            f"got {len(payer_dealers)}"
+        )
+    dealers = int(dealer) + sum(payer_dealers)
+    if dealers > 1:
+        raise ValueError(f"only one player is the dealer, got {dealers} (winner and payers together)")
 
 
 def _named(events: frozenset[str]) -> str:

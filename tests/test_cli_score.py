@@ -498,6 +498,13 @@ def test_bad_json_input_says_what_was_expected(capsys, monkeypatch, text: str, m
     pytest.param(["photo.jpg", "--win", ""], "--win is empty", id="win-empty"),
     pytest.param(["", "--self-draw"], "the photo's path is empty", id="photo-path-empty"),
     pytest.param(["--hand", ""], "--hand is empty", id="hand-empty"),
+    # what needs no tiles, said before the photo is read, as with --hand (it exited 1 after the read)
+    pytest.param(["photo.jpg", "--event", "kong_bloom", "--discard"], "杠上开花 kong_bloom is won only by self-draw",
+                 id="bloom-on-a-discard-with-a-photo"),
+    pytest.param(["photo.jpg", "--event", "hai_di_pao", "--self-draw"], "海底放炮 hai_di_pao is won only on a discard",
+                 id="discard-event-self-drawn-with-a-photo"),
+    pytest.param(["photo.jpg", "--dealer", "--payer", "dealer"], "only one player is the dealer, got 2",
+                 id="two-dealers-with-a-photo"),
 ])
 def test_flags_of_another_mode_are_refused(capsys, tmp_path, monkeypatch, argv: list[str], message: str) -> None:
     monkeypatch.chdir(tmp_path)

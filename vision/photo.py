@@ -175,4 +175,11 @@ def write_image(path: str | Path, bgr: np.ndarray) -> None:
     if path.is_dir():
         raise ValueError(f"--out {path} is a folder: give a file name for the annotated photo")
     path.parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(np.ascontiguousarray(bgr[..., ::-1])).save(path, quality=90)
+    # written beside it, then put in its place: Ctrl-C or a full disk midway left a picture that does not decode
+    # (over the one before, when there was one)
+    part = path.with_name(f".{path.name}.part{os.getpid()}{path.suffix}")
+    try:
+        Image.fromarray(np.ascontiguousarray(bgr[..., ::-1])).save(part, quality=90)
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)

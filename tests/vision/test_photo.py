@@ -297,3 +297,24 @@ def test_a_jpeg_cut_short_is_read_as_it_decodes_without_libjpegs_own_line(tmp_pa
     image = imread_quiet(tmp_path / "p.jpg")
     assert image is not None and image.shape == (64, 96, 3)
     assert ("Premature end" in capfd.readouterr().err) == warned
+
+
+@pytest.mark.parametrize("name", ["out.png", "out.jpg"])
+def test_an_annotated_photo_cut_off_while_written_leaves_the_one_before_whole(tmp_path, monkeypatch, name):
+    """Ctrl-C while `--out x.png` was written left a PNG that does not decode, over the one before (session 70)."""
+    from PIL import Image
+
+    from xingzi.vision.photo import write_image
+
+    out = tmp_path / name
+    write_image(out, np.full((40, 60, 3), 200, np.uint8))
+    before = out.read_bytes()
+
+    def cut_off(self, fp, *args, **kwargs):
+        Path(fp).write_bytes(b"\x89PNG\r\n\x1a\n partial")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Image.Image, "save", cut_off)
+    with pytest.raises(KeyboardInterrupt):
+        write_image(out, np.zeros((40, 60, 3), np.uint8))
+    assert out.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == [name]

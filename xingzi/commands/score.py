@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from xingzi.engine import load_ruleset, parse_meld, score_round, score_situation
-from xingzi.engine.hand import EVENTS, SELF_DRAW_EVENTS
+from xingzi.engine.hand import EVENTS, SELF_DRAW_EVENTS, check_claim
 from xingzi.engine.notation import format_tiles, parse_hand, parse_tiles
 from xingzi.engine.situation import ROUND_FIELDS, SITUATION_FIELDS
 from xingzi.jsontext import repeated_key, strict_loads, twice_message
@@ -334,6 +334,9 @@ def _check_mode(args: argparse.Namespace) -> None:
         if told:  # they were left unread: the photo's own melds and 发 were scored
             raise ValueError(f"{told[0]} describes a hand given by --hand; a photo's melds and 发 are read from it "
                              "(correct what was misread with --fix, --add, --claim or --aside)")
+        # what needs no tiles is refused now, not after the photo is read (as --hand refuses it)
+        check_claim(bool(args.self_draw), bool(args.dealer), frozenset(args.event or []),
+                    [parse_payer(spec)["dealer"] for spec in args.payer or []])
         return
     given = [name for name in PHOTO_ONLY if getattr(args, name, None) not in (None, False, [])]
     if given:
