@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from xingzi.datasets.check import refuse_other_classes
+from xingzi.datasets.check import data_yaml_extra, refuse_other_classes
 from xingzi.datasets.label import detections_to_label_text
 from xingzi.datasets.yolo import atomic_write_bytes, atomic_write_text, classes_text, data_yaml_text
 from xingzi.vision.detections import Detections
@@ -84,17 +84,25 @@ class SampleStore:
         if self.root.exists() and not self.root.is_dir():
             raise ValueError(f"expected a dataset folder, got the file {self.root}")
         refuse_other_classes(self.root)
+        elsewhere = {k: v for k, v in data_yaml_extra(self.root / "data.yaml", {"train": "images", "val": "images"}).items()
+                     if k in ("train", "val")}
+        if elsewhere:  # a split dataset (train: images/train …): a sample put in images/ would never be trained on
+            said = ", ".join(f"{k}: {v}" for k, v in elsewhere.items())
+            raise ValueError(f"{self.root / 'data.yaml'} reads its photos elsewhere ({said}) than images/, where a "
+                             "sample goes; expected a new folder or one of samples (split it afterwards)")
         self._lock = threading.Lock()
 
-    def save(self, name: str, jpeg: bytes, label_text: str, meta: dict | None = None) -> Saved:
+    def save(self, name: str, jpeg: bytes, label_text: str, meta: dict | None = None,
+             source: str | Path | None = None) -> Saved:
         """Add (or replace) a sample; ``meta``: its truth as a pipeline sample (``meta/NAME.json``; an older one
-        of the same photo is removed when there is none now)."""
+        of the same photo is removed when there is none now); ``source``: the file the photo was read from (one of
+        this folder's own photos is that sample, whose bytes a new JPEG never matches)."""
         with self._lock:
             if not (self.root / "data.yaml").exists():  # first: a sample is not left without them on a full disk
                 atomic_write_text(self.root / "data.yaml", data_yaml_text(self.root.resolve()))
             if not (self.root / "classes.txt").exists():
                 atomic_write_text(self.root / "classes.txt", classes_text())
-            stored, replaced = self._place(name, jpeg)
+            stored, replaced = self._own(source) or self._place(name, jpeg)
             image, labels, meta_path = (self.root / d / f"{stored}{ext}" for d, ext in SAMPLE_FILES)
             try:
                 if not replaced:
@@ -115,6 +123,16 @@ class SampleStore:
     def count(self) -> int:
         labels = self.root / "labels"
         return sum(1 for _ in labels.glob("*.txt")) if labels.is_dir() else 0
+
+    def _own(self, source: str | Path | None) -> tuple[str, bool] | None:
+        """(its name, True) when ``source`` is one of this folder's own photos: labelled again from the set's copy."""
+        if source is None:
+            return None
+        path = Path(source).resolve()
+        images = (self.root / "images").resolve()
+        if path.parent == images and path.suffix == ".jpg" and path.is_file():
+            return path.stem, True
+        return None
 
     def _place(self, name: str, jpeg: bytes) -> tuple[str, bool]:
         """(the name for the photo, whether it is there already). The same photo is known by its bytes under whatever

@@ -214,7 +214,7 @@ def _keep_labels(store: SampleStore | None, args: argparse.Namespace, res: Photo
     if store is None:
         return ""
     det, keep, meta = sample_truth(res, removed, "cli", as_read)
-    saved = store.save(safe_name(str(args.photo)), *encode_sample(res.image, det, keep), meta)
+    saved = store.save(safe_name(str(args.photo)), *encode_sample(res.image, det, keep), meta, source=args.photo)
     return (f"{store.root}: {saved.name} {'replaced' if saved.replaced else 'added'} "
             f"({saved.photos} photo{'s' if saved.photos != 1 else ''} in the set)")
 

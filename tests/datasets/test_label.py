@@ -388,3 +388,21 @@ def test_a_sixteen_bit_grey_photo_is_shown_to_the_model_as_its_grey_not_white(tm
     prelabel_folder(photos, tmp_path / "ds", lambda image: (shown.append(float(image.mean())), FakeDetector()(image))[1],
                     show_progress=False)
     assert shown and 100 < shown[0] < 155  # a ramp from black to white, as the page and `xingzi score` see it
+
+
+@pytest.mark.parametrize(("yaml_lines", "refused"), [
+    pytest.param("train: images/train\nval: images/val\n", True, id="split-into-subfolders"),
+    pytest.param("train: train.txt\nval: val.txt\n", True, id="split-in-place"),
+    pytest.param("train: images\nval: images\n", False, id="one-of-samples"),
+])
+def test_samples_go_only_where_the_datasets_yaml_trains(tmp_path, yaml_lines, refused):
+    """A sample is put in images/: into a split dataset it was said "added" and never trained on (session 70)."""
+    folder = tmp_path / "set"
+    folder.mkdir()
+    names = "[" + ", ".join(CLASS_NAMES) + "]"
+    (folder / "data.yaml").write_text(f"path: {folder}\n{yaml_lines}names: {names}\n")
+    if refused:
+        with pytest.raises(ValueError, match=r"reads its photos elsewhere \(train: .+\) than images/"):
+            SampleStore(folder)
+    else:
+        assert SampleStore(folder).save("a", b"\xff\xd8a\xff\xd9", "").replaced is False

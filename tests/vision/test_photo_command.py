@@ -172,6 +172,22 @@ def test_labels_keep_the_photo_as_corrected_and_a_second_run_replaces_them(photo
     assert len(read_labels(folder / "labels" / "IMG_0001.txt")) == len(HAND) + 1  # set aside: still a tile
 
 
+def test_labelled_again_from_the_sets_own_copy_the_sample_is_replaced_not_doubled(tmp_path, monkeypatch, capsys):
+    """The set's copy is saved re-encoded, so a JPEG made from it again never matched its bytes: `--labels set`
+    on set/images/X.jpg added X_2 and left X's wrong labels (session 70)."""
+    photo = tmp_path / "hand.jpg"
+    Image.fromarray(np.random.default_rng(7).integers(0, 255, (H, W, 3), dtype=np.uint8)).save(photo)
+    det = misread(HAND, FIVE_P, Tile.P6)
+    folder = tmp_path / "set"
+    code, text = run(photo, det, monkeypatch, capsys, "--as-read", "--labels", str(folder))
+    assert "hand added (1 photo in the set)" in text
+    code, text = run(folder / "images" / "hand.jpg", det, monkeypatch, capsys, "--fix", "6p=5p", "--labels",
+                     str(folder))
+    assert code == 0 and "hand replaced (1 photo in the set)" in text
+    assert read_labels(folder / "labels" / "hand.txt")[FIVE_P, 0] == Tile.P5.index
+    assert sorted(p.name for p in (folder / "images").iterdir()) == ["hand.jpg"]
+
+
 def test_labels_take_the_face_the_score_used(photo, tmp_path, monkeypatch, capsys):
     det = hand_layout("123m456m789p12s55p", "3s", size=70, center=(W / 2, H / 2), probs=True).detections
     cls, probs = det.cls.copy(), det.probs.copy()
