@@ -493,7 +493,8 @@ def test_bad_json_input_says_what_was_expected(capsys, monkeypatch, text: str, m
     pytest.param(["photo.jpg", "--fa", "0"], "--fa describes a hand given by --hand", id="fa-0-with-a-photo"),
     pytest.param(["photo.jpg", "--meld", "kong 9p"], "--meld describes a hand given by --hand", id="meld-with-a-photo"),
     # read as "not given": '' saved no labels, wrote no photo, ignored the winning tile
-    pytest.param(["photo.jpg", "--labels", ""], "--labels is empty: expected a value, got ''", id="labels-empty"),
+    pytest.param(["photo.jpg", "--labels", ""], "--labels is empty: expected a file or folder, got ''",
+                 id="labels-empty"),
     pytest.param(["photo.jpg", "--out", ""], "--out is empty", id="out-empty"),
     pytest.param(["photo.jpg", "--win", ""], "--win is empty", id="win-empty"),
     pytest.param(["", "--self-draw"], "the photo's path is empty", id="photo-path-empty"),
@@ -824,3 +825,17 @@ def test_rules_command_shows_the_table_under_set(capsys, tmp_path) -> None:
     assert {"key": "fa", "name": "发财", "pao": 18} in items
     code, _, err = run(["rules", "--set", "four_fa=sideways"], capsys)
     assert code == 2 and "four_fa" in err
+
+
+@pytest.mark.parametrize("argv", [
+    pytest.param(["dataset", "merge", "a", "--out", ""], id="merge"),
+    pytest.param(["dataset", "split", "a", "--out="], id="split-equals"),
+    pytest.param(["label", "a", "--out", ""], id="label"),
+    pytest.param(["eval", "--data", "", "--out", "x"], id="eval-data"),
+])
+def test_an_empty_path_is_refused_not_taken_for_the_current_folder(capsys, tmp_path, monkeypatch, argv) -> None:
+    """argparse makes Path('') the current folder: merge, split, label and eval wrote their outputs there
+    (session 70)."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(argv, capsys)
+    assert code == 2 and "is empty: expected a file or folder, got ''" in err and list(tmp_path.iterdir()) == []

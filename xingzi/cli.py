@@ -40,8 +40,29 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     return parser
 
 
+# options naming a file or folder: given '', argparse's Path('') is the current folder (outputs were written there)
+PATH_OPTIONS = frozenset({"--out", "--labels", "--data", "--model", "--json", "--json-out", "--rules", "--preds",
+                          "--errata", "--second", "--classifier", "--collect", "--compare", "--import-labelstudio",
+                          "--import-yolo", "--export-labelstudio", "--extra-train", "--images", "--save-preds",
+                          "--weights", "--resume", "--ship", "--name-map", "--sets", "--real", "--art", "--crops"})
+
+
+def empty_path(argv: list[str]) -> str | None:
+    """The first option of PATH_OPTIONS given an empty value (``--out ''`` or ``--out=``), else None."""
+    for k, token in enumerate(argv):
+        name, eq, value = token.partition("=")
+        if name in PATH_OPTIONS and (eq and not value or not eq and k + 1 < len(argv) and argv[k + 1] == ""):
+            return name
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if (empty := empty_path(argv)) is not None:
+        command = " ".join(argv[:2] if argv[:1] in (["dataset"], ["bench"]) else argv[:1])
+        print(f"xingzi{' ' + command if command else ''}: error: {empty} is empty: expected a file or folder, got ''",
+              file=sys.stderr)
+        return 2
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):

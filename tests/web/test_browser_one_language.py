@@ -248,6 +248,9 @@ def test_events_kong_bloom_and_the_payers_in_one_language(server_two_kongs, lang
         _open(page, "details:has(#events) > summary")
         page.locator("#ev-kong_bloom").check()  # on a discard: the engine says it needs a self-draw
         expect(page.locator("#verdict")).to_have_class("bad")
+        if lang == "en":  # the event by the page's name for it, not the engine's key (session 70)
+            expect(page.locator("#result")).to_contain_text("win on a kong replacement is won only by self-draw")
+            expect(page.locator("#result")).not_to_contain_text("kong_bloom")
         seen.look("an event that does not fit the win")
         page.locator("#self_draw").check()
         expect(page.locator("#bloom-choices")).to_be_visible()

@@ -13,11 +13,15 @@ const EN_WORDS = [["两炮起胡", "the two-pao minimum"], ["杠上开花", "kon
   ["花炮", "pattern hand"], ["诈胡", "false win"], ["自摸", "self-draw"], ["炮", "pao"]];
 const MELDS = [["暗杠", "concealed_kong", "concealed kong"], ["明杠", "kong", "kong"], ["碰", "pung", "pung"]];
 
-// The server's English with no Chinese in it: "改读 scored as… 中 as 白" → "scored as… zhong as bai".
+// The server's English with no Chinese in it: "改读 scored as… 中 as 白" → "scored as… zhong as bai"; an event by
+// the page's English name for it, not its key.
 function plainEn(text) {
   let out = String(text).replace(/^(?![中发白])[\u3400-\u9fff]{2,}\s+(?=[A-Za-z])/, "");  // "改读 scored as…"
   for (const [zh, , en] of MELDS) out = out.replace(new RegExp(zh + "(?=[0-9中发白])", "g"), en + " ");
   for (const [zh, en] of EN_WORDS) out = out.split(zh).join(en);
+  for (const e of (typeof state === "object" && state.events) || []) {  // "抢杠 robbing_kong" → "robbing the kong"
+    out = out.replace(new RegExp(`(?:[\\u3400-\\u9fff]+ )?\\b${e.key}\\b`, "g"), e.en);
+  }
   return out.replace(/[中发白]+/g, (run, at, all) => {
     const near = /[0-9a-z]/i.test(all[at - 1] || " ") || /[0-9a-z]/i.test(all[at + run.length] || " ");
     return run.length === 1 && !near ? DRAGON_EN[run][0] : Array.from(run, (c) => DRAGON_EN[c][1]).join("") + "z";
