@@ -180,7 +180,7 @@ def test_the_smallest_side_allowed_is_made(tmp_path):
                  id="preview-count"),
     pytest.param(["--blur-share", "2", "--n", "1"], "--blur-share must be between 0 and 1", id="blur-share"),
     # these three were taken silently: ./synth_data written, --count and the sheet's --out read as nothing
-    pytest.param(["--n", "1", "--out", ""], "--out must name a folder, got ''", id="out-empty"),
+    pytest.param(["--n", "1", "--out", ""], "--out is empty: expected a file or folder, got ''", id="out-empty"),
     pytest.param(["--preview", "--out", " "], "--out must name a sheet file, got ' '", id="preview-out-blank"),
     pytest.param(["--n", "1", "--count", "3"], "--count is the number of photos on a --preview sheet; a dataset's is "
                  "--n (got --count 3 without --preview)", id="count-without-preview"),
