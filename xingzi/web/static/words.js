@@ -17,11 +17,11 @@ const MELDS = [["暗杠", "concealed_kong", "concealed kong"], ["明杠", "kong"
 // the page's English name for it, not its key.
 function plainEn(text) {
   let out = String(text).replace(/^(?![中发白])[\u3400-\u9fff]{2,}\s+(?=[A-Za-z])/, "");  // "改读 scored as…"
-  for (const [zh, , en] of MELDS) out = out.replace(new RegExp(zh + "(?=[0-9中发白])", "g"), en + " ");
-  for (const [zh, en] of EN_WORDS) out = out.split(zh).join(en);
   for (const e of (typeof state === "object" && state.events) || []) {  // "抢杠 robbing_kong" → "robbing the kong"
     out = out.replace(new RegExp(`(?:[\\u3400-\\u9fff]+ )?\\b${e.key}\\b`, "g"), e.en);
   }
+  for (const [zh, , en] of MELDS) out = out.replace(new RegExp(zh + "(?=[0-9中发白])", "g"), en + " ");
+  for (const [zh, en] of EN_WORDS) out = out.split(zh).join(en);
   return out.replace(/[中发白]+/g, (run, at, all) => {
     const near = /[0-9a-z]/i.test(all[at - 1] || " ") || /[0-9a-z]/i.test(all[at + run.length] || " ");
     return run.length === 1 && !near ? DRAGON_EN[run][0] : Array.from(run, (c) => DRAGON_EN[c][1]).join("") + "z";
