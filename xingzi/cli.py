@@ -11,6 +11,7 @@ import importlib
 import os
 import signal
 import sys
+from typing import NoReturn
 
 # name -> (module under xingzi.commands, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -26,8 +27,16 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's own refusals (``--n abc``, an unknown option) in one line, as every command's other refusals, not
+    after its usage; the subcommands' parsers (and theirs) are made of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="xingzi", description="Read, group and score photos of revealed Xingzi (星子) mahjong hands.")
+    parser = OneLineParser(prog="xingzi", description="Read, group and score photos of revealed Xingzi (星子) mahjong hands.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     # Only the chosen subcommand's module is imported.
     chosen = next((a for a in argv if not a.startswith("-")), None)

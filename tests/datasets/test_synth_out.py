@@ -112,6 +112,12 @@ def test_style_lists_that_draw_the_same_photos_are_one(tmp_path, monkeypatch, fi
     pytest.param(["dataset", "split", "d", "--val", "abc"],
                  "xingzi dataset split: error: argument --val: invalid float value: 'abc'", id="split-val"),
     pytest.param(["dataset", "merge", "d"], "the following arguments are required: --out", id="merge-without-out"),
+    # every command's parser is made one-line by the CLI's (session 70): an unknown option, a nested benchmark's
+    pytest.param(["score", "--bogus"], "xingzi: error: unrecognized arguments: --bogus", id="unknown-option"),
+    pytest.param(["eval", "--conf", "x"], "xingzi eval: error: argument --conf: invalid float value: 'x'",
+                 id="eval-conf"),
+    pytest.param(["bench", "pipeline", "--limit", "x"],
+                 "xingzi bench pipeline: error: argument --limit: invalid int value: 'x'", id="bench-target-option"),
 ])
 def test_argparse_refusals_are_one_line(tmp_path, capsys, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)

@@ -25,6 +25,8 @@ def run(args: argparse.Namespace) -> int:
         mod = importlib.import_module(TARGETS[args.target])
     except ModuleNotFoundError as e:
         raise ValueError(f"benchmark {args.target!r} is not available: {e}") from None
-    parser = argparse.ArgumentParser(prog=f"xingzi bench {args.target}")
+    from xingzi.cli import OneLineParser  # (imported when run: the cli imports this module)
+
+    parser = OneLineParser(prog=f"xingzi bench {args.target}")
     mod.add_arguments(parser)
     return int(mod.run(parser.parse_args(args.options)) or 0)

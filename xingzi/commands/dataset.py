@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from xingzi.commands.synth import one_line_errors
 from xingzi.datasets.classnames import dropped_note
 from xingzi.datasets.yolo import unread_note
 
@@ -36,8 +35,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     split.add_argument("--seed", type=int, default=0)
     split.add_argument("--out", help="copy into OUT/images/{train,val}; default: write train.txt/val.txt in DIR")
     split.add_argument("--link", action="store_true", help="with --out: hard-link images instead of copying")
-    for p in (parser, check, merge, split):
-        one_line_errors(p)
 
 
 def _folder_of(path: str) -> str:

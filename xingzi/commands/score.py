@@ -317,10 +317,9 @@ SITUATION_FLAGS: tuple[tuple[str, str, Any], ...] = (
 
 def _check_mode(args: argparse.Namespace) -> None:
     """A photo, --hand or --json FILE: flags of another mode are refused rather than left unread."""
-    empty = [flag for name, flag in (("photo", "the photo's path"), ("hand", "--hand"), ("win", "--win"),
-                                     ("out", "--out"), ("labels", "--labels"), ("model", "--model"),
-                                     ("rules", "--rules")) if getattr(args, name, None) == ""]
-    if empty:  # read as "not given", '' saved nothing, wrote nothing or scored another hand
+    empty = [flag for name, flag in (("photo", "the photo's path"), ("hand", "--hand"), ("win", "--win"))
+             if getattr(args, name, None) == ""]  # (an empty path option: cli.empty_path)
+    if empty:  # read as "not given", '' scored another hand or asked for one
         raise ValueError(f"{empty[0]} is empty: expected a value, got ''")
     if args.lines and not (args.json and not args.hand and not args.photo):
         raise ValueError("--lines is for reading situations with --json FILE (or - for standard input)")

@@ -6,19 +6,9 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import NoReturn
-
-
-def one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """argparse's own refusals (``--n abc``) in one line, as the command's other refusals, without its usage."""
-    def error(message: str) -> NoReturn:
-        parser.exit(2, f"{parser.prog}: error: {message}\n")
-
-    parser.error = error  # type: ignore[method-assign]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    one_line_errors(parser)
     parser.add_argument("--n", type=int, default=1000, help="number of images (default 1000)")
     parser.add_argument("--out", default=None,
                         help="output folder (default synth_data), or the sheet file with --preview")
