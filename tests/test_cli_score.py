@@ -47,7 +47,7 @@ def test_hand_mode_prints_reading_items_and_payments(capsys) -> None:
 @pytest.mark.parametrize("argv,lines", [
     pytest.param(["--discard", "--payer", "fa=2; pung 中"], ["放炮者 the discarder  pays 6  (含吃 3 炮 eaten)"],
                  id="discarder-eaten"),
-    pytest.param(["--self-draw", "--payer", "dealer; fa=1", "--payer", "", "--payer", ""],
+    pytest.param(["--self-draw", "--payer", "dealer; fa=1", "--payer", "none", "--payer", " None "],
                  ["第1家 player 1        pays 10  (含吃 1 炮 eaten, 5 炮 ×2 庄家 dealer)",
                   "第2家 player 2        pays 4", "第3家 player 3        pays 4"], id="self-draw-dealer-payer"),
     pytest.param(["--self-draw", "--dealer"], [f"第{k}家 player {k}        pays 8  (4 炮 ×2 庄家 dealer)"

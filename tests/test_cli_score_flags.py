@@ -86,3 +86,24 @@ def test_a_payers_fa_may_be_written_with_spaces() -> None:
     assert parse_payer("fa = 2; dealer") == {"dealer": True, "fa": 2, "melds": []}
     with pytest.raises(ValueError, match="fa=N needs a number, got 'fa = two'"):
         parse_payer("fa = two")
+
+
+@pytest.mark.parametrize("argv, said", [
+    # a payer saying nothing looked like a flag left unfilled: it was scored as a plain payer without a word
+    pytest.param(["--payer", ""], "--payer is empty: expected what that payer shows, e.g. 'dealer; fa=2; pung 中', "
+                 "or 'none' for a payer who is not the dealer and shows nothing, got ''", id="payer-empty"),
+    pytest.param(["--payer", "  "], "--payer is empty", id="payer-blank"),
+    pytest.param(["--payer", " ; , "], "--payer is empty", id="payer-separators-alone"),
+    pytest.param(["--self-draw", "--payer", "fa=1", "--payer", ""], "--payer is empty", id="payer-second-empty"),
+    # --json's value is a file; a bare --json (no value) prints JSON: '' is neither
+    pytest.param(["--json", ""], "--json is empty: expected a file or folder, got ''", id="json-empty"),
+    pytest.param(["--json="], "--json is empty: expected a file or folder, got ''", id="json-equals-empty"),
+])
+def test_an_empty_value_is_refused_in_one_line(capsys, argv, said) -> None:
+    code, out, err = run(["score", "--hand", HAND, *argv], capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and said in err
+
+
+@pytest.mark.parametrize("spec", ["none", " None ", "NONE"])
+def test_a_payer_who_shows_nothing_is_said_none(spec) -> None:
+    assert parse_payer(spec) == {"dealer": False, "fa": 0, "melds": []}

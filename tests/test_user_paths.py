@@ -42,7 +42,7 @@ def test_the_flags_and_the_query_say_what_the_bench_scores_with(situation):
 
 def test_a_payer_is_written_as_the_flag_takes_it():
     assert payer_spec({"dealer": True, "fa": 2, "melds": ["pung 中"]}) == "dealer; fa=2; pung 中"
-    assert payer_spec(NONE) == ""
+    assert payer_spec(NONE) == "none"  # ('' is refused as a flag left unfilled)
 
 
 def test_the_three_paths_score_the_same_photos_right(tmp_path, capsys):

@@ -41,7 +41,7 @@ def samples(data: Path) -> list[tuple[Path, dict]]:
 def payer_spec(payer: dict) -> str:
     """A payer as ``--payer`` takes it: 'dealer; fa=2; pung 中'."""
     parts = (["dealer"] if payer.get("dealer") else []) + ([f"fa={payer['fa']}"] if payer.get("fa") else [])
-    return "; ".join(parts + list(payer.get("melds", [])))
+    return "; ".join(parts + list(payer.get("melds", []))) or "none"  # ('' is refused: a flag left unfilled?)
 
 
 def command_flags(situation: dict) -> list[str]:

@@ -37,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--event", action="append", default=[], choices=EVENTS, metavar="EVENT",
                    help=f"how the hand was won, repeatable: {', '.join(EVENTS)}")
     p.add_argument("--payer", action="append", default=[], metavar="SPEC",
-                   help="what a payer shows, e.g. 'dealer; fa=2; pung 中; concealed_kong 4s' "
+                   help="what a payer shows, e.g. 'dealer; fa=2; pung 中; concealed_kong 4s', or 'none' "
                         "(once on a discard win; on 自摸 up to three times: players 1, 2, 3 in this order)")
     p.add_argument("--rules", metavar="FILE", help="ruleset TOML file or preset name (default, text000)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
@@ -146,10 +146,19 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     return overrides
 
 
+PLAIN_PAYER = "none"  # --payer none: a payer who is not the dealer and shows nothing (a self-draw's player 2 of 3)
+
+
 def parse_payer(spec: str) -> dict[str, Any]:
-    """``'dealer; fa=2; pung 中'`` → ``{"dealer": true, "fa": 2, "melds": ["pung 中"]}``. ``dealer`` or ``fa``
-    said twice is refused (which was meant cannot be known), as a JSON object giving a key twice is."""
+    """``'dealer; fa=2; pung 中'`` → ``{"dealer": true, "fa": 2, "melds": ["pung 中"]}``; ``'none'``: a plain payer.
+    ``dealer`` or ``fa`` said twice is refused (which was meant cannot be known), as a JSON object giving a key twice
+    is; so is a spec saying nothing ('', ' ', ';'), which looked like a flag left unfilled."""
     payer: dict[str, Any] = {"dealer": False, "fa": 0, "melds": []}
+    if spec.strip().lower() == PLAIN_PAYER:
+        return payer
+    if not spec.replace(",", ";").replace(";", "").strip():
+        raise ValueError(f"--payer is empty: expected what that payer shows, e.g. 'dealer; fa=2; pung 中', or "
+                         f"'{PLAIN_PAYER}' for a payer who is not the dealer and shows nothing, got {spec!r}")
     said: set[str] = set()
     for part in spec.replace(",", ";").split(";"):
         part = part.strip()
