@@ -22,11 +22,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .dataset import generate_dataset, warm_faces
+    from .dataset import MAX_PHOTOS, generate_dataset, warm_faces
     from .generate import check_styles
 
     if args.n < 1 or args.workers < 1:
         raise ValueError(f"--n and --workers must be at least 1, got {args.n} and {args.workers}")
+    if args.n > MAX_PHOTOS:  # (said before the faces are built, as the others)
+        raise ValueError(f"--n must be 1..{MAX_PHOTOS} photos, got {args.n}")
     if args.seed < 0:  # (said here: the generator's own message names --start, which this command has not)
         raise ValueError(f"--seed must be 0 or more, got {args.seed}")
     styles = check_styles(None)

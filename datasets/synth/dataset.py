@@ -19,6 +19,9 @@ from .generate import MAX_SIDE, MIN_SIDE, Sample, check_styles, render_sample
 from .runs import RUNS_FILE, earlier_runs, refuse_other_settings, refuse_unlisted_photos, stem
 
 MAX_SHEET = 256  # photos on a contact sheet: 320 px cells, about 80 MB of pixels
+# photos in one run: 100,000 at 640 px are about 6 GB and hours of CPU; a number past it is most likely a slip
+# (a digit too many), which would fill the disk (a larger set is made in several runs, by --start)
+MAX_PHOTOS = 100_000
 
 
 def label_text(sample: Sample) -> str:
@@ -62,8 +65,8 @@ def generate_dataset(out: str | Path, n: int, seed: int = 0, imgsz: int = 640, w
                      blur_share: float = 0.0) -> Iterator[tuple[int, dict]]:
     """Write images ``start .. start+n-1``; yields (index, per-class counts) as each is done.
     ``blur_share``: the share of photos blurred more (``photo.camera_effects``; 0: the usual photos)."""
-    if n < 1:
-        raise ValueError(f"--n must be at least 1, got {n}")
+    if not 1 <= n <= MAX_PHOTOS:
+        raise ValueError(f"--n must be 1..{MAX_PHOTOS} photos (more in several runs, with --start), got {n}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
     cpus = os.cpu_count() or 1

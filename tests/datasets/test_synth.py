@@ -147,7 +147,9 @@ def test_contact_sheet_has_the_asked_grid():
     pytest.param(lambda: list(generate_dataset("unused", 1, imgsz=100_000)), "--imgsz must be 64..8192 pixels",
                  id="huge-imgsz"),
     pytest.param(lambda: check_styles(["nope"]), "unknown style(s) nope", id="unknown-style"),
-    pytest.param(lambda: list(generate_dataset("unused", 0)), "--n must be at least 1", id="zero-images"),
+    pytest.param(lambda: list(generate_dataset("unused", 0)), "--n must be 1..100000 photos", id="zero-images"),
+    pytest.param(lambda: list(generate_dataset("unused", 10**9)), "--n must be 1..100000 photos (more in several runs, "
+                 "with --start), got 1000000000", id="a-billion-images"),
     pytest.param(lambda: list(generate_dataset("unused", 2, workers=0)), "--workers must be at least 1",
                  id="zero-workers"),
     pytest.param(lambda: render_sample(1, 0, 128, blur_share=-0.1), "blur share must be between 0 and 1",
@@ -173,7 +175,16 @@ def test_the_smallest_side_allowed_is_made(tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    pytest.param(["--n", "0"], "--n must be at least 1", id="n"),
+    pytest.param(["--n", "0"], "--n must be 1..100000 photos", id="n"),
+    pytest.param(["--n", "-5"], "--n must be 1..100000 photos (more in several runs, with --start), got -5",
+                 id="n-negative"),
+    pytest.param(["--n", "100001"], "--n must be 1..100000 photos (more in several runs, with --start), got 100001",
+                 id="n-past-the-cap"),  # it was taken: photos written until the disk was full
+    pytest.param(["--n", "1", "--workers", "0"], "--workers must be at least 1, got 0", id="workers"),
+    pytest.param(["--n", "1", "--imgsz", "-1"], "--imgsz must be 64..8192 pixels", id="imgsz"),
+    pytest.param(["--n", "1", "--start", "-1"], "--seed and --start must be >= 0, got 0 and -1", id="start"),
+    pytest.param(["--preview", "--out", "sheet.jpg", "--imgsz", "0"], "--imgsz must be 64..8192 pixels, got 0",
+                 id="preview-imgsz"),  # the sheet said "imgsz", naming no option
     pytest.param(["--styles", "nope", "--n", "1"], "unknown style(s) nope", id="styles"),
     pytest.param(["--preview", "--out", "sheet.txt"], "must be a .jpg or .png", id="preview-suffix"),
     pytest.param(["--preview", "--out", "sheet.jpg", "--count", "0"], "--count for --preview must be 1..256, got 0",
@@ -190,8 +201,20 @@ def test_cli_reports_bad_arguments(tmp_path, monkeypatch, capsys, argv, message)
     if "--preview" not in argv and "--out" not in argv:
         argv = argv + ["--out", str(tmp_path / "d")]
     assert cli_main(["synth", *argv]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("xingzi synth: error: ") and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []  # nothing written (nor ./synth_data)
+
+
+def test_the_help_says_the_most_photos_a_run_makes():
+    import argparse
+
+    from xingzi.commands.synth import add_arguments
+    from xingzi.datasets.synth.dataset import MAX_PHOTOS
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert f"1..{MAX_PHOTOS}" in " ".join(parser.format_help().split())
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [

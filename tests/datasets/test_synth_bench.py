@@ -23,6 +23,7 @@ def test_the_bench_makes_the_photos_asked_for_and_prints_both_rates(capsys):
 
 @pytest.mark.parametrize("argv, message", [
     pytest.param(["--n", "0"], "--n and --workers must be at least 1, got 0 and 2", id="no-photos"),
+    pytest.param(["--n", "100001"], "--n must be 1..100000 photos, got 100001", id="past-the-cap"),
     pytest.param(["--n", "2", "--workers", "0"], "--n and --workers must be at least 1, got 2 and 0", id="no-workers"),
     pytest.param(["--n", "2", "--imgsz", "0"], "--imgsz must be 64..8192 pixels", id="no-size"),
     pytest.param(["--n", "2", "--seed", "-1"], "--seed must be 0 or more, got -1", id="negative-seed"),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--n", type=int, default=1000, help="number of images (default 1000)")
+    parser.add_argument("--n", type=int, default=1000, help="number of images (1..100000; default 1000)")
     parser.add_argument("--out", default=None,
                         help="output folder (default synth_data), or the sheet file with --preview")
     parser.add_argument("--seed", type=int, default=0, help="same seed, same bytes (default 0)")
@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     from xingzi.datasets.synth.dataset import MAX_SHEET, contact_sheet, generate_dataset
     from xingzi.datasets.synth.faces import EXTRA_STYLES, style_names
+    from xingzi.datasets.synth.generate import MAX_SIDE, MIN_SIDE
 
     if args.list_styles:
         print("\n".join(style_names() + [f"{s} (only when named)" for s in EXTRA_STYLES]))
@@ -49,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--out for --preview must be a .jpg or .png file, got {str(out)!r}")
         if not 1 <= args.count <= MAX_SHEET:  # (the sheet's columns are its own)
             raise ValueError(f"--count for --preview must be 1..{MAX_SHEET}, got {args.count}")
+        if not MIN_SIDE <= args.imgsz <= MAX_SIDE:  # (the sheet's own words name no option)
+            raise ValueError(f"--imgsz must be {MIN_SIDE}..{MAX_SIDE} pixels, got {args.imgsz}")
         sheet = contact_sheet(args.seed, args.count, imgsz=args.imgsz, styles=styles)
         out.parent.mkdir(parents=True, exist_ok=True)
         quality = [cv2.IMWRITE_JPEG_QUALITY, 85] if out.suffix.lower() != ".png" else []  # (a PNG has no quality)
