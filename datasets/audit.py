@@ -13,15 +13,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from xingzi.datasets.check import WARNING, Issue, dataset_pairs, parse_label_text, read_class_names
+from xingzi.datasets.check import ERROR, WARNING, Issue, dataset_pairs, parse_label_text, read_class_names
 from xingzi.datasets.errata import UNREAD_ID, Errata, fix_parsed
+from xingzi.datasets.yolo import image_size, tiff_turned
 from xingzi.engine.tiles import CLASS_NAMES
 from xingzi.vision.eval_data import name_table
 from xingzi.vision.grouping import FOREIGN_P
 from xingzi.vision.metrics import IGNORE, box_iou, pair_boxes
+from xingzi.vision.photo import imread_quiet
 
 SURE = 0.8  # detector confidence from which a disagreement is worth a look
 UNLABELLED_IOU = 0.3  # a sure box overlapping no label (of any class) by this much is an unlabelled tile
@@ -31,7 +32,8 @@ NO_FACE = "no Xingzi face (a wind or flower?)"
 def audit_dataset(root: str | Path, detector, sure: float = SURE, errata: Errata | None = None) -> list[Issue]:
     """Warnings ``disagree`` (a labelled face read surely as another) and ``unlabelled-tile`` (a tile found
     surely where there is no label), one per box, for every labelled image under ``root`` (``errata``: the
-    labels of the photos they fix read as corrected)."""
+    labels of the photos they fix read as corrected). A photo whose header reads but whose pixels OpenCV cannot
+    decode (which ``check_dataset``, reading headers alone, passes) is an error ``unreadable``."""
     if not 0 < sure <= 1:
         raise ValueError(f"sure must be in (0, 1], got {sure}")
     r = Path(root)
@@ -41,8 +43,13 @@ def audit_dataset(root: str | Path, detector, sure: float = SURE, errata: Errata
     for image_path, label_path in dataset_pairs(r):
         if not label_path.exists() or (errata and image_path.name in errata.left_out):
             continue  # check_dataset reports a missing file; photos left out are known
-        image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-        if image is None:  # check_dataset says it cannot be opened: the others are still read
+        if not opens(image_path):  # check_dataset says it cannot be opened: the others are still read
+            continue
+        image = imread_quiet(image_path)  # (libjpeg's words on a JPEG cut short: check_dataset warns of it)
+        if image is None:  # its header reads (check_dataset passed it), its pixels do not
+            issues.append(Issue(ERROR, "unreadable", str(image_path.relative_to(r)), None,
+                                "its header reads but OpenCV decodes nothing of it (damaged?), so the model could not "
+                                "check it; training and evaluation read photos with OpenCV too: save it again"))
             continue
         parsed, _ = parse_label_text(label_path.read_text(errors="replace"))
         fix = errata.fix_for(image_path.name) if errata else None
@@ -50,6 +57,16 @@ def audit_dataset(root: str | Path, detector, sure: float = SURE, errata: Errata
         rows = [(n, v) for n, v in rows if v[0] == int(v[0]) and (0 <= v[0] < len(names) or v[0] == UNREAD_ID)]
         issues += audit_image(image, rows, table, detector.predict(image), str(label_path.relative_to(r)), sure)
     return issues
+
+
+def opens(path: Path) -> bool:
+    """Whether ``check_dataset`` finds the photo readable (it reports the others as ``unreadable``: not an image
+    Pillow knows, a folder, a link to nothing, a TIFF turned by EXIF, which OpenCV cannot read)."""
+    try:
+        image_size(path)  # (the header alone, as check_dataset reads it)
+        return not tiff_turned(path)
+    except (ValueError, OSError):
+        return False
 
 
 def audit_image(image: np.ndarray, rows: list[tuple[int | None, list[float]]], table: np.ndarray, det,

@@ -177,3 +177,53 @@ def test_the_text_report_names_the_files_with_most_warnings(dataset, monkeypatch
     assert main(["dataset", "check", str(dataset), "--model", "auto"]) == 0
     out = capsys.readouterr().out
     assert "most warnings: labels/a.txt (2), labels/b.txt (2)" in out
+
+
+def _cut_short(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])  # its end lost in copying: the top half decodes
+
+
+def _header_alone(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: data.index(b"\xff\xda")] + b"\xff\xd9")  # size and tables, no pixels: Pillow opens it
+
+
+def _folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
+def _dangling_link(path: Path) -> None:
+    path.unlink()
+    path.symlink_to(path.with_name("gone.jpg"))
+
+
+@pytest.mark.parametrize("damage, kinds, error", [
+    # read as training reads it (the model's finds on its top half), libjpeg's own words not printed over the report
+    pytest.param(_cut_short, {"cut-short": 1, "disagree": 1}, None, id="jpeg-cut-short"),
+    # check_dataset passed it (it reads headers alone); the audit passed over it without a word
+    pytest.param(_header_alone, {"unreadable": 1},
+                 "images/a.jpg: its header reads but OpenCV decodes nothing of it (damaged?)", id="header-alone"),
+    # check_dataset says these cannot be opened; the audit passes over them (a folder: opened as a JPEG, it stopped all)
+    pytest.param(_folder, {"unreadable": 1}, "images/a.jpg: not a readable image", id="a-folder"),
+    pytest.param(_dangling_link, {"unreadable": 1, "no-image": 1}, "images/a.jpg: not a readable image",
+                 id="a-link-to-nothing"),
+])
+def test_a_damaged_photo_is_named_not_crashed_on(dataset, monkeypatch, capfd, damage, kinds, error):
+    import xingzi.vision.pipeline as pipeline
+
+    (dataset / "labels" / "b.txt").write_text((dataset / "labels" / "a.txt").read_text())
+    (dataset / "images" / "b.jpg").write_bytes(b"")  # b: empty, said unreadable by the check alone
+    cv2.imwrite(str(dataset / "images" / "a.jpg"), np.random.default_rng(1).integers(0, 255, (H, W, 3), np.uint8))
+    damage(dataset / "images" / "a.jpg")
+    monkeypatch.setattr(pipeline, "make_detector", lambda model, conf: Fixed(dets([PIXELS], [Tile.P1.index], [0.95])))
+    code = main(["dataset", "check", str(dataset), "--model", "auto", "--json"])
+    out, err = capfd.readouterr()  # (file descriptor 2: libjpeg and OpenCV write there themselves)
+    report = json.loads(out)
+    assert code == 1 and err == ""
+    assert {k: v for k, v in report["by_kind"].items() if k != "unreadable"} == \
+        {k: v for k, v in kinds.items() if k != "unreadable"}
+    assert report["by_kind"]["unreadable"] == kinds.get("unreadable", 0) + 1  # (+ b.jpg)
+    if error:
+        said = [f"{i['path']}: {i['message']}" for i in report["issues"] if i["kind"] == "unreadable"]
+        assert any(line.startswith(error) for line in said)
