@@ -248,6 +248,24 @@ def test_options_read_as_nothing_are_refused(tmp_path, capsys, argv, message):
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
 
 
+@pytest.mark.parametrize("argv, message", [
+    # Path('') is the current folder: check reported on it, split wrote train.txt/val.txt or copied it, merge read it
+    pytest.param(["check", ""], "DIR is empty: expected a dataset folder or zip, got ''", id="check"),
+    pytest.param(["check", " ", "--json"], "DIR is empty: expected a dataset folder or zip, got ' '", id="check-blank"),
+    pytest.param(["split", "", "--out", "copy"], "DIR is empty: expected a dataset folder or zip, got ''", id="split"),
+    pytest.param(["merge", "ds", "", "--out", "merged"], "a source is empty: expected a dataset folder or zip, got ''",
+                 id="merge"),
+])
+def test_an_empty_dataset_folder_is_refused_not_taken_for_the_current_one(tmp_path, monkeypatch, capsys, argv,
+                                                                          message):
+    make_dataset(tmp_path / "ds", {"a": CLEAN})
+    monkeypatch.chdir(tmp_path)
+    assert main(["dataset", *argv]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", f"xingzi dataset: error: {message}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]
+
+
 def test_cli_missing_folder_is_a_clear_error(tmp_path, capsys):
     assert main(["dataset", "check", str(tmp_path / "nope")]) == 2
     assert "dataset folder not found" in capsys.readouterr().err

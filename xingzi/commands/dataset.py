@@ -44,6 +44,11 @@ def _folder_of(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    given = args.sources if args.action == "merge" else [args.dir]
+    blank = next((path for path in given if not path.strip()), None)
+    if blank is not None:  # Path('') is the current folder: it was read (and split wrote there)
+        raise ValueError(f"{'a source' if args.action == 'merge' else 'DIR'} is empty: expected a dataset folder or "
+                         f"zip, got {blank!r}")
     if args.action == "merge":
         args.sources = [_folder_of(s) for s in args.sources]
     else:
