@@ -39,6 +39,7 @@ from .bench_truth import (
 from .draw import hidden_under_labels
 from .edges import CUT_HAND, hint_cut_hand
 from .eval_compare import compare_runs, format_runs
+from .facing import with_up
 from .grouping import HandReading, group
 from .handcheck import short_of_tiles
 from .photo import load_image
@@ -183,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         image_path = data / "images" / f"{path.stem}.jpg"
         t0 = time.perf_counter()
         image = load_image(image_path)
-        dets, reading = (truth_detections(meta), None) if detector is None else detect_hand(detector, image)
+        dets, reading = (with_up(image, truth_detections(meta)), None) if detector is None else detect_hand(detector, image)
         if keep_foreign and dets.foreign is not None:
             dets, reading = replace(dets, foreign=None), None
         res = analyse(image, dets, context_of(meta["situation"]), as_read=getattr(args, "as_read", False),

@@ -17,7 +17,8 @@ class Detections:
     conf: (N,) float32 scores. ``probs`` optionally holds (N, 31) per-class scores so that
     later stages can offer second choices; ``foreign`` optionally (N,) the probability that a box
     holds a tile with none of the 30 faces (a wind, flower or season: not a Xingzi tile), from the
-    tile classifier.
+    tile classifier. ``up`` optionally (N, 2) a vector pointing to each tile's top as its face shows it,
+    zero where the face does not tell (:mod:`xingzi.vision.facing`).
     """
 
     xyxy: np.ndarray
@@ -25,6 +26,7 @@ class Detections:
     conf: np.ndarray
     probs: np.ndarray | None = field(default=None)
     foreign: np.ndarray | None = field(default=None)
+    up: np.ndarray | None = field(default=None)
 
     def __post_init__(self) -> None:
         n = len(self.cls)
@@ -45,6 +47,8 @@ class Detections:
             raise ValueError(f"probs must be (N, {len(CLASS_NAMES)}), got {self.probs.shape}")
         if self.foreign is not None and self.foreign.shape != (n,):
             raise ValueError(f"foreign must be (N,) = ({n},), got {self.foreign.shape}")
+        if self.up is not None and self.up.shape != (n, 2):
+            raise ValueError(f"up must be (N, 2) = ({n}, 2), got {self.up.shape}")
 
     @classmethod
     def empty(cls) -> Detections:
@@ -57,7 +61,8 @@ class Detections:
         """Detections selected by a boolean mask or index array."""
         probs = None if self.probs is None else self.probs[mask]
         foreign = None if self.foreign is None else self.foreign[mask]
-        return Detections(self.xyxy[mask], self.cls[mask], self.conf[mask], probs, foreign)
+        up = None if self.up is None else self.up[mask]
+        return Detections(self.xyxy[mask], self.cls[mask], self.conf[mask], probs, foreign, up)
 
     def alternatives(self, i: int, n: int, min_prob: float = 0.01) -> list[int]:
         """Up to ``n`` classes other than the one read for box ``i``, likeliest first, each at least ``min_prob``
@@ -68,11 +73,15 @@ class Detections:
         return [int(k) for k in order if int(k) != int(self.cls[i]) and self.probs[i, k] >= min_prob][:n]
 
     def joined(self, other: Detections) -> Detections:
-        """These detections, then ``other``'s (per-class scores and foreign odds kept only where both have them)."""
+        """These detections, then ``other``'s (per-class scores and foreign odds kept only where both have them;
+        the faces' tops where either has them, an added box telling none)."""
         probs = None if self.probs is None or other.probs is None else np.concatenate([self.probs, other.probs])
         foreign = None if self.foreign is None or other.foreign is None else np.concatenate([self.foreign, other.foreign])
+        up = None
+        if self.up is not None or other.up is not None:
+            up = np.concatenate([d.up if d.up is not None else np.zeros((len(d), 2), np.float32) for d in (self, other)])
         return Detections(np.concatenate([self.xyxy, other.xyxy]), np.concatenate([self.cls, other.cls]),
-                          np.concatenate([self.conf, other.conf]), probs, foreign)
+                          np.concatenate([self.conf, other.conf]), probs, foreign, up)
 
     @property
     def centers(self) -> np.ndarray:

@@ -217,7 +217,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     centers = detections.centers.astype(np.float64)
     wh = (detections.xyxy[:, 2:] - detections.xyxy[:, :2]).astype(np.float64)
     if len(body):  # a box across the joint of two tiles is no tile (rowgeom.joint_boxes)
-        joints = rowgeom.joint_boxes(rowgeom.find_rows(centers, wh, body, knobs.line_tol), detections.conf, cls)
+        joints = rowgeom.joint_boxes(rowgeom.find_rows(centers, wh, body, knobs.line_tol, detections.up),
+                                     detections.conf, cls)
         keep[joints] = False
         body = np.flatnonzero(keep & ~fa_mask)
     if (~keep & ~ignored).sum():
@@ -229,7 +230,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
         problems.append("only 发 bonus tiles found" if fa else "no tiles found")
         return _result(detections, (), None, False, (), fa, roles, meld_of, np.zeros(n, bool), problems, (1.0, 0.0))
 
-    geo = rowgeom.find_rows(centers, wh, body, knobs.line_tol)
+    geo = rowgeom.find_rows(centers, wh, body, knobs.line_tol, detections.up)
     rows, sideways, pitch = geo.rows, geo.sideways, geo.pitch
     segments = rowgeom.bridged_by_fa(rowgeom.row_segments(geo, knobs.gap_split, knobs.off_line), geo, centers,
                                      np.flatnonzero(fa_mask))

@@ -23,6 +23,7 @@ from . import unseen
 from .detections import Detections
 from .draw import draw
 from .edges import hint_cut_hand, hint_photo_size
+from .facing import with_up
 from .faint import FAINT_CONF, faint_candidates, one_tile_short, with_faint_tile
 from .grouping import WIN_GUESSED, HandReading, group, is_legal_reading, mark_win
 from .memo import remembering
@@ -253,10 +254,10 @@ def detect_hand(detector: TileDetector, image: np.ndarray,
     short takes a tile seen under the detector's threshold where that makes the hand (vision/faint.py). ``first``: the
     detector's reading of this photo when the caller has it already (``xingzi eval`` reads at a lower threshold)."""
     with remembering():
-        det = detector.predict(image) if first is None else first
+        det = with_up(image, detector.predict(image) if first is None else first)
         reading, asked = group(det), False
         if getattr(detector, "second", None) is not None and not is_legal_reading(reading):
-            other = detector.predict(image, ask_second=True)
+            other = with_up(image, detector.predict(image, ask_second=True))
             other_reading = group(other)
             if is_legal_reading(other_reading):
                 det, reading, asked = other, other_reading, True

@@ -33,6 +33,10 @@ JOINT_SPAN = 1.25
 JOINT_DOUBT = 0.6
 BRIDGE_GAP = 2.3  # a gap at most this many steps long holds one tile (a 发 there, touching both sides, joins them)
 BRIDGE_ROW = 4  # ... where the two groups make a row this long (not two tiles strewn about with a 发 between)
+# A 萬 face's red-to-ink way this long across the row (in box sizes) is one whole vote for which way the row
+# reads; it takes this many net votes to read it against the usual way (facing.py; docs/pipeline.md).
+UP_STEP = 0.05
+UP_VOTES = 3.0
 LINE_TOL = 0.36  # across offset (in tile sizes) from a neighbour's line that puts a tile in another row
 # A step between neighbours well beyond the steps beside it is a gap between groups, even when
 # less than the usual gap threshold: this much longer than the neighbouring steps, and by more
@@ -68,20 +72,23 @@ _found: OrderedDict[tuple, Rows] = OrderedDict()
 _found_lock = threading.Lock()
 
 
-def find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, line_tol: float = LINE_TOL) -> Rows:
+def find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, line_tol: float = LINE_TOL,
+              up: np.ndarray | None = None) -> Rows:
     """Rows of the tiles ``body`` (indices), boxes given by ``centers`` and ``wh`` (width, height).
 
     Tiles side by side are chained (``rowlink``), the direction from nearest neighbours refined
     by the chains, and chains continuing one another's line across a gap joined into rows.
     ``line_tol``: how far across (in tile sizes) a tile may lie from its neighbour's line.
+    ``up``: each tile's top as its face shows it (:mod:`facing`), which sets the way the rows read.
     The answer is shared by calls with the same boxes (read-only arrays: callers must not change it).
     """
-    key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in (centers, wh, np.asarray(body))) + (float(line_tol),)
+    arrays = (centers, wh, np.asarray(body)) + (() if up is None else (up,))
+    key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in arrays) + (float(line_tol),)
     with _found_lock:
         if key in _found:
             _found.move_to_end(key)
             return _found[key]
-    geo = _find_rows(centers, wh, body, line_tol)
+    geo = _find_rows(centers, wh, body, line_tol, up)
     for value in vars(geo).values():
         for array in value if isinstance(value, list) else [value]:
             if isinstance(array, np.ndarray):
@@ -93,10 +100,12 @@ def find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, line_tol: f
     return geo
 
 
-def _find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, line_tol: float) -> Rows:
+def _find_rows(centers: np.ndarray, wh: np.ndarray, body: np.ndarray, line_tol: float,
+               up: np.ndarray | None) -> Rows:
     size = np.sqrt(np.maximum(wh[:, 0] * wh[:, 1], 1e-9))
     u = rowlink.best_direction(centers, size, body, row_direction(centers[body], wh[body]), line_tol)
     u = canonical(rowlink.mean_direction(rowlink.chains(centers, u, size, body, line_tol), centers, u))
+    u = reading_way(u, None if up is None else up[body])
     pieces = rowlink.chains(centers, u, size, body, line_tol)
     joined = rowlink.join(pieces, centers, u, size, line_tol)
     _, _, a_ext, b_ext, conditioned = frame(centers, wh, u)
@@ -174,6 +183,17 @@ def canonical(u: np.ndarray) -> np.ndarray:
     if u[0] < -1e-9 or (abs(u[0]) <= 1e-9 and u[1] < 0):
         return -u
     return u
+
+
+def reading_way(u: np.ndarray, up: np.ndarray | None) -> np.ndarray:
+    """The row direction turned to run left to right under the tiles' tops (``up``: (N, 2), each tile's top as
+    its face shows it, zero where it does not), where the faces agree by at least UP_VOTES; else ``u`` as it is
+    (:func:`canonical`'s usual way: boxes alone cannot tell a photo turned half round)."""
+    if up is None or not len(up):
+        return u
+    right = np.stack([-up[:, 1], up[:, 0]], axis=1)  # a tile's right-hand side, from its top (image y points down)
+    votes = float(np.clip(right @ u / UP_STEP, -1.0, 1.0).sum())
+    return -u if votes <= -UP_VOTES else u
 
 
 def frame(centers: np.ndarray, wh: np.ndarray, u: np.ndarray):

@@ -70,7 +70,9 @@ def test_a_reading_that_makes_no_hand_asks_the_second_opinion(usual, asked, asks
     fake = SecondOpinionFake(made[usual], made[asked])
     got, reading = detect_hand(fake, np.zeros((H, W, 3), np.uint8))
     assert fake.asks == asks
-    assert got is (fake.usual if taken == "usual" else fake.asked)
+    expected = fake.usual if taken == "usual" else fake.asked
+    assert np.array_equal(got.xyxy, expected.xyxy) and np.array_equal(got.conf, expected.conf)
+    assert got.up is not None and got.up.shape == (len(expected), 2)  # each face's top measured in the photo
     again = group(got)
     assert (reading.notation, reading.roles) == (again.notation, again.roles)
 

@@ -1,0 +1,147 @@
+"""Which way tiles face (vision/facing.py) and the row's reading way it sets (rowgeom.reading_way)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xingzi.datasets.synth import faces
+from xingzi.engine.notation import parse_tiles
+from xingzi.vision import rowgeom
+from xingzi.vision.detections import Detections
+from xingzi.vision.facing import face_up, with_up
+from xingzi.vision.grouping import group
+from xingzi.vision.pipeline import analyse
+
+TABLE = (40, 90, 30)  # BGR felt
+PLATE = 235.0
+QUARTERS = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}  # a tile's top, photo turned k quarters clockwise
+
+
+def turned(image: np.ndarray, xyxy: np.ndarray, quarters: int) -> tuple[np.ndarray, np.ndarray]:
+    """The photo and its boxes turned clockwise by ``quarters`` quarter turns."""
+    boxes = np.asarray(xyxy, np.float32).reshape(-1, 4)
+    for _ in range(quarters % 4):
+        h = image.shape[0]
+        image = np.ascontiguousarray(np.rot90(image, -1))
+        x0, y0, x1, y1 = boxes.T
+        boxes = np.stack([h - y1, x0, h - y0, x1], axis=1)
+    return image, boxes
+
+
+def paste(image: np.ndarray, face_bgra: np.ndarray, x: int, y: int) -> list[float]:
+    """The face drawn on an ivory tile at (x, y); its box."""
+    h, w = face_bgra.shape[:2]
+    alpha = face_bgra[..., 3:4].astype(np.float32) / 255
+    image[y:y + h, x:x + w] = (face_bgra[..., :3] * alpha + PLATE * (1 - alpha)).astype(np.uint8)
+    return [x, y, x + w, y + h]
+
+
+def one_tile(face_set: faces.FaceSet, index: int) -> tuple[np.ndarray, np.ndarray]:
+    face = face_set.face(index, 100)
+    image = np.full((face.shape[0] + 40, face.shape[1] + 40, 3), TABLE, np.uint8)
+    return image, np.array([paste(image, face, 20, 20)], np.float32)
+
+
+def detections(xyxy: np.ndarray | list[list[float]], tiles: list[int]) -> Detections:
+    return Detections(np.asarray(xyxy, np.float32), np.array(tiles, np.int64), np.ones(len(tiles), np.float32))
+
+
+@pytest.mark.parametrize("style", ["procedural:0", "procedural:7", "brush:1", "fluffy_regular"])
+@pytest.mark.parametrize("quarters", [0, 1, 2, 3])
+def test_every_wan_face_points_to_its_top_at_every_quarter_turn(style: str, quarters: int) -> None:
+    name, _, k = style.partition(":")
+    face_set = {"procedural": faces.procedural_set, "brush": faces.brush_set}[name](int(k)) if k else \
+        faces.load_pack(name)
+    for index in range(9):  # 1m..9m
+        image, box = turned(*one_tile(face_set, index), quarters)
+        up = face_up(image, detections(box, [index]))[0]
+        assert up @ np.array(QUARTERS[quarters]) > 0.1, (style, index, up)
+        assert abs(up @ np.array(QUARTERS[(quarters + 1) % 4])) < abs(up @ np.array(QUARTERS[quarters]))
+
+
+@pytest.mark.parametrize("index, box, why", [
+    pytest.param(9, None, "a 筒 face has no red 萬 to place", id="other_suit"),
+    pytest.param(30, None, "a back shows no face", id="back"),
+    pytest.param(0, [30, 30, 40, 40], "a box of 10 px", id="tiny"),
+    pytest.param(0, [-60, -60, 10, 10], "a box mostly off the photo", id="off_photo"),
+])
+def test_a_face_that_cannot_tell_its_top_says_nothing(index: int, box: list[float] | None, why: str) -> None:
+    image, first = one_tile(faces.procedural_set(0), 0)
+    up = face_up(image, detections(first if box is None else [box], [index]))
+    assert (up == 0).all(), why
+
+
+def test_a_grey_photo_tells_no_top() -> None:
+    image, box = one_tile(faces.procedural_set(0), 4)
+    grey = np.repeat(image.mean(axis=2, keepdims=True).astype(np.uint8), 3, axis=2)
+    assert (face_up(grey, detections(box, [4])) == 0).all()
+
+
+def ups(*vectors: tuple[float, float]) -> np.ndarray:
+    return np.array(vectors, np.float64).reshape(-1, 2)
+
+
+RIGHT, LEFT, DOWN = np.array([1.0, 0.0]), np.array([-1.0, 0.0]), np.array([0.0, 1.0])
+
+
+@pytest.mark.parametrize("u, up, expected", [
+    pytest.param(RIGHT, None, RIGHT, id="no_faces_told"),
+    pytest.param(RIGHT, ups(*[(0, -0.2)] * 4), RIGHT, id="upright_faces"),
+    pytest.param(RIGHT, ups(*[(0, 0.2)] * 4), LEFT, id="faces_upside_down"),
+    pytest.param(RIGHT, ups(*[(0, 0.2)] * 2), RIGHT, id="two_faces_are_too_few"),
+    pytest.param(RIGHT, ups(*[(0, 0.2)] * 3, (0, 0), (0, 0)), LEFT, id="untold_faces_do_not_count"),
+    pytest.param(RIGHT, ups(*[(0, 0.2)] * 4, *[(0, -0.2)] * 2), RIGHT, id="faces_disagreeing"),
+    pytest.param(RIGHT, ups(*[(0, 0.01)] * 8), RIGHT, id="faint_evidence_counts_little"),
+    pytest.param(DOWN, ups(*[(1, 0)] * 4), DOWN, id="photo_turned_a_quarter_clockwise"),
+    pytest.param(DOWN, ups(*[(-1, 0)] * 4), -DOWN, id="photo_turned_a_quarter_anticlockwise"),
+])
+def test_the_row_reads_left_to_right_under_the_tiles_tops(u: np.ndarray, up: np.ndarray | None,
+                                                         expected: np.ndarray) -> None:
+    assert np.allclose(rowgeom.reading_way(u, up), expected)
+
+
+HAND = "11123456789999m"  # 九莲宝灯 shape: every end tile a winning tile
+
+
+def hand_photo() -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """A row of 14 萬 tiles at even steps: which end is the winning tile's is a tie the reading way settles."""
+    face_set = faces.procedural_set(0)
+    tiles = [t.index for t in parse_tiles(HAND)]
+    width = face_set.face(0, 100).shape[1]
+    image = np.full((220, 40 + (width + 4) * len(tiles), 3), TABLE, np.uint8)
+    boxes = [paste(image, face_set.face(i, 100), 20 + k * (width + 4), 50) for k, i in enumerate(tiles)]
+    return image, np.array(boxes, np.float32), tiles
+
+
+@pytest.mark.parametrize("quarters", [0, 1, 2, 3])
+def test_a_turned_photo_guesses_the_winning_tile_at_the_same_end(quarters: int) -> None:
+    image, boxes, tiles = hand_photo()
+    upright = group(with_up(image, detections(boxes, tiles)))
+    image, boxes = turned(image, boxes, quarters)
+    det = with_up(image, detections(boxes, tiles))
+    reading = group(det)
+    assert reading.win_tile is not None and upright.win_tile is not None
+    assert reading.win_tile == upright.win_tile and not reading.win_set_apart
+    assert reading.notation == upright.notation
+    assert np.allclose(reading.direction, QUARTERS[(quarters + 1) % 4], atol=1e-6)  # the tiles' right-hand way
+    assert analyse(image, det).reading.notation == upright.notation
+
+
+def test_without_faces_told_a_half_turned_row_reads_the_usual_way() -> None:
+    """No tops known (a 筒 hand, grey photo): the boxes alone decide, rightwards, as before."""
+    image, boxes, tiles = hand_photo()
+    image, boxes = turned(image, boxes, 2)
+    reading = group(detections(boxes, tiles))
+    assert np.allclose(reading.direction, (1.0, 0.0))
+
+
+def test_the_top_travels_with_the_boxes() -> None:
+    image, boxes, tiles = hand_photo()
+    det = with_up(image, detections(boxes, tiles))
+    assert det.up is not None and det.subset(np.arange(3)).up is not None
+    assert np.array_equal(det.subset(np.array([2, 5])).up, det.up[[2, 5]])
+    more = det.joined(detections(boxes[:1] + 300, tiles[:1]))
+    assert more.up is not None and more.up.shape == (15, 2) and (more.up[-1] == 0).all()
+    with pytest.raises(ValueError, match=r"up must be \(N, 2\)"):
+        Detections(det.xyxy, det.cls, det.conf, up=np.zeros((3, 2), np.float32))
