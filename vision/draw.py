@@ -20,6 +20,7 @@ from xingzi.engine.tiles import CLASS_NAMES_CN
 from .detections import Detections
 from .grouping import SET_ASIDE, HandReading
 from .names import FOREIGN_LABEL, NO_SCORE, item_name
+from .rowgeom import frame
 
 FONT_PATH = Path(__file__).with_name("fonts") / "wqy-microhei-xingzi.ttf"
 
@@ -37,6 +38,7 @@ COLORS = {
 }
 LABEL_SHARE = 0.035  # a label's font at most this share of the picture's long side
 MARK_COLOR = (230, 0, 180)  # a tile scored as another face than read (magenta: no role uses it)
+TURNED_OUTLINE = 0.05  # a row turned less than this (sine of its angle) from level or upright: melds outlined upright
 USER_MARK = "改"  # under a face the user set: changed by hand, not read with a confidence
 
 
@@ -166,11 +168,15 @@ def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int,
             continue
         box = on_picture(det.xyxy[members], size)
         pad = float(np.median(box[:, 3] - box[:, 1])) * 0.12
+        color = COLORS[meld.kind.value]
         x0, y0 = box[:, :2].min(axis=0) - pad
         x1, y1 = box[:, 2:].max(axis=0) + pad
-        color = COLORS[meld.kind.value]
-        canvas.rounded_rectangle((float(x0), float(y0), float(x1), float(y1)), radius=pad,
-                                 outline=color, width=line * 2)
+        corners = meld_corners(box, reading.direction, pad)
+        if corners is None:
+            canvas.rounded_rectangle((float(x0), float(y0), float(x1), float(y1)), radius=pad,
+                                     outline=color, width=line * 2)
+        else:
+            canvas.polygon([(float(x), float(y)) for x, y in corners], outline=color, width=line * 2)
         tag = f"{meld.kind.chinese} {CLASS_NAMES_CN[meld.tile.index]}"
         fnt = font(int(max(12.0, min(pad * 2.2, LABEL_SHARE * max(size)))))
         tx0, ty0, _, _ = plan_tag(canvas, (float(x0), float(y0), float(x1), float(y1)), tag, fnt, taken, size, tiles,
@@ -179,6 +185,19 @@ def _outline_melds(canvas: ImageDraw.ImageDraw, reading: HandReading, line: int,
 
 
 Rect = tuple[float, float, float, float]
+
+
+def meld_corners(box: np.ndarray, direction: tuple[float, float], pad: float) -> np.ndarray | None:
+    """The four corners of a meld's outline drawn along its turned row, around its tiles' (N, 4) boxes with ``pad``
+    to spare; None for a row within TURNED_OUTLINE of upright or level, which an upright rectangle fits."""
+    u = np.asarray(direction, np.float64)
+    if min(abs(u[0]), abs(u[1])) < TURNED_OUTLINE:
+        return None
+    v = np.array([-u[1], u[0]])
+    along, across, a, b, _ = frame((box[:, :2] + box[:, 2:]) / 2, box[:, 2:] - box[:, :2], u)
+    p0, p1 = float((along - a / 2).min()) - pad, float((along + a / 2).max()) + pad
+    q0, q1 = float((across - b / 2).min()) - pad, float((across + b / 2).max()) + pad
+    return np.array([p * u + q * v for p, q in ((p0, q0), (p1, q0), (p1, q1), (p0, q1))])
 
 
 def _tag_size(canvas: ImageDraw.ImageDraw, text: str, fnt) -> tuple[float, float, float, float]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from fontTools.ttLib import TTFont
@@ -19,6 +20,7 @@ from xingzi.vision.draw import (
     font,
     hidden_under_labels,
     label_cover,
+    meld_corners,
     on_picture,
     plan_tag,
     wrap_caption,
@@ -450,3 +452,35 @@ def test_hidden_under_labels_counts_the_hands_tiles_only():
     assert hidden_under_labels(aside, over_all) == (2, 2)
     assert hidden_under_labels(reading, {0: (20, 0, 30, 12.9)}) == (3, 1)  # 100 %: hidden
     assert hidden_under_labels(reading, {0: (20, 0, 30, 2.9)}) == (3, 0)  # 29 %: a rim
+
+
+@pytest.mark.parametrize("angle", [30.0, -55.0, 160.0])
+def test_a_meld_of_a_turned_row_is_outlined_along_the_row(angle):
+    """On a turned photo a meld's outline runs along its row: an upright rectangle round turned tiles
+    takes in the table and the tiles beside them."""
+    layout = hand_layout("123m55p12s", "3s", ["pung 中"], 0, size=50, angle=angle, center=(500, 380))
+    reading = group(layout.detections)
+    k = reading.melds.index(next(m for m in reading.melds if m.kind.value == "pung"))
+    members = [i for i, m in enumerate(reading.meld_of) if m == k]
+    box = reading.detections.xyxy[members].astype(np.float64)
+    corners = meld_corners(box, reading.direction, 6.0)
+    assert corners is not None
+    sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+    along, across = sorted(sides[:2], reverse=True)
+    assert along == pytest.approx(2.5 * 50 + 12, rel=0.1)  # two standing tiles and one sideways, plus the pad
+    assert across == pytest.approx(50 + 12, rel=0.15)
+    upright = np.prod(box[:, 2:].max(0) - box[:, :2].min(0) + 12)
+    assert along * across < 0.75 * upright
+    centres = (box[:, :2] + box[:, 2:]) / 2
+    path = cv2.convexHull(corners.astype(np.float32))
+    assert all(cv2.pointPolygonTest(path, (float(x), float(y)), False) > 0 for x, y in centres)
+    rgb = np.asarray(draw(Image.new("RGB", (1000, 760), BG), reading))
+    mids = (corners + np.roll(corners, -1, axis=0)) / 2
+    on_outline = [any(rgb_at(rgb, x + dx, y + dy) == COLORS["pung"] for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+                  for x, y in mids]
+    assert sum(on_outline) >= 3, on_outline  # (a tag may be drawn over one side)
+
+
+@pytest.mark.parametrize("direction", [(1.0, 0.0), (0.0, -1.0), (0.9995, 0.0316)])
+def test_a_level_or_upright_row_keeps_its_upright_outline(direction):
+    assert meld_corners(np.array([[0, 0, 40, 50], [40, 0, 80, 50]], np.float64), direction, 5.0) is None
