@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -145,3 +147,23 @@ def test_the_top_travels_with_the_boxes() -> None:
     assert more.up is not None and more.up.shape == (15, 2) and (more.up[-1] == 0).all()
     with pytest.raises(ValueError, match=r"up must be \(N, 2\)"):
         Detections(det.xyxy, det.cls, det.conf, up=np.zeros((3, 2), np.float32))
+
+
+def test_the_check_tool_finds_the_true_way_of_a_row_turned_half_round(tmp_path) -> None:
+    import cv2
+
+    from tools.facing_check import data_row, main
+
+    image, boxes, tiles = hand_photo()
+    image, boxes = turned(image, boxes, 2)  # laid left to right by the winner, seen from across the table
+    (tmp_path / "images").mkdir()
+    (tmp_path / "meta").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "p.png"), image)
+    laid = [{"cls": c, "xyxy": [float(v) for v in b], "role": "concealed", "face_down": False, "sideways": False}
+            for c, b in zip(tiles, boxes, strict=True)]
+    (tmp_path / "meta" / "p.json").write_text(json.dumps({"layout": "rows", "tiles": laid}))
+    assert data_row(tmp_path).endswith("1 photos in rows; the usual way is right in 0; the faces turned it in 1; "
+                                       "the way read is right in 1")
+    with pytest.raises(SystemExit) as said:
+        main([])
+    assert said.value.code == 2
