@@ -17,7 +17,7 @@ from itertools import combinations
 
 import numpy as np
 
-from xingzi.engine.melds import Meld
+from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.notation import format_tiles
 from xingzi.engine.shapes import waits
 from xingzi.engine.tiles import BACK_CLASS, TILES, Tile, tile_counts
@@ -29,7 +29,7 @@ from .handcheck import count_problems, is_legal
 TOP_ALTERNATIVES = 3  # second choices tried per detection
 MIN_PROB = 0.01  # second choices below this are not worth offering
 ADD_COST = 2.0  # a tile the detector missed altogether is an unlikely error
-PAIR_POOL = 8  # pairs of misreads are drawn from this many likeliest single ones
+PAIR_POOL = 16  # pairs of misreads are drawn from this many likeliest single ones
 MAX_REGROUPS = 30  # grouping again costs ~30 ms on two cores: the search stops after this many (docs/pipeline.md)
 COST_MARGIN = math.log(20)  # edits 20x less likely than the best legal reading found are not tried
 # A photo is of a declared win, so an illegal reading is far likelier a misread than a false claim:
@@ -110,9 +110,9 @@ def diagnose(reading: HandReading, limit: int = 5, max_regroups: int = MAX_REGRO
         return Diagnosis(False, reasons, ())
     search = _Search(reading, limit, max_regroups)
     singles = _detector_singles(reading)
-    search.run([(c, ((i, k),)) for c, i, k in singles] + _hand_edits(reading))
-    if not search.legal_edits & {((i, k),) for _, i, k in singles}:  # two misreads at once
-        search.run(_pair_edits(singles))
+    # Two misreads at once are priced as the sum of the two and tried in the same cheapest-first order as the
+    # single edits: a pair likelier than any single legal edit must not wait for the singles to fail.
+    search.run([(c, ((i, k),)) for c, i, k in singles] + _hand_edits(reading) + _pair_edits(singles))
     for s in _missed_tile(reading):
         search.keep(s)
     return Diagnosis(False, reasons, search.ranked())
@@ -141,7 +141,6 @@ class _Search:
         self.reading, self.limit, self.budget = reading, limit, max_regroups
         self.found: dict[tuple, Suggestion] = {}
         self.tried: set[Edit] = set()
-        self.legal_edits: set[Edit] = set()
         self.regroups = 0
 
     def run(self, candidates: list[tuple[float, Edit]]) -> None:
@@ -153,8 +152,8 @@ class _Search:
             self.tried.add(edits)
             self.regroups += 1
             s = _regroup(self.reading, edits, cost)
-            if s is not None and self.keep(s):
-                self.legal_edits.add(edits)
+            if s is not None:
+                self.keep(s)
 
     def _enough(self, cost: float) -> bool:
         costs = sorted(s.cost for s in self.found.values())
@@ -176,7 +175,8 @@ class _Search:
 def may_be_legal(r: HandReading, edits: Edit) -> bool:
     """False when the edits surely give no hand: no tile was left loose (grouping again could
     place those elsewhere), the edits only touch standing tiles and keep them plain faces, and
-    those tiles with the same melds are no hand. Anything else needs grouping again."""
+    those tiles with the same melds are no hand, nor with four alike of them as a kong. Anything
+    else needs grouping again."""
     det = r.detections
     if "loose" in r.roles:
         return True
@@ -191,9 +191,15 @@ def may_be_legal(r: HandReading, edits: Edit) -> bool:
         tiles.remove(Tile.from_index(old))
         if k is not None:
             tiles.append(Tile.from_index(k))
-    if any(tiles.count(t) == 4 for t in set(tiles)):  # four alike standing: grouped again, they may be a kong
+    if _hand(tiles, r.melds, r.fa):
         return True
-    return not count_problems(tuple(tiles), r.melds, r.fa) and is_legal(tiles, r.melds)
+    # four alike standing: grouped again, they may be a kong (claimed or concealed: the same count and shape)
+    return any(_hand([t for t in tiles if t is not four], (*r.melds, Meld(MeldKind.KONG, four)), r.fa)
+               for four in set(tiles) if tiles.count(four) == 4)
+
+
+def _hand(tiles: list[Tile], melds: tuple[Meld, ...], fa: int) -> bool:
+    return not count_problems(tuple(tiles), melds, fa) and is_legal(tiles, melds)
 
 
 def _missed_tile(r: HandReading) -> list[Suggestion]:

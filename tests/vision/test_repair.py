@@ -252,7 +252,7 @@ def misread_twice(*edits):
         pytest.param([(10, "3s", "2s"), (1, "3m", "2m")], {Change(1, Tile.M3, Tile.M2), Change(10, Tile.S3, Tile.S2)},
                      0, id="two-chow-tiles-misread"),
         pytest.param([(10, "3s", "2s"), (12, "6p", "5p")], {Change(10, Tile.S3, Tile.S2), Change(12, Tile.P6, Tile.P5)},
-                     2, id="the-pair-before-dearer-single-swaps"),
+                     0, id="the-pair-without-single-swaps-past-the-margin"),  # 2 while pairs waited for the singles
     ],
 )
 def test_two_misreads_at_once_are_offered_when_no_single_one_gives_a_hand(edits, best, others):
@@ -356,7 +356,7 @@ def test_pairs_of_misreads_are_not_tried_once_a_single_one_gives_a_hand(monkeypa
     assert len(tried) == len(set(tried))  # no edit regrouped twice
 
 
-def test_a_second_misread_is_not_offered_beside_a_single_one_that_gives_a_hand():
+def test_a_second_misread_is_offered_only_after_a_likelier_single_one_that_gives_a_hand():
     det = hand_layout("123m456m789p12s55p", "3s", probs=True).detections
     cls, probs = det.cls.copy(), det.probs.copy()
     probs[10] = 0.001
@@ -364,7 +364,9 @@ def test_a_second_misread_is_not_offered_beside_a_single_one_that_gives_a_hand()
     cls[10] = Tile.S3.index
     probs[0, Tile.M4.index] = 0.2  # the 1m might be a 4m: 234m 456m with the 2s is a hand too
     diagnosis = diagnose(group(replace(det, cls=cls, probs=probs)))
-    assert [s.changes for s in diagnosis.suggestions] == [(Change(10, Tile.S3, Tile.S2),)]
+    pair = (Change(10, Tile.S3, Tile.S2), Change(0, Tile.M1, Tile.M4))
+    assert [s.changes for s in diagnosis.suggestions] == [(Change(10, Tile.S3, Tile.S2),), pair]
+    assert diagnosis.suggestions[1].cost == pytest.approx(np.log(2.0) + np.log(probs[0, Tile.M1.index] / 0.2), rel=1e-3)
 
 
 def test_a_misread_face_of_a_concealed_kong_is_offered_though_the_count_is_two_short():
@@ -380,9 +382,9 @@ def test_a_misread_face_of_a_concealed_kong_is_offered_though_the_count_is_two_s
 
 @pytest.mark.parametrize("limit", [1, 2, 5])
 def test_more_legal_readings_than_the_limit_are_cut_to_the_cheapest(limit):
-    """Seven pairs 3p-9p with 3p read as 2p and 9p as 9s: many single and paired edits make some hand, more than
-    the limit; the search stops at the limit and the two true faces come first."""
-    reading = misreads(hand_layout("3345566778899p", "4p", probs=True), [(0, "2p", "3p", 0.228), (11, "9s", "9p", 0.2)])
+    """Seven pairs 3p-9p with 3p read as 2p and 9p as 9s, each truth 1/12 as likely: many single edits make some
+    hand within COST_MARGIN of the pair, more than the limit; the search stops at the limit, the true faces first."""
+    reading = misreads(hand_layout("3345566778899p", "4p", probs=True), [(0, "2p", "3p", 0.05), (11, "9s", "9p", 0.05)])
     suggestions = diagnose(reading, limit=limit).suggestions
     assert len(suggestions) == limit
     assert [(c.detection, c.new) for c in suggestions[0].changes] == [(0, Tile.P3), (11, Tile.P9)]
