@@ -4,9 +4,12 @@
 point to the tile's top? ``--data DIR`` (a ``xingzi synth`` set): for each photo laid out in rows, the concealed
 row's true reading way is the way its tiles were laid (the meta's order); the way the faces of the true boxes
 choose (rowgeom.reading_way) is compared with it, as is the usual way boxes alone give (rightwards/downwards).
+``--turns DIR``: each photo of the set read from its true boxes as taken, turned 180° and turned 90°: how many read
+the same at all three turns, and how many 炮 totals are right (``--no-tops``: the boxes alone, as before).
 
     python -m tools.facing_check --styles
     python -m tools.facing_check --data /tmp/heldout_s59 --data /tmp/heldout_s83
+    python -m tools.facing_check --turns /tmp/heldout_s59 [--no-tops]
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ import numpy as np
 
 from xingzi.datasets.synth import faces
 from xingzi.vision import rowgeom
-from xingzi.vision.bench_truth import truth_detections
+from xingzi.vision.bench_truth import context_of, total_right, truth_detections
 from xingzi.vision.detections import Detections
-from xingzi.vision.facing import face_up
+from xingzi.vision.facing import face_up, with_up
 from xingzi.vision.photo import load_image
+from xingzi.vision.pipeline import analyse
 
 TABLE = (40, 90, 30)
 TOPS = ((0, -1), (1, 0), (0, 1), (-1, 0))  # a tile's top with the photo turned k quarters clockwise
@@ -80,15 +84,52 @@ def data_row(root: Path) -> str:
             f"the way read is right in {right}")
 
 
+def turned(image: np.ndarray, det: Detections, quarters: int) -> tuple[np.ndarray, Detections]:
+    """The photo and its boxes turned clockwise by ``quarters`` quarter turns."""
+    boxes = det.xyxy.astype(np.float64)
+    for _ in range(quarters % 4):
+        h = image.shape[0]
+        image = np.ascontiguousarray(np.rot90(image, -1))
+        x0, y0, x1, y1 = boxes.T
+        boxes = np.stack([h - y1, x0, h - y0, x1], axis=1)
+    return image, Detections(boxes.astype(np.float32), det.cls, det.conf)
+
+
+def turns_row(root: Path, tops: bool = True) -> str:
+    photos = same = right_taken = right_turned = 0
+    for meta_path in sorted((root / "meta").glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        images = sorted((root / "images").glob(meta_path.stem + ".*"))
+        if not meta.get("tiles") or not meta.get("expect", {}).get("valid", True) or not images:
+            continue
+        image, det, context = load_image(images[0]), truth_detections(meta), context_of(meta["situation"])
+        readings = []
+        for quarters in (0, 2, 1):
+            picture, boxes = turned(image, det, quarters)
+            result = analyse(picture, with_up(picture, boxes) if tops else boxes, context)
+            readings.append((result.reading.notation, total_right(result, meta)))
+        photos += 1
+        same += len({notation for notation, _ in readings}) == 1
+        right_taken += readings[0][1]
+        right_turned += readings[1][1] + readings[2][1]
+    return (f"{root}{'' if tops else ' (boxes alone)'}: {photos} photos; the same reading as taken, at 180° and at 90° "
+            f"in {same}; 炮 total right in {right_taken} as taken, {right_turned} of {2 * photos} turned")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--styles", action="store_true", help="each art style's 萬 faces at four turns")
     p.add_argument("--data", action="append", default=[], type=Path, help="a xingzi synth set (repeatable)")
+    p.add_argument("--turns", action="append", default=[], type=Path,
+                   help="a xingzi synth set read as taken and turned (repeatable)")
+    p.add_argument("--no-tops", dest="tops", action="store_false", help="--turns from the boxes alone")
     args = p.parse_args(argv)
-    if not args.styles and not args.data:
-        p.error("say --styles, --data DIR, or both")
+    if not args.styles and not args.data and not args.turns:
+        p.error("say --styles, --data DIR or --turns DIR")
     for line in (style_rows() if args.styles else []) + [data_row(d) for d in args.data]:
         print(line)
+    for root in args.turns:
+        print(turns_row(root, args.tops), flush=True)
     return 0
 
 

@@ -13,7 +13,7 @@ from xingzi.vision import rowgeom
 from xingzi.vision.detections import Detections
 from xingzi.vision.facing import face_up, with_up
 from xingzi.vision.grouping import group
-from xingzi.vision.pipeline import analyse
+from xingzi.vision.pipeline import Context, analyse
 
 TABLE = (40, 90, 30)  # BGR felt
 PLATE = 235.0
@@ -152,7 +152,7 @@ def test_the_top_travels_with_the_boxes() -> None:
 def test_the_check_tool_finds_the_true_way_of_a_row_turned_half_round(tmp_path) -> None:
     import cv2
 
-    from tools.facing_check import data_row, main
+    from tools.facing_check import data_row, main, turns_row
 
     image, boxes, tiles = hand_photo()
     image, boxes = turned(image, boxes, 2)  # laid left to right by the winner, seen from across the table
@@ -164,6 +164,13 @@ def test_the_check_tool_finds_the_true_way_of_a_row_turned_half_round(tmp_path) 
     (tmp_path / "meta" / "p.json").write_text(json.dumps({"layout": "rows", "tiles": laid}))
     assert data_row(tmp_path).endswith("1 photos in rows; the usual way is right in 0; the faces turned it in 1; "
                                        "the way read is right in 1")
+    own = analyse(image, with_up(image, detections(boxes, tiles)), Context(self_draw=True)).result
+    assert own is not None and own["valid"]
+    meta = {"layout": "rows", "tiles": laid, "situation": {"self_draw": True}, "expect": {"valid": True, "own": own["own"]}}
+    (tmp_path / "meta" / "p.json").write_text(json.dumps(meta))
+    assert turns_row(tmp_path).endswith("1 photos; the same reading as taken, at 180° and at 90° in 1; "
+                                        "炮 total right in 1 as taken, 2 of 2 turned")
+    assert "at 180° and at 90° in 0;" in turns_row(tmp_path, tops=False)  # the boxes alone read it backwards once
     with pytest.raises(SystemExit) as said:
         main([])
     assert said.value.code == 2
