@@ -293,11 +293,11 @@ def test_a_huge_n_starts_at_once(tmp_path, monkeypatch):
     monkeypatch.setattr(synth_dataset, "_job", lambda job: (job[2], {}))  # no drawing: only the bookkeeping
     tracemalloc.start()
     try:
-        first = next(generate_dataset(tmp_path, 10**6, workers=1))
+        first = next(generate_dataset(tmp_path, synth_dataset.MAX_PHOTOS, workers=1))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert first == (0, {}) and peak < 20_000_000  # a list of the million jobs would take over 100 MB
+    assert first == (0, {}) and peak < 4_000_000  # a list of the 100,000 jobs would take over 10 MB
 
 
 def test_a_preview_that_cannot_be_written_says_so(tmp_path, capsys):
