@@ -25,8 +25,9 @@ demo: $(STAMP)
 	@echo "annotated photo: demo_annotated.jpg"
 	$(BIN)/xingzi score --hand "12m456m789p22345s 3m" --discard
 
+# Two workers (pytest-xdist): CI and this machine have 2 cores, and most tests run on one.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
