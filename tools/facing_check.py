@@ -6,10 +6,13 @@ row's true reading way is the way its tiles were laid (the meta's order); the wa
 choose (rowgeom.reading_way) is compared with it, as is the usual way boxes alone give (rightwards/downwards).
 ``--turns DIR``: each photo of the set read from its true boxes as taken, turned 180° and turned 90°: how many read
 the same at all three turns, and how many 炮 totals are right (``--no-tops``: the boxes alone, as before).
+``--real DIR`` (YOLO labels, our class ids): of the photos with a hand's worth of labelled faces (13-18), which are
+read the other way round from their labelled boxes once the faces are looked at (to be looked at by eye).
 
     python -m tools.facing_check --styles
     python -m tools.facing_check --data /tmp/heldout_s59 --data /tmp/heldout_s83
     python -m tools.facing_check --turns /tmp/heldout_s59 [--no-tops]
+    python -m tools.facing_check --real ../shared/data/real_cn_val
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from xingzi.vision import rowgeom
 from xingzi.vision.bench_truth import context_of, total_right, truth_detections
 from xingzi.vision.detections import Detections
 from xingzi.vision.facing import face_up, with_up
+from xingzi.vision.grouping import group
 from xingzi.vision.photo import load_image
 from xingzi.vision.pipeline import analyse
 
@@ -116,17 +120,38 @@ def turns_row(root: Path, tops: bool = True) -> str:
             f"in {same}; 炮 total right in {right_taken} as taken, {right_turned} of {2 * photos} turned")
 
 
+def real_row(root: Path) -> str:
+    hands, turned_round = 0, []
+    for label in sorted((root / "labels").glob("*.txt")):
+        rows = [line.split() for line in label.read_text().splitlines() if line.strip()]
+        rows = [r for r in rows if 0 <= int(r[0]) < 30]
+        images = sorted((root / "images").glob(label.stem + ".*"))
+        if not 13 <= len(rows) <= 18 or not images:
+            continue
+        image = load_image(images[0])
+        h, w = image.shape[:2]
+        xywh = np.array([[float(v) for v in r[1:5]] for r in rows])
+        xyxy = np.concatenate([xywh[:, :2] - xywh[:, 2:] / 2, xywh[:, :2] + xywh[:, 2:] / 2], axis=1) * [w, h, w, h]
+        det = Detections(xyxy.astype(np.float32), np.array([int(r[0]) for r in rows]), np.ones(len(rows), np.float32))
+        hands += 1
+        if np.dot(group(det).direction, group(with_up(image, det)).direction) < 0:
+            turned_round.append(label.stem)
+    return f"{root}: {hands} photos of a hand's worth of faces; read the other way round in {len(turned_round)}: " + \
+        ", ".join(turned_round)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--styles", action="store_true", help="each art style's 萬 faces at four turns")
     p.add_argument("--data", action="append", default=[], type=Path, help="a xingzi synth set (repeatable)")
     p.add_argument("--turns", action="append", default=[], type=Path,
                    help="a xingzi synth set read as taken and turned (repeatable)")
+    p.add_argument("--real", action="append", default=[], type=Path, help="a labelled photo folder (repeatable)")
     p.add_argument("--no-tops", dest="tops", action="store_false", help="--turns from the boxes alone")
     args = p.parse_args(argv)
-    if not args.styles and not args.data and not args.turns:
-        p.error("say --styles, --data DIR or --turns DIR")
-    for line in (style_rows() if args.styles else []) + [data_row(d) for d in args.data]:
+    if not args.styles and not args.data and not args.turns and not args.real:
+        p.error("say --styles, --data DIR, --turns DIR or --real DIR")
+    for line in (style_rows() if args.styles else []) + [data_row(d) for d in args.data] + [real_row(d) for d in args.real]:
         print(line)
     for root in args.turns:
         print(turns_row(root, args.tops), flush=True)

@@ -152,7 +152,7 @@ def test_the_top_travels_with_the_boxes() -> None:
 def test_the_check_tool_finds_the_true_way_of_a_row_turned_half_round(tmp_path) -> None:
     import cv2
 
-    from tools.facing_check import data_row, main, turns_row
+    from tools.facing_check import data_row, main, real_row, turns_row
 
     image, boxes, tiles = hand_photo()
     image, boxes = turned(image, boxes, 2)  # laid left to right by the winner, seen from across the table
@@ -171,6 +171,12 @@ def test_the_check_tool_finds_the_true_way_of_a_row_turned_half_round(tmp_path) 
     assert turns_row(tmp_path).endswith("1 photos; the same reading as taken, at 180° and at 90° in 1; "
                                         "炮 total right in 1 as taken, 2 of 2 turned")
     assert "at 180° and at 90° in 0;" in turns_row(tmp_path, tops=False)  # the boxes alone read it backwards once
+    (tmp_path / "labels").mkdir()
+    h, w = image.shape[:2]
+    (tmp_path / "labels" / "p.txt").write_text("".join(
+        f"{c} {(b[0] + b[2]) / 2 / w} {(b[1] + b[3]) / 2 / h} {(b[2] - b[0]) / w} {(b[3] - b[1]) / h}\n"
+        for c, b in zip(tiles, boxes, strict=True)))
+    assert real_row(tmp_path).endswith("1 photos of a hand's worth of faces; read the other way round in 1: p")
     with pytest.raises(SystemExit) as said:
         main([])
     assert said.value.code == 2
