@@ -85,21 +85,31 @@ def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, hand: Sequence
 
 def fa_with_other_tiles(det: Detections, roles: list[str], hand: Sequence[int], left_out: Sequence[int],
                         problems: list[str]) -> int:
-    """Bonus 发 that lie with tiles left out of the hand, not with the hand: no other 发 beside it, further than
-    ``LONE_NEAR`` tile sizes from every tile of the hand, and within ``BY_OTHERS`` of a tile left out (a second
-    hand in the photo, whose 发 was counted to this one's). They go back to 'loose'; returns how many."""
+    """Bonus 发 that lie with tiles left out of the hand, not with the hand: a 发, or 发 lying side by side, all
+    further than ``LONE_NEAR`` tile sizes from every tile of the hand, and within ``BY_OTHERS`` of a tile left out
+    (a second hand in the photo, whose 发 were counted to this one's). They go back to 'loose'; returns how many."""
     fa = [i for i, role in enumerate(roles) if role == "fa"]
     if not fa or not hand or not left_out:
         return 0
     centers, size = _centres_and_sizes(det)
-    theirs = [i for i in fa if not any(_within(centers, size, i, j, FA_TOUCH) for j in fa if j != i)
-              and not any(_within(centers, size, i, j, LONE_NEAR) for j in hand)
-              and any(_within(centers, size, i, j, BY_OTHERS) for j in left_out)]
+    theirs = [i for group in _side_by_side(fa, centers, size)
+              if not any(_within(centers, size, i, j, LONE_NEAR) for i in group for j in hand)
+              and any(_within(centers, size, i, j, BY_OTHERS) for i in group for j in left_out)
+              for i in group]
     for i in theirs:
         roles[i] = "loose"
     if theirs:
         problems.append(f"{len(theirs)} 发 lying with tiles away from the hand ignored")
     return len(theirs)
+
+
+def _side_by_side(idx: Sequence[int], centers: np.ndarray, size: np.ndarray) -> list[list[int]]:
+    """The tiles ``idx`` in groups, each a chain of tiles lying within ``FA_TOUCH`` of one another."""
+    groups: list[list[int]] = []
+    for i in idx:
+        touching = [g for g in groups if any(_within(centers, size, i, j, FA_TOUCH) for j in g)]
+        groups = [g for g in groups if g not in touching] + [[j for g in touching for j in g] + [i]]
+    return groups
 
 
 def misread_fa(det: Detections, roles: tuple[str, ...] | list[str]) -> list[int]:

@@ -174,20 +174,24 @@ def test_row_of_tiles_behind_a_complete_hand_is_left_out(faces, win_apart):
 
 
 # A second hand in the photo, 10 tiles in a row of their own 6 tile sizes before this one, its 发 laid at its end:
-# that 发 was counted to this hand (a QA photo of two hands, session 70). One laid before this hand stays its own.
-@pytest.mark.parametrize("fa_at,fa,theirs", [
-    pytest.param((300 + 10 * 46 + 30, 620), 0, 1, id="at-the-other-rows-end"),
-    pytest.param((250, 620), 0, 1, id="before-the-other-rows-start"),
-    pytest.param((300, 400), 1, 0, id="before-this-hand"),
+# those 发 were counted to this hand (QA photos of two hands, sessions 70 and 71: one 发, then two side by side).
+# 发 laid before this hand stay its own.
+@pytest.mark.parametrize("fa_at,n,fa,theirs", [
+    pytest.param((300 + 10 * 46 + 30, 620), 1, 0, 1, id="at-the-other-rows-end"),
+    pytest.param((250, 620), 1, 0, 1, id="before-the-other-rows-start"),
+    pytest.param((300 + 10 * 46 + 30, 620), 2, 0, 2, id="two-side-by-side-at-the-other-rows-end"),
+    pytest.param((300 + 10 * 46 + 30, 620), 3, 0, 3, id="three-side-by-side-at-the-other-rows-end"),
+    pytest.param((300, 400), 1, 1, 0, id="before-this-hand"),
+    pytest.param((300, 400), 2, 2, 0, id="two-before-this-hand"),
 ])
-def test_a_fa_lying_with_another_hands_row_is_not_this_hands(fa_at, fa, theirs):
+def test_fa_lying_with_another_hands_row_are_not_this_hands(fa_at, n, fa, theirs):
     layout = hand_layout(HAND, WIN, size=60, center=(640, 300))
     other = [t.index for t in parse_tiles("1357m2468p19s")]
-    boxes = tile_row(300, 620, len(other)) + fa_boxes(*fa_at, 1)
-    reading = group(with_tiles(layout.detections, boxes, other + [FA]))
+    boxes = tile_row(300, 620, len(other)) + fa_boxes(*fa_at, n)
+    reading = group(with_tiles(layout.detections, boxes, other + [FA] * n))
     assert is_legal_reading(reading) and sorted(reading.tiles) == sorted(layout_tiles(layout))
-    assert reading.fa == fa and reading.roles[-1] == ("loose" if theirs else "fa")
-    assert ("1 发 lying with tiles away from the hand ignored" in reading.problems) is bool(theirs)
+    assert reading.fa == fa and reading.roles[-n:] == ("loose" if theirs else "fa",) * n
+    assert (f"{theirs} 发 lying with tiles away from the hand ignored" in reading.problems) is bool(theirs)
 
 
 # A tile of the standing row read (or corrected on the page) as 发, the bonus 发 laid in line before the row (as in
