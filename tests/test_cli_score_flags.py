@@ -98,6 +98,10 @@ def test_a_payers_fa_may_be_written_with_spaces() -> None:
     # --json's value is a file; a bare --json (no value) prints JSON: '' is neither
     pytest.param(["--json", ""], "--json is empty: expected a file or folder, got ''", id="json-empty"),
     pytest.param(["--json="], "--json is empty: expected a file or folder, got ''", id="json-equals-empty"),
+    # an empty --bloom was taken for one not given, then named with two spaces ("--bloom  says which kong...")
+    pytest.param(["--bloom", ""], "--bloom is empty: expected a value, got ''", id="bloom-empty"),
+    pytest.param(["--bloom", " "], "--bloom is empty: expected a value, got ' '", id="bloom-blank"),
+    pytest.param(["--win", " "], "--win is empty: expected a value, got ' '", id="win-blank"),
 ])
 def test_an_empty_value_is_refused_in_one_line(capsys, argv, said) -> None:
     code, out, err = run(["score", "--hand", HAND, *argv], capsys)

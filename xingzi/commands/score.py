@@ -326,10 +326,11 @@ SITUATION_FLAGS: tuple[tuple[str, str, Any], ...] = (
 
 def _check_mode(args: argparse.Namespace) -> None:
     """A photo, --hand or --json FILE: flags of another mode are refused rather than left unread."""
-    empty = [flag for name, flag in (("photo", "the photo's path"), ("hand", "--hand"), ("win", "--win"))
-             if getattr(args, name, None) == ""]  # (an empty path option: cli.empty_path)
+    named = (("photo", "the photo's path"), ("hand", "--hand"), ("win", "--win"), ("bloom", "--bloom"))
+    empty = [(flag, value) for name, flag in named  # (an empty path option: cli.empty_path)
+             if isinstance(value := getattr(args, name, None), str) and not value.strip()]
     if empty:  # read as "not given", '' scored another hand or asked for one
-        raise ValueError(f"{empty[0]} is empty: expected a value, got ''")
+        raise ValueError(f"{empty[0][0]} is empty: expected a value, got {empty[0][1]!r}")
     if args.lines and not (args.json and not args.hand and not args.photo):
         raise ValueError("--lines is for reading situations with --json FILE (or - for standard input)")
     if args.photo:
