@@ -350,11 +350,12 @@ def end_gap(order: list[int], along: np.ndarray, scale: np.ndarray) -> int | Non
 
 def likely_end(order: list[int], along: np.ndarray, scale: np.ndarray) -> int:
     """The end tile of a row standing further from its neighbour than the row's spacing predicts:
-    where a drawn tile set down a little apart would be. Ties (within END_TIE) go to the last tile."""
+    where a drawn tile set down a little apart would be. Ties (within END_TIE, or within the row's own scatter of
+    steps: a difference the boxes' jitter makes) go to the last tile, the right-hand one under the tiles' tops."""
     if len(order) < 4:
         return order[-1]
-    first, last, _ = end_steps(order, along, scale)
-    return order[0] if first > last + END_TIE else order[-1]
+    first, last, scatter = end_steps(order, along, scale)
+    return order[0] if first > last + max(END_TIE, scatter) else order[-1]
 
 
 def joint_boxes(geo: Rows, conf: np.ndarray, cls: np.ndarray) -> list[int]:
