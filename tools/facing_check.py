@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from xingzi.datasets.synth import faces
-from xingzi.vision import rowgeom
+from xingzi.vision import perturb, rowgeom
 from xingzi.vision.bench_truth import context_of, total_right, truth_detections
 from xingzi.vision.detections import Detections
 from xingzi.vision.facing import face_up, with_up
@@ -88,15 +88,11 @@ def data_row(root: Path) -> str:
             f"the way read is right in {right}")
 
 
-def turned(image: np.ndarray, det: Detections, quarters: int) -> tuple[np.ndarray, Detections]:
-    """The photo and its boxes turned clockwise by ``quarters`` quarter turns."""
-    boxes = det.xyxy.astype(np.float64)
-    for _ in range(quarters % 4):
-        h = image.shape[0]
-        image = np.ascontiguousarray(np.rot90(image, -1))
-        x0, y0, x1, y1 = boxes.T
-        boxes = np.stack([h - y1, x0, h - y0, x1], axis=1)
-    return image, Detections(boxes.astype(np.float32), det.cls, det.conf)
+def turned(image: np.ndarray, det: Detections, name: str) -> tuple[np.ndarray, Detections]:
+    """The photo and its boxes changed by the perturbation ``name`` (``rot180``, ``rot90``: vision/perturb.py)."""
+    change = perturb.get(name)
+    boxes = change.boxes(det.xyxy.astype(np.float64), image.shape[1], image.shape[0])
+    return change.image(image), Detections(boxes.astype(np.float32), det.cls, det.conf)
 
 
 def turns_row(root: Path, tops: bool = True) -> str:
@@ -108,8 +104,8 @@ def turns_row(root: Path, tops: bool = True) -> str:
             continue
         image, det, context = load_image(images[0]), truth_detections(meta), context_of(meta["situation"])
         readings = []
-        for quarters in (0, 2, 1):
-            picture, boxes = turned(image, det, quarters)
+        for name in ("", "rot180", "rot90"):
+            picture, boxes = turned(image, det, name) if name else (image, det)
             result = analyse(picture, with_up(picture, boxes) if tops else boxes, context)
             readings.append((result.reading.notation, total_right(result, meta)))
         photos += 1

@@ -9,7 +9,7 @@ import pytest
 
 from xingzi.datasets.synth import faces
 from xingzi.engine.notation import parse_tiles
-from xingzi.vision import rowgeom
+from xingzi.vision import perturb, rowgeom
 from xingzi.vision.detections import Detections
 from xingzi.vision.facing import face_up, with_up
 from xingzi.vision.grouping import group
@@ -21,14 +21,12 @@ QUARTERS = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}  # a tile's top, photo
 
 
 def turned(image: np.ndarray, xyxy: np.ndarray, quarters: int) -> tuple[np.ndarray, np.ndarray]:
-    """The photo and its boxes turned clockwise by ``quarters`` quarter turns."""
-    boxes = np.asarray(xyxy, np.float32).reshape(-1, 4)
+    """The photo and its boxes turned clockwise by ``quarters`` quarter turns (vision/perturb.py's rot90)."""
+    boxes = np.asarray(xyxy, np.float64).reshape(-1, 4)
     for _ in range(quarters % 4):
-        h = image.shape[0]
-        image = np.ascontiguousarray(np.rot90(image, -1))
-        x0, y0, x1, y1 = boxes.T
-        boxes = np.stack([h - y1, x0, h - y0, x1], axis=1)
-    return image, boxes
+        boxes = perturb.get("rot90").boxes(boxes, image.shape[1], image.shape[0])
+        image = perturb.get("rot90").image(image)
+    return image, boxes.astype(np.float32)
 
 
 def paste(image: np.ndarray, face_bgra: np.ndarray, x: int, y: int) -> list[float]:
