@@ -6,10 +6,8 @@ total; players lay their bonus 发 in front of their hand, mostly together, whic
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from itertools import combinations
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -58,23 +56,13 @@ def stray_fa(fa_idx: np.ndarray, det: Detections, laid_out: bool, hand: Sequence
     if len(fa_idx) < 2 or not laid_out and len(fa_idx) <= 4:
         return []
     centers, size = _centres_and_sizes(det)
-    label = {int(i): int(i) for i in fa_idx}
-
-    def root(i: int) -> int:
-        while label[i] != i:
-            i = label[i]
-        return i
-
-    for a, b in combinations((int(i) for i in fa_idx), 2):
-        if _within(centers, size, a, b, FA_TOUCH):
-            label[root(a)] = root(b)
-    groups = Counter(root(int(i)) for i in fa_idx)
-    (top, top_n), = groups.most_common(1)
-    tied = sum(1 for n in groups.values() if n == top_n)
-    if laid_out and top_n >= 2 and tied == 1:
-        anchor = centers[[int(i) for i in fa_idx if root(int(i)) == top]].mean(axis=0)
+    groups = sorted(_side_by_side([int(i) for i in fa_idx], centers, size), key=len, reverse=True)
+    top = groups[0]
+    tied = sum(1 for g in groups if len(g) == len(top))
+    if laid_out and len(top) >= 2 and tied == 1:
+        anchor = centers[top].mean(axis=0)
         kept = [int(i) for i in fa_idx
-                if root(int(i)) == top or any(_within(centers, size, int(i), j, LONE_NEAR) for j in hand)]
+                if int(i) in top or any(_within(centers, size, int(i), j, LONE_NEAR) for j in hand)]
     else:
         kept = [int(i) for i in fa_idx]
         anchor = np.median(centers, axis=0)
