@@ -166,6 +166,8 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     out = out or sys.stdout
     context = context_from_args(args)
     load_ruleset(context.ruleset).with_overrides(context.rules)  # a bad --rules or --set: said before any work
+    if (conf := getattr(args, "conf", None)) is not None and not 0 <= conf <= 1:  # (the detector names no option)
+        raise ValueError(f"--conf must be a confidence from 0 to 1, got {conf:g}")
     if getattr(args, "out", None) and Path(args.out).resolve() == Path(args.photo).resolve():
         raise ValueError(f"--out {args.out} is the photo itself: give another file for the annotated copy")
     t = time.perf_counter()

@@ -351,6 +351,21 @@ def test_the_label_command_exits_1_when_a_photo_was_skipped(tmp_path, monkeypatc
     assert (tmp_path / "ds" / "labels" / "a.txt").exists()
 
 
+@pytest.mark.parametrize("flags,message", [
+    pytest.param(["--conf", "3"], "--conf must be a confidence from 0 to 1, got 3", id="conf-over-one"),
+    pytest.param(["--conf", "nan"], "--conf must be a confidence from 0 to 1, got nan", id="conf-nan"),
+    pytest.param(["--imgsz", "33"], "--imgsz must be a multiple of 32 from 32 to 4096, got 33", id="imgsz-off-stride"),
+])
+def test_the_label_command_names_the_option_out_of_range_before_any_work(tmp_path, monkeypatch, capsys, flags,
+                                                                         message):
+    import xingzi.datasets.label as label
+
+    photos = make_photos(tmp_path / "photos", ["a.jpg"])
+    monkeypatch.setattr(label, "detector_predictor", lambda *args: pytest.fail("no detector for a refused option"))
+    assert main(["label", str(photos), "--out", str(tmp_path / "ds"), "--no-progress", *flags]) == 2
+    assert f"xingzi label: error: {message}" in capsys.readouterr().err and not (tmp_path / "ds").exists()
+
+
 def test_a_sample_store_knows_a_photo_by_its_bytes_not_its_size_or_name(tmp_path):
     store = SampleStore(tmp_path / "set")
     first, same_size = b"\xff\xd8first photo\xff\xd9", b"\xff\xd8other photo\xff\xd9"

@@ -160,6 +160,8 @@ def test_rows_whose_names_differ_only_at_their_end_are_printed_whole(dataset, tm
     pytest.param(["--conf", "-1"], "--conf must be in [0, 1], got -1", id="conf-negative"),
     pytest.param(["--iou", "5"], "--iou must be in [0, 1], got 5", id="iou-over-one"),
     pytest.param(["--show-misses", "-1"], "--show-misses must be 0 or more, got -1", id="show-misses-negative"),
+    pytest.param(["--imgsz", "0"], "--imgsz must be a multiple of 32 from 32 to 4096, got 0", id="imgsz-0"),
+    pytest.param(["--imgsz", "500"], "--imgsz must be a multiple of 32 from 32 to 4096, got 500", id="imgsz-off-stride"),
 ])
 def test_out_of_range_settings_are_refused_before_any_work(dataset, tmp_path, capsys, flags, message):
     assert main(["eval", "--data", str(dataset), "--preds", str(tmp_path), "--out", str(tmp_path / "o"), *flags]) == 2

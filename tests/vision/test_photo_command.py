@@ -372,7 +372,7 @@ def test_naming_a_face_down_tile_of_a_kong_showing_its_face_names_the_kong(photo
 def test_a_confidence_out_of_range_is_named_alone(photo, capsys):
     assert main(["score", str(photo), "--conf", "5"]) == 2
     err = capsys.readouterr().err
-    assert "conf must be in [0, 1], got 5" in err and "back_conf" not in err  # no setting the user cannot give
+    assert "error: --conf must be a confidence from 0 to 1, got 5" in err and "back_conf" not in err  # no setting the user cannot give
 
 
 @pytest.mark.parametrize("model", [pytest.param("models/xingzi_yolo11n.pt", id="pytorch-weights"),

@@ -117,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     from xingzi.datasets.errata import errata_for, without_images, without_unusable
     from xingzi.vision import eval_data as evd
     from xingzi.vision import evaluate as ev
+    from xingzi.vision.detector import MAX_IMGSZ
     from xingzi.vision.eval_compare import compare, format_every_row_wrong, format_paired, wrong_in_every_row
     from xingzi.vision.eval_report import (
         check_by,
@@ -130,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("--conf", args.conf), ("--iou", args.iou)):
         if not 0 <= value <= 1:  # said before any work: past 1 nothing is kept, and F1 0 would look like a result
             raise ValueError(f"{flag} must be in [0, 1], got {value:g}")
+    if args.imgsz is not None and (args.imgsz % 32 or not 32 <= args.imgsz <= MAX_IMGSZ):  # (the detector's own message names no option)
+        raise ValueError(f"--imgsz must be a multiple of 32 from 32 to {MAX_IMGSZ}, got {args.imgsz}")
     if args.show_misses is not None and args.show_misses < 0:
         raise ValueError(f"--show-misses must be 0 or more, got {args.show_misses}")
     ds = evd.load_dataset(args.data, args.split)

@@ -64,7 +64,12 @@ def run(args: argparse.Namespace) -> int:
                 print(dropped_note(r.dropped_boxes))
         return 0
     from xingzi.datasets.label import detector_predictor, prelabel_folder
+    from xingzi.vision.detector import MAX_IMGSZ
 
+    if not 0 <= args.conf <= 1:  # said by the option's name (the detector names none)
+        raise ValueError(f"--conf must be a confidence from 0 to 1, got {args.conf:g}")
+    if args.imgsz is not None and (args.imgsz % 32 or not 32 <= args.imgsz <= MAX_IMGSZ):
+        raise ValueError(f"--imgsz must be a multiple of 32 from 32 to {MAX_IMGSZ}, got {args.imgsz}")
     predict = detector_predictor(args.model, args.imgsz, args.conf)
     report = prelabel_folder(args.photos, args.out, predict, overwrite=args.overwrite, link=args.link,
                              show_progress=not args.no_progress, url_prefix=args.url_prefix,
