@@ -104,7 +104,7 @@ def test_the_shipped_detector_reads_the_demo_photo_stretched_fivefold():
     assert found >= 0.8, f"only {found:.0%} of the tiles found in the stretched photo"
 
 
-def test_eval_reads_a_stretched_photo_unless_told_not_to(tmp_path):
+def test_eval_reads_a_stretched_photo_unless_told_not_to(tmp_path, eval_scores_only):
     from xingzi.cli import main
 
     image, _, _ = demo_photo()

@@ -417,7 +417,8 @@ def _three_tiles_above_the_first(truth: np.ndarray, width: int, height: int, til
     [pytest.param("cut", _strip_at_the_right_edge, 0.9, id="strip_cut_by_the_frame"),
      pytest.param("lone", _three_tiles_above_the_first, 0.3, id="doubtful_box_far_from_the_hand")],
 )
-def test_eval_drops_a_box_on_no_tile_unless_told_not_to(tmp_path, monkeypatch, flag, extra_box, extra_conf):
+def test_eval_drops_a_box_on_no_tile_unless_told_not_to(tmp_path, monkeypatch, eval_scores_only, flag, extra_box,
+                                                        extra_conf):
     """``xingzi eval`` scores the detector with the step on; ``--no-<step>`` keeps the box (a row ending in
     ``-no<step>``), and the box, on no label, costs the photo."""
     from demo_photo import demo_photo, write_demo_dataset
@@ -442,7 +443,7 @@ def test_eval_drops_a_box_on_no_tile_unless_told_not_to(tmp_path, monkeypatch, f
     assert exact == {False: 1.0, True: 0.0}
 
 
-def test_eval_reads_a_coloured_blank_as_a_back_unless_told_not_to(tmp_path, monkeypatch):
+def test_eval_reads_a_coloured_blank_as_a_back_unless_told_not_to(tmp_path, monkeypatch, eval_scores_only):
     """The demo photo's two face-down tiles read as 白板 (as backs of an unseen colour were): by their colour
     against the plate they are backs again and the photo is exact; ``--no-backcolour`` leaves them 白板."""
     from demo_photo import demo_photo, write_demo_dataset
@@ -467,7 +468,7 @@ def test_eval_reads_a_coloured_blank_as_a_back_unless_told_not_to(tmp_path, monk
     assert exact == {"": 1.0, "--no-backcolour": 0.0, "--no-balance": 1.0}  # the demo photo is lit white
 
 
-def test_eval_reads_a_grainy_photo_quietened_unless_told_not_to(tmp_path, monkeypatch):
+def test_eval_reads_a_grainy_photo_quietened_unless_told_not_to(tmp_path, monkeypatch, eval_scores_only):
     """A stand-in model that finds the demo photo's tiles only when the grain is gone: under ``--perturb noise``
     the photo is exact with the grain step and empty-handed with ``--no-denoise``."""
     import cv2

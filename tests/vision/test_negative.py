@@ -91,7 +91,7 @@ def test_the_rule_leaves_a_sure_reading_alone():
     assert len(calls) == 1, "a sure reading must not pay for a second model call"
 
 
-def test_eval_reads_the_negative_unless_told_not_to(tmp_path, always_prefer_the_negative):
+def test_eval_reads_the_negative_unless_told_not_to(tmp_path, always_prefer_the_negative, eval_scores_only):
     from xingzi.cli import main
 
     image, _, _ = demo_photo()

@@ -127,7 +127,7 @@ def test_an_unknown_perturbation_names_the_known_ones():
         get("mirror")  # a mirrored 萬 is not a tile: deliberately not offered
 
 
-def test_eval_reads_the_turned_photo_against_turned_truth(tmp_path, capsys):
+def test_eval_reads_the_turned_photo_against_turned_truth(tmp_path, capsys, eval_scores_only):
     from xingzi.cli import main
 
     image, _, _ = demo_photo()

@@ -75,7 +75,7 @@ def test_the_second_opinion_is_averaged_in_only_when_the_reading_is_doubtful(dou
                                atol=1e-3)
 
 
-def test_eval_names_the_second_opinion_in_its_row_and_can_leave_it_out(tmp_path):
+def test_eval_names_the_second_opinion_in_its_row_and_can_leave_it_out(tmp_path, eval_scores_only):
     from xingzi.cli import main
 
     data = write_demo_dataset(tmp_path / "data", demo_photo()[0], "demo.jpg")
@@ -150,7 +150,7 @@ def test_averaged_networks_must_read_one_size():
     np.testing.assert_array_equal(pair(np.zeros((1, 3, 800, 800), np.float32)), np.ones((35, 4)))
 
 
-def test_eval_names_every_second_opinion_and_the_gate_asked_for(tmp_path):
+def test_eval_names_every_second_opinion_and_the_gate_asked_for(tmp_path, eval_scores_only):
     from xingzi.cli import main
 
     data = write_demo_dataset(tmp_path / "data", demo_photo()[0], "demo.jpg")
@@ -163,7 +163,7 @@ def test_eval_names_every_second_opinion_and_the_gate_asked_for(tmp_path):
     assert report["second_paths"] == [str(DEFAULT_SECOND)] * 2 and report["second_doubt"] == 2
 
 
-def test_eval_says_when_a_gate_is_set_but_no_second_opinion_reads(tmp_path, capsys):
+def test_eval_says_when_a_gate_is_set_but_no_second_opinion_reads(tmp_path, capsys, eval_scores_only):
     from xingzi.cli import main
 
     data = write_demo_dataset(tmp_path / "data", demo_photo()[0], "demo.jpg")
