@@ -82,7 +82,7 @@ def place_beside(det: Detections, beside: int, cls: int, shape: tuple[int, ...],
     reading = group(det, ignored)
     role = reading.roles[beside]
     if role == "loose" and int(det.cls[beside]) == BACK_CLASS:  # a concealed kong that lost a face falls apart
-        members = _face_down_run(det, reading, beside)
+        members = face_down_run(det, reading, beside)
     elif role not in GROUPED:
         raise ValueError(f"tile #{beside} is read as {role}: a missed tile is added beside the hand's row, a meld, "
                          "the 发 or face-down tiles, not beside a tile the hand does not count")
@@ -132,7 +132,7 @@ def _joined(reading: HandReading, added: int, role: str, members: list[int]) -> 
     return bool(mine & set(members))
 
 
-def _face_down_run(det: Detections, reading: HandReading, beside: int) -> list[int]:
+def face_down_run(det: Detections, reading: HandReading, beside: int) -> list[int]:
     """Tile ``beside`` and the face-down tiles the hand does not count reached from it one after another, touching or
     a tile's hole apart (where a face was), and the faces so reached from them (a concealed kong's other face, now
     read in the row)."""

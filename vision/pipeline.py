@@ -187,7 +187,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     if win_index is not None:
         reading = mark_win(reading, int(win_index))
     reading = hint_photo_size(hint_cut_hand(reading, image.shape), image.shape)
-    diagnosis = diagnose(reading)
+    diagnosis = diagnose(reading, shape=image.shape)
     keep = frozenset(int(i) for i in (*fixed, *ignored)) | (frozenset() if win_index is None else {int(win_index)})
     repair = None if as_read or claimed or released else likeliest(diagnosis, keep)  # a regrouping drops claims
     timings["group"] = time.perf_counter() - t

@@ -3,7 +3,8 @@
 Nearest means cheapest in the detector's own terms: with per-class probabilities, swapping a
 tile for its second choice costs log(p_first / p_second); without them, a less confident tile
 is cheaper to change. Three kinds of edit are tried: read one tile as another (also two, with
-probabilities), add the one tile the detector missed, or drop one tile seen too many.
+probabilities), add the one tile the detector missed (a face, or a concealed kong's face-down tile
+where the photo's size is known), or drop one tile seen too many.
 The search is bounded (at most MAX_REGROUPS groupings, cheapest edits first) so that an
 illegal reading costs a few hundred ms at most rather than seconds.
 """
@@ -25,10 +26,16 @@ from xingzi.engine.tiles import BACK_CLASS, TILES, Tile, tile_counts
 from .detections import Detections
 from .grouping import SET_ASIDE, HandReading, group
 from .handcheck import count_problems, is_legal
+from .missed import face_down_run, place_beside
+from .usermarks import add_tiles
 
 TOP_ALTERNATIVES = 3  # second choices tried per detection
 MIN_PROB = 0.01  # second choices below this are not worth offering
 ADD_COST = 2.0  # a tile the detector missed altogether is an unlikely error
+# A face-down tile lost from a concealed kong (hidden behind its neighbour, or one box over two alike) leaves
+# face-down tiles lying uncounted: the lost tile explains them, so it is likelier than any face missed.
+ADD_BACK_COST = 1.5
+BACK_RUNS = 2  # runs of uncounted face-down tiles a lost one is looked for beside (each ~13 groupings)
 PAIR_POOL = 16  # pairs of misreads are drawn from this many likeliest single ones
 MAX_REGROUPS = 30  # grouping again costs ~30 ms on two cores: the search stops after this many (docs/pipeline.md)
 COST_MARGIN = math.log(20)  # edits 20x less likely than the best legal reading found are not tried
@@ -48,10 +55,12 @@ class Change:
     old: Tile | None
     new: Tile | None
     drop: bool = False
+    beside: int | None = None  # a missed tile: the detection it was found missing beside, where that is known
 
     def __str__(self) -> str:
         if self.detection is None:
-            return f"add a missed {self.new}"
+            return f"add a missed {self.new or 'face-down tile'}" + ("" if self.beside is None else
+                                                                      f" beside tile #{self.beside}")
         if self.drop:
             return f"drop tile #{self.detection} ({self.old or 'face down'})"
         return f"read tile #{self.detection} {self.old or 'face down'} as {self.new or 'face down'}"
@@ -93,12 +102,14 @@ def explain(reading: HandReading) -> tuple[str, ...]:
     return tuple(reasons)
 
 
-def diagnose(reading: HandReading, limit: int = 5, max_regroups: int = MAX_REGROUPS) -> Diagnosis:
+def diagnose(reading: HandReading, limit: int = 5, max_regroups: int = MAX_REGROUPS,
+             shape: tuple[int, ...] | None = None) -> Diagnosis:
     """Reasons, and up to ``limit`` legal readings near this one, cheapest first.
 
     Candidate edits are tried in order of cost; grouping again (tens of ms) is spent only on
     edits that can give a hand, at most ``max_regroups`` times, and none once the edits left
-    cost COST_MARGIN more than the best legal reading found.
+    cost COST_MARGIN more than the best legal reading found. ``shape``: the photo's, where it is
+    known; a face-down tile lost from a concealed kong is then looked for too (:func:`_missed_back`).
     """
     if max_regroups < 0:
         raise ValueError(f"max_regroups must be >= 0, got {max_regroups}")
@@ -113,7 +124,7 @@ def diagnose(reading: HandReading, limit: int = 5, max_regroups: int = MAX_REGRO
     # Two misreads at once are priced as the sum of the two and tried in the same cheapest-first order as the
     # single edits: a pair likelier than any single legal edit must not wait for the singles to fail.
     search.run([(c, ((i, k),)) for c, i, k in singles] + _hand_edits(reading) + _pair_edits(singles))
-    for s in _missed_tile(reading):
+    for s in _missed_tile(reading) + ([] if shape is None else _missed_back(reading, shape)):
         search.keep(s)
     return Diagnosis(False, reasons, search.ranked())
 
@@ -213,6 +224,33 @@ def _missed_tile(r: HandReading) -> list[Suggestion]:
         new = TILES[idx]
         win = r.win_tile if r.win_tile is not None else new
         out.append(Suggestion((Change(None, None, new),), tuple(r.tiles) + (new,), win, r.melds, r.fa, ADD_COST))
+    return out
+
+
+def _missed_back(r: HandReading, shape: tuple[int, ...]) -> list[Suggestion]:
+    """A concealed kong that lost a face-down tile falls apart: its other face-down tiles lie uncounted and its
+    faces read as strays or in the row. A face-down tile is added beside each run of uncounted ones, where the
+    page's "+" would place it (``missed.place_beside``), and kept when the hand then reads legal."""
+    det = r.detections
+    ignored = [i for i, role in enumerate(r.roles) if role == "ignored"]
+    out: list[Suggestion] = []
+    looked: set[int] = set()
+    runs = 0
+    for i in np.flatnonzero(np.asarray(det.cls) == BACK_CLASS).tolist():
+        if r.roles[i] != "loose" or i in looked:
+            continue
+        if runs == BACK_RUNS:
+            break
+        runs += 1
+        looked.update(face_down_run(det, r, i))
+        try:
+            box = place_beside(det, i, BACK_CLASS, shape, ignored)
+        except ValueError:  # no place reads it in the hand
+            continue
+        new = group(add_tiles(det, [(BACK_CLASS, box)], shape), ignored)
+        if new.win_tile is not None and not explain(new):
+            out.append(Suggestion((Change(None, None, None, beside=i),), new.tiles, new.win_tile, new.melds, new.fa,
+                                  ADD_BACK_COST, new))
     return out
 
 

@@ -9,11 +9,11 @@ import pytest
 
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.notation import parse_tiles
-from xingzi.engine.tiles import Tile
+from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
-from xingzi.vision.repair import MAX_REGROUPS, Change, diagnose, explain, is_legal
+from xingzi.vision.repair import ADD_COST, MAX_REGROUPS, Change, diagnose, explain, is_legal
 
 
 def misreads(layout, edits, p_shown=0.6):
@@ -106,6 +106,8 @@ def test_extra_tile_offers_to_drop_it():
         pytest.param(Change(10, Tile.S3, Tile.S2), "read tile #10 3s as 2s", id="read-as-another-face"),
         pytest.param(Change(4, None, Tile.ZHONG), "read tile #4 face down as 中", id="read-a-back-as-a-face"),
         pytest.param(Change(None, None, Tile.S2), "add a missed 2s", id="add-a-missed-tile"),
+        pytest.param(Change(None, None, None, beside=7), "add a missed face-down tile beside tile #7",
+                     id="add-a-missed-back-beside"),
     ],
 )
 def test_each_change_says_what_it_does(change, text):
@@ -389,3 +391,43 @@ def test_more_legal_readings_than_the_limit_are_cut_to_the_cheapest(limit):
     assert len(suggestions) == limit
     assert [(c.detection, c.new) for c in suggestions[0].changes] == [(0, Tile.P3), (11, Tile.P9)]
     assert [s.cost for s in suggestions] == sorted(s.cost for s in suggestions)
+
+
+SHAPE = (960, 1280, 3)
+
+
+def _without(det: Detections, i: int) -> Detections:
+    return det.subset(np.arange(len(det)) != i)
+
+
+@pytest.mark.parametrize("shown", ["FDDF", "DFFD", "FDDD", "DDDF"])
+@pytest.mark.parametrize("layout", [dict(), dict(angle=180.0), dict(angle=25.0, perspective=0.3), dict(melds_row=1)],
+                         ids=["row", "upside-down", "turned-slanted", "second-row"])
+def test_a_concealed_kong_that_lost_a_face_down_tile_is_read_with_it_added(shown, layout):
+    """One face-down tile of a concealed kong not found (hidden behind its neighbour, or one box over two alike): the
+    kong falls apart, its other face-down tiles lie uncounted. With the photo's size known the repair adds one beside
+    them, likelier than any face missed, and the hand reads as laid; without it, the repair cannot place one."""
+    full = group(hand_layout("123m456m5p789s", "5p", melds=("concealed_kong 9p",), kong_shown=shown, size=70,
+                             **layout).detections)
+    backs = [i for i, r in enumerate(full.roles) if r == "concealed_kong" and full.detections.cls[i] == BACK_CLASS]
+    for lost in backs:
+        broken = group(_without(full.detections, lost))
+        assert "concealed_kong" not in broken.roles and explain(broken)
+        best = diagnose(broken, shape=SHAPE).suggestions[0]
+        assert best.changes == (Change(None, None, None, beside=best.changes[0].beside),), (lost, best.text)
+        assert broken.roles[best.changes[0].beside] == "loose" and best.cost < ADD_COST
+        assert (best.tiles, best.win_tile, best.melds) == (full.tiles, full.win_tile, full.melds), lost
+        assert not any(c.detection is None and c.new is None for s in diagnose(broken).suggestions for c in s.changes)
+
+
+def test_a_face_down_tile_lying_alone_is_not_made_a_kong_of_a_hand_short_of_a_face():
+    """A hand a face short, and a face-down tile alone on the table (the wall's, another player's): no face-down tile
+    added beside it makes a hand, so the faces that complete the hand are offered, as without it."""
+    det = _without(hand_layout("123m456m789p12s55p", "3s", size=70).detections, 0)
+    stray = Detections(np.vstack([det.xyxy, [[20, 20, 72, 90]]]).astype(np.float32), np.append(det.cls, BACK_CLASS),
+                       np.append(det.conf, np.float32(0.9)))
+    reading = group(stray)
+    assert reading.roles[-1] == "loose"
+    offered = diagnose(reading, shape=SHAPE).suggestions
+    assert offered and all(c.new is not None for s in offered for c in s.changes)
+    assert [s.text for s in offered] == [s.text for s in diagnose(reading).suggestions]

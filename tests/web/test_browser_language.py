@@ -120,3 +120,16 @@ def test_in_english_the_hands_notation_writes_every_dragon_as_mpsz_notation(serv
         assert _seen(page, "#notation") == "234m5p678s 5p | kong 9p | concealed_kong 7z"
         page.select_option("#lang", "zh")
         assert _seen(page, "#notation") == "234m5p678s 5p | 明杠 9p | 暗杠 中"
+
+
+def test_a_suggestions_changes_are_said_in_the_faces_chinese_names(server):
+    """补上 a missed face or a missed face-down tile (no index: nothing to read again), 背面→五万 a face-down tile read
+    as a face, 去掉 a box dropped; a face-down tile is 背面, never "null"."""
+    changes = [{"index": None, "old": None, "new": None, "drop": False},
+               {"index": None, "old": None, "new": "5m", "drop": False},
+               {"index": 3, "old": None, "new": "5m", "drop": False},
+               {"index": 4, "old": "6m", "new": "5m", "drop": False},
+               {"index": 5, "old": None, "new": None, "drop": True}]
+    with opened(server) as page:
+        said = page.evaluate("(changes) => faceChanges(changes)", changes)
+    assert said == "补上 背面，补上 五万，背面→五万，六万→五万，去掉 背面"

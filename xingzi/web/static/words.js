@@ -51,10 +51,11 @@ function setsPhrase(sets) {
   return T(text, plainEn(text), text);
 }
 
-// A suggestion's changes in the faces' Chinese names: 七万→六万, 去掉 九条 (a box on no tile dropped), 补上 五万.
+// A suggestion's changes in the faces' Chinese names: 七万→六万, 去掉 九条 (a box on no tile dropped), 补上 五万
+// (a missed tile: no index), 背面→五万 (null: face down).
 function faceChanges(changes) {
-  const zh = (symbol) => (state.faces.find((f) => f.symbol === symbol) || { zh: symbol }).zh;
-  return changes.map((c) => (c.drop ? "去掉 " + zh(c.old) : c.old === null ? "补上 " + zh(c.new)
+  const zh = (symbol) => (symbol === null ? "背面" : (state.faces.find((f) => f.symbol === symbol) || { zh: symbol }).zh);
+  return changes.map((c) => (c.drop ? "去掉 " + zh(c.old) : c.index === null ? "补上 " + zh(c.new)
     : zh(c.old) + "→" + zh(c.new))).join("，");
 }
 
