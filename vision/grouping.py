@@ -24,7 +24,7 @@ from xingzi.engine.tiles import BACK_CLASS, Tile
 from . import meldfind, rowgeom
 from .bonusfa import bonus_fa, fa_with_other_tiles, with_misread_fa
 from .detections import Detections, check_tile_index
-from .handcheck import count_problems, count_word, is_legal
+from .handcheck import count_problems, count_word, fifth_copy, is_legal
 from .lone import LONE_CONF
 from .meldfind import FACELESS_KONG, _main_segment, _take_melds, order_melds, row_kongs
 
@@ -278,9 +278,9 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     meld_tiles = [j for j, m in enumerate(meld_of) if m >= 0]
     for p in sorted(apart, key=lambda p: min(rowgeom.distance(i, main_seg, centers) for i in p)):
         kongs = sum(1 for c in Counter(cls[concealed + p].tolist()).values() if c == 4)  # a tile more each
-        if (neat and float(detections.conf[p].max()) < LONE_CONF
+        if (neat and (float(detections.conf[p].max()) < LONE_CONF or fifth_copy(cls[concealed + p + meld_tiles]))
                 and min(rowgeom.distance(i, main_seg + concealed + meld_tiles, centers) for i in p) > reach):
-            strays += len(p)  # none of it read surely, out of the hand's reach: the heap, whatever it would make
+            strays += len(p)  # none of it read surely, or a face a fifth time, out of the hand's reach: the heap
         elif knobs.trays or len(p) - kongs <= need - len(concealed):
             concealed += p
         else:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.shapes import is_complete
-from xingzi.engine.tiles import Tile, tile_counts
+from xingzi.engine.tiles import BACK_CLASS, Tile, tile_counts
 
 # The tile-count fact, written by count_problems and read back by short_of_tiles: one text for both.
 COUNT_MESSAGE = "{total} tiles (a winning hand has 14, plus one per kong: {need} here)"
@@ -47,6 +47,11 @@ def count_problems(tiles: tuple[Tile, ...], melds: list[Meld] | tuple[Meld, ...]
         if c > 4:
             out.append(f"{count_word(c)} {tile.symbol} (only four of each tile exist)")
     return out
+
+
+def fifth_copy(classes: Iterable[int]) -> bool:
+    """Whether detections' classes (face-down tiles aside) hold a face more than four times: no hand can."""
+    return any(c > 4 for k, c in Counter(int(k) for k in classes).items() if k != BACK_CLASS)
 
 
 def short_of_tiles(problems: Iterable[str]) -> bool:

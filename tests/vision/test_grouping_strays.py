@@ -354,6 +354,24 @@ def test_a_run_of_the_heap_read_with_doubt_does_not_fill_a_short_hand(below, con
     assert reading.roles[len(det):] == (("concealed",) * 2 if joined else ("loose",) * 2)
 
 
+# A row of 12 (123m456m555p9s, the winning 9s apart), two tiles short, and a run of three read surely five tile
+# sizes in front of it: too many to fill the hand, so taken in only as a tray's line when nothing reads a hand. A run
+# that would give the hand a fifth 5p (a real photo turned a quarter: five of the wall's backs read as 白 beside a
+# hand with two) is the heap's.
+@pytest.mark.parametrize("faces,joined", [
+    pytest.param("5p5p1s", False, id="a-fifth-copy-is-not-the-hands"),
+    pytest.param("1s2s7s", True, id="no-fifth-copy-joins-as-a-trays-line"),
+])
+def test_a_far_run_that_would_give_a_face_a_fifth_time_stays_out(faces, joined):
+    layout = hand_layout("123m456m555p9s", "9s", size=60, center=(640, 300))
+    det = layout.detections
+    x0, y0, x1, y1 = det.xyxy[3]
+    run = [[x0 + k * 46, y0 + 260, x0 + k * 46 + 45, y1 + 260] for k in range(3)]
+    reading = group(with_tiles(det, run, [t.index for t in parse_tiles(faces)]))
+    assert reading.roles[len(det):] == (("concealed",) * 3 if joined else ("loose",) * 3), reading.problems
+    assert not any("(only four of each tile exist)" in p for p in reading.problems)
+
+
 def test_tile_off_the_line_of_a_full_row_stays_out_even_when_the_row_is_no_hand():
     # 14 tiles stand in the row (12s 9s: no winning hand, a face misread); a tile lies in front of
     # its middle, off its line. It is a stray: the 14 are handed on to the repair, not 15.
