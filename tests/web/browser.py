@@ -3,6 +3,11 @@ app with a fixed detector, and the page opened at a phone's size.
 
 Uses /usr/bin/chromium (Debian's ``chromium`` package). Where it is missing and we are root
 with apt-get, the browser is installed; a test skips, saying why, only where no browser can be had.
+
+One Playwright and one Chromium serve the tests of a process in turn, each page in a fresh context of its own
+(its own storage, cache and clock: what a browser of its own would give it), so that no test pays for starting
+them. Playwright's sync API keeps an asyncio loop running in the thread while it is started, so it is stopped
+(:func:`stop_shared`, tests/web/conftest.py) before any test other than those of the test_browser*.py files.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import shutil
 import subprocess
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from web_helpers import FakeDetector, jpeg_bytes
@@ -43,6 +49,40 @@ def chromium_or_skip() -> str:
     return path
 
 
+_shared: dict[str, Any] = {}  # "playwright" (started) and "browser" (launched) while tests share them
+
+
+def shared_playwright():
+    """This process's started Playwright (sync API), started on first use."""
+    if "playwright" not in _shared:
+        from playwright.sync_api import sync_playwright
+
+        _shared["playwright"] = sync_playwright().start()
+    return _shared["playwright"]
+
+
+def shared_chromium():
+    """This process's headless Chromium, launched on first use (again if it went away)."""
+    browser = _shared.get("browser")
+    if browser is None or not browser.is_connected():
+        executable = chromium_or_skip()
+        browser = shared_playwright().chromium.launch(executable_path=executable,
+                                                       args=["--no-sandbox", "--disable-gpu"])
+        _shared["browser"] = browser
+    return browser
+
+
+def stop_shared() -> None:
+    """Close the shared Chromium and stop Playwright (its asyncio loop with it), if they were started."""
+    browser, playwright = _shared.pop("browser", None), _shared.pop("playwright", None)
+    try:
+        if browser is not None and browser.is_connected():
+            browser.close()
+    finally:
+        if playwright is not None:
+            playwright.stop()
+
+
 def serve_with(detector, **options):
     url, srv, thread = start_server(detector, **options)
     yield url
@@ -57,19 +97,17 @@ def serve(detections):
 @contextmanager
 def opened(url: str, timezone: str | None = None):
     """A phone-sized page of ``url`` in headless Chromium (its clock in ``timezone`` if given); yields the page."""
-    executable = chromium_or_skip()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1,
-                                    timezone_id=timezone)
-            page.goto(url)
-            expect(page.locator("#faces button")).to_have_count(31)
-            yield page
-        finally:
-            browser.close()
+    context = shared_chromium().new_context(viewport={"width": 412, "height": 915}, device_scale_factor=1,
+                                            timezone_id=timezone)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        expect(page.locator("#faces button")).to_have_count(31)
+        yield page
+    finally:
+        context.close()
 
 
 @contextmanager
@@ -92,17 +130,14 @@ def read_photo(page, name: str = "hand.jpg") -> None:
 @contextmanager
 def on_phone(url: str, width: int = 360, height: int = 740):
     """:func:`opened` as a small touch phone at 2×: the page at the width where things get cut off or too small."""
-    executable = chromium_or_skip()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=2,
-                                          has_touch=True, is_mobile=True)
-            page = context.new_page()
-            page.goto(url)
-            expect(page.locator("#faces button")).to_have_count(31)
-            yield page
-        finally:
-            browser.close()
+    context = shared_chromium().new_context(viewport={"width": width, "height": height}, device_scale_factor=2,
+                                            has_touch=True, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        expect(page.locator("#faces button")).to_have_count(31)
+        yield page
+    finally:
+        context.close()

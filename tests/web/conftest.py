@@ -4,7 +4,7 @@ for each kind of photo the browser tests read, one per test module."""
 from __future__ import annotations
 
 import pytest
-from browser import serve, serve_with
+from browser import serve, serve_with, stop_shared
 from web_helpers import (
     FakeDetector,
     extra_box_detections,
@@ -88,3 +88,10 @@ def server_collecting(tmp_path_factory):
     for url in serve_with(FakeDetector(layout_detections()), collect=folder):
         yield url, folder
 
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """The browser tests share one Playwright and Chromium (browser.py); they are stopped as soon as the next test
+    is not one of theirs, for Playwright's sync API keeps an asyncio loop running in this thread."""
+    if nextitem is None or not nextitem.path.name.startswith("test_browser"):
+        stop_shared()

@@ -404,8 +404,8 @@ def _heic() -> bytes:
 
 
 @pytest.mark.parametrize("name,mime,make,seen,sent_as", [
-    pytest.param("big.png", "image/png", lambda: _big_png(4000, 3000), (1200, 1600, 3), "image/jpeg",
-                 id="36MB-png-shrunk"),  # the server refuses uploads over 12 MB: this one came shrunk
+    pytest.param("big.png", "image/png", lambda: _big_png(2560, 1920), (1200, 1600, 3), "image/jpeg",
+                 id="15MB-png-shrunk"),  # the server refuses uploads over 12 MB: this one came shrunk
     pytest.param("turned.jpg", "image/jpeg", _turned_jpeg, (1600, 1200, 3), "image/jpeg",
                  id="exif-turned-jpeg-stays-portrait"),
     pytest.param("IMG_0001.HEIC", "image/heic", _heic, (480, 640, 3), "image/heic",
@@ -414,8 +414,11 @@ def _heic() -> bytes:
 def test_the_page_shrinks_large_photos_before_uploading_them(server_recording, name, mime, make, seen, sent_as):
     from playwright.sync_api import expect
 
+    from xingzi.web.app import MAX_UPLOAD
+
     url, detector = server_recording
     data = make()
+    assert (len(data) > MAX_UPLOAD) == (name == "big.png")  # sent as it is, the big one would be refused
     types = []
     with opened(url) as page:
         page.on("request", lambda r: types.append(r.headers.get("content-type")) if "/api/read" in r.url else None)

@@ -15,7 +15,7 @@ import re
 from contextlib import contextmanager
 
 import pytest
-from browser import chromium_or_skip, uploaded
+from browser import chromium_or_skip, shared_playwright, uploaded
 from web_helpers import jpeg_bytes
 
 from xingzi.engine.tiles import Tile
@@ -28,23 +28,22 @@ LANGS = [pytest.param("both", id="both"), pytest.param("zh", id="chinese"), pyte
 def large_text(tmp_path, url: str, width: int, height: int, size: int = LARGEST):
     """The page at a touch phone's size (2×), its browser's text size set to ``size`` px; yields the page."""
     executable = chromium_or_skip()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     profile = tmp_path / "profile"
     (profile / "Default").mkdir(parents=True)
     prefs = {"webkit": {"webprefs": {"default_font_size": size, "default_fixed_font_size": size * 13 // 16}}}
     (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(profile), executable_path=executable, args=["--no-sandbox", "--disable-gpu"],
-            viewport={"width": width, "height": height}, device_scale_factor=2, has_touch=True, is_mobile=True)
-        try:
-            page = context.pages[0] if context.pages else context.new_page()
-            page.goto(url)
-            expect(page.locator("#faces button")).to_have_count(31)
-            yield page
-        finally:
-            context.close()
+    context = shared_playwright().chromium.launch_persistent_context(  # a browser of its own, on this profile
+        str(profile), executable_path=executable, args=["--no-sandbox", "--disable-gpu"],
+        viewport={"width": width, "height": height}, device_scale_factor=2, has_touch=True, is_mobile=True)
+    try:
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(url)
+        expect(page.locator("#faces button")).to_have_count(31)
+        yield page
+    finally:
+        context.close()
 
 
 def _read(page, lang: str = "both") -> None:
