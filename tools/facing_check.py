@@ -1,7 +1,7 @@
 """How well the 萬 faces tell which way a row reads (vision/facing.py), measured two ways.
 
-``--styles``: every 萬 face of each art style, flat on a table at the four quarter turns: does its red-to-ink way
-point to the tile's top? ``--data DIR`` (a ``xingzi synth`` set): for each photo laid out in rows, the concealed
+``--styles``: every 萬 face of each art style (and each face of facing.SHAPE_SIGN), flat on a table at the four
+quarter turns: does its way point to the tile's top? ``--data DIR`` (a ``xingzi synth`` set): for each photo laid out in rows, the concealed
 row's true reading way is the way its tiles were laid (the meta's order); the way the faces of the true boxes
 choose (rowgeom.reading_way) is compared with it, as is the usual way boxes alone give (rightwards/downwards).
 ``--turns DIR``: each photo of the set read from its true boxes as taken, turned 180° and turned 90°: how many read
@@ -27,7 +27,7 @@ from xingzi.datasets.synth import faces
 from xingzi.vision import perturb, rowgeom
 from xingzi.vision.bench_truth import context_of, total_right, truth_detections
 from xingzi.vision.detections import Detections
-from xingzi.vision.facing import face_up, with_up
+from xingzi.vision.facing import MAN_CLASSES, SHAPE_SIGN, face_up, with_up
 from xingzi.vision.grouping import group
 from xingzi.vision.photo import load_image
 from xingzi.vision.pipeline import analyse
@@ -42,7 +42,7 @@ def style_rows() -> list[str]:
     out = []
     for face_set in sets:
         right = wrong = untold = 0
-        for index in range(9):
+        for index in [*range(MAN_CLASSES), *SHAPE_SIGN]:
             face = face_set.face(index, 120)
             alpha = face[..., 3:4].astype(np.float32) / 255
             image = np.full((face.shape[0] + 40, face.shape[1] + 40, 3), TABLE, np.uint8)
@@ -59,7 +59,8 @@ def style_rows() -> list[str]:
                     right += 1
                 else:
                     wrong += 1
-        out.append(f"{face_set.name:24s} right {right:2d}  wrong {wrong:2d}  untold {untold:2d}  (9 faces × 4 turns)")
+        out.append(f"{face_set.name:24s} right {right:2d}  wrong {wrong:2d}  untold {untold:2d}  "
+                   f"({MAN_CLASSES + len(SHAPE_SIGN)} faces × 4 turns)")
     return out
 
 

@@ -9,11 +9,13 @@ import pytest
 
 from xingzi.datasets.synth import faces
 from xingzi.engine.notation import parse_tiles
-from xingzi.vision import perturb, rowgeom
+from xingzi.engine.tiles import Tile
+from xingzi.vision import facing, perturb, rowgeom
 from xingzi.vision.detections import Detections
 from xingzi.vision.facing import face_up, with_up
 from xingzi.vision.grouping import group
 from xingzi.vision.pipeline import Context, analyse
+from xingzi.vision.rowgeom import UP_STEP
 
 TABLE = (40, 90, 30)  # BGR felt
 PLATE = 235.0
@@ -60,8 +62,24 @@ def test_every_wan_face_points_to_its_top_at_every_quarter_turn(style: str, quar
         assert abs(up @ np.array(QUARTERS[(quarters + 1) % 4])) < abs(up @ np.array(QUARTERS[quarters]))
 
 
+@pytest.mark.parametrize("style", ["procedural:0", "procedural:13", "brush:2", "gnome_smooth", "unicode_symbola"])
+@pytest.mark.parametrize("quarters", [0, 1, 2, 3])
+def test_faces_whose_strokes_lie_unevenly_point_to_their_top_at_every_quarter_turn(style: str, quarters: int) -> None:
+    """3s (one stick above two), 7s (one above six), 中 (its box above its stroke's long foot): one vote each, on
+    hand-drawn faces and on a set whose 萬 faces tell nothing (unicode_symbola) too."""
+    name, _, k = style.partition(":")
+    face_set = {"procedural": faces.procedural_set, "brush": faces.brush_set}[name](int(k)) if k else \
+        faces.load_pack(name)
+    for index in (Tile.S3.index, Tile.S7.index, Tile.ZHONG.index):
+        image, box = turned(*one_tile(face_set, index), quarters)
+        up = face_up(image, detections(box, [index]))[0]
+        assert up @ np.array(QUARTERS[quarters]) > 0.7 * UP_STEP, (style, index, up)
+        assert np.isclose(np.hypot(*up), UP_STEP), (style, index, up)  # a vote like a 萬 face's, no more
+
+
 @pytest.mark.parametrize("index, box, why", [
     pytest.param(9, None, "a 筒 face has no red 萬 to place", id="other_suit"),
+    pytest.param(Tile.P2.index, None, "a 2p's strokes lie evenly", id="even_face"),
     pytest.param(30, None, "a back shows no face", id="back"),
     pytest.param(0, [30, 30, 40, 40], "a box of 10 px", id="tiny"),
     pytest.param(0, [-60, -60, 10, 10], "a box mostly off the photo", id="off_photo"),
@@ -104,10 +122,10 @@ def test_the_row_reads_left_to_right_under_the_tiles_tops(u: np.ndarray, up: np.
 HAND = "11123456789999m"  # 九莲宝灯 shape: every end tile a winning tile
 
 
-def hand_photo() -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """A row of 14 萬 tiles at even steps: which end is the winning tile's is a tie the reading way settles."""
+def hand_photo(hand: str = HAND) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """A row of 14 tiles at even steps: which end is the winning tile's is a tie the reading way settles."""
     face_set = faces.procedural_set(0)
-    tiles = [t.index for t in parse_tiles(HAND)]
+    tiles = [t.index for t in parse_tiles(hand)]
     width = face_set.face(0, 100).shape[1]
     image = np.full((220, 40 + (width + 4) * len(tiles), 3), TABLE, np.uint8)
     boxes = [paste(image, face_set.face(i, 100), 20 + k * (width + 4), 50) for k, i in enumerate(tiles)]
@@ -126,6 +144,20 @@ def test_a_turned_photo_guesses_the_winning_tile_at_the_same_end(quarters: int) 
     assert reading.notation == upright.notation
     assert np.allclose(reading.direction, QUARTERS[(quarters + 1) % 4], atol=1e-6)  # the tiles' right-hand way
     assert analyse(image, det).reading.notation == upright.notation
+
+
+@pytest.mark.parametrize("quarters", [1, 2, 3])
+def test_a_hand_without_wan_tiles_is_read_the_same_way_turned(quarters: int, monkeypatch) -> None:
+    """No 萬 tile: the 3s, 7s and 中 faces tell the tops. Either end (1s, 中) may have won: the same one is guessed at
+    every turn; told by the boxes alone the half-turned row is read backwards."""
+    image, boxes, tiles = hand_photo("111333777s99s中中中")
+    upright = group(with_up(image, detections(boxes, tiles)))
+    image, boxes = turned(image, boxes, quarters)
+    reading = group(with_up(image, detections(boxes, tiles)))
+    assert upright.win_tile is not None and (reading.win_tile, reading.notation) == (upright.win_tile, upright.notation)
+    monkeypatch.setattr(facing, "SHAPE_SIGN", {})
+    if quarters == 2:
+        assert group(with_up(image, detections(boxes, tiles))).win_tile != upright.win_tile
 
 
 def test_without_faces_told_a_half_turned_row_reads_the_usual_way() -> None:
