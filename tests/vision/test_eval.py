@@ -91,7 +91,8 @@ def test_a_jpeg_cut_short_is_scored_as_it_decodes_and_said(dataset, tmp_path, ca
     assert ("c.jpg: not a readable image" in err) == text_named_jpeg
 
 
-def test_predictions_named_unlike_the_photos_are_refused_and_a_photo_without_any_said(dataset, tmp_path, capsys):
+def test_predictions_named_unlike_the_photos_are_refused_and_a_photo_without_any_said(dataset, tmp_path, capsys,
+                                                                                       eval_scores_only):
     both = {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]}
     renamed = _preds(tmp_path, "renamed", {f"set1__{stem}": rows for stem, rows in both.items()})
     (renamed / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
@@ -109,7 +110,8 @@ def test_predictions_named_unlike_the_photos_are_refused_and_a_photo_without_any
 
 
 @pytest.mark.parametrize("markdown", [pytest.param(True, id="asked"), pytest.param(False, id="not_asked")])
-def test_the_rows_are_printed_as_a_markdown_table_when_asked(dataset, tmp_path, capsys, markdown):
+def test_the_rows_are_printed_as_a_markdown_table_when_asked(dataset, tmp_path, capsys, eval_scores_only,
+                                                             markdown):
     pred_dir = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]})
     (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
     flags = ["--markdown"] if markdown else []
@@ -121,7 +123,7 @@ def test_the_rows_are_printed_as_a_markdown_table_when_asked(dataset, tmp_path, 
     assert not markdown or table[-1].startswith("| theirs | ")
 
 
-def test_the_figures_per_face_are_printed_when_asked(dataset, tmp_path, capsys):
+def test_the_figures_per_face_are_printed_when_asked(dataset, tmp_path, eval_scores_only, capsys):
     pred_dir = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (0, 0.3, 0.5, 0.1, 0.4, 0.9)],
                                            "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9), (3, 0.4, 0.5, 0.1, 0.4, 0.9)]})
     (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
@@ -138,7 +140,8 @@ def test_the_figures_per_face_are_printed_when_asked(dataset, tmp_path, capsys):
     assert "per class, theirs:" not in capsys.readouterr().out
 
 
-def test_rows_whose_names_differ_only_at_their_end_are_printed_whole(dataset, tmp_path, capsys):
+def test_rows_whose_names_differ_only_at_their_end_are_printed_whole(dataset, tmp_path, capsys,
+                                                                     eval_scores_only):
     rows = {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]}
     stem = "xingzi_yolo11n.onnx@800-nonegative+xingzi_tilecls"
     dirs = [_preds(tmp_path, stem + end, rows) for end in ("", "_w32")]
@@ -168,7 +171,7 @@ def test_out_of_range_settings_are_refused_before_any_work(dataset, tmp_path, ca
     assert message in capsys.readouterr().err and not (tmp_path / "o").exists()
 
 
-def test_prediction_classes_map_by_their_own_names(dataset, tmp_path):
+def test_prediction_classes_map_by_their_own_names(dataset, tmp_path, eval_scores_only):
     # a detector whose class list is in another order: index 0 = 5p, 1 = 1m, 2 = chun, 3 = a wind
     pred_dir = _preds(tmp_path, "other_order", {
         "a": [(1, 0.1, 0.5, 0.1, 0.4, 0.9), (2, 0.3, 0.5, 0.1, 0.4, 0.9), (3, 0.5, 0.5, 0.1, 0.4, 0.9)],
@@ -379,7 +382,8 @@ def test_the_conf_sweep_gives_shares_as_the_summary_does(dataset, tmp_path):
      pytest.param(["b.*"], 2, 1.0, id="leave-out-b"),
      pytest.param(["a.png", "b.png"], None, None, id="nothing-left")],
 )
-def test_exclude_leaves_out_matching_images(dataset, tmp_path, capsys, exclude, tiles, image_exact):
+def test_exclude_leaves_out_matching_images(dataset, tmp_path, capsys, eval_scores_only, exclude, tiles,
+                                            image_exact):
     # `a` read right, `b` half missed: leaving `b` out makes every scored image exact
     pred_dir = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8)],
                                            "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]})
@@ -551,7 +555,8 @@ def test_the_pipeline_figure_reads_again_a_reading_that_makes_no_hand(tmp_path, 
         format_rows([result])
 
 
-def test_a_synthetic_tile_whose_face_shows_too_little_is_neither_hit_nor_miss(dataset, tmp_path, capsys):
+def test_a_synthetic_tile_whose_face_shows_too_little_is_neither_hit_nor_miss(dataset, tmp_path, capsys,
+                                                                             eval_scores_only):
     """A synthetic set's meta marks a tile ``unread`` when its shown part cannot tell its face (datasets/synth/
     legible.py): a reading of another face there is no miss, and the photo can be exact without it."""
     preds = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8)],

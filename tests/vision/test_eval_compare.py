@@ -76,7 +76,7 @@ def test_rows_from_files_of_one_name_get_names_of_their_own(tmp_path):
     assert unique_row(model_row, tmp_path / "cand" / "xingzi_yolo11n.onnx", {model_row}) == f"cand-{model_row}"
 
 
-def test_eval_compares_every_row_with_the_first_photo_by_photo(tmp_path, capsys):
+def test_eval_compares_every_row_with_the_first_photo_by_photo(tmp_path, capsys, eval_scores_only):
     names = ["1m", "5p"]
     tiles = {s: [(0, 0.2, 0.5, 0.1, 0.4), (1, 0.5, 0.5, 0.1, 0.4)] for s in ("a", "b", "c")}
     data = write_yolo_folder(tmp_path / "ds", names, tiles, (200, 100))

@@ -45,7 +45,7 @@ def no_model(monkeypatch):
     pytest.param([], None, id="none"),
 ])
 def test_photos_without_a_label_file_are_scored_as_holding_no_tiles_and_said(dataset, preds, tmp_path, capsys,
-                                                                              unlabelled, said):
+                                                                              eval_scores_only, unlabelled, said):
     for stem in unlabelled:
         (dataset / "labels" / f"{stem}.txt").unlink()
     out = tmp_path / "out"
