@@ -114,7 +114,7 @@ def test_saved_boxes_read_back_the_same(tmp_path):
         eval_report.write_preds(IMAGES, sizes[:2], PREDS, tmp_path / "bad")
 
 
-def test_eval_cli_lists_the_misses_and_saves_nothing_for_preds_rows(tmp_path, capsys):
+def test_eval_cli_lists_the_misses_and_saves_nothing_for_preds_rows(tmp_path, capsys, eval_scores_only):
     root = tmp_path / "ds"
     (root / "images").mkdir(parents=True)
     (root / "labels").mkdir()
@@ -164,7 +164,7 @@ def _tiny_set(tmp_path: Path, size: tuple[int, int], rows: list[tuple[str, str, 
     return root, preds
 
 
-def test_image_exact_by_a_meta_field(tmp_path, capsys):
+def test_image_exact_by_a_meta_field(tmp_path, capsys, eval_scores_only):
     root = tmp_path / "synth"
     for sub in ("images", "labels", "meta"):
         (root / sub).mkdir(parents=True)
@@ -203,7 +203,7 @@ def test_tile_px_band_is_the_median_longer_side_of_the_true_boxes(sides, band):
     assert eval_report.tile_px_band(ignored) == band  # winds and flowers do not count
 
 
-def test_image_exact_by_tile_size_needs_no_meta(tmp_path, capsys):
+def test_image_exact_by_tile_size_needs_no_meta(tmp_path, capsys, eval_scores_only):
     # 400×400 photos: a tile 0.05 high is 20 px, 0.3 high 120 px; b is misread
     root, preds = _tiny_set(tmp_path, (400, 400), [(stem, f"1 0.5 0.5 0.03 {h}", f"{c} 0.5 0.5 0.03 {h} 0.9")
                                                    for stem, h, c in (("a", 0.05, 1), ("b", 0.05, 0), ("c", 0.3, 1))])
@@ -245,7 +245,7 @@ def test_a_misread_box_is_drawn_beside_its_tile_outlined_in_white():
     assert not orange[int(y1) - 1:int(y1) + 1, int(x0) + 5:int(x1) - 5].any()
 
 
-def test_eval_cli_draws_only_the_images_it_missed(tmp_path, capsys):
+def test_eval_cli_draws_only_the_images_it_missed(tmp_path, capsys, eval_scores_only):
     root, preds = _tiny_set(tmp_path, (200, 100), [(stem, "1 0.5 0.5 0.2 0.5", f"{c} 0.5 0.5 0.2 0.5 0.9")
                                                    for stem, c in (("a", 0), ("b", 1))], colour=(80, 80, 80))
     out = tmp_path / "drawn"
