@@ -67,7 +67,7 @@ def test_fixes_relabel_and_drop_boxes_by_the_datasets_own_names(dataset, tmp_pat
 FIX_ADD = FIX_A + 'add = ["1m 0.7 0.5 0.1 0.4", "unread 0.9 0.5 0.1 0.4"]\n'
 
 
-def test_added_tiles_are_scored_and_unread_ones_neither_hit_nor_miss(dataset, tmp_path, capsys):
+def test_added_tiles_are_scored_and_unread_ones_neither_hit_nor_miss(dataset, tmp_path, capsys, eval_scores_only):
     """A face nobody labelled counts like any label; a tile whose face is not given is not scored either way."""
     (tmp_path / "add.toml").write_text(FIX_ADD)
     errata = load_errata(tmp_path / "add.toml")
@@ -116,7 +116,7 @@ def test_an_added_face_must_be_one_of_the_datasets_names(tmp_path):
 UNUSABLE_B = '[[unusable]]\nimage = "b.png"\nwhy = "its boxes lost the tiles"\n'
 
 
-def test_a_photo_whose_labels_are_unusable_is_not_scored(dataset, tmp_path, capsys):
+def test_a_photo_whose_labels_are_unusable_is_not_scored(dataset, tmp_path, capsys, eval_scores_only):
     (tmp_path / "fixes.toml").write_text(FIX_A + UNUSABLE_B)
     errata = load_errata(tmp_path / "fixes.toml")
     assert errata.left_out == {"b.png"}
@@ -178,7 +178,7 @@ def test_bad_errata_files_say_what_is_wrong(tmp_path, text, match):
         load_errata(tmp_path / "bad.toml")
 
 
-def test_eval_scores_against_the_corrected_labels_only_when_asked(dataset, tmp_path, capsys):
+def test_eval_scores_against_the_corrected_labels_only_when_asked(dataset, tmp_path, capsys, eval_scores_only):
     preds = tmp_path / "preds"
     preds.mkdir()
     (preds / "a.txt").write_text(label_text([(1, 0.1, 0.5, 0.1, 0.4, 0.9), (2, 0.3, 0.5, 0.1, 0.4, 0.9)]))
