@@ -132,10 +132,10 @@ def _joined(reading: HandReading, added: int, role: str, members: list[int]) -> 
     return bool(mine & set(members))
 
 
-def face_down_run(det: Detections, reading: HandReading, beside: int) -> list[int]:
+def face_down_run(det: Detections, reading: HandReading, beside: int, faces: bool = True) -> list[int]:
     """Tile ``beside`` and the face-down tiles the hand does not count reached from it one after another, touching or
-    a tile's hole apart (where a face was), and the faces so reached from them (a concealed kong's other face, now
-    read in the row)."""
+    a tile's hole apart (where a face was), and (``faces``) the faces so reached from them (a concealed kong's other
+    face, now read in the row) and the face-down tiles reached from those."""
     centres = (det.xyxy[:, :2] + det.xyxy[:, 2:]) / 2
     step = float(np.min(det.xyxy[beside, 2:] - det.xyxy[beside, :2]))  # about a tile's width, tile to tile
 
@@ -143,12 +143,12 @@ def face_down_run(det: Detections, reading: HandReading, beside: int) -> list[in
         return bool(np.hypot(*(centres[i] - centres[j])) < reach * step)
 
     face_down = {i for i, r in enumerate(reading.roles) if r == "loose" and int(det.cls[i]) == BACK_CLASS}
-    faces = {i for i, r in enumerate(reading.roles) if r in GROUPED and int(det.cls[i]) != BACK_CLASS}
+    shown = {i for i, r in enumerate(reading.roles) if faces and r in GROUPED and int(det.cls[i]) != BACK_CLASS}
     run = [beside]
     for i in run:  # (grows as it is walked: a face is reached from a face-down tile, not from another face)
         run += [j for j in sorted(face_down) if j not in run and near(i, j, HOLE)]
         if i in face_down:
-            run += [j for j in sorted(faces) if j not in run and near(i, j, HOLE)]
+            run += [j for j in sorted(shown) if j not in run and near(i, j, HOLE)]
     return run
 
 

@@ -36,6 +36,7 @@ ADD_COST = 2.0  # a tile the detector missed altogether is an unlikely error
 # face-down tiles lying uncounted: the lost tile explains them, so it is likelier than any face missed.
 ADD_BACK_COST = 1.5
 BACK_RUNS = 2  # runs of uncounted face-down tiles a lost one is looked for beside (each ~13 groupings)
+KONG_BACKS_LEFT = 2  # a concealed kong that lost a face-down tile shows 2 more at most (one all face down: no face)
 PAIR_POOL = 16  # pairs of misreads are drawn from this many likeliest single ones
 MAX_REGROUPS = 30  # grouping again costs ~30 ms on two cores: the search stops after this many (docs/pipeline.md)
 COST_MARGIN = math.log(20)  # edits 20x less likely than the best legal reading found are not tried
@@ -239,10 +240,12 @@ def _missed_back(r: HandReading, shape: tuple[int, ...]) -> list[Suggestion]:
     for i in np.flatnonzero(np.asarray(det.cls) == BACK_CLASS).tolist():
         if r.roles[i] != "loose" or i in looked:
             continue
+        looked.update(face_down_run(det, r, i))
+        if len(face_down_run(det, r, i, faces=False)) > KONG_BACKS_LEFT:
+            continue  # more lying together: the wall's
         if runs == BACK_RUNS:
             break
         runs += 1
-        looked.update(face_down_run(det, r, i))
         try:
             box = place_beside(det, i, BACK_CLASS, shape, ignored)
         except ValueError:  # no place reads it in the hand

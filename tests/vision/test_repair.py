@@ -431,3 +431,18 @@ def test_a_face_down_tile_lying_alone_is_not_made_a_kong_of_a_hand_short_of_a_fa
     offered = diagnose(reading, shape=SHAPE).suggestions
     assert offered and all(c.new is not None for s in offered for c in s.changes)
     assert [s.text for s in offered] == [s.text for s in diagnose(reading).suggestions]
+
+
+def test_a_wall_of_face_down_tiles_is_not_looked_beside(monkeypatch):
+    """Six face-down tiles lying together (the wall) beside a hand a face short: no kong lost one of them, so no
+    place beside them is grouped (each costs a dozen groupings of the photo)."""
+    import xingzi.vision.repair as repair
+
+    det = _without(hand_layout("123m456m789p12s55p", "3s", size=70).detections, 0)
+    wall = [[100 + 52 * k, 20, 150 + 52 * k, 90] for k in range(6)]
+    walled = Detections(np.vstack([det.xyxy, wall]).astype(np.float32), np.append(det.cls, [BACK_CLASS] * 6),
+                        np.append(det.conf, np.full(6, 0.9, np.float32)))
+    reading = group(walled)
+    assert reading.roles[-6:] == ("loose",) * 6
+    monkeypatch.setattr(repair, "place_beside", lambda *a, **k: pytest.fail("looked beside the wall"))
+    assert [s.text for s in diagnose(reading, shape=SHAPE).suggestions] == [s.text for s in diagnose(reading).suggestions]
