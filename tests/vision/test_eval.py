@@ -357,11 +357,12 @@ def test_latency_is_in_milliseconds(dataset):
             time.sleep(0.01)
 
     lat = latency(Slow(), load_dataset(dataset).images, warmup=0)
-    assert 19 <= lat["model_ms_median"] < 60 and lat["predict_ms_median"] < 10 and "classifier_ms_median" not in lat
+    # milliseconds: seconds would read 0.02, microseconds 20,000; the bound above leaves room for a loaded machine
+    assert 19 <= lat["model_ms_median"] < 1000 and lat["predict_ms_median"] < 10 and "classifier_ms_median" not in lat
     with_classifier = Slow()
     with_classifier.classifier = SlowClassifier()
     lat = latency(with_classifier, load_dataset(dataset).images, warmup=0)
-    assert 9 <= lat["classifier_ms_median"] < 50
+    assert 9 <= lat["classifier_ms_median"] < 500
 
 
 def test_the_conf_sweep_gives_shares_as_the_summary_does(dataset, tmp_path):
