@@ -95,12 +95,12 @@ def serve(detections):
 
 
 @contextmanager
-def opened(url: str, timezone: str | None = None):
-    """A phone-sized page of ``url`` in headless Chromium (its clock in ``timezone`` if given); yields the page."""
+def _page(url: str, **context_options):
+    """The page of ``url`` in a fresh context (its own storage, cache and clock) of the shared Chromium, once the
+    face picker is built."""
     from playwright.sync_api import expect
 
-    context = shared_chromium().new_context(viewport={"width": 412, "height": 915}, device_scale_factor=1,
-                                            timezone_id=timezone)
+    context = shared_chromium().new_context(**context_options)
     try:
         page = context.new_page()
         page.goto(url)
@@ -108,6 +108,13 @@ def opened(url: str, timezone: str | None = None):
         yield page
     finally:
         context.close()
+
+
+@contextmanager
+def opened(url: str, timezone: str | None = None):
+    """A phone-sized page of ``url`` in headless Chromium (its clock in ``timezone`` if given); yields the page."""
+    with _page(url, viewport={"width": 412, "height": 915}, device_scale_factor=1, timezone_id=timezone) as page:
+        yield page
 
 
 @contextmanager
@@ -130,14 +137,6 @@ def read_photo(page, name: str = "hand.jpg") -> None:
 @contextmanager
 def on_phone(url: str, width: int = 360, height: int = 740):
     """:func:`opened` as a small touch phone at 2×: the page at the width where things get cut off or too small."""
-    from playwright.sync_api import expect
-
-    context = shared_chromium().new_context(viewport={"width": width, "height": height}, device_scale_factor=2,
-                                            has_touch=True, is_mobile=True)
-    try:
-        page = context.new_page()
-        page.goto(url)
-        expect(page.locator("#faces button")).to_have_count(31)
+    with _page(url, viewport={"width": width, "height": height}, device_scale_factor=2, has_touch=True,
+               is_mobile=True) as page:
         yield page
-    finally:
-        context.close()
