@@ -133,7 +133,7 @@ def reading_json(reading: HandReading, diagnosis: Diagnosis | None = None) -> di
 def suggestion_json(s: Suggestion) -> dict:
     return {"text": s.text, "cost": round(s.cost, 3),
             "changes": [{"index": c.detection, "old": c.old and c.old.symbol, "new": c.new and c.new.symbol,
-                         "drop": c.drop} for c in s.changes]}
+                         "drop": c.drop, **({} if c.beside is None else {"beside": c.beside})} for c in s.changes]}
 
 
 def situation_for(reading: HandReading, context: Context) -> dict:

@@ -446,3 +446,17 @@ def test_a_wall_of_face_down_tiles_is_not_looked_beside(monkeypatch):
     assert reading.roles[-6:] == ("loose",) * 6
     monkeypatch.setattr(repair, "place_beside", lambda *a, **k: pytest.fail("looked beside the wall"))
     assert [s.text for s in diagnose(reading, shape=SHAPE).suggestions] == [s.text for s in diagnose(reading).suggestions]
+
+
+def test_a_missed_face_down_tile_says_in_json_which_tile_it_lies_beside():
+    """The page and API clients place the tile by ``beside``: a change with no index, no face, no drop."""
+    from xingzi.vision.pipeline import suggestion_json
+
+    full = group(hand_layout("123m456m5p789s", "5p", melds=("concealed_kong 9p",), size=70).detections)
+    lost = next(i for i, r in enumerate(full.roles) if r == "concealed_kong" and full.detections.cls[i] == BACK_CLASS)
+    broken = group(_without(full.detections, lost))
+    best = diagnose(broken, shape=SHAPE).suggestions[0]
+    beside = best.changes[0].beside
+    assert beside is not None and broken.roles[beside] == "loose" and broken.detections.cls[beside] == BACK_CLASS
+    assert suggestion_json(best)["changes"] == [{"index": None, "old": None, "new": None, "drop": False,
+                                                  "beside": beside}]

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0.5 <= args.max_upload_mb <= 1024:  # also refuses nan and inf
         raise ValueError(f"--max-upload-mb must be 0.5 to 1024 (MiB), got {args.max_upload_mb}")
     if args.conf is not None and not 0 <= args.conf <= 1:  # the detector is made at the first photo: say it now
-        raise ValueError(f"--conf must be a confidence from 0 to 1, got {args.conf}")
+        raise ValueError(f"--conf must be a confidence from 0 to 1, got {args.conf:g}")
     if args.model is not None and not Path(args.model).is_file():
         raise ValueError(f"--model: detector weights not found: {args.model}")
     try:
