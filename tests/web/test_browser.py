@@ -13,7 +13,7 @@ import pytest
 from browser import opened, serve_with, uploaded
 from web_helpers import HEIGHT, WIDTH, FakeDetector, jpeg_bytes, layout_detections, missed_tile_detections
 
-from xingzi.engine.tiles import Tile
+from xingzi.engine.tiles import BACK_CLASS, Tile
 
 _, MISSED_BOX = missed_tile_detections()  # where the missed tile lies: the server_missed photo's
 
@@ -344,6 +344,23 @@ def test_a_concealed_kong_that_lost_a_face_is_mended_with_the_plus_after_its_fac
         expect(page.locator("#notation")).to_have_text("234m5p678s 5p | kong 9p | concealed_kong 中")
         expect(page.locator("#verdict")).to_contain_text("valid win")
         expect(page.locator("#strip .left-out")).to_have_count(0)
+
+
+def test_a_missed_face_down_tile_whose_place_is_known_is_added_by_one_tap(server_kong_lost_face):
+    """The repair's "补上 背面" beside the kong's face-down tiles is a button (the server says which tile it lies
+    beside): one tap adds the tile there and the kong reads again, scored as read."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_kong_lost_face) as page:
+        page.locator("#as_read").check()
+        expect(page.locator("#verdict")).to_contain_text("not scored")
+        button = page.locator("#suggestions button", has_text="补上 背面")
+        expect(button).to_have_count(1)
+        button.click()
+        expect(page.locator("#notation")).to_have_text("234m5p678s 5p | kong 9p | concealed_kong 中")
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        expect(page.locator("#strip .left-out")).to_have_count(0)
+        assert [a["cls"] for a in page.evaluate("state.added")] == [BACK_CLASS]
 
 
 class ShapeRecorder(FakeDetector):

@@ -208,7 +208,7 @@ function show(data) {
   for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) problem(p);
   const sug = $("suggestions"); sug.innerHTML = "";
   for (const s of data.reading.suggestions || []) {
-    if (s.changes.some((c) => c.index === null)) {  // a tile not found: only the user knows where it lies
+    if (s.changes.some((c) => c.index === null && c.beside == null)) {  // a tile not found: the user knows where
       const where = ["（点照片上它所在的地方添加）", "tap the photo where it lies to add it"];
       li(probs, B(`也许${faceChanges(s.changes)}${where[0]}`, `maybe: ${plainEn(s.text)} — ${where[1]}`,
         `也许 maybe: ${s.text}${where[0]}`, where[1]));
@@ -217,12 +217,15 @@ function show(data) {
     const b = document.createElement("button");
     say(b, B("也许 " + faceChanges(s.changes), "maybe: " + plainEn(s.text), "也许 " + faceChanges(s.changes),
       "maybe: " + s.text));
-    b.addEventListener("click", () => {
-      for (const c of s.changes) {
-        const face = state.faces.find((f) => f.symbol === c.new);
-        if (face) state.corrections[c.index] = face.cls;
+    b.addEventListener("click", async () => {
+      const added = [];  // a missed tile whose place is known (a kong's face-down tile): added beside that tile
+      for (const c of s.changes.filter((c) => !c.drop)) {
+        const face = state.faces.find((f) => f.symbol === (c.new === null ? "?" : c.new));  // "?": face down
+        if (c.index === null && face) added.push({ cls: face.cls, beside: c.beside });
+        else if (face) state.corrections[c.index] = face.cls;
       }
-      rescore();
+      state.added.push(...added);
+      if (!(await rescore()) && added.length) state.added.splice(-added.length);  // refused: not added
     });
     sug.appendChild(b);
   }
