@@ -89,7 +89,6 @@ def server_collecting(tmp_path_factory):
         yield url, folder
 
 
-
 def pytest_runtest_teardown(item, nextitem):
     """The browser tests share one Playwright and Chromium (browser.py); they are stopped as soon as the next test
     is not one of theirs, for Playwright's sync API keeps an asyncio loop running in this thread."""
