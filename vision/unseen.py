@@ -28,14 +28,22 @@ def faceless_kongs(reading: HandReading) -> int:
     return n if reading.tile_count + 3 * n == 14 + kongs else 0
 
 
+def _suit_of(tile: Tile) -> str:
+    """The suit a tile belongs to; 中 and 白 (honours) count as one more."""
+    return tile.suit or "z"
+
+
 def guess_kong_face(situation: dict, reading: HandReading, still: int = 0) -> dict:
     """A concealed kong shown all face down: any face of which no copy is in view may be under it
-    (a kong holds all four). Each such face votes for the 炮 total it would give; the total with
-    most votes is taken, ties to the fewer 炮. ``still`` more face-down kongs are to be guessed
-    after this one: while trying a face they hold other unseen faces, so the hand is complete."""
+    (a kong holds all four). Each such face votes for the 炮 total it would give, with one vote more
+    for every tile in view of its suit (honours as one suit): a player keeps the suits the hand is
+    built of, so a hand showing only 筒 and dragons more likely hides 筒 or a dragon than 萬. The
+    total with most votes is taken, ties to the fewer 炮. ``still`` more face-down kongs are to be
+    guessed after this one: while trying a face they hold other unseen faces, so the hand is complete."""
     seen = Counter(reading.tiles)
     for text in situation["melds"]:  # the melds read, and faces already guessed for other kongs
         seen.update(parse_meld(text).tiles)
+    in_view = Counter(_suit_of(t) for t in seen.elements() if t is not Tile.FA)
     unseen = [t for t in TILES if t is not Tile.FA and not seen[t]]
     options: dict[int, dict] = {}
     votes: dict[int, float] = {}
@@ -48,7 +56,7 @@ def guess_kong_face(situation: dict, reading: HandReading, still: int = 0) -> di
         except ValueError:  # the tile count does not make a hand with this many kongs: no vote
             continue
         if result["valid"]:
-            votes[int(result["own"])] = votes.get(int(result["own"]), 0.0) + 1
+            votes[int(result["own"])] = votes.get(int(result["own"]), 0.0) + 1 + in_view[_suit_of(tile)]
             options.setdefault(int(result["own"]), trial)
     if not votes:
         return situation

@@ -158,6 +158,21 @@ def test_kong_choices_offer_every_unseen_face_with_the_engine_total(shown, offer
     assert res.to_json()["reading"]["kong_choices"][-1] == res.kong_choices[-1].to_json()
 
 
+# The rest of the hand is 筒 (萬) and dragons: the face-down kong is guessed in that suit, the total it gives
+# (混一色) taken; counting each unseen face alone, the 萬 and 條 faces (the other suits) outvote it.
+@pytest.mark.parametrize("hand,win,melds,truth", [
+    pytest.param("23444p白白", "白", ["concealed_kong 9p", "concealed_kong 5p"], "9p", id="pin-and-dragons"),
+    pytest.param("1112m中中中白白白", "3m", ["concealed_kong 6m"], "6m", id="man-and-dragons"),
+])
+def test_a_face_down_kong_is_guessed_in_the_suits_the_hand_shows(hand, win, melds, truth):
+    layout = hand_layout(hand, win, melds, kong_shown=("DDDD", "FDDF"))
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), layout.detections)
+    guessed = parse_meld(res.situation["melds"][unseen._guessed_at(res.situation, res.reading)[0]]).tile
+    assert guessed.suit == Tile(truth).suit
+    laid = score_situation(dict(res.situation, melds=[m.replace(f" {guessed.symbol}", f" {truth}") for m in res.situation["melds"]]))
+    assert res.result["own"] == laid["own"] and "hun_yi_se" in [i["key"] for i in res.result["items"]]
+
+
 # A concealed kong with its faces shown (7m) laid before the all-face-down one (中): the choices point at a
 # tile of the face-down kong, the one to tap and name, not at the kong whose face is already seen.
 @pytest.mark.parametrize("angle", [0, 60])
