@@ -15,6 +15,11 @@ from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
 KONG_SHOWN = {"DFFD", "FDDF", "DDDF", "FDDD", "DDDD"}  # face-down (D) / face-up (F) patterns of 暗杠
+# Other ways some tables show one: a tile or two turned down at one end. Three faces and a back could as well
+# be a pung beside another kong that lost a face-down tile (or, in the hand row, three of a face beside a stray
+# back), so these count only apart from the row and standing alone: the backs end the segment, and no back or
+# tile of the face lies just beyond the faces.
+KONG_SHOWN_AT_END = {"FFFD", "DFFF", "FFDD", "DDFF"}
 FACELESS_KONG = "a concealed kong shows no face: cannot tell which tile it is"
 
 
@@ -82,7 +87,11 @@ def _take_melds(seg, cls, sideways, is_main, melds, roles, meld_of, problems) ->
         # Face up at an end but more backs beyond the other end: the face belongs to the tiles
         # before it (a kong laid beside an all-down kong), so try the window one further on.
         wall = wall or down == "FDDD" and pos + 4 < len(seg) and cls[seg[pos + 4]] == BACK_CLASS
-        if down in KONG_SHOWN and len(faces) <= 1 and not wall and not used & set(window):
+        if down in KONG_SHOWN_AT_END:
+            beyond_backs, beyond_faces = (pos + 4, pos - 1) if down.endswith("D") else (pos - 1, pos + 4)
+            wall = (is_main or 0 <= beyond_backs < len(seg) or 0 <= beyond_faces < len(seg)
+                    and (cls[seg[beyond_faces]] == BACK_CLASS or int(cls[seg[beyond_faces]]) in faces))
+        if down in KONG_SHOWN | KONG_SHOWN_AT_END and len(faces) <= 1 and not wall and not used & set(window):
             add(window, MeldKind.CONCEALED_KONG, faces.pop() if faces else None)
             pos += 4
         else:

@@ -19,14 +19,14 @@ def classes(seq: str) -> np.ndarray:
     return np.array([BACK_CLASS if t == "D" else Tile.parse(t.rstrip("*")).index for t in seq.split()], np.int64)
 
 
-def take(seq: str) -> tuple[list[Meld], list[str], list[str]]:
-    """Melds, roles and problems of one segment (not the hand row) written as for ``classes``."""
+def take(seq: str, is_main: bool = False) -> tuple[list[Meld], list[str], list[str]]:
+    """Melds, roles and problems of one segment (``is_main``: the hand row) written as for ``classes``."""
     cls = classes(seq)
     n = len(cls)
     melds: list[Meld] = []
     roles, meld_of, problems = ["loose"] * n, [-1] * n, []
     sideways = np.array([t.endswith("*") for t in seq.split()], bool)
-    _take_melds(list(range(n)), cls, sideways, False, melds, roles, meld_of, problems)
+    _take_melds(list(range(n)), cls, sideways, is_main, melds, roles, meld_of, problems)
     return melds, roles, problems
 
 
@@ -56,6 +56,15 @@ def take(seq: str) -> tuple[list[Meld], list[str], list[str]]:
     pytest.param("5m D D D D 7m 7m 7m", [Meld(MeldKind.PUNG, Tile.M7)], True, id="face-then-all-down-kong"),
     pytest.param("5m D D D D", [], True, id="face-then-all-down-kong-ending-the-row"),
     pytest.param("5m D D 7m", [], False, id="two-faces-are-no-kong"),
+    # Turned down at one end, as some tables show a concealed kong; not when a fourth face or a back lies beside.
+    pytest.param("9m 9m 9m D", [Meld(MeldKind.CONCEALED_KONG, Tile.M9)], False, id="three-up-one-down"),
+    pytest.param("D 9m 9m 9m", [Meld(MeldKind.CONCEALED_KONG, Tile.M9)], False, id="one-down-three-up"),
+    pytest.param("9m 9m D D", [Meld(MeldKind.CONCEALED_KONG, Tile.M9)], False, id="two-up-two-down"),
+    pytest.param("D D 9m 9m", [Meld(MeldKind.CONCEALED_KONG, Tile.M9)], False, id="two-down-two-up"),
+    pytest.param("D 9m 9m 9m 9m", [Meld(MeldKind.KONG, Tile.M9)], False, id="four-up-beside-a-back-are-a-kong"),
+    pytest.param("9m 9m D D D D", [], True, id="pair-beside-an-all-down-kong"),
+    # A pung, then a kong shown D白白D that lost its last back: the back is the 白 kong's, not a fourth 6s.
+    pytest.param("6s 6s 6s D 白 白", [Meld(MeldKind.PUNG, Tile.S6)], False, id="pung-beside-a-kong-short-of-a-back"),
     pytest.param("7m* 7m 7m 9m", [Meld(MeldKind.PUNG, Tile.M7)], False, id="sideways-first-of-a-pung"),
     pytest.param("7m 7m* 7m 9m", [Meld(MeldKind.PUNG, Tile.M7)], False, id="sideways-mid-pung-then-other-face"),
     # A turned tile beside one other of its face: two tiles are neither a pung nor a kong.
@@ -66,6 +75,16 @@ def test_kongs_laid_end_to_end(seq, melds, no_face):
     found, roles, problems = take(seq)
     assert sorted(found, key=str) == sorted(melds, key=str)
     assert (NO_FACE in problems) is no_face
+
+
+@pytest.mark.parametrize("seq,melds", [
+    pytest.param("D 中 中 中 9p 4s 4s 4s 9p", [], id="three-beside-a-stray-back-stay-in-the-row"),
+    pytest.param("1m 2m 3m 9m 9m D D", [], id="two-beside-two-backs-stay-in-the-row"),
+    pytest.param("1m 2m 3m 9m D D 9m", [Meld(MeldKind.CONCEALED_KONG, Tile.M9)], id="kong-shown-the-usual-way-is-taken"),
+])
+def test_the_hand_row_takes_only_the_usual_ways_of_showing_a_kong(seq, melds):
+    # In the row a stray back beside a concealed pung is likelier than a kong shown turned down at one end.
+    assert take(seq, is_main=True)[0] == melds
 
 
 @pytest.mark.parametrize("order,shown", [
