@@ -19,15 +19,17 @@ COUNT_PROBLEM = re.compile(re.escape(COUNT_MESSAGE).replace(r"\{total\}", r"(\d+
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
-def is_legal(tiles, melds) -> bool:
-    """A complete hand (standard shape or seven pairs) with no tile more than four times."""
+def is_legal(tiles, melds, hidden_kongs: int = 0) -> bool:
+    """A complete hand (standard shape or seven pairs) with no tile more than four times. ``hidden_kongs``:
+    concealed kongs shown all face down, sets of the hand whose face is unknown."""
     counts = tile_counts(tiles)
     total = list(counts)
     for m in melds:
         total[m.tile.index] += m.kind.size
-    if any(c > 4 for c in total) or len(melds) > 4:
+    sets = len(melds) + hidden_kongs
+    if any(c > 4 for c in total) or sets > 4:
         return False
-    return is_complete(tuple(counts), 4 - len(melds))
+    return is_complete(tuple(counts), 4 - sets)
 
 
 def count_problems(tiles: tuple[Tile, ...], melds: list[Meld] | tuple[Meld, ...], fa: int = 0,

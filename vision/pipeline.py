@@ -192,11 +192,14 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     repair = None if as_read or claimed or released else likeliest(diagnosis, keep)  # a regrouping drops claims
     timings["group"] = time.perf_counter() - t
     t = time.perf_counter()
-    situation, result, error = score_reading(reading if repair is None else repaired_reading(reading, repair), context)
+    scored = reading if repair is None else repaired_reading(reading, repair)
+    situation, result, error = score_reading(scored, context)
     if repair is None and situation and reading.win_tile and situation["win_tile"] != reading.win_tile.symbol:
         reading = _show_chosen_win(reading, situation["win_tile"])
     choices = unseen.win_choices(situation, reading) if situation and result and not shown_apart else ()
-    kongs = unseen.kong_choices(situation, reading) if situation and result and repair is None else ()
+    # A kong all face down whose lost tile the repair added: its face is guessed, so the faces are offered too.
+    kongs = (unseen.kong_choices(situation, scored) if situation and result and (repair is None or repair.hidden_kongs)
+             else ())
     blooms = unseen.bloom_choices(situation, reading) if situation and result else ()
     timings["score"] = time.perf_counter() - t
     t = time.perf_counter()

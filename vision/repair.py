@@ -26,7 +26,9 @@ from xingzi.engine.tiles import BACK_CLASS, TILES, Tile, tile_counts
 from .detections import Detections
 from .grouping import SET_ASIDE, HandReading, group
 from .handcheck import count_problems, is_legal
+from .meldfind import FACELESS_KONG
 from .missed import face_down_run, place_beside
+from .unseen import faceless_kongs
 from .usermarks import add_tiles
 
 TOP_ALTERNATIVES = 3  # second choices tried per detection
@@ -36,7 +38,7 @@ ADD_COST = 2.0  # a tile the detector missed altogether is an unlikely error
 # face-down tiles lying uncounted: the lost tile explains them, so it is likelier than any face missed.
 ADD_BACK_COST = 1.5
 BACK_RUNS = 2  # runs of uncounted face-down tiles a lost one is looked for beside (each ~13 groupings)
-KONG_BACKS_LEFT = 2  # a concealed kong that lost a face-down tile shows 2 more at most (one all face down: no face)
+KONG_BACKS_LEFT = 3  # a concealed kong that lost a face-down tile shows 3 more at most (one shown all face down)
 PAIR_POOL = 16  # pairs of misreads are drawn from this many likeliest single ones
 MAX_REGROUPS = 30  # grouping again costs ~30 ms on two cores: the search stops after this many (docs/pipeline.md)
 COST_MARGIN = math.log(20)  # edits 20x less likely than the best legal reading found are not tried
@@ -76,6 +78,7 @@ class Suggestion:
     fa: int
     cost: float
     reading: HandReading | None = field(default=None, compare=False, repr=False)  # regrouped, if edits
+    hidden_kongs: int = 0  # concealed kongs shown all face down in it: sets whose face the score guesses
 
     @property
     def text(self) -> str:
@@ -118,7 +121,10 @@ def diagnose(reading: HandReading, limit: int = 5, max_regroups: int = MAX_REGRO
     if not reasons:
         return Diagnosis(True, (), ())
     kongs = sum(1 for m in reading.melds if m.kind.size == 4)
-    if abs(reading.tile_count - (14 + kongs)) > 2:  # far from any hand: nothing near to offer
+    # Far from any hand, nothing near to offer; but a set short beside face-down tiles may be a kong shown all
+    # face down that lost one (with a fourth added, the kong makes the set and needs its extra tile).
+    set_short_by_backs = shape is not None and reading.tile_count + 3 == 14 + kongs and _loose_backs(reading) >= 3
+    if abs(reading.tile_count - (14 + kongs)) > 2 and not set_short_by_backs:
         return Diagnosis(False, reasons, ())
     search = _Search(reading, limit, max_regroups)
     singles = _detector_singles(reading)
@@ -173,9 +179,9 @@ class _Search:
                                 or (len(costs) >= self.limit and cost >= costs[self.limit - 1]))
 
     def keep(self, s: Suggestion) -> bool:
-        if not is_legal(s.tiles, s.melds):
+        if not is_legal(s.tiles, s.melds, s.hidden_kongs):
             return False
-        key = (tuple(sorted(s.tiles)), s.win_tile, tuple(sorted(map(str, s.melds))), s.fa)
+        key = (tuple(sorted(s.tiles)), s.win_tile, tuple(sorted(map(str, s.melds))), s.fa, s.hidden_kongs)
         if key not in self.found or s.cost < self.found[key].cost:
             self.found[key] = s
         return True
@@ -231,7 +237,8 @@ def _missed_tile(r: HandReading) -> list[Suggestion]:
 def _missed_back(r: HandReading, shape: tuple[int, ...]) -> list[Suggestion]:
     """A concealed kong that lost a face-down tile falls apart: its other face-down tiles lie uncounted and its
     faces read as strays or in the row. A face-down tile is added beside each run of uncounted ones, where the
-    page's "+" would place it (``missed.place_beside``), and kept when the hand then reads legal."""
+    page's "+" would place it (``missed.place_beside``), and kept when the hand then reads legal: with every face
+    seen, or with four face down making the set the hand lacks (its face guessed as for one found whole)."""
     det = r.detections
     ignored = [i for i, role in enumerate(r.roles) if role == "ignored"]
     out: list[Suggestion] = []
@@ -251,10 +258,22 @@ def _missed_back(r: HandReading, shape: tuple[int, ...]) -> list[Suggestion]:
         except ValueError:  # no place reads it in the hand
             continue
         new = group(add_tiles(det, [(BACK_CLASS, box)], shape), ignored)
-        if new.win_tile is not None and not explain(new):
+        hidden = faceless_kongs(new)
+        if new.win_tile is not None and (not explain(new) if not hidden else _whole_but_faces(new, hidden)):
             out.append(Suggestion((Change(None, None, None, beside=i),), new.tiles, new.win_tile, new.melds, new.fa,
-                                  ADD_BACK_COST, new))
+                                  ADD_BACK_COST, new, hidden))
     return out
+
+
+def _loose_backs(r: HandReading) -> int:
+    return sum(1 for i, role in enumerate(r.roles) if role == "loose" and int(r.detections.cls[i]) == BACK_CLASS)
+
+
+def _whole_but_faces(r: HandReading, hidden: int) -> bool:
+    """A legal hand once its ``hidden`` all-face-down kongs are counted as sets: only their faces are unknown."""
+    kong_problems = [p for p in r.problems if "concealed kong" in p]
+    return (not count_problems(r.tiles, r.melds, r.fa, hidden_kongs=hidden) and set(kong_problems) <= {FACELESS_KONG}
+            and is_legal(r.tiles, r.melds, hidden))
 
 
 def _hand_edits(r: HandReading) -> list[tuple[float, Edit]]:

@@ -13,7 +13,9 @@ from xingzi.engine.tiles import BACK_CLASS, Tile
 from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
+from xingzi.vision.pipeline import analyse, apply_corrections
 from xingzi.vision.repair import ADD_COST, MAX_REGROUPS, Change, diagnose, explain, is_legal
+from xingzi.vision.usermarks import kong_named
 
 
 def misreads(layout, edits, p_shown=0.6):
@@ -418,6 +420,47 @@ def test_a_concealed_kong_that_lost_a_face_down_tile_is_read_with_it_added(shown
         assert broken.roles[best.changes[0].beside] == "loose" and best.cost < ADD_COST
         assert (best.tiles, best.win_tile, best.melds) == (full.tiles, full.win_tile, full.melds), lost
         assert not any(c.detection is None and c.new is None for s in diagnose(broken).suggestions for c in s.changes)
+
+
+@pytest.mark.parametrize("layout", [dict(), dict(angle=180.0), dict(angle=25.0, perspective=0.3), dict(melds_row=1)],
+                         ids=["row", "upside-down", "turned-slanted", "second-row"])
+def test_a_kong_shown_all_face_down_that_lost_a_tile_is_scored_with_it_added(layout):
+    """A kong shown all face down with one of its four not found: three backs lie uncounted and the hand is a set
+    short. A fourth is added beside them and the kong's face guessed as for one found whole (the same total)."""
+    full = hand_layout("123m456m5p789s", "5p", melds=("concealed_kong 9p",), kong_shown="DDDD", size=70, **layout)
+    whole = analyse(np.zeros(SHAPE, np.uint8), full.detections)
+    backs = [i for i, r in enumerate(whole.reading.roles) if r == "concealed_kong"]
+    for lost in backs:
+        det = _without(full.detections, lost)
+        broken = group(det)
+        assert "concealed_kong" not in broken.roles and explain(broken)
+        best = diagnose(broken, shape=SHAPE).suggestions[0]
+        assert best.changes == (Change(None, None, None, beside=best.changes[0].beside),), (lost, best.text)
+        assert broken.roles[best.changes[0].beside] == "loose" and best.hidden_kongs == 1
+        mended = analyse(np.zeros(SHAPE, np.uint8), det)
+        assert mended.repair == best and mended.result["valid"], mended.error
+        assert mended.result["own"] == whole.result["own"] and mended.situation["melds"] == whole.situation["melds"]
+        # Its face is a guess: every face is offered, pointing at a face-down tile of the photo to name.
+        assert [c.own for c in mended.kong_choices] == [c.own for c in whole.kong_choices]
+        assert all(c.index < len(det) and det.cls[c.index] == BACK_CLASS for c in mended.kong_choices)
+        pick = next(c for c in mended.kong_choices if c.tile is Tile.ZHONG)  # as the page's button names it
+        named = kong_named(det, {pick.index: Tile.ZHONG.index})
+        chosen = analyse(np.zeros(SHAPE, np.uint8), apply_corrections(det, named), fixed=list(named))
+        assert chosen.result["own"] == pick.own and "concealed_kong 中" in chosen.situation["melds"]
+
+
+def test_three_face_down_tiles_beside_a_hand_short_of_a_face_are_not_made_a_kong():
+    """Three backs lying together (another player's, the wall's) beside a hand one face short: a fourth back would
+    leave the hand a face short still, so only the faces that complete it are offered."""
+    det = _without(hand_layout("123m456m789p12s55p", "3s", size=70).detections, 0)
+    boxes = [[20 + 54 * k, 20, 72 + 54 * k, 90] for k in range(3)]
+    backs = Detections(np.vstack([det.xyxy, boxes]).astype(np.float32), np.append(det.cls, [BACK_CLASS] * 3),
+                       np.append(det.conf, np.full(3, 0.9, np.float32)))
+    reading = group(backs)
+    assert reading.roles[-3:] == ("loose",) * 3
+    offered = diagnose(reading, shape=SHAPE).suggestions
+    assert offered and all(c.new is not None for s in offered for c in s.changes)
+    assert all(s.hidden_kongs == 0 for s in offered)
 
 
 def test_a_face_down_tile_lying_alone_is_not_made_a_kong_of_a_hand_short_of_a_face():
