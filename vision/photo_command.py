@@ -244,7 +244,7 @@ def _print_reading(args: argparse.Namespace, res: PhotoResult, context: Context,
     if unseen.choices_differ(res.win_choices):
         out.write(f"which won {unseen.choices_text(res.win_choices)} (--win TILE says which)\n")
     if unseen.choices_differ(res.kong_choices):
-        out.write(f"face-down kong {unseen.choices_text(res.kong_choices, '')} (--fix one of its tiles: --tiles "
+        out.write(f"face-down kong {unseen.choices_text(res.kong_choices, '')} (--fix a tile at one of its ends: --tiles "
                   "lists them)\n")
     if unseen.choices_differ(res.bloom_choices):
         out.write(f"kong just made {unseen.choices_text(res.bloom_choices, '')} (杠上开花 on which kong: --bloom "

@@ -93,8 +93,9 @@ class Diagnosis:
 
 
 def explain(reading: HandReading) -> tuple[str, ...]:
-    """Why the reading is not a legal hand (empty when it is)."""
-    reasons = list(count_problems(reading.tiles, reading.melds, reading.fa))
+    """Why the reading is not a legal hand (empty when it is). Kongs shown all face down are counted: their
+    unknown face is the reason, not the tiles they leave out of the count."""
+    reasons = list(count_problems(reading.tiles, reading.melds, reading.fa, faceless_kongs(reading)))
     reasons += [p for p in reading.problems if p not in reasons and "concealed kong" in p]
     if not reasons and not is_legal(reading.tiles, reading.melds):
         reasons.append(

@@ -38,14 +38,16 @@ def guess_kong_face(situation: dict, reading: HandReading, still: int = 0) -> di
     (a kong holds all four). Each such face votes for the 炮 total it would give, with one vote more
     for every tile in view of its suit (honours as one suit): a player keeps the suits the hand is
     built of, so a hand showing only 筒 and dragons more likely hides 筒 or a dragon than 萬. The
-    total with most votes is taken, ties to the fewer 炮. ``still`` more face-down kongs are to be
-    guessed after this one: while trying a face they hold other unseen faces, so the hand is complete."""
+    total with most votes is taken, ties to the fewer 炮, and shown with the face of that total most
+    votes came from (a second kong all face down is then guessed beside a face of the hand's suit).
+    ``still`` more face-down kongs are to be guessed after this one: while trying a face they hold
+    other unseen faces, so the hand is complete."""
     seen = Counter(reading.tiles)
     for text in situation["melds"]:  # the melds read, and faces already guessed for other kongs
         seen.update(parse_meld(text).tiles)
     in_view = Counter(_suit_of(t) for t in seen.elements() if t is not Tile.FA)
     unseen = [t for t in TILES if t is not Tile.FA and not seen[t]]
-    options: dict[int, dict] = {}
+    options: dict[int, tuple[float, dict]] = {}
     votes: dict[int, float] = {}
     for tile in unseen:
         trial = dict(situation, melds=[*situation["melds"], format_meld(Meld(MeldKind.CONCEALED_KONG, tile))])
@@ -56,11 +58,13 @@ def guess_kong_face(situation: dict, reading: HandReading, still: int = 0) -> di
         except ValueError:  # the tile count does not make a hand with this many kongs: no vote
             continue
         if result["valid"]:
-            votes[int(result["own"])] = votes.get(int(result["own"]), 0.0) + 1 + in_view[_suit_of(tile)]
-            options.setdefault(int(result["own"]), trial)
+            own, weight = int(result["own"]), 1.0 + in_view[_suit_of(tile)]
+            votes[own] = votes.get(own, 0.0) + weight
+            if own not in options or weight > options[own][0]:
+                options[own] = (weight, trial)
     if not votes:
         return situation
-    return options[max(votes, key=lambda o: (votes[o], -o))]
+    return options[max(votes, key=lambda o: (votes[o], -o))][1]
 
 
 def best_win_tile(situation: dict, reading: HandReading) -> tuple[dict, dict, None]:

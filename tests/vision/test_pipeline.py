@@ -258,7 +258,7 @@ def test_score_command_offers_the_faces_of_a_face_down_kong(photo_path, monkeypa
     assert main(["score", str(photo_path)]) == 0
     text = capsys.readouterr().out
     assert "face-down kong 4 炮 if 4m 5m 6m 7m 8m 9m 1p 2p 3p 4p 6p 7p 8p 1s 2s 3s 7s 8s 9s · 6 炮 if 中 白 " \
-           "(scored: 4m) (--fix one of its tiles: --tiles lists them)" in text
+           "(scored: 1p) (--fix a tile at one of its ends: --tiles lists them)" in text
     assert "which won" not in text  # the winning tile was set apart
     back = int(np.flatnonzero(down.cls == BACK_CLASS)[0])
     assert main(["score", str(photo_path), "--fix", f"{back}=中"]) == 0  # one of its tiles named: the kong's face

@@ -173,6 +173,16 @@ def test_a_face_down_kong_is_guessed_in_the_suits_the_hand_shows(hand, win, meld
     assert res.result["own"] == laid["own"] and "hun_yi_se" in [i["key"] for i in res.result["items"]]
 
 
+def test_two_face_down_kongs_are_guessed_together_in_the_hand_suit():
+    # 筒 and dragons in view, two kongs all face down: the first is shown with a 筒 face (most of its votes), so the
+    # second, guessed beside it, sees the 混一色 both give (18 炮; shown as 1m, the first face of all, 9).
+    layout = hand_layout("1223p白白白", "2p", ["concealed_kong 4p", "concealed_kong 5p"], kong_shown=("DDDD", "DDDD"))
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), layout.detections)
+    faces = [parse_meld(m).tile for m in res.situation["melds"]]
+    assert [t.suit for t in faces] == ["p", "p"] and len(set(faces)) == 2
+    assert res.result["own"] == 18 and "hun_yi_se" in [i["key"] for i in res.result["items"]]
+
+
 # A concealed kong with its faces shown (7m) laid before the all-face-down one (中): the choices point at a
 # tile of the face-down kong, the one to tap and name, not at the kong whose face is already seen.
 @pytest.mark.parametrize("angle", [0, 60])
@@ -224,8 +234,9 @@ def test_no_face_giving_a_win_keeps_the_guess_and_the_engine_says_why(guess):
 def test_one_face_down_kong_is_guessed_with_the_default_of_no_more_to_come():
     reading = group(hand_layout(*KONG_DOWN, kong_shown="DDDD").detections)
     situation = {**reading.situation(), **Context().situation_part()}
-    # Most faces give 4 炮 (only 白 and 中, dragons, give 6): the first of them, 4m, is taken.
-    assert unseen.guess_kong_face(situation, reading)["melds"] == [*situation["melds"], "concealed_kong 4m"]
+    # Most faces give 4 炮 (only 白 and 中, dragons, give 6); shown with the first face of the suit most in view
+    # (筒: 5p 5p and the 9p pung), 1p, not the first face of all (4m).
+    assert unseen.guess_kong_face(situation, reading)["melds"] == [*situation["melds"], "concealed_kong 1p"]
 
 
 @pytest.mark.parametrize("choice,expected", [
