@@ -448,30 +448,24 @@ def test_a_kong_shown_all_face_down_that_lost_a_tile_is_scored_with_it_added(lay
         assert chosen.result["own"] == pick.own and "concealed_kong 中" in chosen.situation["melds"]
 
 
-def test_three_face_down_tiles_beside_a_hand_short_of_a_face_are_not_made_a_kong():
-    """Three backs lying together (another player's, the wall's) beside a hand one face short: a fourth back would
-    leave the hand a face short still, so only the faces that complete it are offered."""
+def _short_hand_beside(backs: list[list[int]]):
+    """A hand one face short (its first tile not found), and face-down tiles lying apart at ``backs``."""
     det = _without(hand_layout("123m456m789p12s55p", "3s", size=70).detections, 0)
-    boxes = [[20 + 54 * k, 20, 72 + 54 * k, 90] for k in range(3)]
-    backs = Detections(np.vstack([det.xyxy, boxes]).astype(np.float32), np.append(det.cls, [BACK_CLASS] * 3),
-                       np.append(det.conf, np.full(3, 0.9, np.float32)))
-    reading = group(backs)
-    assert reading.roles[-3:] == ("loose",) * 3
+    n = len(backs)
+    return group(Detections(np.vstack([det.xyxy, backs]).astype(np.float32), np.append(det.cls, [BACK_CLASS] * n),
+                            np.append(det.conf, np.full(n, 0.9, np.float32))))
+
+
+@pytest.mark.parametrize("n", [1, 3], ids=["one-back", "three-backs"])
+def test_face_down_tiles_lying_apart_are_not_made_a_kong_of_a_hand_short_of_a_face(n):
+    """A hand a face short, and one or three face-down tiles lying together on the table (the wall's, another
+    player's): no face-down tile added beside them makes a hand (a kong of four would leave the hand a face short
+    still), so the faces that complete the hand are offered, as without them."""
+    reading = _short_hand_beside([[20 + 54 * k, 20, 72 + 54 * k, 90] for k in range(n)])
+    assert reading.roles[-n:] == ("loose",) * n
     offered = diagnose(reading, shape=SHAPE).suggestions
     assert offered and all(c.new is not None for s in offered for c in s.changes)
     assert all(s.hidden_kongs == 0 for s in offered)
-
-
-def test_a_face_down_tile_lying_alone_is_not_made_a_kong_of_a_hand_short_of_a_face():
-    """A hand a face short, and a face-down tile alone on the table (the wall's, another player's): no face-down tile
-    added beside it makes a hand, so the faces that complete the hand are offered, as without it."""
-    det = _without(hand_layout("123m456m789p12s55p", "3s", size=70).detections, 0)
-    stray = Detections(np.vstack([det.xyxy, [[20, 20, 72, 90]]]).astype(np.float32), np.append(det.cls, BACK_CLASS),
-                       np.append(det.conf, np.float32(0.9)))
-    reading = group(stray)
-    assert reading.roles[-1] == "loose"
-    offered = diagnose(reading, shape=SHAPE).suggestions
-    assert offered and all(c.new is not None for s in offered for c in s.changes)
     assert [s.text for s in offered] == [s.text for s in diagnose(reading).suggestions]
 
 
@@ -480,11 +474,7 @@ def test_a_wall_of_face_down_tiles_is_not_looked_beside(monkeypatch):
     place beside them is grouped (each costs a dozen groupings of the photo)."""
     import xingzi.vision.repair as repair
 
-    det = _without(hand_layout("123m456m789p12s55p", "3s", size=70).detections, 0)
-    wall = [[100 + 52 * k, 20, 150 + 52 * k, 90] for k in range(6)]
-    walled = Detections(np.vstack([det.xyxy, wall]).astype(np.float32), np.append(det.cls, [BACK_CLASS] * 6),
-                        np.append(det.conf, np.full(6, 0.9, np.float32)))
-    reading = group(walled)
+    reading = _short_hand_beside([[100 + 52 * k, 20, 150 + 52 * k, 90] for k in range(6)])
     assert reading.roles[-6:] == ("loose",) * 6
     monkeypatch.setattr(repair, "place_beside", lambda *a, **k: pytest.fail("looked beside the wall"))
     assert [s.text for s in diagnose(reading, shape=SHAPE).suggestions] == [s.text for s in diagnose(reading).suggestions]
