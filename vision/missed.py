@@ -152,6 +152,32 @@ def face_down_run(det: Detections, reading: HandReading, beside: int, faces: boo
     return run
 
 
+def face_down_end(det: Detections, reading: HandReading, i: int) -> int:
+    """The end tile nearest ``i`` of the kong shown all face down that it is one of (or of the three face-down tiles
+    left lying of one: :func:`face_down_run`); ``i`` itself when it is an end or lies otherwise. A face named at an
+    end reads as a kong shown face up there (FDDD); named on a tile between, as no kong."""
+    centres = (det.xyxy[:, :2] + det.xyxy[:, 2:]) / 2
+
+    def apart(a: int, b: int) -> float:
+        return float(np.hypot(*(centres[a] - centres[b])))
+
+    if reading.roles[i] == "concealed_kong" and reading.meld_of[i] < 0:
+        kin = [j for j, (r, m) in enumerate(zip(reading.roles, reading.meld_of, strict=True))
+               if r == "concealed_kong" and m < 0]
+        reach = HOLE * float(np.min(det.xyxy[i, 2:] - det.xyxy[i, :2]))
+        run = [i]
+        for a in run:  # grows as it is walked
+            run += [j for j in kin if j not in run and apart(a, j) < reach]
+    elif reading.roles[i] == "loose" and int(det.cls[i]) == BACK_CLASS:
+        run = face_down_run(det, reading, i, faces=False)
+    else:
+        return i
+    if not 3 <= len(run) <= 4:
+        return i
+    ends = max(((a, b) for a in run for b in run), key=lambda p: apart(*p))
+    return i if i in ends else min(ends, key=lambda e: apart(e, i))
+
+
 def _face_distance(a: int, b: int) -> int:
     """How far apart two faces lie in a sorted hand: 0 the same, the ranks apart within a suit, else 10."""
     if a == b:

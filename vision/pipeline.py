@@ -31,7 +31,7 @@ from .messages import chinese_of
 from .photo import load_image
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
 from .unseen import Choice, best_win_tile, faceless_kongs, guess_kong_face
-from .usermarks import apply_claims, apply_corrections
+from .usermarks import apply_claims, apply_corrections, kong_named
 
 OFFERED_FACES = 3  # the likeliest other faces of each tile, offered first when the user taps it
 
@@ -198,8 +198,10 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
         reading = _show_chosen_win(reading, situation["win_tile"])
     choices = unseen.win_choices(situation, reading) if situation and result and not shown_apart else ()
     # A kong all face down whose lost tile the repair added: its face is guessed, so the faces are offered too.
-    kongs = (unseen.kong_choices(situation, scored) if situation and result and (repair is None or repair.hidden_kongs)
-             else ())
+    kongs = (unseen.kong_choices(situation, scored, len(detections))
+             if situation and result and (repair is None or repair.hidden_kongs) else ())
+    if kongs and repair is not None:
+        kongs = _nameable(image.shape, detections, context, scored, kongs)
     blooms = unseen.bloom_choices(situation, reading) if situation and result else ()
     timings["score"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -214,6 +216,24 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     timings["draw"] = time.perf_counter() - t
     return PhotoResult(image, reading, diagnosis, situation, result, error, annotated, timings, repair, choices,
                        kongs, blooms, tag_boxes, frozenset(fixed))
+
+
+def _nameable(shape: tuple[int, ...], detections: Detections, context: Context, scored: HandReading,
+              kongs: tuple[Choice, ...]) -> tuple[Choice, ...]:
+    """The choices of a kong all face down whose lost tile the repair added, pointing at a tile of the photo that
+    names it: the face named there, the repair adds the lost tile again and the choice's total is scored. Which tile
+    does depends on where the repair then adds it, so each of the kong's tiles is tried (the choice scored first)."""
+    chosen = next((c for c in kongs if c.chosen), kongs[0])
+    tiles = [i for i, (r, m) in enumerate(zip(scored.roles, scored.meld_of, strict=True))
+             if r == "concealed_kong" and m < 0 and i < len(detections)]
+    for i in sorted(tiles, key=lambda i: i != chosen.index):
+        named = kong_named(detections, {i: chosen.tile.index})
+        again = group(apply_corrections(detections, named))
+        fix = likeliest(diagnose(again, shape=shape), frozenset(named))
+        _, result, _ = score_reading(again if fix is None else repaired_reading(again, fix), context)
+        if result is not None and result["valid"] and result["own"] == chosen.own:
+            return tuple(replace(c, index=i) for c in kongs)
+    return kongs
 
 
 def faces_as_scored(res: PhotoResult) -> Detections:

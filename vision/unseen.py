@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
 from xingzi.engine import score_situation
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.notation import format_meld, parse_meld, parse_tiles
 from xingzi.engine.tiles import TILES, Tile
 
 from .grouping import HandReading
+from .missed import face_down_end
 
 GUESS_VOTES = 1.5  # extra votes for the guessed end tile of the row when the winning tile is not set apart
 
@@ -140,9 +143,11 @@ def _guessed_at(situation: dict, reading: HandReading) -> list[int]:
     return at
 
 
-def kong_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
+def kong_choices(situation: dict, reading: HandReading, found: int | None = None) -> tuple[Choice, ...]:
     """The first concealed kong shown all face down: every face it may hold (no copy in view), with
-    the total it gives, the others guessed as scored; naming one of its tiles settles it."""
+    the total it gives, the others guessed as scored; naming one of its tiles settles it (each choice
+    points at a tile at its end). ``found``: the photo's tiles are those before this index (a repaired
+    reading adds one after them)."""
     hidden = faceless_kongs(reading)
     melds = list(situation["melds"])
     guessed_at = _guessed_at(situation, reading)
@@ -154,7 +159,7 @@ def kong_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
     for k, text in enumerate(melds):
         if k != at:
             seen.update(parse_meld(text).tiles)
-    index = _faceless_index(reading)
+    index = _faceless_index(reading, found)
     out = []
     for tile in TILES:
         if tile is Tile.FA or seen[tile]:
@@ -168,9 +173,17 @@ def kong_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
     return tuple(out)
 
 
-def _faceless_index(reading: HandReading) -> int:
-    return next(i for i, (r, m) in enumerate(zip(reading.roles, reading.meld_of, strict=True))
-                if r == "concealed_kong" and m < 0)
+def _faceless_index(reading: HandReading, found: int | None = None) -> int:
+    """A tile of the first kong shown all face down to name it by: at its end, or (a face-down tile added by the
+    repair, at index ``found`` or after) the photo's tile beside the added one, where the repair adds it again."""
+    faceless = [i for i, (r, m) in enumerate(zip(reading.roles, reading.meld_of, strict=True))
+                if r == "concealed_kong" and m < 0]
+    seen = [i for i in faceless if found is None or i < found]
+    added = [i for i in faceless if found is not None and i >= found]
+    if not added:
+        return face_down_end(reading.detections, reading, seen[0])
+    centres = (reading.detections.xyxy[:, :2] + reading.detections.xyxy[:, 2:]) / 2
+    return min(seen, key=lambda i: float(np.hypot(*(centres[i] - centres[added[0]]))))
 
 
 def _kongs(melds: list[str]) -> list[int]:

@@ -58,7 +58,10 @@ def kong_named(det: Detections, corrections: Mapping[int, int]) -> dict[int, int
     face elsewhere names the kong — its face tiles take that face, the face-down tile stays face down (as the photo
     shows it and a training label must say; named a face, three faces and a back read as a pung and a stray). A
     face the user set on a face tile itself stands. A kong lying all face down has no face tile to take it: there
-    the named tile shows the face, which is how grouping learns it."""
+    a tile at its end shows the face (the named one, or the end nearest it: a face between backs makes no kong),
+    which is how grouping learns it; so does one of three face-down tiles left lying of such a kong."""
+    from .missed import face_down_end  # (missed adds tiles with this module's helpers)
+
     out = {int(i): int(k) for i, k in corrections.items()}
     backs = [i for i, k in out.items() if 0 <= i < len(det) and int(det.cls[i]) == BACK_CLASS and k != BACK_CLASS]
     if not backs:
@@ -67,6 +70,9 @@ def kong_named(det: Detections, corrections: Mapping[int, int]) -> dict[int, int
     for i in backs:
         meld = reading.meld_of[i]
         if reading.roles[i] != "concealed_kong" or meld < 0:
+            end = face_down_end(det, reading, i)
+            if end != i and end not in out:
+                out[end] = out.pop(i)
             continue
         faces = [j for j, m in enumerate(reading.meld_of) if m == meld and int(det.cls[j]) != BACK_CLASS]
         if faces:

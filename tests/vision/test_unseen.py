@@ -16,6 +16,7 @@ from xingzi.vision import unseen
 from xingzi.vision.grouping import group, mark_win
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.pipeline import Context, analyse, apply_corrections, score_reading
+from xingzi.vision.usermarks import kong_named
 
 
 @pytest.mark.parametrize("hand,win,melds", [
@@ -204,6 +205,25 @@ def test_naming_the_kong_from_a_choice_scores_that_choice():
     res = analyse(img, named, fixed=[zhong.index])
     assert res.result["own"] == zhong.own == 6 and "concealed_kong 中" in res.situation["melds"]
     assert res.kong_choices == ()  # named: nothing left to choose
+
+
+@pytest.mark.parametrize("angle", [0.0, 180.0, 35.0])
+def test_any_tile_of_a_kong_all_face_down_names_it(angle):
+    # A face set on a tile between two others face down makes D中DD, which is no kong: the face moves to the end
+    # tile nearest it (中DDD), as the user means. The choices point at an end tile.
+    layout = hand_layout(*KONG_DOWN, kong_shown="DDDD", angle=angle)
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    det = layout.detections
+    kong = [i for i, r in enumerate(layout.roles) if r == "concealed_kong"]
+    along = sorted(kong, key=lambda i: float(np.dot((det.xyxy[i, :2] + det.xyxy[i, 2:]) / 2,
+                                                   [np.cos(np.radians(angle)), np.sin(np.radians(angle))])))
+    assert {c.index for c in analyse(img, det).kong_choices} <= {along[0], along[-1]}
+    for i in kong:
+        named = kong_named(det, {i: Tile.ZHONG.index})
+        nearest_end = along[0] if along.index(i) < 2 else along[-1]
+        assert named == {nearest_end: Tile.ZHONG.index}, (i, along)
+        res = analyse(img, apply_corrections(det, named), fixed=list(named))
+        assert res.result["own"] == 6 and "concealed_kong 中" in res.situation["melds"], i
 
 
 @pytest.mark.parametrize("row,win,guess,scored,own", [
