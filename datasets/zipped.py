@@ -1,6 +1,7 @@
 """A dataset given as a zip (the page's "save labels", a CVAT or Roboflow export) read like a folder.
 
-Only what a YOLO dataset holds is unpacked (images, label ``.txt`` files, ``.yaml`` / ``.names``, ``meta/*.json``), into a
+A zip made of the dataset's folder (``zip -r set.zip set/``: every member under one top folder) is read as
+that folder, its data.yaml included. Only what a YOLO dataset holds is unpacked (images, label ``.txt`` files, ``.yaml`` / ``.names``, ``meta/*.json``), into a
 temporary folder removed afterwards; a member that would land outside it or is named twice, or a zip that
 unpacks past ``MAX_UNPACKED`` bytes, is refused before anything is written.
 """
@@ -17,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from .yolo import IMAGE_SUFFIXES
 
 MAX_UNPACKED = 4 * 1024**3  # bytes: a zip bomb stops here
+INNER_FOLDERS = {"images", "labels", "meta"}  # a dataset's own folders: a zip of images/ alone is not wrapped in one
 KEPT_SUFFIXES = (*IMAGE_SUFFIXES, ".txt", ".yaml", ".yml", ".names", ".json")  # .json: a sample's truth (meta/)
 
 
@@ -59,13 +61,26 @@ def dataset_folder(path: str | Path) -> Iterator[Path]:
     except zipfile.BadZipFile:
         raise ValueError(f"{p}: not a zip file (or a damaged one)") from None
     with z, tempfile.TemporaryDirectory(prefix="xingzi-zip-") as tmp:
-        for info in zip_members(z, str(p)):
+        members = zip_members(z, str(p))
+        for info in members:
             _extract(z, info, tmp, p)
-        yield Path(tmp)
+        top = _wrapping_folder(members)
+        yield Path(tmp) if top is None else Path(tmp) / top
+
+
+def _wrapping_folder(members: list[zipfile.ZipInfo]) -> str | None:
+    """The one folder every member lies in, when there is one (the dataset's own folder zipped whole): its
+    data.yaml names the classes, and read from the zip's root it would be missed and the ids read as ours."""
+    parts = [PurePosixPath(info.filename.replace("\\", "/")).parts for info in members]
+    tops = {p[0] for p in parts}
+    if len(tops) != 1 or any(len(p) < 2 for p in parts) or tops & INNER_FOLDERS:
+        return None
+    return tops.pop()
 
 
 def _extract(z: zipfile.ZipFile, info: zipfile.ZipInfo, folder: str, where: Path) -> None:
     """Unpack one member; a damaged, encrypted or oddly compressed one is bad input, not a crash."""
+    info.filename = info.filename.replace("\\", "/")  # a zip written on Windows by an old tool: still folders here
     try:
         z.extract(info, folder)
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as e:

@@ -176,3 +176,23 @@ def test_a_zip_that_cannot_be_merged_is_a_clear_error(tmp_path, capsys, data, me
     err = capsys.readouterr().err
     assert message in err and "xingzi-zip-" not in err  # the file as inside the zip, not in a temporary folder
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("top", ["perm/", "perm\\"])
+def test_a_zip_of_the_dataset_folder_itself_is_read_by_its_data_yaml(tmp_path, capsys, top):
+    """``zip -r set.zip set/``: every member under one folder; its data.yaml names the classes (here other than ours)."""
+    members = {f"{top}images/a.jpg": jpeg(), f"{top}labels/a.txt": f"0{BOX}1 0.2 0.2 0.1 0.1\n".encode(),
+               f"{top}data.yaml": "names: ['中', '5p']\n".encode()}
+    path = raw_zip(tmp_path / "perm.zip", members)
+    with dataset_folder(path) as folder:
+        assert (folder / "data.yaml").is_file() and (folder / "labels" / "a.txt").is_file()
+    merge_datasets([path], tmp_path / "m")
+    labels = next((tmp_path / "m" / "labels").iterdir()).read_text().splitlines()
+    assert [r.split()[0] for r in labels] == ["27", "13"]  # 中 and 5p in our order, not ids 0 and 1 (1m, 2m)
+    assert main(["dataset", "check", str(path)]) == 0
+    assert "no-class-names" not in capsys.readouterr().out
+
+
+def test_a_zip_of_images_alone_is_not_taken_for_a_wrapped_dataset(tmp_path):
+    with dataset_folder(raw_zip(tmp_path / "z.zip", {"images/a.jpg": jpeg(), "images/b.jpg": jpeg()})) as folder:
+        assert (folder / "images" / "a.jpg").is_file()
