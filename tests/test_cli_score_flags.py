@@ -111,3 +111,40 @@ def test_an_empty_value_is_refused_in_one_line(capsys, argv, said) -> None:
 @pytest.mark.parametrize("spec", ["none", " None ", "NONE"])
 def test_a_payer_who_shows_nothing_is_said_none(spec) -> None:
     assert parse_payer(spec) == {"dealer": False, "fa": 0, "melds": []}
+
+
+@pytest.mark.parametrize("payers, said", [
+    pytest.param(["fa=5"], "payer 'fa=5': fa=N is the 发 that payer set aside, 0 to 4, got 5", id="five-fa"),
+    pytest.param(["fa=-1"], "got -1", id="negative-fa"),
+    pytest.param(["none", "fa=5"], "payer 'fa=5'", id="second-payer-named-by-its-words"),
+    pytest.param(["pung 1m; pung 2m; pung 3m; pung 4m; pung 5m"], "shows 5 melds: a player has at most 4",
+                 id="five-melds"),
+])
+@pytest.mark.parametrize("mode", ["hand", "photo"])
+def test_a_payer_out_of_range_is_refused_by_its_own_words_before_a_photo_is_read(tmp_path, capsys, monkeypatch,
+                                                                                 payers, said, mode) -> None:
+    from xingzi.vision import photo_command
+
+    monkeypatch.setattr(photo_command, "load_image", lambda path: (_ for _ in ()).throw(AssertionError("photo read")))
+    where = ["--hand", HAND] if mode == "hand" else [str(tmp_path / "p.jpg")]
+    flags = [f for spec in payers for f in ("--payer", spec)]
+    code, out, err = run(["score", *where, "--self-draw", *flags], capsys)
+    assert code == 2 and out == "" and said in err and "payer 0" not in err and "payer 1:" not in err
+
+
+@pytest.mark.parametrize("flags, self_draw", [
+    pytest.param(["--event", "hai_di_lao_yue"], True, id="hai-di-lao-yue-is-a-self-draw"),
+    pytest.param([], False, id="neither-a-discard"),
+    pytest.param(["--event", "hai_di_lao_yue", "--discard"], None, id="said-discard-refused"),
+])
+def test_a_photo_takes_a_self_draw_event_as_hand_does(tmp_path, capsys, flags, self_draw) -> None:
+    """Neither --self-draw nor --discard: an event only a self-draw has says it, on a photo as with --hand."""
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    for where in (["--hand", "1122233344567s 4s"], [str(examples / "demo.jpg"), "--model", str(examples / "demo.json")]):
+        code, out, err = run(["score", *where, *flags], capsys)
+        if self_draw is None:
+            assert code == 2 and "won only by self-draw: set self-draw" in err
+        else:
+            assert code == 0 and ("第3家 player 3" in out) is self_draw, out

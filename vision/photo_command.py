@@ -241,12 +241,13 @@ def _print_reading(args: argparse.Namespace, res: PhotoResult, context: Context,
             out.write(f"maybe     {s.text}  (cost {s.cost:.2f})\n")
     if res.repair is not None:  # the hand it gives is printed next, by print_result
         out.write(f"scored as the likeliest legal reading: {res.repair.text} (--as-read scores the tiles as read)\n")
-    if unseen.choices_differ(res.win_choices):
+    # what the user said (--win, --bloom) is not asked again; the page keeps showing its choices, the one taken marked
+    if unseen.choices_differ(res.win_choices) and not getattr(args, "win", None):
         out.write(f"which won {unseen.choices_text(res.win_choices)} (--win TILE says which)\n")
     if unseen.choices_differ(res.kong_choices):
         out.write(f"face-down kong {unseen.choices_text(res.kong_choices, '')} (--fix a tile at one of its ends: --tiles "
                   "lists them)\n")
-    if unseen.choices_differ(res.bloom_choices):
+    if unseen.choices_differ(res.bloom_choices) and not getattr(args, "bloom", None):
         out.write(f"kong just made {unseen.choices_text(res.bloom_choices, '')} (杠上开花 on which kong: --bloom "
                   "TILE says)\n")
     if res.result is None:

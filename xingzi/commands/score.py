@@ -180,7 +180,18 @@ def parse_payer(spec: str) -> dict[str, Any]:
         else:
             parse_meld(part)  # fail early with the meld's own message
             payer["melds"].append(part)
+    # said here, by the flag's own words, before a photo is read (the engine numbers payers from 0)
+    if not 0 <= payer["fa"] <= 4:
+        raise ValueError(f"payer {spec!r}: fa=N is the 发 that payer set aside, 0 to 4, got {payer['fa']}")
+    if len(payer["melds"]) > 4:
+        raise ValueError(f"payer {spec!r} shows {len(payer['melds'])} melds: a player has at most 4")
     return payer
+
+
+def told_self_draw(args: argparse.Namespace) -> bool:
+    """--self-draw or --discard; neither: the events may say (海底捞月 and 杠上开花 are self-draws), else a discard."""
+    said = getattr(args, "self_draw", None)
+    return bool(set(getattr(args, "event", None) or []) & SELF_DRAW_EVENTS) if said is None else bool(said)
 
 
 def situation_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -189,9 +200,7 @@ def situation_from_args(args: argparse.Namespace) -> dict[str, Any]:
     if not hand:
         raise ValueError("give --hand '12m456m789p22345s 3m' (or --json FILE, or a photo)")
     events = list(dict.fromkeys(getattr(args, "event", None) or []))
-    self_draw = getattr(args, "self_draw", None)
-    if self_draw is None:  # neither flag: the events may say; otherwise a discard win
-        self_draw = bool(set(events) & SELF_DRAW_EVENTS)
+    self_draw = told_self_draw(args)
     situation: dict[str, Any] = {
         "hand": hand,
         "melds": list(getattr(args, "meld", None) or []),
@@ -344,7 +353,7 @@ def _check_mode(args: argparse.Namespace) -> None:
             raise ValueError(f"{told[0]} describes a hand given by --hand; a photo's melds and 发 are read from it "
                              "(correct what was misread with --fix, --add, --claim or --aside)")
         # what needs no tiles is refused now, not after the photo is read (as --hand refuses it)
-        check_claim(bool(args.self_draw), bool(args.dealer), frozenset(args.event or []),
+        check_claim(told_self_draw(args), bool(args.dealer), frozenset(args.event or []),
                     [parse_payer(spec)["dealer"] for spec in args.payer or []])
         return
     given = [name for name in PHOTO_ONLY if getattr(args, name, None) not in (None, False, [])]
