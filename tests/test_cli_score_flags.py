@@ -148,3 +148,28 @@ def test_a_photo_takes_a_self_draw_event_as_hand_does(tmp_path, capsys, flags, s
             assert code == 2 and "won only by self-draw: set self-draw" in err
         else:
             assert code == 0 and ("第3家 player 3" in out) is self_draw, out
+
+
+@pytest.mark.parametrize("flags, said, own", [
+    pytest.param(["--event", "hai_di_pao"], "not counted 海底放炮 hai_di_pao: optional, off under these rules "
+                 "(--set 'optional=[\"hai_di_pao\"]' counts it)", 16, id="optional-off-said"),
+    pytest.param(["--event", "hai_di_pao", "--set", 'optional=["hai_di_pao"]'], None, 21, id="switched-on-counted"),
+    pytest.param(["--event", "tong_ku", "--event", "wang_en"], "not counted 痛苦 tong_ku", 16, id="each-said"),
+    pytest.param([], None, 16, id="no-event-nothing-said"),
+])
+def test_an_optional_event_these_rules_leave_out_is_said_not_dropped_silently(capsys, flags, said, own) -> None:
+    code, out, _ = run(["score", "--hand", "1122233344567s 4s", *flags], capsys)
+    assert code == 0 and f"own       {own} 炮" in out
+    assert out.count("not counted") == flags.count("--event") - ("--set" in flags)
+    assert said is None or said in out
+
+
+def test_a_photo_says_an_optional_event_left_out_too(capsys) -> None:
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    photo = [str(examples / "demo.jpg"), "--model", str(examples / "demo.json")]
+    plain = run(["score", *photo], capsys)[1]
+    code, out, _ = run(["score", *photo, "--event", "tong_ku"], capsys)
+    assert code == 0 and "not counted 痛苦 tong_ku: optional" in out and "not counted" not in plain
+    assert out.splitlines()[-2:] == plain.splitlines()[-2:]  # the same total and payment

@@ -253,9 +253,10 @@ def _print_reading(args: argparse.Namespace, res: PhotoResult, context: Context,
     if res.result is None:
         out.write(f"no score  {res.error}\n")
         return
-    from xingzi.commands.score import print_result
+    from xingzi.commands.score import not_counted, print_result
 
-    shown = dict(res.result, self_draw=context.self_draw)
+    rules = load_ruleset(context.ruleset).with_overrides(context.rules)
+    shown = dict(res.result, self_draw=context.self_draw, not_counted=not_counted(context.events, rules))
     shown["hand_before"] = _hand_before(res.situation) if res.situation else ""
     print_result(shown, out)
 

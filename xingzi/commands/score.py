@@ -10,8 +10,9 @@ import sys
 from typing import Any
 
 from xingzi.engine import load_ruleset, parse_meld, score_round, score_situation
-from xingzi.engine.hand import EVENTS, SELF_DRAW_EVENTS, check_claim
+from xingzi.engine.hand import EVENT_NAMES, EVENTS, SELF_DRAW_EVENTS, check_claim
 from xingzi.engine.notation import format_tiles, parse_hand, parse_tiles
+from xingzi.engine.ruleset import OPTIONAL_ITEMS, Ruleset
 from xingzi.engine.situation import ROUND_FIELDS, SITUATION_FIELDS
 from xingzi.jsontext import repeated_key, strict_loads, twice_message
 
@@ -220,6 +221,12 @@ def situation_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return situation
 
 
+def not_counted(events: list[str] | tuple[str, ...], ruleset: Ruleset) -> list[str]:
+    """The events given that these rules do not score: optional additions left off (RULES.md §4, §9). Said beside
+    the total, since the engine leaves them out without a word (as a JSON situation may name them)."""
+    return [e for e in events if e in OPTIONAL_ITEMS and e not in ruleset.optional]
+
+
 def print_result(result: dict[str, Any], out=None) -> None:
     """The human-readable report of one result."""
     out = out or sys.stdout
@@ -232,6 +239,9 @@ def print_result(result: dict[str, Any], out=None) -> None:
     out.write(f"waited on {' '.join(result['waits']) or '-'}\n")
     for item in result["items"]:
         out.write(f"  {pad(item['name'], 10)}{item['key']:<22}{item['pao']:>4} 炮\n")
+    for event in result.get("not_counted", ()):
+        out.write(f"not counted {EVENT_NAMES[event]} {event}: optional, off under these rules "
+                  f"(--set 'optional=[\"{event}\"]' counts it)\n")
     out.write(f"own       {result['own']} 炮   (ruleset: {result['ruleset']})\n")
     if not result["valid"]:
         out.write(f"诈胡 false win: {result['reason']}\n")
@@ -392,5 +402,7 @@ def run(args: argparse.Namespace) -> int:
         result["hand_before"] = format_tiles(tiles)
         if args.overrides:  # the ruleset's name alone would hide that its numbers were changed
             result["ruleset"] += f", with --set {' '.join(args.overrides)}"
+        rules = (ruleset or load_ruleset()).with_overrides(situation.get("rules"))
+        result["not_counted"] = not_counted(situation["events"], rules)
         print_result(result)
     return 0  # a false win (诈胡) is a correct answer, not an error
