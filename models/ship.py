@@ -2,7 +2,7 @@
 ``models/xingzi_yolo11n.onnx`` (static input at the training size, simplified, cut before its box
 decoding: ``models/onnx_head.py``) for ONNX Runtime and OpenVINO (``vision/sessions.py``).
 
-    xingzi train --ship best                          # best.pt of the run with the highest val mAP50-95
+    xingzi train --ship best                          # best.pt of the run under ./runs/train with the highest val mAP50-95
     xingzi train --ship runs/train/real416            # the run's best.pt
     xingzi train --ship runs/train/real416/weights/last.pt
     python -m xingzi.models.ship RUN_DIR_OR_PT
@@ -42,10 +42,13 @@ def best_run(project: Path) -> tuple[Path, float]:
 
 
 def checkpoint_of(source: Path) -> Path:
-    """A run dir → its weights/best.pt (else last.pt); a .pt → itself; ``best`` → the best run's best.pt."""
+    """A run dir → its weights/best.pt (else last.pt); a .pt → itself; ``best`` → the best run's best.pt (of
+    ./runs/train, where `xingzi train` writes)."""
     source = Path(source)
     if str(source) == "best":
-        return best_run(MODELS_DIR.parent / "runs" / "train")[0] / "weights" / "best.pt"
+        from xingzi.models.train import runs_dir
+
+        return best_run(runs_dir() / "train")[0] / "weights" / "best.pt"
     if source.is_file() and source.suffix == ".pt":
         return source
     for name in ("best.pt", "last.pt"):

@@ -1,6 +1,7 @@
 """Fine-tune the 31-class YOLO11n tile detector with Ultralytics, offline, on CPU or GPU.
 
-The real photos are read from ``../shared/data`` through a *data view* under ``runs/`` (symlinked
+Runs go to ``runs/train`` under the current folder (as ``xingzi eval`` writes ``runs/eval``), not the package's.
+The real photos are read from ``../shared/data`` through a *data view* under that ``runs/`` (symlinked
 images, labels remapped to our 31 classes), so no photo is ever copied into the repository.
 Settings are written as ``xingzi_train.json`` beside Ultralytics' own ``args.yaml`` in the run dir.
 """
@@ -22,14 +23,17 @@ from xingzi.engine.tiles import CLASS_NAMES
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
-RUNS = REPO / "runs"
-TRAIN_PROJECT = RUNS / "train"
 # Where training starts: the shipped detector (new photos teach it more), or with `--model mahjong-detector` that
 # package's network converted to our 31 classes, where the first runs began
 START_WEIGHTS = REPO / "models" / "xingzi_yolo11n.pt"
-CONVERTED_START = RUNS / "start" / "mahjong_detector_31.pt"
+CONVERTED_START = REPO / "runs" / "start" / "mahjong_detector_31.pt"  # a cache of the package's, not a run
 # real_cn_* label ids 0..29 are our faces; 30 is `other` (winds, flowers), dropped -> background.
 REAL_OTHER_CLASS = 30
+
+
+def runs_dir() -> Path:
+    """``runs/`` under the current folder, read when used (a user's run lands where they work)."""
+    return Path.cwd() / "runs"
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,7 @@ class TrainConfig:
     save_period: int = 1
     close_mosaic: int = 10
     patience: int = 100
-    project: str = str(TRAIN_PROJECT)
+    project: str = field(default_factory=lambda: str(runs_dir() / "train"))  # absolute: a resume writes there
     name: str = "real416"
     seed: int = 0
     time: float | None = None  # hours; Ultralytics then fits the epochs (and LR schedule) to this budget
@@ -110,10 +114,11 @@ def data_yaml(path: Path, train: list[Path], val: list[Path]) -> Path:
     return path
 
 
-def prepare_real_view(shared: Path = SHARED_DATA, out: Path = RUNS / "data" / "real_cn",
+def prepare_real_view(shared: Path = SHARED_DATA, out: Path | None = None,
                       extra_train: list[Path] | None = None, loose_over: float | None = None) -> Path:
-    """Build the real_cn view and return its data.yaml (optionally with extra train image dirs; ``loose_over``:
-    training copies with looser boxes left out, the validation photos all kept)."""
+    """Build the real_cn view (default ``runs/data/real_cn`` here) and return its data.yaml (optionally with extra
+    train image dirs; ``loose_over``: training copies with looser boxes left out, the validation photos all kept)."""
+    out = out or runs_dir() / "data" / "real_cn"
     for split in ("train", "val"):
         make_view(shared / f"real_cn_{split}", out / split, loose_over if split == "train" else None)
     train = [out / "train" / "images"] + list(extra_train or [])
@@ -337,7 +342,8 @@ def run_facts(cfg: TrainConfig, trainer: Any) -> dict[str, Any]:
             "commit": commit}
 
 
-def latest_run(project: Path = TRAIN_PROJECT) -> Path:
+def latest_run(project: Path | None = None) -> Path:
+    project = project or runs_dir() / "train"
     runs = [p.parent.parent for p in project.glob("*/weights/last.pt")]
     if not runs:
         raise FileNotFoundError(f"no checkpoint to resume under {project}/*/weights/last.pt")
@@ -372,12 +378,12 @@ def resume(run_or_ckpt: Path | None = None, extra_train: list[Path] | None = Non
                          f"--model {last.parent / 'best.pt'})")
     data = Path((ckpt.get("train_args") or {}).get("data", ""))
     if not data.is_file():
-        if data.parent != RUNS / "data" / "real_cn":
+        if data.parent.parts[-3:] != ("runs", "data", "real_cn"):
             raise FileNotFoundError(f"the run's data.yaml is missing: {data}")
         for d in extra_train or []:
             if not image_files(d):
                 raise FileNotFoundError(f"no images in {d}: regenerate the synthetic set first")
-        rebuilt = prepare_real_view(extra_train=extra_train)
+        rebuilt = prepare_real_view(out=data.parent, extra_train=extra_train)  # where the run had it, from anywhere
         if rebuilt != data:
             raise FileNotFoundError(f"rebuilt {rebuilt} but the run needs {data}: pass the run's --extra-train dirs")
     model = YOLO(str(last))

@@ -9,7 +9,8 @@ from pathlib import Path
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, default=None,
-                        help="data.yaml (default: build the real_cn view under runs/data and use it)")
+                        help="data.yaml, or a folder holding one (default: build the real_cn view under ./runs/data "
+                             "and use it)")
     parser.add_argument("--extra-train", type=Path, nargs="*", default=[],
                         help="more train image dirs (e.g. synthetic) added to the default real_cn view")
     parser.add_argument("--model", default=None,
@@ -33,13 +34,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default=None, help="cpu, 0, 0,1 ... (default: GPU if there is one)")
     parser.add_argument("--bf16", action="store_true",
                         help="train on the CPU in bfloat16 (about 2x faster where the CPU has AVX-512 BF16 or AMX)")
-    parser.add_argument("--name", default="real416", help="run name under runs/train")
+    parser.add_argument("--name", default="real416",
+                        help="run name under ./runs/train (runs/ of the current folder, as `xingzi eval` writes "
+                             "./runs/eval)")
     parser.add_argument("--resume", nargs="?", const="latest", default=None, metavar="RUN_DIR_OR_PT",
-                        help="continue a run from its weights/last.pt or a copied last.pt (default: newest run); "
+                        help="continue a run from its weights/last.pt or a copied last.pt (default: the newest run "
+                             "under ./runs/train); "
                              "a missing data view is rebuilt with --extra-train")
     parser.add_argument("--ship", type=Path, default=None, metavar="RUN_DIR_OR_PT",
-                        help="copy best.pt of a run (or a .pt, or 'best': the run with the highest val "
-                             "mAP50-95) to models/ (stripped) and export ONNX")
+                        help="copy best.pt of a run (or a .pt, or 'best': the run under ./runs/train with the "
+                             "highest val mAP50-95) to models/ (stripped) and export ONNX")
 
 
 def check_numbers(args: argparse.Namespace) -> None:
@@ -77,6 +81,16 @@ def check_start_model(path: Path) -> None:
     load_yolo_checkpoint(path, fuse=False)  # a ValueError naming the file when it is no checkpoint
 
 
+def data_file(data: Path) -> Path:
+    """``--data`` as a data.yaml: itself, or the one a folder holds (``xingzi eval --data`` takes either)."""
+    if data.is_dir() and (data / "data.yaml").is_file():
+        return data / "data.yaml"
+    if not data.is_file():
+        raise ValueError(f"--data: expected a data.yaml file or a folder holding one, got {data}"
+                         + (" (a folder without data.yaml)" if data.is_dir() else " (not there)"))
+    return data
+
+
 def run(args: argparse.Namespace) -> int:
     from xingzi.models import train as tr
 
@@ -101,8 +115,8 @@ def run(args: argparse.Namespace) -> int:
     if args.extra_train and args.data is not None:
         raise ValueError("--extra-train joins sets to the real photos' view: it cannot change a --data of your own "
                          "(merge them into it with `xingzi dataset merge`)")
-    if args.data is not None and not Path(args.data).is_file():
-        raise ValueError(f"--data: dataset file not found: {args.data}")
+    if args.data is not None:
+        args.data = data_file(Path(args.data))
     if args.model not in (None, "mahjong-detector"):
         check_start_model(Path(args.model))
     if args.data is not None:
