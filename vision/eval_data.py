@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xingzi.datasets.check import read_class_names
+from xingzi.datasets.check import EDGE_TOLERANCE, read_class_names
 from xingzi.datasets.classnames import NOT_OURS, class_id_for_name
 from xingzi.datasets.errata import UNREAD_ID, Errata, row_fixer
 from xingzi.datasets.yolo import (
@@ -20,6 +20,7 @@ from xingzi.datasets.yolo import (
     image_files,
     image_size,
     label_path_for,
+    parse_label_text,
     read_labels,
     read_text,
     yolo_to_xyxy,
@@ -183,6 +184,8 @@ def read_boxes(txt: Path, table: np.ndarray, size: tuple[int, int], with_conf: b
     unread = cls_raw == UNREAD_ID  # only an erratum's added tiles carry it: the file's ids were checked above
     cls = np.where(unread, UNREAD, table[np.where(unread, 0, cls_raw)])
     xyxy = yolo_to_xyxy(rows[:, 1:5], *size)
+    if not with_conf:  # a true box is the part of the tile the photo shows (those reaching out: boxes_outside)
+        xyxy = np.clip(xyxy, 0, [size[0], size[1], size[0], size[1]])
     conf = rows[:, 5] if with_conf else np.ones(len(rows))
     boxes = ImageBoxes(xyxy, cls, conf.astype(np.float64))
     return boxes.select(boxes.cls != IGNORE) if with_conf else boxes
@@ -228,6 +231,17 @@ def truths_for(ds: Dataset, table: np.ndarray, errata: Errata | None = None,
     fixed = row_fixer(errata, ds.names)
     return [unread_in_meta(read_boxes(label_path_for(p), table, s, False, partial(fixed, p.name)), ds.root, p)
             for p, s in zip(ds.images, sizes, strict=True)], sizes
+
+
+def boxes_outside(ds: Dataset) -> list[str]:
+    """``file:line`` of each label row whose box reaches out of its photo by more than a rounding hair: what `xingzi
+    dataset check` calls an error, scored clipped to the photo (:func:`read_boxes`) and said by eval."""
+    out = []
+    for txt in (label_path_for(p) for p in ds.images):
+        rows = parse_label_text(read_text(txt))[0] if txt.is_file() else []
+        out += [f"{txt}:{n}" for n, (_, cx, cy, w, h) in rows
+                if min(cx - w / 2, cy - h / 2) < -EDGE_TOLERANCE or max(cx + w / 2, cy + h / 2) > 1 + EDGE_TOLERANCE]
+    return out
 
 
 def missing_labels(ds: Dataset) -> list[str]:

@@ -157,6 +157,11 @@ def run(args: argparse.Namespace) -> int:
     per_image = (ds.images, args.by, ds.root / "meta")
     overrides = evd.parse_name_map(args.name_map)
     truths, sizes = evd.truths_for(ds, evd.name_table(ds.names, overrides), errata)
+    if outside := evd.boxes_outside(ds):  # (`xingzi dataset check` calls them errors)
+        which = f"{outside[0]} and {len(outside) - 1} more: label boxes reach" if len(outside) > 1 else \
+            f"{outside[0]}: a label box reaches"
+        print(f"warning: {which} outside the photo, scored clipped to it (`xingzi dataset check` lists each)",
+              file=sys.stderr)
     unlabelled = {"no_label_file": evd.missing_labels(ds)}  # scored as photos of no tiles: said in the report
     perturb = None
     if args.perturb:
