@@ -172,8 +172,10 @@ def summary(s: Scores) -> dict:
             "tiles": int(s.n_truth.sum())}
 
 
-def conf_sweep(truths: list[ImageBoxes], preds: list[ImageBoxes],
-               thresholds: Sequence[float] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)) -> list[dict]:
+SWEEP = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+
+
+def conf_sweep(truths: list[ImageBoxes], preds: list[ImageBoxes], thresholds: Sequence[float] = SWEEP) -> list[dict]:
     """F1 and exactness at other operating thresholds (to choose one on a validation set)."""
     out = []
     for thr in thresholds:
@@ -205,7 +207,8 @@ def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float,
     if "as_users" in extra:  # the tiles as users get them: see preds_from_model
         extra["as_users"] = summary(score(truths, extra["as_users"], NC, conf))
     result = {"row": row, "conf": conf, **extra, "summary": summary(s), "per_class": per_class(s),
-              "conf_sweep": conf_sweep(truths, preds), "confusion": s.confusion.tolist()}
+              # with the operating threshold: a best F1 below the row's own would be no best
+              "conf_sweep": conf_sweep(truths, preds, sorted({*SWEEP, conf})), "confusion": s.confusion.tolist()}
     if images is not None:
         rows = eval_report.image_rows(images, s)
         result |= {"misses": eval_report.miss_kinds(rows), "misreads": eval_report.confusions(s), "images": rows}

@@ -377,6 +377,22 @@ def test_the_conf_sweep_gives_shares_as_the_summary_does(dataset, tmp_path):
     assert (row["image_exact"], row["hand_exact"]) == (s["image_exact"], s["hand_exact"]) == (1.0, 1.0)
 
 
+@pytest.mark.parametrize(("conf", "best"), [
+    pytest.param("0.25", "best F1 1.000 at conf 0.25", id="the-operating-threshold-between-the-sweep-s"),
+    pytest.param("0.3", "best F1 0.889 at conf 0.1", id="one-on-the-sweep"),  # (0.2 as good)
+])
+def test_the_best_f1_is_never_below_the_row_s_own(dataset, tmp_path, capsys, eval_scores_only, conf, best):
+    # every tile read at 0.25 and over but one at 0.27; a stray box at 0.22: F1 1 at 0.25, lower at 0.2 and 0.3
+    pred_dir = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.27)],
+                                           "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9), (3, 0.4, 0.5, 0.1, 0.4, 0.9),
+                                                 (0, 0.8, 0.5, 0.1, 0.4, 0.22)]})
+    out = tmp_path / "out"
+    assert main(["eval", "--data", str(dataset), "--preds", str(pred_dir), "--out", str(out), "--conf", conf]) == 0
+    assert best in capsys.readouterr().out
+    sweep = [r["conf"] for r in json.loads((out / "theirs.json").read_text())["conf_sweep"]]
+    assert sweep == sorted({0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, float(conf)})
+
+
 @pytest.mark.parametrize(
     ("exclude", "tiles", "image_exact"),
     [pytest.param([], 4, 0.5, id="all"),
