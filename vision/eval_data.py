@@ -177,8 +177,12 @@ def read_boxes(txt: Path, table: np.ndarray, size: tuple[int, int], with_conf: b
     """YOLO txt (``cls cx cy w h [conf]``) → boxes in pixels with our class ids (``fix``: label errata)."""
     raw = _read_rows(txt, with_conf)
     ids = raw[:, 0].astype(np.int64)
-    if len(ids) and (ids.min() < 0 or ids.max() >= len(table)):
-        raise ValueError(f"{txt}: class ids must be 0..{len(table) - 1}, got {sorted(set(ids.tolist()))}")
+    wrong = np.flatnonzero((ids < 0) | (ids >= len(table)))
+    if len(wrong):  # its line: rows are the file's lines less blank ones (any other line was refused)
+        lineno = [n for n, line in enumerate(read_text(txt).splitlines(), 1) if line.strip()][wrong[0]]
+        more = f" (and {len(wrong) - 1} more rows)" if len(wrong) > 1 else ""
+        raise ValueError(f"{txt}:{lineno}: expected a class id 0..{len(table) - 1} (one per class name), got "
+                         f"{ids[wrong[0]]}{more}")
     rows = raw if fix is None else fix(raw)
     cls_raw = rows[:, 0].astype(np.int64)
     unread = cls_raw == UNREAD_ID  # only an erratum's added tiles carry it: the file's ids were checked above

@@ -103,7 +103,7 @@ def test_a_negative_class_in_a_label_file_is_still_an_error_with_errata(dataset,
     (tmp_path / "add.toml").write_text(FIX_ADD)
     (dataset / "labels" / "b.txt").write_text(label_text([(-1, 0.2, 0.5, 0.1, 0.4)]))
     for errata in (None, load_errata(tmp_path / "add.toml")):
-        with pytest.raises(ValueError, match="class ids must be 0..3, got \\[-1\\]"):
+        with pytest.raises(ValueError, match=r"b.txt:1: expected a class id 0..3 \(one per class name\), got -1"):
             truths_for(load_dataset(dataset), name_table(NAMES), errata)
 
 

@@ -290,8 +290,11 @@ def test_a_bad_data_yaml_is_a_clear_error(dataset, tmp_path, capsys, yaml_text, 
                  id="label-nan"),
     pytest.param("preds", "0 0.5 0.5 0.2 0.3 nan", "a whole class id and finite numbers", id="pred-nan-conf"),
     pytest.param("preds", "0.5 0.5 0.5 0.2 0.3 0.9", "a whole class id and finite numbers", id="pred-fractional-class"),
-    pytest.param("labels", "99 0.5 0.5 0.2 0.3", "a.txt: class ids must be 0..", id="label-class-beyond-the-names"),
-    pytest.param("preds", "-1 0.5 0.5 0.2 0.3 0.9", "a.txt: class ids must be 0..3, got [-1]", id="pred-negative-class"),
+    pytest.param("labels", "0 0.1 0.5 0.1 0.4\n\n99 0.5 0.5 0.2 0.3\n4 0.5 0.5 0.2 0.3",
+                 "a.txt:3: expected a class id 0..3 (one per class name), got 99 (and 1 more rows)",
+                 id="label-class-beyond-the-names"),  # its line, past a blank one
+    pytest.param("preds", "0 0.1 0.5 0.1 0.4 0.9\n-1 0.5 0.5 0.2 0.3 0.9",
+                 "a.txt:2: expected a class id 0..3 (one per class name), got -1", id="pred-negative-class"),
 ])
 def test_numbers_that_are_no_label_are_refused_not_scored(dataset, tmp_path, capsys, where, line, message):
     preds = tmp_path / "preds"
