@@ -132,8 +132,9 @@ class SplitReport:
 
 def plan_split(stems: list[str], val: float, seed: int,
                key: Callable[[str], str] = source_key) -> tuple[set[str], set[str]]:
-    """(train stems, val stems): whole source groups (``key``) go to val, in a seeded random order, until the
-    val share of images reaches ``val``. Same input and seed → same split."""
+    """(train stems, val stems): whole source groups (``key``) go to val, in a seeded random order, while each
+    brings the val count of images nearer ``val`` of them (a tie rounds up); at least one group goes to each part.
+    Same input and seed → same split."""
     if not 0 < val < 1:
         raise ValueError(f"--val must be a fraction between 0 and 1, got {val}")
     groups: dict[str, list[str]] = defaultdict(list)
@@ -146,8 +147,8 @@ def plan_split(stems: list[str], val: float, seed: int,
     target = val * len(stems)
     val_stems: set[str] = set()
     for k in keys[:-1]:  # the last group always stays in train
-        if len(val_stems) >= target:
-            break
+        if val_stems and abs(len(val_stems) + len(groups[k]) - target) > abs(len(val_stems) - target):
+            break  # the nearest count, not the first past it (0.34 of 3 photos is 1, not 2)
         val_stems.update(groups[k])
     return set(stems) - val_stems, val_stems
 

@@ -96,6 +96,20 @@ def test_plan_split_reaches_the_share():
     assert plan_split(stems, 0.15, 4)[1] != val_set
 
 
+@pytest.mark.parametrize(("photos", "val", "in_val"), [
+    pytest.param(3, 0.34, 1, id="a-third-of-three"),
+    pytest.param(10, 0.11, 1, id="1.1-of-ten"),
+    pytest.param(10, 0.21, 2, id="2.1-of-ten"),
+    pytest.param(10, 0.15, 2, id="a-half-rounds-up"),
+    pytest.param(10, 0.02, 1, id="at-least-one-in-val"),
+    pytest.param(3, 0.9, 2, id="at-least-one-in-train"),
+])
+def test_plan_split_puts_the_nearest_count_in_val(photos, val, in_val):
+    for seed in range(5):
+        train, val_set = plan_split([f"p{i}" for i in range(photos)], val, seed)
+        assert (len(train), len(val_set)) == (photos - in_val, in_val)
+
+
 @pytest.mark.parametrize(("stems", "val", "message"), [
     pytest.param(["a", "b"], 0.0, "between 0 and 1", id="zero"),
     pytest.param(["a", "b"], 1.5, "between 0 and 1", id="above-one"),

@@ -31,7 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     merge.add_argument("--link", action="store_true", help="hard-link images instead of copying")
     split = sub.add_parser("split", help="split into train/val by source photo")
     split.add_argument("dir", help="YOLO dataset folder")
-    split.add_argument("--val", type=float, default=0.15, help="share of images for validation (default 0.15)")
+    split.add_argument("--val", type=float, default=0.15,
+                       help="share of images for validation (default 0.15): the nearest count, whole source photos, "
+                            "at least one in each part")
     split.add_argument("--seed", type=int, default=0)
     split.add_argument("--out", help="copy into OUT/images/{train,val}; default: write train.txt/val.txt in DIR")
     split.add_argument("--link", action="store_true", help="with --out: hard-link images instead of copying")
