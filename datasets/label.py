@@ -53,15 +53,18 @@ class PrelabelReport:
     tasks_file: str
     cut_short: tuple[str, ...] = ()  # JPEGs without their end, labelled as they decode
     foreign: int = 0  # boxes left out as tiles of no Xingzi face (winds, flowers), this run
+    new: int = 0  # of the predicted: label files there were none of
+    unchanged: int = 0  # of the predicted, with overwrite: the same boxes as the file there (left as it was)
 
     @property
     def photos_per_second(self) -> float:
         return self.predicted / self.predict_seconds if self.predict_seconds > 0 else 0.0
 
     def summary(self) -> str:
-        lines = [f"{self.out}: {self.photos} photos, {self.predicted} pre-labelled"
-                 f" ({self.photos_per_second:.2f} photos/s), {self.kept} existing labels kept,"
-                 f" {self.replaced} replaced (backups in labels_backup/), {len(self.failed)} failed"]
+        lines = [f"{self.out}: {self.photos} photos, {self.predicted} pre-labelled"  # the parts add up to the whole
+                 f" ({self.photos_per_second:.2f} photos/s: {self.new} new, {self.replaced} replaced (backups in"
+                 f" labels_backup/), {self.unchanged} unchanged), {self.kept} existing labels kept,"
+                 f" {len(self.failed)} failed"]
         lines += [f"  skipped {p}: {why}" for p, why in self.failed]
         if self.foreign:
             lines.append(f"left out {self.foreign} boxes read as tiles of no Xingzi face (winds, flowers)")
@@ -198,7 +201,7 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
         raise ValueError(f"no photos ({' '.join((*IMAGE_SUFFIXES, *CONVERTED))}) found under {src}{inside}")
     _refuse_shared_labels(photos, src, out)
     refuse_other_classes(out)
-    predicted = kept = replaced = 0
+    predicted = kept = replaced = new = unchanged = 0
     failed: list[tuple[str, str]] = []
     cut: list[str] = []
     foreign = 0
@@ -229,11 +232,13 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
         seconds += time.perf_counter() - t0
         predicted += 1
         replaced += status == "replaced"
+        new += status == "new"
+        unchanged += status == "unchanged"
     if not (out / "data.yaml").exists():
         atomic_write_text(out / "data.yaml", data_yaml_text(out.resolve()))
     tasks = write_labelstudio_files(out, url_prefix, model_version)
     return PrelabelReport(str(out), len(photos), predicted, kept, replaced, tuple(failed), seconds, str(tasks),
-                          tuple(cut), foreign)
+                          tuple(cut), foreign, new, unchanged)
 
 
 def _is_rotated(photo: Path) -> bool:

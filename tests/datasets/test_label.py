@@ -118,6 +118,24 @@ def test_corrected_labels_win_and_overwrite_keeps_a_backup(tmp_path):
     np.testing.assert_allclose(read_labels(ds / "labels" / "a.txt"), EXPECTED, atol=1e-6)
 
 
+@pytest.mark.parametrize(("again", "said"), [
+    pytest.param(None, "3 new, 0 replaced (backups in labels_backup/), 0 unchanged), 0 existing labels kept, 0 failed",
+                 id="a-first-run"),
+    pytest.param([], "0 new, 0 replaced (backups in labels_backup/), 0 unchanged), 3 existing labels kept, 0 failed",
+                 id="again-keeping-them"),
+    pytest.param(["--overwrite"], "0 new, 1 replaced (backups in labels_backup/), 2 unchanged), 0 existing labels "
+                 "kept, 0 failed", id="again-overwriting-one-corrected"),  # the two unchanged were counted nowhere
+])
+def test_the_summary_counts_every_photo_once(tmp_path, again, said):
+    photos = make_photos(tmp_path / "photos", ["a.jpg", "b.jpg", "c.jpg"])
+    ds = tmp_path / "ds"
+    report = prelabel_folder(photos, ds, FakeDetector(), show_progress=False)
+    if again is not None:
+        (ds / "labels" / "a.txt").write_text("5 0.500000 0.500000 0.200000 0.200000\n")
+        report = prelabel_folder(photos, ds, FakeDetector(), overwrite=bool(again), show_progress=False)
+    assert said in report.summary()
+
+
 def test_interrupted_run_resumes(tmp_path):
     photos = make_photos(tmp_path / "photos", [f"p{i}.jpg" for i in range(5)])
     ds = tmp_path / "ds"
