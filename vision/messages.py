@@ -62,6 +62,9 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"tile #(\d+) \((\S+), seen at ([\d.]+), under the detector's threshold\) counted: without it the hand is "
          r"one tile short", lambda m: f"第 {m[1]} 张（{tile_chinese(m[2])}，把握仅 {m[3]}，低于识别门槛）已计入：少了它这手牌差一张"),
         (r"a concealed kong shows no face: cannot tell which tile it is", lambda m: "暗杠全部背面朝上：看不出是哪张牌"),
+        (r"a concealed kong shows no face, and no face under it makes a winning hand of the other tiles: correct a "
+         r"misread tile, or name the kong by a face-down tile of it",
+         lambda m: "暗杠全部背面朝上，而且不论它是哪张牌，其余的牌都不成胡：请改正认错的牌，或点暗杠的一张背面牌说出它是哪张"),
         (r"(.+) does not split into sets and a pair( \(nor seven pairs\))?",
          lambda m: f"{m[1]} 拆不成四组加一对" + ("（也不是七对）" if m[2] else "")),
         (r"no winning tile", lambda m: "没有胡的牌"),

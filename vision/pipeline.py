@@ -140,6 +140,10 @@ def situation_for(reading: HandReading, context: Context) -> dict:
     return {**reading.situation(), **context.situation_part()}
 
 
+NO_KONG_FACE = ("a concealed kong shows no face, and no face under it makes a winning hand of the other tiles: "
+                "correct a misread tile, or name the kong by a face-down tile of it")
+
+
 def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, dict | None, str | None]:
     """(situation, result, error). Unreadable hands get an error rather than a 诈胡 verdict."""
     if not reading.tiles:
@@ -150,7 +154,10 @@ def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, 
     try:
         hidden = faceless_kongs(reading)
         for k in range(hidden):
-            situation = guess_kong_face(situation, reading, still=hidden - k - 1)
+            guessed = guess_kong_face(situation, reading, still=hidden - k - 1)
+            if guessed is situation:  # the engine would count the hand a set short, which it is not
+                return situation, None, NO_KONG_FACE
+            situation = guessed
         situation = unseen.bloom_last(situation, context.bloom)
         if reading.win_set_apart:
             return situation, score_situation(situation), None

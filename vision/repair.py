@@ -121,11 +121,14 @@ def diagnose(reading: HandReading, limit: int = 5, max_regroups: int = MAX_REGRO
     reasons = explain(reading)
     if not reasons:
         return Diagnosis(True, (), ())
-    kongs = sum(1 for m in reading.melds if m.kind.size == 4)
+    hidden = faceless_kongs(reading)  # a kong shown all face down is a kong of the hand: its four tiles count
+    if hidden and _whole_but_faces(reading, hidden):  # only its face is unknown: the score guesses it, and offers
+        return Diagnosis(False, reasons, ())
+    kongs, count = sum(1 for m in reading.melds if m.kind.size == 4) + hidden, reading.tile_count + 4 * hidden
     # Far from any hand, nothing near to offer; but a set short beside face-down tiles may be a kong shown all
     # face down that lost one (with a fourth added, the kong makes the set and needs its extra tile).
-    set_short_by_backs = shape is not None and reading.tile_count + 3 == 14 + kongs and _loose_backs(reading) >= 3
-    if abs(reading.tile_count - (14 + kongs)) > 2 and not set_short_by_backs:
+    set_short_by_backs = shape is not None and count + 3 == 14 + kongs and _loose_backs(reading) >= 3
+    if abs(count - (14 + kongs)) > 2 and not set_short_by_backs:
         return Diagnosis(False, reasons, ())
     search = _Search(reading, limit, max_regroups)
     singles = _detector_singles(reading)
@@ -210,15 +213,17 @@ def may_be_legal(r: HandReading, edits: Edit) -> bool:
         tiles.remove(Tile.from_index(old))
         if k is not None:
             tiles.append(Tile.from_index(k))
-    if _hand(tiles, r.melds, r.fa):
+    hidden = faceless_kongs(r)
+    if _hand(tiles, r.melds, r.fa, hidden):
         return True
     # four alike standing: grouped again, they may be a kong (claimed or concealed: the same count and shape)
-    return any(_hand([t for t in tiles if t is not four], (*r.melds, Meld(MeldKind.KONG, four)), r.fa)
+    return any(_hand([t for t in tiles if t is not four], (*r.melds, Meld(MeldKind.KONG, four)), r.fa, hidden)
                for four in set(tiles) if tiles.count(four) == 4)
 
 
-def _hand(tiles: list[Tile], melds: tuple[Meld, ...], fa: int) -> bool:
-    return not count_problems(tuple(tiles), melds, fa) and is_legal(tiles, melds)
+def _hand(tiles: list[Tile], melds: tuple[Meld, ...], fa: int, hidden: int = 0) -> bool:
+    """A hand with ``hidden`` kongs shown all face down beside the melds (sets of unknown face)."""
+    return not count_problems(tuple(tiles), melds, fa, hidden_kongs=hidden) and is_legal(tiles, melds, hidden)
 
 
 def _missed_tile(r: HandReading) -> list[Suggestion]:
@@ -326,11 +331,12 @@ def _regroup(r: HandReading, edits: tuple[tuple[int, int | None], ...], cost: fl
             cls[i] = k
     ignored = np.array([role == "ignored" for role in r.roles], bool)[keep]  # still set aside by the user
     new = group(replace(det, cls=cls).subset(keep), np.flatnonzero(ignored))
-    if not new.win_tile or explain(new):
+    hidden = faceless_kongs(new)  # a kong shown all face down: legal when only its face is unknown
+    if not new.win_tile or (explain(new) if not hidden else not _whole_but_faces(new, hidden)):
         return None
     changes = tuple(Change(i, _tile(det, i), None if k is None or k == BACK_CLASS else Tile.from_index(k), k is None)
                     for i, k in edits)
-    return Suggestion(changes, new.tiles, new.win_tile, new.melds, new.fa, cost, new)
+    return Suggestion(changes, new.tiles, new.win_tile, new.melds, new.fa, cost, new, hidden)
 
 
 def _waits(tiles: list[Tile], melded: Counter, n_sets: int) -> frozenset[int]:

@@ -498,3 +498,24 @@ def test_a_missed_face_down_tile_says_in_json_which_tile_it_lies_beside():
     assert beside is not None and broken.roles[beside] == "loose" and broken.detections.cls[beside] == BACK_CLASS
     assert suggestion_json(best)["changes"] == [{"index": None, "old": None, "new": None, "drop": False,
                                                   "beside": beside}]
+
+
+@pytest.mark.parametrize("hand,win,melds,index,shown,second", [
+    # 888s中中 beside a 3p kong, a 6m pung and a kong all face down: an 8s read as 9s (synth_s71_000013)
+    pytest.param("88s中中", "8s", ["kong 3p", "concealed_kong 白", "pung 6m"], 0, "9s", "8s", id="pung-tile-misread"),
+    pytest.param("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], 1, "3m", "2m", id="run-tile-misread"),
+])
+def test_a_misread_beside_a_kong_all_face_down_is_repaired_and_the_kong_still_offered(hand, win, melds, index, shown,
+                                                                                     second):
+    """The kong's four tiles count (they were left out: the hand looked three tiles short, nothing was offered, and
+    the score said '2 meld(s) … got 5'); the repaired hand is scored with the kong's face guessed and offered."""
+    layout = hand_layout(hand, win, melds, kong_shown="DDDD", probs=True)
+    reading = misread(layout, index, shown=shown, second=second)
+    diagnosis = diagnose(reading, shape=(960, 1280, 3))
+    best = diagnosis.suggestions[0]
+    assert best.changes == (Change(index, Tile.parse(shown), Tile.parse(second)),) and best.hidden_kongs == 1
+    res = analyse(np.full((960, 1280, 3), 60, np.uint8), reading.detections)
+    assert res.repair == best and res.result is not None and res.result["valid"]
+    assert res.kong_choices and any(c.chosen for c in res.kong_choices)
+    as_read = analyse(np.full((960, 1280, 3), 60, np.uint8), reading.detections, as_read=True)
+    assert as_read.result is None and as_read.error.startswith("a concealed kong shows no face, and no face under it")
