@@ -88,22 +88,34 @@ def hint_cut_hand(reading: HandReading, shape: tuple[int, ...]) -> HandReading:
     return replace(reading, problems=(*reading.problems, CUT_HAND))
 
 
-# A photo no tile could be found in that is too small or too narrow to show a hand: said with its size, since "no
-# tiles found" alone reads as a fault of the reader (a thumbnail, a screenshot's strip, a panorama).
+# A photo no tile could be found in, or too few for a hand, that is too small, too narrow or too dark to show one: said
+# with its size or light, since "no tiles found" or "12 tiles" alone reads as a fault of the reader (a thumbnail, a
+# screenshot's strip, a panorama, a photo taken in the dark).
 SMALL_SIDE = 160  # px: a hand across it would give each tile under 10 px
 STRIP_RATIO = 5.0  # long side over short: a hand with the table around it is never this narrow
+SMALL_TILE = 16  # px, a tile's longer side: below it 萬 numerals and 条 counts blur together (the model reads at 640+)
+DARK = 25  # mean brightness of 255: a photo at a tenth of its light still reads; at a thirtieth it does not
 
 
-def hint_photo_size(reading: HandReading, shape: tuple[int, ...]) -> HandReading:
-    """The reading with a problem naming the photo's size when nothing was found in it and it is too small or too
-    narrow to show a hand."""
-    if len(reading.detections):
+def hint_photo_size(reading: HandReading, shape: tuple[int, ...], image: np.ndarray | None = None) -> HandReading:
+    """The reading with a problem naming what spoilt the photo when nothing, or too little for a hand, was found in it:
+    too small or too narrow to show a hand, tiles too small to read, or too dark (``image``: the photo, to judge its
+    light)."""
+    found = len(reading.detections)
+    if found and not short_of_tiles(reading.problems):
         return reading
     height, width = shape[:2]
+    sides = np.maximum(reading.detections.xyxy[:, 2] - reading.detections.xyxy[:, 0],
+                       reading.detections.xyxy[:, 3] - reading.detections.xyxy[:, 1])
+    why = []
     if max(height, width) > STRIP_RATIO * min(height, width):  # (a strip is small across too: said as a strip)
-        why = f"the photo is {width}x{height} px, a narrow strip: take the hand with some table around it"
+        why.append(f"the photo is {width}x{height} px, a narrow strip: take the hand with some table around it")
     elif min(height, width) < SMALL_SIDE:
-        why = f"the photo is {width}x{height} px, too small to show tiles: send it as the camera took it"
-    else:
-        return reading
-    return replace(reading, problems=(*reading.problems, why))
+        why.append(f"the photo is {width}x{height} px, too small to show tiles: send it as the camera took it")
+    elif found and float(np.median(sides)) < SMALL_TILE:
+        why.append(f"the tiles are {float(np.median(sides)):.0f} px across in this {width}x{height} px photo, too small "
+                   "to read: send the photo as the camera took it, or take it closer")
+    light = -1.0 if image is None or image.size == 0 else float(image[::8, ::8].mean())
+    if 0 <= light < DARK:
+        why.append(f"the photo is very dark (brightness {light:.0f} of 255): take it again in more light")
+    return replace(reading, problems=(*reading.problems, *why)) if why else reading

@@ -39,6 +39,11 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
          lambda m: f"照片只有 {m[1]}×{m[2]} 像素，太小，看不出牌：请发送相机拍的原图"),
         (r"the photo is (\d+)x(\d+) px, a narrow strip: take the hand with some table around it",
          lambda m: f"照片是 {m[1]}×{m[2]} 像素的窄条：请连同周围的桌面一起拍下整手牌"),
+        (r"the tiles are (\d+) px across in this (\d+)x(\d+) px photo, too small to read: send the photo as the camera "
+         r"took it, or take it closer",
+         lambda m: f"这张 {m[2]}×{m[3]} 像素的照片里牌只有 {m[1]} 像素宽，太小，认不清：请发送相机拍的原图，或靠近些拍"),
+        (r"the photo is very dark \(brightness (\d+) of 255\): take it again in more light",
+         lambda m: f"照片太暗（亮度 {m[1]}/255）：请在更亮的地方重拍"),
         (r"(\d+) tile\(s\) lying away from the hand ignored", lambda m: f"{m[1]} 张离手牌较远的牌未计"),
         (r"(\d+) tile\(s\) off the hand's line ignored", lambda m: f"{m[1]} 张不在手牌那一行上的牌未计"),
         (r"(\d+) face-down tile\(s\) the hand does not need ignored", lambda m: f"{m[1]} 张手牌用不上的背面朝上的牌未计"),

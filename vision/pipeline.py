@@ -193,7 +193,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     reading = apply_claims(reading, claimed, released)
     if win_index is not None:
         reading = mark_win(reading, int(win_index))
-    reading = hint_photo_size(hint_cut_hand(reading, image.shape), image.shape)
+    reading = hint_photo_size(hint_cut_hand(reading, image.shape), image.shape, image)
     diagnosis = diagnose(reading, shape=image.shape)
     keep = frozenset(int(i) for i in (*fixed, *ignored)) | (frozenset() if win_index is None else {int(win_index)})
     repair = None if as_read or claimed or released else likeliest(diagnosis, keep)  # a regrouping drops claims

@@ -174,3 +174,30 @@ def test_a_photo_nothing_was_found_in_says_when_its_size_is_why(size, says):
         return
     assert len(hints) == 1 and hints[0].startswith(says) and "no tiles found" in res.error
     assert chinese(hints[0]) is not None  # said on the page in Chinese too
+
+
+DARK_HINT = "the photo is very dark (brightness 5 of 255): take it again in more light"
+SMALL_TILES_HINT = ("the tiles are 12 px across in this 1280x960 px photo, too small to read: send the photo as the camera "
+                    "took it, or take it closer")
+
+
+@pytest.mark.parametrize("grey,tile,hand,says", [
+    pytest.param(5, 60, "123m456m789p1s55p", [DARK_HINT], id="dark-and-short"),
+    pytest.param(5, 60, "123m456m789p12s55p", [], id="dark-but-whole-no-excuse"),
+    pytest.param(60, 60, "123m456m789p1s55p", [], id="lit-and-short-no-excuse"),
+    pytest.param(60, 12, "123m456m789p1s55p", [SMALL_TILES_HINT], id="tiny-tiles-and-short"),
+    pytest.param(5, 12, "123m456m789p1s55p", [SMALL_TILES_HINT, DARK_HINT], id="both"),
+    pytest.param(60, 12, "123m456m789p12s55p", [], id="tiny-tiles-but-whole"),
+])
+def test_a_photo_that_gives_too_few_tiles_says_when_its_light_or_tile_size_is_why(grey, tile, hand, says):
+    """A very dark photo, or one whose tiles are a few pixels across, read as a hand short of tiles: "12 tiles" alone
+    read as the reader's fault; a hand read whole needs no excuse."""
+    from xingzi.vision.layouts import hand_layout
+    from xingzi.vision.messages import chinese
+    from xingzi.vision.pipeline import analyse
+
+    det = hand_layout(hand, "3s", size=tile, center=(640.0, 480.0)).detections
+    res = analyse(np.full((960, 1280, 3), grey, np.uint8), det)
+    hints = [p for p in res.reading.problems if p in (DARK_HINT, SMALL_TILES_HINT)]
+    assert hints == says
+    assert all(chinese(h) != h for h in hints)  # said in Chinese too
