@@ -188,7 +188,7 @@ def test_correcting_a_tile_rescores_without_detecting_again(photo):
         pytest.param(b"", 400, "empty", id="empty-body"),
         pytest.param(jpeg_bytes()[:1500], 400, "cannot be decoded", id="truncated-jpeg"),
         pytest.param(huge_png_header(10_000, 10_000), 400, "100 megapixels", id="100-megapixel-png"),
-        pytest.param(huge_jpeg_header(12_000, 9_000), 400, "108 megapixels", id="108-megapixel-jpeg"),
+        pytest.param(huge_jpeg_header(20_000, 15_000), 400, "300 megapixels", id="300-megapixel-jpeg"),
     ],
 )
 def test_bad_uploads_get_a_clear_message(payload, status, message):
