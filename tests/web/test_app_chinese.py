@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_app_megapixels import png_header
 from web_helpers import client_for, jpeg_bytes, layout_detections, tray_detections, two_kongs_detections
 
 from xingzi.engine.tiles import Tile
@@ -101,6 +102,9 @@ def test_a_refused_rescore_says_why_in_chinese_beside_the_english(tray, body, st
     pytest.param(b"", 400, "the upload is empty", "上传的文件是空的：请发一张照片", id="empty"),
     pytest.param(jpeg_bytes()[:1500], 400, "cannot be decoded", "读不了这个文件（照片不完整或已损坏）", id="cut-short"),
     pytest.param(jpeg_bytes() + bytes(20_000), 413, "is over the", "照片太大（", id="too-big"),
+    # the refusal's advice after the limit (session 74) had it said only by its kind, "服务器不接受这个请求"
+    pytest.param(png_header(8000, 6000), 400, "48 megapixels; at most 40 are accepted in a PNG",
+                 "照片有 8000×6000 = 48 百万像素，太大：最多 40 百万像素（请用较低的分辨率拍照", id="too-many-pixels"),
 ])
 def test_a_refused_photo_says_why_in_chinese(payload, status, english, chinese):
     client, _ = client_for(layout_detections(), max_upload=len(jpeg_bytes()) + 10_000)
@@ -211,3 +215,15 @@ def test_a_message_up_to_the_limit_is_sent_whole_and_a_longer_one_cut_saying_how
 
     assert short("x" * MAX_MESSAGE) == "x" * MAX_MESSAGE
     assert short("x" * (MAX_MESSAGE + 7)) == "x" * MAX_MESSAGE + "… (7 more characters)"
+
+
+@pytest.mark.parametrize(("index", "chinese"), [
+    pytest.param(8, "第 8 张牌是明杠的牌：只有手里立着的牌才能是胡的牌", id="a-kong-tile"),
+    pytest.param(12, "第 12 张牌是暗杠的牌：只有手里立着的牌才能是胡的牌", id="a-concealed-kong-tile"),
+])
+def test_a_tile_no_winning_tile_can_be_is_said_in_chinese_not_by_the_refusals_kind(index, chinese):
+    client, _ = client_for(two_kongs_detections())
+    token = client.post("/api/read", content=jpeg_bytes()).json()["token"]
+    r = client.post("/api/rescore", json={"token": token, "win": index})
+    assert r.status_code == 400 and "only a tile standing in the hand can be the winning tile" in r.json()["error"]
+    assert r.json()["error_zh"] == chinese

@@ -57,8 +57,11 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
          lambda m: f"照片被拒收：这张图有 {m[1]} 层以上的扫描（相机最多写十几层），可能是恶意文件"),
         (r"image refused: its header claims far more than the (\d+) megapixels accepted .+",
          lambda m: f"照片被拒收：文件头声称的像素远超 {m[1]} 百万像素的上限（可能是恶意文件）"),
-        (r"image is (\d+)x(\d+) = (\d+) megapixels; at most (\d+) are accepted",
-         lambda m: f"照片有 {m[1]}×{m[2]} = {m[3]} 百万像素，太大：最多 {m[4]} 百万像素"),
+        (r"image is (\d+)x(\d+) = (\d+) megapixels; at most (\d+) are accepted(?: in an? [^:]+)?(: .+)?",
+         lambda m: f"照片有 {m[1]}×{m[2]} = {m[3]} 百万像素，太大：最多 {m[4]} 百万像素"
+                   + ("（请用较低的分辨率拍照，或把照片缩小到长边 1600 像素以内）" if m[5] else "")),
+        (r"tile #(\d+) is read as (\w+): only a tile standing in the hand can be the winning tile",
+         lambda m: f"第 {m[1]} 张牌是{ROLES.get(m[2], m[2])}：只有手里立着的牌才能是胡的牌"),
         (r"upload of (.+) is over the (.+) limit", lambda m: f"照片太大（{_mib(m[1])}，上限 {_mib(m[2])}）"),
         (r"upload is over the (.+) limit", lambda m: f"照片太大（上限 {_mib(m[1])}）"),
         (r"request of (.+) is over the (.+) limit", lambda m: f"请求内容太大（{_mib(m[1])}，上限 {_mib(m[2])}）"),
