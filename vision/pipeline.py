@@ -200,6 +200,8 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     timings["group"] = time.perf_counter() - t
     t = time.perf_counter()
     scored = reading if repair is None else repaired_reading(reading, repair)
+    if win_index is not None and repair is not None and repair.reading is not None:
+        scored = _win_kept(scored, repair, int(win_index))
     situation, result, error = score_reading(scored, context)
     if repair is None and situation and reading.win_tile and situation["win_tile"] != reading.win_tile.symbol:
         reading = _show_chosen_win(reading, situation["win_tile"])
@@ -241,6 +243,16 @@ def _nameable(shape: tuple[int, ...], detections: Detections, context: Context, 
         if result is not None and result["valid"] and result["own"] == chosen.own:
             return tuple(replace(c, index=i) for c in kongs)
     return kongs
+
+
+def _win_kept(scored: HandReading, repair: Suggestion, win_index: int) -> HandReading:
+    """The regrouped reading a repair scores, with the winning tile the user marked (grouping afresh guessed it again:
+    a "which won" choice tapped after a silent repair changed nothing). Dropped boxes shift the indices after them."""
+    index = win_index - sum(1 for c in repair.changes if c.drop and c.detection is not None and c.detection < win_index)
+    try:
+        return mark_win(scored, index)
+    except ValueError:  # regrouped into a meld: no standing tile to mark
+        return scored
 
 
 def faces_as_scored(res: PhotoResult) -> Detections:

@@ -519,3 +519,19 @@ def test_a_misread_beside_a_kong_all_face_down_is_repaired_and_the_kong_still_of
     assert res.kong_choices and any(c.chosen for c in res.kong_choices)
     as_read = analyse(np.full((960, 1280, 3), 60, np.uint8), reading.detections, as_read=True)
     assert as_read.result is None and as_read.error.startswith("a concealed kong shows no face, and no face under it")
+
+
+@pytest.mark.parametrize("win", ["1m", "4m", "5p", "3s"])
+def test_the_winning_tile_marked_is_kept_when_a_repair_groups_the_tiles_again(win):
+    """A misread repaired by grouping afresh guessed the winning tile again: the one the user marked (a "which won"
+    choice tapped on the page, --win) was dropped and the total stayed the guessed one's."""
+    layout = hand_layout("123m456m789p12s55p", "3s", probs=True, win_apart=False)
+    reading = misread(layout, 4, shown="8m", second="5m")  # the 5m read as 8m: no hand until it is read again
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    first = analyse(img, reading.detections)
+    assert first.repair is not None and first.repair.reading is not None  # repaired by grouping again
+    at = next(i for i, c in enumerate(reading.detections.cls) if Tile.from_index(int(c)) is Tile.parse(win)
+              and reading.roles[i] in ("concealed", "win"))
+    marked = analyse(img, reading.detections, win_index=at)
+    assert marked.repair == first.repair and marked.situation["win_tile"] == win
+    assert marked.result["own"] == next(c.own for c in first.win_choices if c.tile is Tile.parse(win))
