@@ -129,8 +129,13 @@ def translated(message: str, patterns: Iterable[tuple[re.Pattern[str], Callable[
 
 
 def chinese(message: str) -> str | None:
-    """The Chinese of one of the reading's messages, or None for a message not in the table."""
-    return translated(message, PATTERNS)
+    """The Chinese of one of the reading's messages, or None for a message not in the table. Messages joined by
+    "; " (a score's error when no tiles were found gives the problems together) are said part by part."""
+    whole = translated(message, PATTERNS)
+    if whole is not None or "; " not in message:
+        return whole
+    parts = [translated(part, PATTERNS) for part in message.split("; ")]
+    return "；".join(p for p in parts if p is not None) if all(p is not None for p in parts) else None
 
 
 def chinese_of(messages: Iterable[str]) -> dict[str, str]:

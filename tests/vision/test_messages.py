@@ -73,6 +73,10 @@ HAND, WIN = "123m456m789p12s55p", "3s"
     pytest.param("tile #14 (5p, seen at 0.17, under the detector's threshold) counted: without it the hand is one "
                  "tile short", "第 14 张（五筒，把握仅 0.17，低于识别门槛）已计入：少了它这手牌差一张", id="faint-tile"),
     pytest.param("something new the table does not know", None, id="unknown-stays-english"),
+    # a score's error when nothing was found joins the problems: said part by part (it stayed English on the page)
+    pytest.param("no tiles found; the photo is 50x50 px, too small to show tiles: send it as the camera took it",
+                 "没有找到牌；照片只有 50×50 像素，太小，看不出牌：请发送相机拍的原图", id="joined-problems"),
+    pytest.param("no tiles found; something new", None, id="joined-with-one-unknown-stays-english"),
 ])
 def test_messages_in_chinese(english, zh):
     assert chinese(english) == zh
