@@ -19,6 +19,7 @@ from xingzi.engine.tiles import CLASS_NAMES_CN
 
 from .detections import Detections
 from .grouping import SET_ASIDE, HandReading
+from .messages import chinese
 from .names import FOREIGN_LABEL, NO_SCORE, item_name
 from .rowgeom import frame
 
@@ -71,14 +72,19 @@ def draw(image, what: HandReading | Detections, result: dict | None = None,
 
 
 def caption_lines(result: dict | None) -> list[str]:
-    """The score in words: total and items, then payments; or why the claim is false."""
+    """The score in words: total and items, then payments; or why the claim is false. Said in Chinese, as the tiles'
+    labels are (players at the table read it there; the page and the command line say it in English too): a message
+    without a Chinese is kept in English. ``result["note_zh"]``, where given, is the note's Chinese."""
     if not result:
         return []
-    note = [str(result["note"])] if result.get("note") else []
+    note = [str(result.get("note_zh") or result["note"])] if result.get("note") else []
     if not result.get("valid", False):
         if result.get("reason"):  # the engine's verdict on a claim: a false win
-            return [*note, f"诈胡 invalid: {result['reason']}"]
-        return [*note, f"{NO_SCORE} no score: {result.get('error') or 'no legal hand read'}"]  # nothing claimed
+            zh = chinese(str(result["reason"]))
+            return [*note, f"诈胡：{zh}" if zh else f"诈胡 invalid: {result['reason']}"]
+        why = result.get("error") or "no legal hand read"  # nothing claimed
+        zh = chinese(str(why))
+        return [*note, f"{NO_SCORE}：{zh}" if zh else f"{NO_SCORE} no score: {why}"]
     items = " ".join(f"{item_name(i['key'])}{i['pao']}" for i in result.get("items", []))
     lines = [*note, f"共 {result.get('own', 0)} 炮  {items}"]
     pays = result.get("payments", [])

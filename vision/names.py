@@ -62,5 +62,17 @@ def font_text() -> str:
     from xingzi.engine.tiles import CLASS_NAMES_CN
 
     chars = set(UI_WORDS) | set("".join(CLASS_NAMES_CN)) | set("".join(MISS_MARKS.values())) | {c for zh, _ in ITEM_NAMES.values() for c in zh}
-    chars |= {chr(c) for c in range(0x20, 0x7F)} | set("×·—–→←…：，。（）！？、％")
+    chars |= {chr(c) for c in range(0x20, 0x7F)} | set("×·—–→←…：，。（）！？、％；")
+    chars |= caption_chinese()
     return "".join(sorted(chars))
+
+
+def caption_chinese() -> set[str]:
+    """The Chinese characters the photo's caption may say: the reading's messages in Chinese (their tables are
+    functions of the message, so the characters are read from the module's own text) and a repair's note."""
+    import inspect
+
+    from xingzi.vision import messages, pipeline
+
+    text = inspect.getsource(messages) + inspect.getsource(pipeline.repair_note_zh)
+    return {c for c in text if "\u3000" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef"}

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from xingzi.engine import score_situation
-from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, Tile
+from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, CLASS_NAMES_CN, Tile
 
 from . import unseen
 from .detections import Detections
@@ -217,7 +217,7 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     shown = dict(result) if result is not None else {"valid": False, "error": error}  # no claim scored: no 诈胡
     marks: dict[int, int | None] = {}
     if repair is not None:
-        shown["note"] = repair_note(repair)
+        shown["note"], shown["note_zh"] = repair_note(repair), repair_note_zh(repair)
         marks = {c.detection: None if c.drop else (c.new.index if c.new else BACK_CLASS) for c in repair.changes
                  if c.detection is not None}
     tag_boxes: dict[int, tuple[float, float, float, float]] = {}
@@ -269,6 +269,16 @@ def faces_as_scored(res: PhotoResult) -> Detections:
 def repair_note(repair: Suggestion) -> str:
     """What the caption and the page say when a likeliest legal reading was scored."""
     return f"改读 scored as the likeliest legal hand: {repair.text}"
+
+
+def repair_note_zh(repair: Suggestion) -> str:
+    """The note in Chinese, by the faces the repair changed (as the page says it): 改读：九条→八条，补上 红中."""
+    def name(tile: Tile | None) -> str:
+        return "背面" if tile is None else CLASS_NAMES_CN[tile.index]
+
+    said = [f"去掉 {name(c.old)}" if c.drop else f"补上 {name(c.new)}" if c.detection is None
+            else f"{name(c.old)}→{name(c.new)}" for c in repair.changes]
+    return "改读：" + "，".join(said)
 
 
 def repaired_reading(reading: HandReading, repair: Suggestion) -> HandReading:

@@ -183,8 +183,15 @@ def test_a_reading_with_no_score_shows_its_first_problems_as_the_caption(reading
                       "payments": [{"payer": 0, "pao": 8, "amount": 16}]},
                      ["共 3 炮  平胡1 门前清2", "付 16"], id="valid"),
         pytest.param({"valid": False, "reason": "own 1 < 2"}, ["诈胡 invalid: own 1 < 2"], id="invalid"),
-        pytest.param({"valid": False, "error": "no tiles found"}, ["未计分 no score: no tiles found"],
-                     id="nothing-read-is-no-false-win"),
+        pytest.param({"valid": False, "error": "no tiles found"}, ["未计分：没有找到牌"],
+                     id="nothing-read-is-no-false-win-said-in-chinese"),
+        pytest.param({"valid": False, "error": "a reason no table knows"}, ["未计分 no score: a reason no table knows"],
+                     id="no-chinese-kept-in-english"),
+        pytest.param({"valid": False, "reason": "not a winning hand: the tiles form neither 4 sets + a pair nor seven "
+                      "pairs"}, ["诈胡：不成胡：既不是四组加一对，也不是七对"], id="false-win-said-in-chinese"),
+        pytest.param({"valid": False, "error": "杠上开花 kong_bloom is won only by self-draw: set self-draw",
+                      "note": "改读 scored as …", "note_zh": "改读：九条→八条"},
+                     ["改读：九条→八条", "未计分：杠上开花只在自摸时才有：请勾选自摸"], id="note-and-error-in-chinese"),
         pytest.param(None, [], id="none"),
     ],
 )
@@ -232,6 +239,13 @@ def test_a_long_caption_stays_inside_a_narrow_photo():
     pytest.param({"valid": False, "reason": "own 1 < 2"}, id="false-win"),
     pytest.param({"valid": True, "own": 3, "items": [{"key": "ping_hu", "pao": 1}], "payments": [{"amount": 6}],
                   "note": "改读 scored as the likeliest legal hand: 3s as 2s"}, id="scored-as-repaired"),
+    # said in Chinese on the photo since session 74: the font subset lacked 不, 成, 像 … (boxes drawn)
+    pytest.param({"valid": False, "reason": "not a winning hand: the tiles form neither 4 sets + a pair nor seven "
+                  "pairs"}, id="false-win-in-chinese"),
+    pytest.param({"valid": False, "error": "no tiles found; the photo is very dark (brightness 2 of 255): take it "
+                  "again in more light"}, id="dark-photo-in-chinese"),
+    pytest.param({"valid": True, "own": 3, "items": [], "note": "改读 …", "note_zh": "改读：去掉 三条，补上 背面"},
+                 id="repair-note-in-chinese"),
 ])
 def test_every_character_of_a_caption_is_in_the_font(result):
     cmap = TTFont(str(FONT_PATH)).getBestCmap()

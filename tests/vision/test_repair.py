@@ -535,3 +535,16 @@ def test_the_winning_tile_marked_is_kept_when_a_repair_groups_the_tiles_again(wi
     marked = analyse(img, reading.detections, win_index=at)
     assert marked.repair == first.repair and marked.situation["win_tile"] == win
     assert marked.result["own"] == next(c.own for c in first.win_choices if c.tile is Tile.parse(win))
+
+
+def test_the_photos_note_of_a_repair_is_said_in_chinese_by_the_faces_changed():
+    """The annotated photo says what the repair changed in Chinese, as its tiles' labels are (it said
+    "改读 scored as the likeliest legal hand: read tile #10 3s as 2s" in Chinese mode too)."""
+    from xingzi.vision.pipeline import repair_note_zh
+    from xingzi.vision.repair import Suggestion
+
+    reading = misread(hand_layout("123m456m789p12s55p", "3s", probs=True), 10, shown="3s", second="2s")
+    best = diagnose(reading).suggestions[0]
+    assert repair_note_zh(best) == "改读：三条→二条"
+    changes = (Change(3, Tile.S3, None, drop=True), Change(None, None, Tile.ZHONG), Change(5, None, Tile.BAI))
+    assert repair_note_zh(Suggestion(changes, (), None, (), 0, 1.0)) == "改读：去掉 三条，补上 红中，背面→白板"
