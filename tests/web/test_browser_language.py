@@ -42,7 +42,11 @@ def test_in_english_the_labels_the_score_the_servers_words_and_the_picker_are_en
         # the server's words, sent in both languages: the English alone
         problems = _seen_all(page, "#problems li")
         assert problems[0] == "123456m55789p133s does not split into sets and a pair (nor seven pairs)"
-        assert problems[1] == "scored as the likeliest legal hand: read tile #10 3s as 2s"
+        assert problems[1] == "scored as the likeliest legal hand: read 3s as 2s"  # numbers only --tiles shows
+        # the engine's sets and a repair's words, as the page says them in English (no number the page never shows)
+        said = page.evaluate("() => [setsPhrase(['七对']).en, changesEn('read tile #21 9s as 8s; drop tile #3 (3s)'), "
+                             "changesEn('read tile #14 face down as 白')]")
+        assert said == ["seven pairs", "read 9s as 8s; drop 3s", "read a face-down tile as bai"]
         assert not CJK.search(_seen(page, "#result"))  # the photo, its tiles, the score: nothing in Chinese
         page.locator('#strip .chip[data-index="10"]').click()
         assert _seen(page, "#picker-title") == "Read as"

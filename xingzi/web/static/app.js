@@ -204,19 +204,19 @@ function show(data) {
   const problem = (p) => li(probs, zh[p] ? B(zh[p], plainEn(p), zh[p], p) : told(zh, p));
   for (const p of data.reading.reasons || []) problem(p);
   const repaired = data.reading.repaired;  // "改读 scored as …": its Chinese said by the faces it changed
-  if (repaired) li(probs, T("改读：" + faceChanges(repaired.changes), plainEn(repaired.note), repaired.note));
+  if (repaired) li(probs, T("改读：" + faceChanges(repaired.changes), changesEn(repaired.note), unnumbered(repaired.note)));
   for (const p of data.reading.problems || []) if (!(data.reading.reasons || []).includes(p)) problem(p);
   const sug = $("suggestions"); sug.innerHTML = "";
   for (const s of data.reading.suggestions || []) {
     if (s.changes.some((c) => c.index === null && c.beside == null)) {  // a tile not found: the user knows where
       const where = ["（点照片上它所在的地方添加）", "tap the photo where it lies to add it"];
-      li(probs, B(`也许${faceChanges(s.changes)}${where[0]}`, `maybe: ${plainEn(s.text)} — ${where[1]}`,
-        `也许 maybe: ${s.text}${where[0]}`, where[1]));
+      li(probs, B(`也许${faceChanges(s.changes)}${where[0]}`, `maybe: ${changesEn(s.text)} — ${where[1]}`,
+        `也许 maybe: ${unnumbered(s.text)}${where[0]}`, where[1]));
       continue;
     }
     const b = document.createElement("button");
-    say(b, B("也许 " + faceChanges(s.changes), "maybe: " + plainEn(s.text), "也许 " + faceChanges(s.changes),
-      "maybe: " + s.text));
+    say(b, B("也许 " + faceChanges(s.changes), "maybe: " + changesEn(s.text), "也许 " + faceChanges(s.changes),
+      "maybe: " + unnumbered(s.text)));
     b.addEventListener("click", async () => {
       const added = [];  // a missed tile whose place is known (a kong's face-down tile): added beside that tile
       for (const c of s.changes.filter((c) => !c.drop)) {

@@ -9,7 +9,7 @@
 "use strict";
 
 const DRAGON_EN = { 中: ["zhong", "7"], 发: ["fa", "6"], 白: ["bai", "5"] };
-const EN_WORDS = [["两炮起胡", "the two-pao minimum"], ["杠上开花", "kong bloom"], ["一炮多响", "several winners on one discard"],
+const EN_WORDS = [["七对", "seven pairs"], ["两炮起胡", "the two-pao minimum"], ["杠上开花", "kong bloom"], ["一炮多响", "several winners on one discard"],
   ["花炮", "pattern hand"], ["诈胡", "false win"], ["自摸", "self-draw"], ["炮", "pao"]];
 const MELDS = [["暗杠", "concealed_kong", "concealed kong"], ["明杠", "kong", "kong"], ["碰", "pung", "pung"]];
 
@@ -50,6 +50,14 @@ function setsPhrase(sets) {
   const text = sets.join(" ");
   return T(text, plainEn(text), text);
 }
+
+// A suggestion's words without the tile numbers the page never shows (the command line's --tiles lists them):
+// "read tile #21 9s as 8s" → "read 9s as 8s", "drop tile #14 (3s)" → "drop 3s"; then as plainEn says it.
+function unnumbered(text) {
+  return String(text).replace(/tile #\d+ \((\S+)\)/g, "$1").replace(/read tile #\d+ face down/g,
+    "read a face-down tile").replace(/tile #\d+ /g, "");
+}
+const changesEn = (text) => plainEn(unnumbered(text));
 
 // A suggestion's changes in the faces' Chinese names: 七万→六万, 去掉 九条 (a box on no tile dropped), 补上 五万
 // (a missed tile: no index), 背面→五万 (null: face down).
