@@ -83,17 +83,9 @@ def test_a_heic_file_goes_through_the_whole_pipeline(tmp_path):
     pytest.param((2400, 1800), (2400, 1800), id="under-twice-whole"),
 ])
 def test_a_large_jpeg_is_decoded_at_a_reduced_scale_that_still_fills_the_output(monkeypatch, size, decoded):
-    from PIL import JpegImagePlugin
+    from photo_bytes import record_jpeg_drafts
 
-    seen = []
-    draft = JpegImagePlugin.JpegImageFile.draft
-
-    def spy(self, mode, want):
-        out = draft(self, mode, want)
-        seen.append(self.size)
-        return out
-
-    monkeypatch.setattr(JpegImagePlugin.JpegImageFile, "draft", spy)
+    seen = record_jpeg_drafts(monkeypatch)
     data = io.BytesIO()
     _photo(*size).save(data, format="JPEG", quality=80)
     bgr = decode_image(data.getvalue())

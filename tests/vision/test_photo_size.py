@@ -7,10 +7,10 @@ from __future__ import annotations
 import io
 import re
 import struct
-import zlib
 
 import pytest
-from PIL import Image, JpegImagePlugin
+from photo_bytes import png_header, record_jpeg_drafts
+from PIL import Image
 
 from xingzi.vision.photo import decode_image, jpeg_layout, jpeg_pixel_limit, load_image
 
@@ -37,15 +37,6 @@ def claiming(data: bytes, w: int, h: int, sof: bytes = b"\xff\xc0", code: bytes 
     return data[:i + 1] + code + data[i + 2:] if code else data
 
 
-def png_header(w: int, h: int) -> bytes:
-    """A PNG's signature and header claiming ``w`` x ``h`` (and a few pixels)."""
-    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    idat = zlib.compress(b"\0" * 64)
-    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr
-            + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)) + struct.pack(">I", len(idat)) + b"IDAT" + idat
-            + struct.pack(">I", zlib.crc32(b"IDAT" + idat)))
-
-
 def more_scans(data: bytes, n: int) -> bytes:
     """A progressive JPEG with its last scan repeated ``n`` times more."""
     last = data.rindex(b"\xff\xda")
@@ -55,16 +46,7 @@ def more_scans(data: bytes, n: int) -> bytes:
 @pytest.fixture
 def drafts(monkeypatch) -> list[tuple[int, int]]:
     """The size each JPEG was asked to be decoded at (libjpeg's reduced scale)."""
-    seen = []
-    draft = JpegImagePlugin.JpegImageFile.draft
-
-    def spy(self, mode, want):
-        out = draft(self, mode, want)
-        seen.append(self.size)
-        return out
-
-    monkeypatch.setattr(JpegImagePlugin.JpegImageFile, "draft", spy)
-    return seen
+    return record_jpeg_drafts(monkeypatch)
 
 
 BGR_RED, WHITE = (30, 30, 220), (255, 255, 255)

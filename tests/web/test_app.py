@@ -11,12 +11,12 @@ import tempfile
 import threading
 import time
 import zipfile
-import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from photo_bytes import png_header
 from PIL import Image
 from web_helpers import (
     client_for,
@@ -36,15 +36,6 @@ from xingzi.vision.detections import Detections
 from xingzi.web.app import MAX_SESSIONS, create_app
 
 STATIC = Path(create_app.__code__.co_filename).parent / "static"
-
-
-def huge_png_header(width: int, height: int) -> bytes:
-    """A valid PNG signature and IHDR claiming ``width`` x ``height`` (no pixel data needed)."""
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
-    idat = zlib.compress(b"\0" * 64)
-    chunk += struct.pack(">I", len(idat)) + b"IDAT" + idat + struct.pack(">I", zlib.crc32(b"IDAT" + idat))
-    return b"\x89PNG\r\n\x1a\n" + chunk
 
 
 def huge_jpeg_header(width: int, height: int) -> bytes:
@@ -187,7 +178,7 @@ def test_correcting_a_tile_rescores_without_detecting_again(photo):
         pytest.param(b"this is not a photo", 400, "not an image", id="not-an-image"),
         pytest.param(b"", 400, "empty", id="empty-body"),
         pytest.param(jpeg_bytes()[:1500], 400, "cannot be decoded", id="truncated-jpeg"),
-        pytest.param(huge_png_header(10_000, 10_000), 400, "100 megapixels", id="100-megapixel-png"),
+        pytest.param(png_header(10_000, 10_000), 400, "100 megapixels", id="100-megapixel-png"),
         pytest.param(huge_jpeg_header(20_000, 15_000), 400, "300 megapixels", id="300-megapixel-jpeg"),
     ],
 )
@@ -513,7 +504,7 @@ def test_nothing_is_written_to_disk(photo, tmp_path, monkeypatch):
     client, _ = client_for(layout_detections())
     big = jpeg_bytes(3000, 2000)
     answers = [client.post("/api/read", content=payload) for payload in
-               (photo, big, b"junk", huge_png_header(10_000, 10_000))]
+               (photo, big, b"junk", png_header(10_000, 10_000))]
     assert [a.status_code for a in answers] == [200, 200, 400, 400]
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["tmp"]
 

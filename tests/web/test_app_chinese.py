@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_app_megapixels import png_header
+from photo_bytes import png_header
 from web_helpers import client_for, jpeg_bytes, layout_detections, tray_detections, two_kongs_detections
 
 from xingzi.engine.tiles import Tile

@@ -5,10 +5,9 @@ tests/vision/test_photo_size.py)."""
 from __future__ import annotations
 
 import io
-import struct
-import zlib
 
 import pytest
+from photo_bytes import png_header
 from PIL import Image
 from web_helpers import client_for, layout_detections
 
@@ -18,15 +17,6 @@ def flat_jpeg(w: int, h: int) -> bytes:
     out = io.BytesIO()
     Image.new("RGB", (w, h), (128, 128, 128)).save(out, format="JPEG", quality=80)
     return out.getvalue()
-
-
-def png_header(w: int, h: int) -> bytes:
-    """A PNG's signature and header claiming ``w`` x ``h`` (and a few pixels)."""
-    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    idat = zlib.compress(b"\0" * 64)
-    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr
-            + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)) + struct.pack(">I", len(idat)) + b"IDAT" + idat
-            + struct.pack(">I", zlib.crc32(b"IDAT" + idat)))
 
 
 @pytest.mark.parametrize(("make", "status", "said"), [
