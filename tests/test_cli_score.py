@@ -589,7 +589,8 @@ def test_bench_engine_refuses_nothing_to_time(capsys, argv: list[str]) -> None:
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    pytest.param(["--data", "nosuch.yaml", "--epochs", "1"], "--data: dataset file not found: nosuch.yaml", id="data"),
+    pytest.param(["--data", "nosuch.yaml", "--epochs", "1"],
+                 "--data: expected a data.yaml file or a folder holding one, got nosuch.yaml (not there)", id="data"),
     pytest.param(["--data", "DATA", "--model", "nosuch.pt"], "--model: start weights not found: nosuch.pt", id="model"),
     pytest.param(["--data", "DATA", "--bf16", "--device", "0"], "--bf16 is for training on the CPU", id="bf16-gpu"),
 ])
