@@ -41,6 +41,9 @@ def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str, list[Pa
     if folder is None:
         rng = np.random.default_rng(0)
         return [rng.integers(0, 255, (640, 640, 3), np.uint8)] * n, "random 640x640 frame", []
+    if not folder.is_dir():  # "no images in" a path that is not there read as an empty folder
+        raise ValueError(f"--images: expected a folder of photos, got {folder} "
+                         f"({'a file' if folder.exists() else 'not there'})")
     paths = image_files(folder)
     if not paths:
         raise ValueError(f"no images ({' '.join(IMAGE_SUFFIXES)}) in {folder}")

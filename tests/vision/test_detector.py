@@ -296,11 +296,18 @@ def test_bench_detector_prints_each_timing_of_the_shipped_model(capsys, no_netwo
     assert out.startswith(f"detector latency on 2 photos from {sample}, ")
 
 
-def test_bench_detector_refuses_an_empty_folder(tmp_path, capsys):
+@pytest.mark.parametrize("where,said", [
+    pytest.param("", "no images (", id="an-empty-folder"),
+    pytest.param("gone", "--images: expected a folder of photos, got {} (not there)", id="not-there"),
+    pytest.param("a.txt", "--images: expected a folder of photos, got {} (a file)", id="a-file"),
+])
+def test_bench_detector_refuses_a_folder_without_photos_saying_which(tmp_path, capsys, where, said):
     from xingzi.cli import main
 
-    assert main(["bench", "detector", "--weights", str(DEFAULT_ONNX), "--images", str(tmp_path), "--n", "2"]) == 2
-    assert "no images" in capsys.readouterr().err
+    (tmp_path / "a.txt").write_text("no photo")
+    folder = tmp_path / where if where else tmp_path
+    assert main(["bench", "detector", "--weights", str(DEFAULT_ONNX), "--images", str(folder), "--n", "2"]) == 2
+    assert said.format(folder) in capsys.readouterr().err
 
 
 def test_bench_detector_names_missing_weights_before_printing_anything(tmp_path, capsys):
