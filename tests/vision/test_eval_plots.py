@@ -39,3 +39,20 @@ def test_each_picture_is_drawn_with_every_character_in_its_font(tmp_path, draw, 
     assert rgb.shape[1::-1] == size
     blue = (rgb[..., 2] - rgb[..., 0] > 60).mean()  # the filled cells or bars, not text on white
     assert blue > 0.01, blue
+
+
+def test_the_per_class_legend_hides_no_bar():
+    """Every face near 1 (a good detector): the legend lay over the last faces' bars."""
+    import matplotlib.pyplot as plt
+
+    from xingzi.vision.eval_plots import per_class_figure
+
+    s = scores()
+    s.ap50[:], s.f1[:] = 0.99, 0.98
+    fig = per_class_figure(s, "all near 1")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    legend = ax.get_legend().get_window_extent()
+    bars = [patch.get_window_extent() for patch in ax.patches]
+    plt.close(fig)
+    assert len(bars) == 2 * N and not [b for b in bars if b.overlaps(legend)]
