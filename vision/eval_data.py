@@ -188,8 +188,9 @@ def read_boxes(txt: Path, table: np.ndarray, size: tuple[int, int], with_conf: b
     unread = cls_raw == UNREAD_ID  # only an erratum's added tiles carry it: the file's ids were checked above
     cls = np.where(unread, UNREAD, table[np.where(unread, 0, cls_raw)])
     xyxy = yolo_to_xyxy(rows[:, 1:5], *size)
-    if not with_conf:  # a true box is the part of the tile the photo shows (those reaching out: boxes_outside)
-        xyxy = np.clip(xyxy, 0, [size[0], size[1], size[0], size[1]])
+    # a box is the part of the tile the photo shows (true ones reaching out: boxes_outside); a detector's box
+    # reaching out is clipped the same, so the two are compared on the photo alone
+    xyxy = np.clip(xyxy, 0, [size[0], size[1], size[0], size[1]])
     conf = rows[:, 5] if with_conf else np.ones(len(rows))
     boxes = ImageBoxes(xyxy, cls, conf.astype(np.float64))
     return boxes.select(boxes.cls != IGNORE) if with_conf else boxes

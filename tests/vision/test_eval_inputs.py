@@ -124,6 +124,8 @@ def test_a_file_that_cannot_be_read_is_named(dataset, preds, tmp_path, capsys, n
                  "clipped to it", id="reaching-far-out"),
     pytest.param("0 0.2 0.7 0.1 0.6002", "0 0.2 0.7 0.1 0.6", None, id="out-by-a-rounding-hair"),  # to 1.0001
     pytest.param("0 0.2 0.5 0.1 1.0", "0 0.2 0.5 0.1 1.0", None, id="on-the-photo"),
+    # a detector's box reaching out (an external detector's txt): clipped as the true one is (IoU 0.56 unclipped)
+    pytest.param("0 0.2 0.5 0.1 1.0", "0 0.2 0.5 0.1 1.8", None, id="a-predicted-box-reaching-out"),
 ])
 def test_a_label_box_reaching_outside_the_photo_is_said_and_scored_clipped(dataset, preds, tmp_path, capsys, truth,
                                                                            seen, warned):
