@@ -35,10 +35,11 @@ def error_kind(truth: int, read: int) -> str:
 
 
 def describe(truth: int, read: int, off: bool = False) -> str:
-    """One wrong box in words: ``3m read as 2m``, ``5p box off its tile``, ``5p not found``, ``1s on no tile``."""
+    """One wrong box in words: ``3m read as 2m``, ``5p box off its tile``, ``5p not found``, ``1s on no tile``,
+    ``1s a second box on a tile`` (``off`` for a box left over: on a tile another box was paired with)."""
     kind = error_kind(truth, read)
     if kind == "extra":
-        return f"{CLASS_NAMES[read]} on no tile"
+        return f"{CLASS_NAMES[read]} " + ("a second box on a tile" if off else "on no tile")
     if kind == "missed":
         return f"{CLASS_NAMES[truth]} not found"
     if kind == "off":

@@ -167,7 +167,8 @@ def error_boxes(truth: ImageBoxes, preds: ImageBoxes, iou: float = 0.5,
 
     Boxes pair as in :func:`face_pairs`; a pair of a different face is a misread. A tile and a box left
     over that still overlap by ``loose`` pair up with ``off`` True (a box off its tile: a loose label or
-    a box astray). The rest are tiles with no box (t, -1) and boxes on no tile (-1, p).
+    a box astray). The rest are tiles with no box (t, -1) and boxes on no tile (-1, p), ``off`` True for a box left
+    over on a tile another box was paired with (a second box on one tile).
     """
     pairs = face_pairs(truth, preds, iou)
     out = [(t, p, False) for t, p in pairs if truth.cls[t] != preds.cls[p]]
@@ -177,7 +178,10 @@ def error_boxes(truth: ImageBoxes, preds: ImageBoxes, iou: float = 0.5,
     near_t, near_p = {t for t, _ in near}, {p for _, p in near}
     out += [(t, p, True) for t, p in near]
     out += [(int(t), -1, False) for t in rest_t if t not in near_t]
-    out += [(-1, int(p), False) for p in rest_p if p not in near_p]
+    extra = [int(p) for p in rest_p if p not in near_p]
+    on_a_tile = (box_iou(preds.xyxy[extra], truth.xyxy).max(axis=1) >= loose if len(extra) and len(truth)
+                 else np.zeros(len(extra), bool))
+    out += [(-1, p, bool(second)) for p, second in zip(extra, on_a_tile, strict=True)]
     return out
 
 

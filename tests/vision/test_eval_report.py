@@ -44,6 +44,16 @@ def test_errors_per_image_name_each_wrong_box():
     assert eval_report.describe(NC, T1S) == "1s on no tile"
 
 
+def test_a_second_box_on_a_tile_is_said_so_not_on_no_tile():
+    """A tile read twice: the box paired with it is right, the other one lies on it, not on nothing."""
+    truth = ImageBoxes.truth(np.array([_box(0), _box(1)]), np.array([T5P, T3M]))
+    twice = _boxes([T5P, T5P, T3M], [0, 0, 1])
+    twice.xyxy[1] += [1, 0, 1, 0]
+    s = score([truth], [twice], NC, conf=0.25)
+    assert s.errors == (((NC, T5P, True),),)
+    assert [eval_report.describe(*e) for e in s.errors[0]] == ["5p a second box on a tile"]
+
+
 @pytest.mark.parametrize(
     ("shift", "read", "errors", "said"),
     [

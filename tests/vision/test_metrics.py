@@ -141,7 +141,7 @@ def test_two_boxes_of_other_faces_on_one_tile_are_one_misread_and_one_extra():
     read = preds(np.vstack([ROW[:1], ROW[:1] + 1]), [10, 11], [0.9, 0.8])  # read as 2p, and again as 3p
     cm = confusion(tile, read, NC)
     assert cm[9, 10] == 1 and cm[NC, 11] == 1 and cm.sum() == 2
-    assert sorted(image_errors(tile, read, NC)) == [(9, 10, False), (NC, 11, False)]
+    assert sorted(image_errors(tile, read, NC)) == [(9, 10, False), (NC, 11, True)]  # the 3p: a second box on it
 
 
 def test_a_set_with_no_tiles_has_map_zero():
