@@ -205,7 +205,8 @@ def analyse(image: np.ndarray, detections: Detections, context: Context = Contex
     situation, result, error = score_reading(scored, context)
     if repair is None and situation and reading.win_tile and situation["win_tile"] != reading.win_tile.symbol:
         reading = _show_chosen_win(reading, situation["win_tile"])
-    choices = unseen.win_choices(situation, reading) if situation and result and not shown_apart else ()
+    changed = frozenset(c.detection for c in repair.changes if c.detection is not None) if repair else frozenset()
+    choices = unseen.win_choices(situation, reading, changed) if situation and result and not shown_apart else ()
     # A kong all face down whose lost tile the repair added: its face is guessed, so the faces are offered too.
     kongs = (unseen.kong_choices(situation, scored, len(detections))
              if situation and result and (repair is None or repair.hidden_kongs) else ())

@@ -114,14 +114,16 @@ class Choice:
         return {"tile": self.tile.symbol, "index": self.index, "own": self.own, "chosen": self.chosen}
 
 
-def win_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
+def win_choices(situation: dict, reading: HandReading, changed: frozenset[int] = frozenset()) -> tuple[Choice, ...]:
     """Every face standing in the scored hand as the winning tile, with the total it gives, for a
     photo that did not show which tile won: the user sees what each choice is worth and picks one.
-    ``reading`` (the reading drawn) gives each face a tile to mark."""
+    ``reading`` (the reading drawn) gives each face a tile to mark, never one of the ``changed`` detections (a face
+    the likeliest legal reading changed: marked as the winning tile it is kept as read, and another reading is
+    scored, not the total promised); a face standing only there has no tile to mark (index None)."""
     det = reading.detections
     first: dict[int, int] = {}
     for i, role in enumerate(reading.roles):
-        if role in ("concealed", "win"):
+        if role in ("concealed", "win") and i not in changed:
             first.setdefault(int(det.cls[i]), i)
     out = []
     for tile in sorted(set(parse_tiles(situation["hand"]))):
@@ -165,8 +167,9 @@ def kong_choices(situation: dict, reading: HandReading, found: int | None = None
         if tile is Tile.FA or seen[tile]:
             continue
         kong = format_meld(Meld(MeldKind.CONCEALED_KONG, tile))
-        try:
-            result = score_situation(dict(situation, melds=[*melds[:at], kong, *melds[at + 1:]]))
+        trial = dict(situation, melds=[*melds[:at], kong, *melds[at + 1:]])
+        try:  # scored as the named kong will be: a winning tile not set apart is guessed again with it
+            result = score_situation(trial) if reading.win_set_apart else best_win_tile(trial, reading)[1]
         except ValueError:
             continue
         out.append(Choice(tile, index, int(result["own"]) if result["valid"] else None, tile is guessed))

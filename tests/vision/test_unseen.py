@@ -331,3 +331,43 @@ def test_a_face_down_kong_named_just_made_or_not_keeps_its_face_choices():
         face_down = next(c for c in res.bloom_choices if c.tile.symbol == guessed.split()[1])
         assert face_down.index is not None and res.reading.roles[face_down.index] == "concealed_kong"
         assert res.reading.detections.cls[face_down.index] == BACK_CLASS
+
+
+def _tapped(img, det, choice, kind):
+    """The total after tapping a choice as the page does: marking the winning tile, or naming the kong there."""
+    if kind == "win":
+        return analyse(img, det, win_index=choice.index).result["own"]
+    named = kong_named(det, {choice.index: choice.tile.index})
+    return analyse(img, apply_corrections(det, named), fixed=named).result["own"]
+
+
+@pytest.mark.parametrize("hand,win,melds", [
+    # synth_s83_000120: named 6p, the winning tile (not set apart) was guessed again: 5 炮, not the 9 promised
+    pytest.param("11m77889p", "9p", ["concealed_kong 中", "pung 5m"], id="naming-6p-changes-the-win-guessed"),
+    pytest.param("11m23344s", "2s", ["concealed_kong 中", "pung 5m"], id="naming-a-man-changes-the-win-guessed"),
+    pytest.param("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], id="a-plain-hand"),
+])
+def test_each_kong_choice_tapped_gives_the_total_it_promised(hand, win, melds):
+    det = hand_layout(hand, win, melds, kong_shown="DDDD", win_apart=False).detections
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    offered = analyse(img, det).kong_choices
+    assert offered
+    assert [(c.tile, _tapped(img, det, c, "kong")) for c in offered] == [(c.tile, c.own) for c in offered]
+
+
+def test_each_win_choice_after_a_repair_points_at_a_tile_it_did_not_change():
+    """synth_s83_000117: the 3m choice pointed at the 3m the repair read as 5m; marked as the winning tile it was kept
+    a 3m, another repair was scored (2 炮, not the 25 promised)."""
+    from dataclasses import replace as copy_with
+
+    det = hand_layout("123m456m789p12s55p", "3s", probs=True, win_apart=False).detections
+    probs = det.probs.copy()
+    probs[0] = 0.001
+    probs[0, Tile.M2.index], probs[0, Tile.M1.index] = 0.6, 0.3  # the 1m read as 2m (a face standing beside it too)
+    misread = copy_with(det, cls=np.where(np.arange(len(det)) == 0, Tile.M2.index, det.cls), probs=probs)
+    img = np.full((960, 1280, 3), 60, np.uint8)
+    res = analyse(img, misread)
+    assert res.repair is not None and [c.detection for c in res.repair.changes] == [0]
+    assert Tile.M2 in [c.tile for c in res.win_choices] and all(c.index != 0 for c in res.win_choices)
+    tapped = [c for c in res.win_choices if c.index is not None]
+    assert [(c.tile, _tapped(img, misread, c, "win")) for c in tapped] == [(c.tile, c.own) for c in tapped]

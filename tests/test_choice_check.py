@@ -1,0 +1,46 @@
+"""tools/choice_check.py: every choice the page offers, tapped, gives the total promised (and a broken promise is
+caught)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tools import choice_check
+from xingzi.vision import unseen
+from xingzi.vision.layouts import hand_layout
+
+
+class Fixed:
+    def __init__(self, det) -> None:
+        self.det = det
+
+    def predict(self, image: np.ndarray):
+        return self.det
+
+
+@pytest.fixture
+def folder(tmp_path):
+    (tmp_path / "images").mkdir()
+    Image.new("RGB", (1280, 960), (60, 60, 60)).save(tmp_path / "images" / "a.jpg")
+    return tmp_path
+
+
+def test_the_choices_of_a_hand_with_its_win_sorted_in_and_a_kong_face_down_keep_their_promise(folder, capsys):
+    det = hand_layout("11m77889p", "9p", ["concealed_kong 中", "pung 5m"], kong_shown="DDDD", win_apart=False).detections
+    assert choice_check.main(["--data", str(folder)], detector=Fixed(det)) == 0
+    said = capsys.readouterr().out
+    tapped = int(said.split(": ")[1].split()[0])
+    assert tapped > 20 and "0 not giving the total promised" in said
+
+
+def test_a_choice_promising_another_total_is_caught(folder, capsys, monkeypatch):
+    offer = unseen.kong_choices
+    monkeypatch.setattr(unseen, "kong_choices", lambda *a, **k: tuple(replace(c, own=(c.own or 0) + 1)
+                                                                      for c in offer(*a, **k)))
+    det = hand_layout("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], kong_shown="DDDD").detections
+    assert choice_check.main(["--data", str(folder)], detector=Fixed(det)) == 1
+    assert "kong_choices" in capsys.readouterr().out
