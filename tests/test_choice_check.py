@@ -44,3 +44,12 @@ def test_a_choice_promising_another_total_is_caught(folder, capsys, monkeypatch)
     det = hand_layout("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], kong_shown="DDDD").detections
     assert choice_check.main(["--data", str(folder)], detector=Fixed(det)) == 1
     assert "kong_choices" in capsys.readouterr().out
+
+
+def test_which_kong_was_just_made_is_tapped_too_with_bloom(folder, capsys):
+    det = hand_layout("234m678s5p", "5p", ["kong 9s", "concealed_kong 中"], kong_shown="FDDF", win_apart=False).detections
+    assert choice_check.main(["--data", str(folder), "--bloom"], detector=Fixed(det)) == 0
+    said = capsys.readouterr().out
+    plain = choice_check.main(["--data", str(folder)], detector=Fixed(det))
+    fewer = capsys.readouterr().out
+    assert plain == 0 and int(said.split(": ")[1].split()[0]) == int(fewer.split(": ")[1].split()[0]) + 2  # 9s, 中

@@ -223,8 +223,9 @@ def bloom_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
     out = []
     for k in kongs:
         tile = parse_meld(melds[k]).tile
-        try:
-            result = score_situation(bloom_last(situation, tile))
+        trial = bloom_last(situation, tile)
+        try:  # scored as the kong named will be: a winning tile not set apart is guessed again with it
+            result = score_situation(trial) if reading.win_set_apart else best_win_tile(trial, reading)[1]
         except ValueError:
             continue
         index = (reading.meld_of.index(read[melds[k]]) if melds[k] in read and read[melds[k]] in reading.meld_of
