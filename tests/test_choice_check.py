@@ -53,3 +53,14 @@ def test_which_kong_was_just_made_is_tapped_too_with_bloom(folder, capsys):
     plain = choice_check.main(["--data", str(folder)], detector=Fixed(det))
     fewer = capsys.readouterr().out
     assert plain == 0 and int(said.split(": ")[1].split()[0]) == int(fewer.split(": ")[1].split()[0]) + 2  # 9s, 中
+
+
+@pytest.mark.parametrize("melds", [
+    pytest.param(["concealed_kong 中", "kong 9p"], id="face-down-kong-laid-first"),
+    pytest.param(["kong 9p", "concealed_kong 中"], id="face-down-kong-laid-last"),
+])
+def test_under_kong_bloom_a_face_down_kongs_choices_keep_their_promise(folder, capsys, melds):
+    """Guessed, the kong all face down was the one just made (placed after the kongs read); named, it is read where it
+    lies, and 杠上开花 took the last kong along the row: every choice gave another total (synth_s97_000141)."""
+    det = hand_layout("123m456s5p", "5p", melds, kong_shown="DDDD").detections
+    assert choice_check.main(["--data", str(folder), "--bloom"], detector=Fixed(det)) == 0, capsys.readouterr().out

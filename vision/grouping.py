@@ -26,7 +26,7 @@ from .bonusfa import bonus_fa, fa_with_other_tiles, with_misread_fa
 from .detections import Detections, check_tile_index
 from .handcheck import count_problems, count_word, fifth_copy, is_legal
 from .lone import LONE_CONF
-from .meldfind import FACELESS_KONG, _main_segment, _take_melds, order_melds, row_kongs
+from .meldfind import FACELESS_KONG, _main_segment, _take_melds, faceless_places, order_melds, row_kongs
 
 # Thresholds and helpers that moved to rowgeom stay importable from here.
 from .rowgeom import DUPLICATE_IOU, END_GAP, LINE_TOL, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
@@ -70,6 +70,8 @@ class HandReading:
     problems: tuple[str, ...]
     direction: tuple[float, float]
     detections: Detections = field(repr=False)
+    # per concealed kong shown all face down, in reading order: how many melds lie before it (where it is made)
+    faceless_at: tuple[int, ...] = ()
 
     @property
     def tile_count(self) -> int:
@@ -317,7 +319,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
             concealed = [i for i in concealed if i not in run]
             main_seg = [i for i in main_seg if i not in run]
             over -= 1
-    order_melds(melds, meld_of, [i for seg in segments for i in seg])
+    order = [i for seg in segments for i in seg]
+    order_melds(melds, meld_of, order)
     if over > 0:  # too many tiles: drop those furthest off the hand row's line (strays in front/behind)
         drop = rowgeom.furthest_off_line(main_seg, geo.across, geo.b_ext, over)
         concealed = [i for i in concealed if i not in drop]
@@ -332,8 +335,9 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     tiles = tuple(Tile.from_index(int(cls[i])) for i in concealed if roles[i] in ("concealed", "win"))
     win_tile = None if win is None else Tile.from_index(int(cls[win]))
     problems.extend(count_problems(tiles, melds, fa, hidden_kongs))
-    return _result(detections, tiles, win_tile, apart, tuple(melds), fa, roles, meld_of, sideways, problems,
-                   (float(geo.direction[0]), float(geo.direction[1])))
+    reading = _result(detections, tiles, win_tile, apart, tuple(melds), fa, roles, meld_of, sideways, problems,
+                      (float(geo.direction[0]), float(geo.direction[1])))
+    return replace(reading, faceless_at=faceless_places(order, roles, meld_of))
 
 
 def mark_win(reading: HandReading, index: int, set_apart: bool = True, note: str | None = None) -> HandReading:

@@ -44,7 +44,10 @@ def guess_kong_face(situation: dict, reading: HandReading, still: int = 0) -> di
     total with most votes is taken, ties to the fewer 炮, and shown with the face of that total most
     votes came from (a second kong all face down is then guessed beside a face of the hand's suit).
     ``still`` more face-down kongs are to be guessed after this one: while trying a face they hold
-    other unseen faces, so the hand is complete."""
+    other unseen faces, so the hand is complete. The kong is placed among the melds where it lies in the photo
+    (``HandReading.faceless_at``), as it is once named: 杠上开花 takes the last kong made."""
+    k = faceless_kongs(reading) - still - 1  # the kongs guessed before this one are in the situation already
+    at = reading.faceless_at[k] + k if 0 <= k < len(reading.faceless_at) else len(situation["melds"])
     seen = Counter(reading.tiles)
     for text in situation["melds"]:  # the melds read, and faces already guessed for other kongs
         seen.update(parse_meld(text).tiles)
@@ -53,7 +56,8 @@ def guess_kong_face(situation: dict, reading: HandReading, still: int = 0) -> di
     options: dict[int, tuple[float, dict]] = {}
     votes: dict[int, float] = {}
     for tile in unseen:
-        trial = dict(situation, melds=[*situation["melds"], format_meld(Meld(MeldKind.CONCEALED_KONG, tile))])
+        melds = situation["melds"]
+        trial = dict(situation, melds=[*melds[:at], format_meld(Meld(MeldKind.CONCEALED_KONG, tile)), *melds[at:]])
         fillers = [format_meld(Meld(MeldKind.CONCEALED_KONG, t)) for t in unseen if t is not tile][:still]
         probe = dict(trial, melds=trial["melds"] + fillers, win_tile=(reading.win_tile or tile).symbol)
         try:
@@ -214,7 +218,7 @@ def bloom_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
     """With 杠上开花 and two kongs or more, each kong as the one just made, with the total it gives: 杠上开花's
     10 炮 include that kong's own, so which kong it was changes the total (a 中 暗杠 swallowed instead of a
     明杠 of 9p: 3 炮 less). The kong scored as just made is, until the user says, the last one laid along
-    the row (a face-down kong whose face was guessed: after those read)."""
+    the row (a kong shown all face down where it lies, as once named)."""
     melds = list(situation["melds"])
     kongs = _kongs(melds)
     if "kong_bloom" not in situation["events"] or len(kongs) < 2:

@@ -256,7 +256,8 @@ def test_one_face_down_kong_is_guessed_with_the_default_of_no_more_to_come():
     situation = {**reading.situation(), **Context().situation_part()}
     # Most faces give 4 炮 (only 白 and 中, dragons, give 6); shown with the first face of the suit most in view
     # (筒: 5p 5p and the 9p pung), 1p, not the first face of all (4m).
-    assert unseen.guess_kong_face(situation, reading)["melds"] == [*situation["melds"], "concealed_kong 1p"]
+    # The kong laid first, before the 9p pung: placed there among the melds, as once named (杠上开花 takes the last).
+    assert unseen.guess_kong_face(situation, reading)["melds"] == ["concealed_kong 1p", *situation["melds"]]
 
 
 @pytest.mark.parametrize("choice,expected", [
