@@ -58,9 +58,15 @@ def test_which_kong_was_just_made_is_tapped_too_with_bloom(folder, capsys):
 @pytest.mark.parametrize("melds", [
     pytest.param(["concealed_kong 中", "kong 9p"], id="face-down-kong-laid-first"),
     pytest.param(["kong 9p", "concealed_kong 中"], id="face-down-kong-laid-last"),
+    # synth_s71_000080: two laid all face down; the choices, priced for the first along the row, pointed at the other
+    pytest.param(["pung 7s", "concealed_kong 白", "concealed_kong 1p"], id="two-face-down-kongs"),
 ])
 def test_under_kong_bloom_a_face_down_kongs_choices_keep_their_promise(folder, capsys, melds):
     """Guessed, the kong all face down was the one just made (placed after the kongs read); named, it is read where it
     lies, and 杠上开花 took the last kong along the row: every choice gave another total (synth_s97_000141)."""
-    det = hand_layout("123m456s5p", "5p", melds, kong_shown="DDDD").detections
+    hand = ("7m678p", "7m") if len(melds) == 3 else ("123m456s5p", "5p")
+    det = hand_layout(*hand, melds, kong_shown="DDDD").detections
+    back = np.arange(len(det))[::-1]  # the detector's order is not the row's: the last kong's tiles come first
+    det = replace(det, xyxy=det.xyxy[back], cls=det.cls[back], conf=det.conf[back],
+                  probs=None if det.probs is None else det.probs[back])
     assert choice_check.main(["--data", str(folder), "--bloom"], detector=Fixed(det)) == 0, capsys.readouterr().out

@@ -70,8 +70,10 @@ class HandReading:
     problems: tuple[str, ...]
     direction: tuple[float, float]
     detections: Detections = field(repr=False)
-    # per concealed kong shown all face down, in reading order: how many melds lie before it (where it is made)
+    # per concealed kong shown all face down, in reading order: how many melds lie before it (where it is made),
+    # and its first tile
     faceless_at: tuple[int, ...] = ()
+    faceless_first: tuple[int, ...] = ()
 
     @property
     def tile_count(self) -> int:
@@ -337,7 +339,8 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
     problems.extend(count_problems(tiles, melds, fa, hidden_kongs))
     reading = _result(detections, tiles, win_tile, apart, tuple(melds), fa, roles, meld_of, sideways, problems,
                       (float(geo.direction[0]), float(geo.direction[1])))
-    return replace(reading, faceless_at=faceless_places(order, roles, meld_of))
+    places, firsts = faceless_places(order, roles, meld_of)
+    return replace(reading, faceless_at=places, faceless_first=firsts)
 
 
 def mark_win(reading: HandReading, index: int, set_apart: bool = True, note: str | None = None) -> HandReading:

@@ -163,18 +163,20 @@ def order_melds(melds: list[Meld], meld_of: list[int], reading_order: list[int])
     meld_of[:] = [renumber.get(m, -1) for m in meld_of]
 
 
-def faceless_places(order: list[int], roles: list[str], meld_of: list[int]) -> tuple[int, ...]:
+def faceless_places(order: list[int], roles: list[str], meld_of: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """For each run of four tiles of a concealed kong shown all face down, in reading ``order``: the melds whose first
-    tile lies before it (the guessed kong is placed there, as naming it places it: 杠上开花 takes the last kong)."""
-    places, melds_seen, run = [], set(), 0
+    tile lies before it (the guessed kong is placed there, as naming it places it: 杠上开花 takes the last kong), and
+    its first tile (the first kong's choices point at it, the one guessed first)."""
+    places, firsts, melds_seen, run = [], [], set(), 0
     for i in order:
         if meld_of[i] >= 0:
             melds_seen.add(meld_of[i])
         elif roles[i] == MeldKind.CONCEALED_KONG.value:
             if run % 4 == 0:
                 places.append(len(melds_seen))
+                firsts.append(i)
             run += 1
-    return tuple(places)
+    return tuple(places), tuple(firsts)
 
 
 def faceless_kongs(segments: list[list[int]], roles: list[str], meld_of: list[int]) -> list[list[int]]:

@@ -187,8 +187,9 @@ def _faceless_index(reading: HandReading, found: int | None = None) -> int:
                 if r == "concealed_kong" and m < 0]
     seen = [i for i in faceless if found is None or i < found]
     added = [i for i in faceless if found is not None and i >= found]
-    if not added:
-        return face_down_end(reading.detections, reading, seen[0])
+    if not added:  # the kong guessed first: the first along the row
+        first = next((i for i in reading.faceless_first if i in seen), seen[0])
+        return face_down_end(reading.detections, reading, first)
     centres = (reading.detections.xyxy[:, :2] + reading.detections.xyxy[:, 2:]) / 2
     return min(seen, key=lambda i: float(np.hypot(*(centres[i] - centres[added[0]]))))
 
