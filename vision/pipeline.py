@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from xingzi.engine import score_situation
 from xingzi.engine.tiles import BACK_CLASS, CLASS_NAMES, CLASS_NAMES_CN, Tile
 
 from . import unseen
@@ -30,7 +29,7 @@ from .memo import remembering
 from .messages import chinese_of
 from .photo import load_image
 from .repair import Diagnosis, Suggestion, diagnose, likeliest
-from .unseen import Choice, best_win_tile, faceless_kongs, guess_kong_face
+from .unseen import Choice, faceless_kongs, guess_kong_face
 from .usermarks import apply_claims, apply_corrections, kong_named
 
 OFFERED_FACES = 3  # the likeliest other faces of each tile, offered first when the user taps it
@@ -158,10 +157,7 @@ def score_reading(reading: HandReading, context: Context) -> tuple[dict | None, 
             if guessed is situation:  # the engine would count the hand a set short, which it is not
                 return situation, None, NO_KONG_FACE
             situation = guessed
-        situation = unseen.bloom_last(situation, context.bloom)
-        if reading.win_set_apart:
-            return situation, score_situation(situation), None
-        return best_win_tile(situation, reading)
+        return (*unseen.scored_as_read(unseen.bloom_last(situation, context.bloom), reading), None)
     except ValueError as e:
         return situation, None, str(e)
 

@@ -99,6 +99,14 @@ def best_win_tile(situation: dict, reading: HandReading) -> tuple[dict, dict, No
     return options[tile][0], options[tile][1], None
 
 
+def scored_as_read(situation: dict, reading: HandReading) -> tuple[dict, dict]:
+    """(situation, result) as the photo's reading scores it: with its winning tile where it was set apart (or marked),
+    else with the one guessed (:func:`best_win_tile`). Choices are priced by it, so each gives what it promises."""
+    if reading.win_set_apart:
+        return situation, score_situation(situation)
+    return best_win_tile(situation, reading)[:2]
+
+
 def _as_winning_tile(situation: dict, tile: Tile) -> tuple[dict, dict]:
     trial = dict(situation, win_tile=tile.symbol)
     return trial, score_situation(trial)
@@ -173,7 +181,7 @@ def kong_choices(situation: dict, reading: HandReading, found: int | None = None
         kong = format_meld(Meld(MeldKind.CONCEALED_KONG, tile))
         trial = dict(situation, melds=[*melds[:at], kong, *melds[at + 1:]])
         try:  # scored as the named kong will be: a winning tile not set apart is guessed again with it
-            result = score_situation(trial) if reading.win_set_apart else best_win_tile(trial, reading)[1]
+            result = scored_as_read(trial, reading)[1]
         except ValueError:
             continue
         out.append(Choice(tile, index, int(result["own"]) if result["valid"] else None, tile is guessed))
@@ -230,7 +238,7 @@ def bloom_choices(situation: dict, reading: HandReading) -> tuple[Choice, ...]:
         tile = parse_meld(melds[k]).tile
         trial = bloom_last(situation, tile)
         try:  # scored as the kong named will be: a winning tile not set apart is guessed again with it
-            result = score_situation(trial) if reading.win_set_apart else best_win_tile(trial, reading)[1]
+            result = scored_as_read(trial, reading)[1]
         except ValueError:
             continue
         index = (reading.meld_of.index(read[melds[k]]) if melds[k] in read and read[melds[k]] in reading.meld_of
