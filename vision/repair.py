@@ -47,6 +47,10 @@ COST_MARGIN = math.log(20)  # edits 20x less likely than the best legal reading 
 # (a missed tile, ADD_COST, included). 1/20 until session 63; a bar further off would score most
 # near-miss false claims read surely as wins. Measured in docs/pipeline.md ("Likeliest legal reading").
 ACCEPT_COST = math.log(100)
+# A box read this faintly may be no tile at all (a glint, a shadow at the hand's edge): dropping it is tried whatever
+# the count, as grouping again without it can change the melds (four alike left standing become a kong).
+FAINT_CONF = 0.4
+FAINT_DROPS = 3  # the faintest boxes tried so (each costs a grouping)
 
 
 @dataclass(frozen=True)
@@ -297,6 +301,9 @@ def _hand_edits(r: HandReading) -> list[tuple[float, Edit]]:
             old = Tile.from_index(int(det.cls[i]))
             out += [(_swap_cost(det, i, idx), ((i, idx),))
                     for idx in _waits(list(_without(r.tiles, old)), melded, n_sets) if idx != old.index]
+    faint = sorted((float(det.conf[i]), i) for i, role in enumerate(r.roles)
+                   if role not in SET_ASIDE and float(det.conf[i]) < FAINT_CONF)[:FAINT_DROPS]
+    out += [(1.0 + conf, ((i, None),)) for conf, i in faint]
     return out
 
 

@@ -14,7 +14,7 @@ from xingzi.vision.detections import Detections
 from xingzi.vision.grouping import group
 from xingzi.vision.layouts import hand_layout
 from xingzi.vision.pipeline import Context, _nameable, analyse, apply_corrections, repaired_reading
-from xingzi.vision.repair import ADD_COST, MAX_REGROUPS, Change, diagnose, explain, is_legal
+from xingzi.vision.repair import ACCEPT_COST, ADD_COST, MAX_REGROUPS, Change, diagnose, explain, is_legal
 from xingzi.vision.usermarks import kong_named
 
 
@@ -548,3 +548,19 @@ def test_the_photos_note_of_a_repair_is_said_in_chinese_by_the_faces_changed():
     assert repair_note_zh(best) == "改读：三条→二条"
     changes = (Change(3, Tile.S3, None, drop=True), Change(None, None, Tile.ZHONG), Change(5, None, Tile.BAI))
     assert repair_note_zh(Suggestion(changes, (), None, (), 0, 1.0)) == "改读：去掉 三条，补上 红中，背面→白板"
+
+
+@pytest.mark.parametrize("conf, dropped", [pytest.param(0.3, True, id="faint-box-dropped"),
+                                           pytest.param(0.9, False, id="sure-box-kept")])
+def test_a_faint_box_beside_the_hand_is_dropped_though_the_count_is_two_over(conf, dropped):
+    """A glint read faintly as 白 at the row's end: with it the four 8s stand as no kong (16 tiles, two over);
+    without it they are the kong the count needs. Only a faint box is worth dropping so (FAINT_CONF)."""
+    det = hand_layout("123m456p8888s99s中中", "中").detections
+    det = replace(det, xyxy=np.vstack([det.xyxy, [[1010, 450, 1055, 510]]]).astype(np.float32),
+                  cls=np.append(det.cls, Tile.BAI.index), conf=np.append(det.conf, conf).astype(np.float32))
+    reading = group(det)
+    assert reading.melds == () and len(reading.tiles) == 16
+    suggestions = diagnose(reading).suggestions
+    assert [s.text for s in suggestions] == (["drop tile #15 (白)"] if dropped else [])
+    if dropped:
+        assert suggestions[0].melds == (Meld(MeldKind.KONG, Tile.S8),) and suggestions[0].cost < ACCEPT_COST
