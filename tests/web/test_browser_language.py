@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from browser import opened, uploaded
 from web_helpers import jpeg_bytes
 
@@ -110,7 +111,7 @@ def test_in_english_a_refusal_and_a_question_leave_the_chinese_out(server_ok):
         page.locator("#new-game").click()
         assert asked == ["New game: all totals back to 0?"]
         assert _seen(page, "#new-game") == "New game"
-        expect(page.get_by_role("radio", name="dealer: 东")).to_be_checked()  # named for a screen reader in English
+        expect(page.get_by_role("radio", name="dealer: East")).to_be_checked()  # named for a screen reader in English
 
 
 def test_in_english_the_hands_notation_writes_every_dragon_as_mpsz_notation(server_two_kongs):
@@ -137,3 +138,72 @@ def test_a_suggestions_changes_are_said_in_the_faces_chinese_names(server):
     with opened(server) as page:
         said = page.evaluate("(changes) => faceChanges(changes)", changes)
     assert said == "补上 背面，补上 五万，背面→五万，六万→五万，去掉 背面"
+
+
+# The seats' own names in each language; with both shown the Chinese, as the page's Chinese labels come first.
+WINDS = {"both": ["东", "南", "西", "北"], "zh": ["东", "南", "西", "北"], "en": ["East", "South", "West", "North"]}
+
+
+def _names(page) -> list[str]:
+    return [page.locator(f'.seat[data-seat="{s}"] .seat-name').input_value() for s in range(4)]
+
+
+@pytest.mark.parametrize("lang", list(WINDS))
+def test_the_seats_are_called_by_their_winds_in_the_language_shown(server_ok, lang):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.select_option("#lang", lang)
+        page.locator("#table-box summary").click()
+        east, south, west, north = WINDS[lang]
+        assert _names(page) == WINDS[lang]
+        expect(page.locator("#winner option")).to_have_text(WINDS[lang], use_inner_text=True)
+        expect(page.locator("#discarder option")).to_have_text([east, west, north], use_inner_text=True)
+        dealer = {"both": "庄家 dealer: ", "zh": "庄家：", "en": "dealer: "}[lang]
+        expect(page.get_by_role("radio", name=dealer + east, exact=True)).to_be_checked()
+        if lang == "en":
+            assert not CJK.search(_seen(page, "#table-box"))
+        page.reload()  # said in the language kept, from the first moment
+        expect(page.locator("#faces button")).to_have_count(31)
+        assert _names(page) == WINDS[lang]
+
+
+def test_names_typed_are_kept_and_the_winds_follow_the_language_back_and_forth(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.select_option("#lang", "en")
+        page.locator("#table-box summary").click()
+        seat = page.locator('.seat[data-seat="2"] .seat-name')
+        seat.fill("Ann")
+        seat.press("Enter")
+        expect(page.locator("#payments li")).to_have_text(["East pays 6 (3 pao ×2 dealer)"], use_inner_text=True)
+        expect(page.locator("#add-hand")).to_have_text("Add this hand: South +6", use_inner_text=True)
+        page.locator("#add-hand").click()  # South wins on East's discard, East dealing
+        en_hand = "1. South wins on East's discard, 3 pao: East -6, South +6, Ann 0, North 0"
+        zh_hand = "1. 南 胡 东 放炮 3 炮: 东 -6, 南 +6, Ann 0, 北 0"
+        for lang, hand in [("zh", zh_hand), ("both", zh_hand), ("en", en_hand), ("zh", zh_hand), ("en", en_hand)]:
+            page.select_option("#lang", lang)
+            winds = WINDS[lang]
+            assert _names(page) == [winds[0], winds[1], "Ann", winds[3]]
+            expect(page.locator("#winner option")).to_have_text([winds[0], winds[1], "Ann", winds[3]],
+                                                                use_inner_text=True)
+            expect(page.locator("#hands li")).to_have_text([hand], use_inner_text=True)
+            expect(page.get_by_role("radio", name=re.compile(winds[1] + "$"))).to_be_checked()  # South deals now
+        page.locator("#copy-tally").click()
+        assert page.locator("#tally-text").input_value().splitlines()[2:] == [
+            "East -6 · South +6 (dealer) · Ann 0 · North 0", en_hand]
+        page.reload()  # kept in this browser, in the language kept
+        expect(page.locator("#faces button")).to_have_count(31)
+        assert _names(page) == ["East", "South", "Ann", "North"]
+        seat = page.locator('.seat[data-seat="2"] .seat-name')
+        seat.fill("")  # a name cleared: the seat called by its wind again, in each language
+        seat.press("Enter")
+        assert _names(page) == WINDS["en"]
+        page.select_option("#lang", "zh")
+        assert _names(page) == WINDS["zh"]
+        page.locator('.seat[data-seat="0"] .seat-name').fill("老王")
+        page.locator('.seat[data-seat="0"] .seat-name').press("Enter")
+        page.select_option("#lang", "en")
+        assert _names(page) == ["老王", "South", "West", "North"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from browser import on_phone, opened, read_photo, uploaded
 from web_helpers import jpeg_bytes
 
@@ -255,3 +256,89 @@ def test_a_finger_on_bare_photo_beside_a_tile_adds_one_there_and_on_a_tile_opens
         page.touchscreen.tap(*at((x0 + x1) / 2, (y0 + y1) / 2))  # on a tile: that tile, as before
         expect(page.locator("#picker-title")).to_contain_text("Read as")
         assert page.evaluate("state.picking.index") == tile["index"]
+
+
+# Every control whose centre is on the screen and under which a tap there would not land on it: what lies there
+# instead. Waited three frames for, so that the page has done whatever a scroll sets off.
+UNTAPPABLE = """async () => {
+  for (let i = 0; i < 3; i++) await new Promise((ok) => requestAnimationFrame(ok));
+  const out = [];
+  for (const e of document.querySelectorAll('button, summary, select, textarea, a[href], label, input:not([type=file])')) {
+    if (!e.checkVisibility({ visibilityProperty: true }) || e.closest('dialog')) continue;
+    const r = e.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (!r.width || !r.height || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
+    const at = document.elementFromPoint(x, y);  // null: off the screen after all
+    if (at && at !== e && !e.contains(at)) out.push((e.id || e.className || e.tagName) + ' under ' + (at.id || at.tagName));
+  }
+  const peek = document.getElementById('score-peek');
+  return { untappable: out, peek: peek.checkVisibility({ visibilityProperty: true }) };
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (360, 640), (320, 568)], ids=["390x844", "360x640", "320x568"])
+def test_the_floating_score_never_lies_over_a_control_wherever_the_page_is_scrolled(server_ok, width, height):
+    """Scrolled so that a toggle, a menu or a button lies where the score floats at the screen's foot, the score
+    stepped aside for it: the tap reached the control, not the score (session 75: it opened the score)."""
+    from playwright.sync_api import expect
+
+    with on_phone(server_ok, width=width, height=height) as page:
+        read_photo(page)
+        expect(page.locator("#total")).to_have_text("3")
+        page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")  # every control
+        page.wait_for_function("state.pending === 0")
+        end = page.evaluate("document.documentElement.scrollHeight - innerHeight")
+        shown, blocked = 0, {}
+        for y in range(0, end + 30, 30):  # the pill is 44 px high: every control passes its place
+            page.evaluate("(y) => window.scrollTo(0, y)", y)
+            seen = page.evaluate(UNTAPPABLE)
+            shown += seen["peek"]
+            if seen["untappable"]:
+                blocked[y] = seen["untappable"]
+        assert blocked == {}
+        assert shown >= 10  # still there while the score is out of view, where nothing is under it
+        expect(page.locator("#score-peek")).to_be_visible()  # at the page's foot, under the last button
+        page.locator("#copy-tally").tap()  # a control tapped through where it lay under the score
+        expect(page.locator("#tally-text")).to_be_visible()
+
+
+# Each button of the picker brought into view as a tap would bring it: whether the tap lands on it.
+PICKER_UNTAPPABLE = """async () => {
+  const out = [];
+  for (const b of document.querySelectorAll('#picker button')) {
+    if (!b.checkVisibility()) continue;
+    b.scrollIntoView({ block: 'nearest' });
+    await new Promise((ok) => requestAnimationFrame(ok));
+    const r = b.getBoundingClientRect();
+    const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!at || at.closest('button') !== b || r.bottom > innerHeight + 0.5 || r.top < -0.5) {
+      out.push((b.id || b.dataset.cls || b.className) + ' under ' + (at && (at.id || at.className || at.tagName)));
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize(("width", "height", "tile"), [
+    pytest.param(390, 844, "10", id="390x844-likeliest-first"),  # the misread 3s: its likeliest faces offered first
+    pytest.param(390, 844, "0", id="390x844"),
+    pytest.param(320, 568, "10", id="320x568-likeliest-first"),
+    pytest.param(320, 568, "0", id="320x568"),
+    pytest.param(568, 320, "10", id="568x320-sideways"),
+])
+def test_every_face_of_the_picker_and_its_cancel_can_be_seen_and_tapped(server, width, height, tile):
+    """The cancel button stayed at the picker's foot over its last row of faces (sticky): brought into view, a face
+    there lay under it, and a tap on it cancelled (session 75)."""
+    from playwright.sync_api import expect
+
+    with on_phone(server, width=width, height=height) as page:
+        read_photo(page)
+        page.locator(f'#strip .chip[data-index="{tile}"]').tap()
+        expect(page.locator("#picker")).to_be_visible()
+        expect(page.locator("#faces button")).to_have_count(31)
+        assert page.evaluate(PICKER_UNTAPPABLE) == []
+        last = page.locator("#faces button").last  # the last face, tapped: chosen, not cancelled
+        cls = int(last.get_attribute("data-cls"))
+        last.tap()
+        expect(page.locator("#picker")).to_be_hidden()
+        page.wait_for_function("([tile, cls]) => state.corrections[tile] === cls", arg=[int(tile), cls])

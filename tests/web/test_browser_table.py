@@ -101,6 +101,10 @@ def test_a_new_game_an_undo_and_closing_the_tally_each_settle_the_score_shown_ag
                                                            "上家付 previous player pays 4"])
 
 
+# the page scrolled up until the score is just out of view, below the screen
+SCORE_JUST_BELOW = "window.scrollTo(0, scrollY + document.getElementById('total').getBoundingClientRect().top - innerHeight - 2)"
+
+
 def test_the_score_follows_the_player_up_the_page(server_ok):
     from playwright.sync_api import expect
 
@@ -109,11 +113,13 @@ def test_the_score_follows_the_player_up_the_page(server_ok):
         expect(page.locator("#total")).to_have_text("3")
         page.locator("#total").scroll_into_view_if_needed()
         expect(page.locator("#score-peek")).to_be_hidden()  # the score itself in view: no bar
-        page.evaluate("window.scrollTo(0, 0)")  # up to the toggles: the score is out of view
+        # up the page until the score is just out of view below: the bar lies over the words above it, no control
+        page.evaluate(SCORE_JUST_BELOW)
         expect(page.locator("#score-peek")).to_be_visible()
         expect(page.locator("#score-peek")).to_have_text("3 炮 · 胡牌")
-        page.locator("#self_draw").check()
+        page.locator("#self_draw").check()  # further up, at the toggles
         expect(page.locator("#score-peek")).to_have_text("4 炮 · 胡牌")  # a change above the score, seen at once
+        page.evaluate(SCORE_JUST_BELOW)
         page.locator("#score-peek").click()
         expect(page.locator("#score-peek")).to_be_hidden()
         expect(page.locator("#total")).to_be_in_viewport()

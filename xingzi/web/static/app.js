@@ -191,7 +191,7 @@ function show(data) {
   const pays = $("payments"); pays.innerHTML = "";
   const settled = (settledHere(data) || {}).payments;  // the tally's seats by name, amounts as settled
   for (const p of settled || data.payments || []) {
-    li(pays, paymentText(p, (data.payments || []).length, settled ? table.names[p.seat] : null));
+    li(pays, paymentText(p, (data.payments || []).length, settled ? seatName(p.seat) : null));
   }
   showChoices("win", data.reading.win_choices || [], (c) => { state.win = c.index; });
   showChoices("kong", data.reading.kong_choices || [], (c) => {
@@ -236,6 +236,7 @@ function show(data) {
     : T("未能计分", "not scored", "未能计分");
   say($("score-peek"), falseWin ? total : cat(total, T(" 炮 · ", " pao · ", " 炮 · "), verdict));  // "诈胡 −80" says all
   $("score-peek").hidden = Boolean(state.scoreInView);
+  peekClear();
   remember();  // kept in this browser: a reload shows it again
 }
 
@@ -246,7 +247,37 @@ function watchScore() {
   new IntersectionObserver(([entry]) => {
     state.scoreInView = entry.isIntersecting;
     $("score-peek").hidden = entry.isIntersecting || !state.data;
+    peekClear();  // before it is drawn there
   }).observe($("total"));
+  // what lies under the bar changes as the page scrolls (the photo's box too), is resized, or grows (a fold opened)
+  addEventListener("scroll", peekLater, { passive: true, capture: true });
+  addEventListener("resize", peekLater);
+  document.addEventListener("toggle", peekLater, true);
+  new ResizeObserver(peekLater).observe(document.querySelector("main"));
+}
+
+// Whatever a finger may tap: the bar never lies over one (a tap there would open the score, not do what was meant).
+const TAPPABLE = "button, summary, select, input, textarea, a[href], label, [tabindex]:not([tabindex='-1'])";
+
+// The bar steps out of the way (unseen and untouchable, class "in-the-way") while any control lies under it, and is
+// back once the page is scrolled off it: on a phone it floats over the middle of the page, where toggles and buttons
+// pass under it (session 75). Checked once a frame at most.
+let peekFrame = 0;
+function peekLater() {
+  if (!peekFrame) peekFrame = requestAnimationFrame(() => { peekFrame = 0; peekClear(); });
+}
+
+function peekClear() {
+  const peek = $("score-peek");
+  if (peek.hidden) return;
+  const r = peek.getBoundingClientRect();  // visibility: hidden keeps its box in place
+  const under = (e) => {
+    if (peek.contains(e) || !e.checkVisibility({ visibilityProperty: true })) return false;
+    const c = e.getBoundingClientRect();
+    return c.width > 0 && c.height > 0 && c.left < r.right && c.right > r.left && c.top < r.bottom && c.bottom > r.top;
+  };
+  const inTheWay = document.activeElement !== peek && Array.from(document.querySelectorAll(TAPPABLE)).some(under);
+  peek.classList.toggle("in-the-way", inTheWay);
 }
 
 const CLAIMED = ["pung", "kong"];

@@ -111,7 +111,8 @@ const PAYER_NAMES = SEATS.map(([zh, en]) => T(zh, en));  // a payment names its 
 
 // One payment in words: a discard win has one payer (the discarder), a self-draw three; amounts after the
 // dealer's doubling, with the 炮 eaten from that payer named when there are any.
-// ``seat``: the tally's name for the player on the other side, when the score was settled between its seats.
+// ``seat``: the tally's name for the player on the other side (a phrase: table.js's seatName), when the score was
+// settled between its seats.
 function paymentText(p, payers, seat) {
   if (p.payer === "claimant") {  // the claimant pays each other player: on a discard the discarder first
     const to = seat || ($("self_draw").checked ? PAYER_NAMES[p.payee]
@@ -119,7 +120,7 @@ function paymentText(p, payers, seat) {
     return cat(T("诈胡付 ", "false win: pays ", "诈胡付 false win: pays "), to, " " + p.amount);
   }
   const pays = (zh, en) => T(zh + "付 ", en + " pays ", zh + "付 " + en + " pays ");
-  const who = seat ? T(seat + "付 ", seat + " pays ", seat + "付 pays ") : payers === 1 ? pays("放炮者", "the discarder")
+  const who = seat ? cat(seat, T("付 ", " pays ", "付 pays ")) : payers === 1 ? pays("放炮者", "the discarder")
     : pays(...SEATS[p.payer]);
   const parts = [];
   if (p.eaten) parts.push(T(`含吃 ${p.eaten} 炮`, `${p.eaten} pao eaten`, `含吃 ${p.eaten} 炮 eaten`));

@@ -4,15 +4,17 @@
 "use strict";
 
 const TABLE_KEY = "xingzi.table.v1";
-const SEAT_NAMES = ["东", "南", "西", "北"];
+// Each seat's own name, its wind, in each language: what it is called until a name is typed for it.
+const SEAT_NAMES = [["东", "East"], ["南", "South"], ["西", "West"], ["北", "North"]];
 const ADDED = T("已记入", "Added to the tally:");
 const table = loadTable();
 // The photo last added (``table.added``, kept with the tally: memory.js's photo id): a second tap, a rescore or a
 // reload does not add it again (undo allows it).
 const addedAlready = () => kept.photo !== null && table.added === kept.photo;
 
+// ``names``: the names typed for the seats, "" for a seat called by its wind (seatName: in the language shown).
 function freshTable(names) {
-  return { names: names || SEAT_NAMES.slice(), totals: [0, 0, 0, 0], dealer: 0, winner: 1, discarder: 0, hands: [],
+  return { names: names || ["", "", "", ""], totals: [0, 0, 0, 0], dealer: 0, winner: 1, discarder: 0, hands: [],
     added: null, same: false };
 }
 
@@ -25,9 +27,27 @@ function loadTable() {
         && seat(saved.dealer) && seat(saved.winner) && seat(saved.discarder) && Array.isArray(saved.hands)
         && saved.hands.every((h) => h && four(h.deltas, Number.isFinite) && seat(h.dealer))
         && [undefined, true, false].includes(saved.open) && [undefined, true, false].includes(saved.same)
-        && (saved.added === undefined || saved.added === null || typeof saved.added === "string")) return saved;
+        && (saved.added === undefined || saved.added === null || typeof saved.added === "string")) {
+      saved.names = saved.names.map((n, s) => typedName(s, n));  // an older page kept the winds' names, in Chinese
+      return saved;
+    }
   } catch (e) { /* no storage, or not ours: a fresh table */ }
   return freshTable();
+}
+
+// A seat's name as a phrase: the name typed for it, the same in every language; else its wind in the language shown
+// (with both shown, in Chinese, as the Chinese labels come first).
+function seatName(s) {
+  if (table.names[s]) return asPhrase(table.names[s]);
+  const [zh, en] = SEAT_NAMES[s];
+  return T(zh, en, zh);
+}
+
+// The name typed for seat ``s``, trimmed; "" (called by its wind) for none, or for its own wind's name in either
+// language, which follows the language like the name it was given at first.
+function typedName(s, text) {
+  const typed = String(text || "").trim();
+  return SEAT_NAMES[s].some((w) => w.toLowerCase() === typed.toLowerCase()) ? "" : typed;
 }
 
 function saveTable() {
@@ -86,7 +106,12 @@ function buildTable() {
     name.className = "seat-name";
     name.maxLength = 12;
     say(name, T(`座位 ${s + 1} 名字`, `seat ${s + 1} name`), "aria-label");  // no visible label of its own
-    name.addEventListener("change", () => { table.names[s] = name.value.trim() || SEAT_NAMES[s]; saveTable(); showTable(); });
+    name.addEventListener("change", () => {
+      table.names[s] = typedName(s, name.value);
+      name.value = name.dataset.shown = words(seatName(s));  // a name cleared: the wind's, said where it was typed
+      saveTable();
+      showTable();
+    });
     const total = document.createElement("span");
     total.className = "seat-total";
     const pick = document.createElement("label");  // a finger-sized place to tap around the small radio
@@ -114,6 +139,7 @@ function buildTable() {
   $("follow-dragon").addEventListener("click", () => followDealer("dragon"));
   $("drawn-hand").addEventListener("click", drawnHand);
   $("copy-tally").addEventListener("click", copyTally);
+  $("lang").addEventListener("change", showTable);  // (after lang.js's own) the names in the fields, in the new language
   // open or closed as it was left (a hand scored with it open comes back after a reload settled between its seats);
   // closed, the score is settled again by the page's own ticks, not the seats the tally named
   $("table-box").open = table.open === true;
@@ -147,7 +173,7 @@ function fillSeats(select, seats, value) {
   select.replaceChildren(...seats.map((s) => {
     const o = document.createElement("option");
     o.value = s;
-    o.textContent = table.names[s];
+    say(o, seatName(s));
     return o;
   }));
   select.value = String(value);
@@ -158,10 +184,12 @@ function showTable() {
     const s = Number(row.dataset.seat);
     const dealer = row.querySelector(".seat-dealer");
     dealer.checked = s === table.dealer;
-    const who = table.names[s];  // which seat, not four alike
-    say(dealer, T(`庄家：${who}`, `dealer: ${who}`, `庄家 dealer: ${who}`), "aria-label");
+    // which seat, not four alike
+    say(dealer, cat(T("庄家：", "dealer: ", "庄家 dealer: "), seatName(s)), "aria-label");
     const name = row.querySelector(".seat-name");
-    if (document.activeElement !== name) name.value = table.names[s];  // not under the user's typing
+    if (document.activeElement !== name || name.value === name.dataset.shown) {  // not under the user's typing
+      name.value = name.dataset.shown = words(seatName(s));
+    }
     row.querySelector(".seat-total").textContent = signed(table.totals[s]);
     row.classList.toggle("is-dealer", s === table.dealer);
   }
@@ -181,14 +209,14 @@ function showTable() {
   $("add-hand").disabled = !ready;
   const gain = ready ? settled.deltas[table.winner] : 0;
   $("same-box").hidden = $("self_draw").checked || !table.hands.length;
-  const why = ready ? table.names[table.winner] + " " + signed(gain) : notAddable();
-  say($("add-hand"), ready ? B("记入这一手：" + why, "Add this hand: " + why, "记入这一手")
+  const why = ready ? cat(seatName(table.winner), " " + signed(gain)) : notAddable();
+  say($("add-hand"), ready ? B("记入这一手：" + why.zh, "Add this hand: " + why.en, "记入这一手", "Add this hand: " + why.both)
     : B(`记入这一手（${why.zh}）`, "Add this hand — " + why.en, "记入这一手", "Add this hand — " + why.both));
-  const dealer = table.names[table.dealer];
+  const dealer = seatName(table.dealer);
   for (const kind of ["plain", "dragon"]) {
-    const what = kind === "plain" ? "跟庄" : "跟庄 中/白", pays = `${dealer} pays each ${state.followDealer[kind]}`;
-    say($("follow-" + kind), B(`${what}（${dealer} 付每家 ${state.followDealer[kind]}）`,
-      `Dealer followed${kind === "plain" ? "" : " on zhong/bai"}: ${pays}`, what, pays));
+    const what = kind === "plain" ? "跟庄" : "跟庄 中/白", pays = (name) => `${name} pays each ${state.followDealer[kind]}`;
+    say($("follow-" + kind), B(`${what}（${dealer.zh} 付每家 ${state.followDealer[kind]}）`,
+      `Dealer followed${kind === "plain" ? "" : " on zhong/bai"}: ${pays(dealer.en)}`, what, pays(dealer.both)));
   }
 }
 
@@ -258,12 +286,13 @@ function addHand() {
   const selfDraw = $("self_draw").checked;
   const round = roundDealer();
   const same = sameDiscard();
-  const [n, winner, discarder] = [table.hands.length + 1, table.names[table.winner], table.names[table.discarder]];
-  const how = data.valid ? (selfDraw ? "自摸" : "胡 " + discarder + " 放炮") : "诈胡";
-  const text = `${n}. ${winner} ${how}${data.valid ? " " + data.own + " 炮" : ""}${same ? " (一炮多响)" : ""}: `
-    + moved(deltas);
-  const en = `${n}. ${winner} ` + (data.valid ? (selfDraw ? "self-draw" : `wins on ${discarder}'s discard`)
-    + `, ${data.own} pao` : "false win") + (same ? " (a second winner on that discard)" : "") + ": " + moved(deltas);
+  const [n, winner, discarder] = [table.hands.length + 1, seatName(table.winner), seatName(table.discarder)];
+  const how = data.valid ? (selfDraw ? "自摸" : "胡 " + discarder.zh + " 放炮") : "诈胡";
+  const text = `${n}. ${winner.zh} ${how}${data.valid ? " " + data.own + " 炮" : ""}${same ? " (一炮多响)" : ""}: `
+    + moved(deltas, "zh");
+  const en = `${n}. ${winner.en} ` + (data.valid ? (selfDraw ? "self-draw" : `wins on ${discarder.en}'s discard`)
+    + `, ${data.own} pao` : "false win") + (same ? " (a second winner on that discard)" : "") + ": "
+    + moved(deltas, "en");
   const entry = { deltas, dealer: table.dealer, round, text, say: T(text, en, text), winner: table.winner,
     discarder: selfDraw ? null : table.discarder, valid: Boolean(data.valid), same };
   table.hands.push(entry);
@@ -276,8 +305,8 @@ function addHand() {
   tallySaid(cat(ADDED, " ", entry.say));
 }
 
-// What each seat won or paid in a hand: "东 -6, 南 +6, 西 0, 北 0".
-const moved = (deltas) => deltas.map((d, s) => table.names[s] + " " + signed(d)).join(", ");
+// What each seat won or paid in a hand, its seats named in ``language`` ("zh" or "en"): "东 -6, 南 +6, 西 0, 北 0".
+const moved = (deltas, language) => deltas.map((d, s) => seatName(s)[language] + " " + signed(d)).join(", ");
 
 // A hand in the tally in the words of the language shown (kept with it, so that a hand added in one language is said
 // in another); a hand an older page added has its words in both alone.
@@ -290,16 +319,16 @@ function handWords(h) {
 function followDealer(kind) {
   const amount = state.followDealer[kind];
   const what = kind === "dragon" ? "跟庄 中/白" : "跟庄";  // a tap in passing must not move the totals
-  const dealer = table.names[table.dealer];
+  const dealer = seatName(table.dealer);
   const followed = `Dealer followed${kind === "dragon" ? " on zhong/bai" : ""}`;
-  const ask = T(`${what}：${dealer} 付每家 ${amount}？`, `${followed}: ${dealer} pays each ${amount}?`,
-    `${what}: ${dealer} 付每家 pays each ${amount}?`);
+  const ask = T(`${what}：${dealer.zh} 付每家 ${amount}？`, `${followed}: ${dealer.en} pays each ${amount}?`,
+    `${what}: ${dealer.both} 付每家 pays each ${amount}?`);
   if (!window.confirm(words(ask))) return;
   const deltas = [0, 1, 2, 3].map((s) => (s === table.dealer ? -3 * amount : amount));
   const n = table.hands.length + 1;
-  const text = `${n}. 跟庄${kind === "dragon" ? " 中/白" : ""} ${dealer}: ` + moved(deltas);
-  const entry = { deltas, dealer: table.dealer, text, say: T(text, `${n}. ${followed}, ${dealer} pays each ${amount}: `
-    + moved(deltas), text), valid: false, same: false };
+  const text = `${n}. 跟庄${kind === "dragon" ? " 中/白" : ""} ${dealer.zh}: ` + moved(deltas, "zh");
+  const entry = { deltas, dealer: table.dealer, text, say: T(text,
+    `${n}. ${followed}, ${dealer.en} pays each ${amount}: ` + moved(deltas, "en"), text), valid: false, same: false };
   table.hands.push(entry);
   table.totals = table.totals.map((t, s) => t + deltas[s]);
   saveTable();
@@ -309,10 +338,10 @@ function followDealer(kind) {
 
 // §8: a drawn hand (黄庄) moves no points and the dealer deals again; it is written down all the same.
 function drawnHand() {
-  const [n, dealer] = [table.hands.length + 1, table.names[table.dealer]];
-  const text = `${n}. 黄庄 ${dealer} 连庄 keeps the deal`;
+  const [n, dealer] = [table.hands.length + 1, seatName(table.dealer)];
+  const text = `${n}. 黄庄 ${dealer.zh} 连庄 keeps the deal`;
   const entry = { deltas: [0, 0, 0, 0], dealer: table.dealer, text, valid: false, same: false,
-    say: T(`${n}. 黄庄 ${dealer} 连庄`, `${n}. Drawn hand: ${dealer} keeps the deal`, text) };
+    say: T(`${n}. 黄庄 ${dealer.zh} 连庄`, `${n}. Drawn hand: ${dealer.en} keeps the deal`, text) };
   table.hands.push(entry);
   $("same-discard").checked = table.same = false;
   saveTable();
@@ -322,7 +351,7 @@ function drawnHand() {
 
 // The tally as plain text for the table's chat: the totals, the dealer, every hand in order.
 function tallyText() {
-  const seats = [0, 1, 2, 3].map((s) => table.names[s] + " " + signed(table.totals[s])
+  const seats = [0, 1, 2, 3].map((s) => words(seatName(s)) + " " + signed(table.totals[s])
     + (s === table.dealer ? words(T(" (庄)", " (dealer)", " (庄 dealer)")) : ""));
   const changed = Object.keys(rulesOverrides()).length;
   const rules = serverRules ? [words(cat(T("规则：", "rules: ", "规则 rules: "), rulesName(),
