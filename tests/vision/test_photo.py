@@ -61,6 +61,38 @@ def test_a_heic_of_too_many_pixels_is_refused_before_it_is_decoded():
         decode_image(_heic(_photo()), max_pixels=50_000)
 
 
+@pytest.mark.parametrize("max_pixels, read", [pytest.param(400_000, True, id="a-quarter-more-read"),
+                                               pytest.param(380_000, False, id="more-refused")])
+def test_a_heic_is_decoded_whole_up_to_a_quarter_more_pixels_than_other_pictures(max_pixels, read):
+    """A HEIC cannot be decoded at a reduced scale as a JPEG is: a quarter more than ``max_pixels`` is let through
+    so that phones' 48- and 50-MP ones are read at the default (WHOLE_HEIF_SHARE); a PNG is not."""
+    photo = _photo(800, 600)  # 480,000 pixels
+    if read:
+        assert decode_image(_heic(photo), max_pixels=max_pixels).shape == (600, 800, 3)
+    else:
+        with pytest.raises(ValueError, match=r"800x600 = 0 megapixels; at most 0 are accepted in a HEIF"):
+            decode_image(_heic(photo), max_pixels=max_pixels)
+    png = io.BytesIO()
+    photo.save(png, format="PNG")
+    with pytest.raises(ValueError, match="at most 0 are accepted in a PNG"):
+        decode_image(png.getvalue(), max_pixels=max_pixels)
+
+
+def test_a_phones_48_mp_heic_is_read_and_scores_as_the_demo(capsys):
+    """A 48-MP HEIC ("HEIF Max") was refused as over 40 MP; read whole now, it gives the demo's tiles and 26 炮."""
+    import json
+
+    from xingzi.cli import main
+
+    data = Path(__file__).resolve().parents[1] / "data" / "photos" / "demo_48mp.heic"
+    with Image.open(data) as im:
+        assert im.size == (6928, 6928)  # 48.0 MP
+    assert decode_image(data.read_bytes()).shape == (1600, 1600, 3)
+    assert main(["score", str(data), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["own"] == 26 and result["reading"]["notation"] == "66m111s中中 中 | pung 白 | concealed_kong 3s | fa 3"
+
+
 def test_a_heic_file_goes_through_the_whole_pipeline(tmp_path):
     path = tmp_path / "IMG_0001.HEIC"
     path.write_bytes(_heic(_photo()))
