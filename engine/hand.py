@@ -172,6 +172,7 @@ def make_context(hand: object, self_draw: object, dealer: object, events: object
                              f"holds no other {t}, got {held - 1}")
     if payers and not self_draw:
         _check_kong_maker(payers[0].melds, hand.win_tile, ev)
+        _check_tears(payers[0].melds, ev)
     if hand.fa + sum(p.fa for p in payers) > 4:
         raise ValueError("more than four 发 in front of the players in all")
     total = list(hand.counts)
@@ -221,6 +222,16 @@ def _check_kong_maker(shown: tuple[Meld, ...], win_tile: int, ev: frozenset[str]
         listed = ", ".join(f"{m.kind.value} {m.tile.symbol}" for m in shown)
         raise ValueError(f"robbing_kong: a concealed kong cannot be robbed (only a pung made a kong by the "
                          f"tile added), got the kong maker's {listed}")
+
+
+def _check_tears(shown: tuple[Meld, ...], ev: frozenset[str]) -> None:
+    """杠上流泪 (RULES.md §4, §10) is won on the discard made right after the discarder's kong, the last of their
+    melds that is a kong: melds listed with no kong among them cannot be, as 杠上开花 without the winner's kong. No
+    melds listed are taken as not entered (the kong is not eaten either way)."""
+    if "kong_tears" in ev and shown and all(m.kind is MeldKind.PUNG for m in shown):
+        listed = ", ".join(f"{m.kind.value} {m.tile.symbol}" for m in shown)
+        raise ValueError(f"kong_tears needs the kong just made among the discarder's melds (e.g. 'kong 9p'), got "
+                         f"the discarder's {listed}")
 
 
 def robbed(melds: tuple[Meld, ...], win_tile: int) -> tuple[Meld, ...]:

@@ -44,6 +44,9 @@ def parse_tiles(text: str) -> list[Tile]:
         elif ch in SUITS or ch == "z":
             if not digits:
                 raise ValueError(f"suit letter {ch!r} at position {i} in {text!r} has no digits before it")
+            if "10" in digits and ch != "z":  # a rank written as a number past 9, not a 1 and a red five
+                where = "" if text.strip() == digits + ch else f" in {text!r}"
+                raise ValueError(f"'{digits}{ch}'{where}: ranks are 1..9, one digit a tile ('123{ch}')")
             for d in digits:
                 tiles.append(_number_tile(d, ch, text))
             digits = ""
@@ -84,6 +87,33 @@ def parse_hand(text: str) -> tuple[list[Tile], Tile | None]:
         if len(last) == 1:
             return parse_tiles(" ".join(parts[:-1])) + last, last[0]
     return parse_tiles(text), None
+
+
+def check_written_win(text: str, n_tiles: int, n_melds: int, no_win: bool) -> None:
+    """A hand's text with its winning tile written otherwise than once, last, after a space ('... 22345s 3m'): said
+    so, with what came after the space (make_hand would count the tiles, or find no winning tile, without a word on
+    how the text was read)."""
+    groups, expected = text.split(), 14 - 3 * n_melds
+    if len(groups) < 2:
+        return
+    if no_win and n_tiles == expected:
+        raise ValueError(f"winning tile missing: write one tile last, after a space ('12m456m789p22345s 3m'), got "
+                         f"{groups[-1]!r} after the space ({n_tiles - len(parse_tiles(groups[-1]))} + "
+                         f"{len(parse_tiles(groups[-1]))} tiles)")
+    k = 0
+    while k < len(groups) - 1 and _one_tile(groups[-1 - k]):
+        k += 1
+    if k >= 2 and n_tiles > expected:
+        raise ValueError(f"one winning tile is written last, after a space ('12m456m789p22345s 3m'), got "
+                         f"{' '.join(groups[-k:])!r} after the hand: {n_tiles} tiles in all, where a hand with "
+                         f"{n_melds} meld(s) has {expected} (winning tile included)")
+
+
+def _one_tile(group: str) -> bool:
+    try:
+        return len(parse_tiles(group)) == 1
+    except ValueError:
+        return False
 
 
 def format_tiles(tiles: list[Tile] | tuple[Tile, ...], sort: bool = True) -> str:

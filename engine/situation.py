@@ -10,11 +10,12 @@ from typing import Any
 from .hand import EVENTS, Hand, Payer, WinContext, _check_copies, make_context, make_hand, robbed
 from .items import NAMES
 from .melds import Meld
-from .notation import format_counts, format_meld, parse_hand, parse_meld, parse_tiles
+from .notation import check_written_win, format_counts, format_meld, parse_hand, parse_meld, parse_tiles
 from .ruleset import Ruleset, load_ruleset
 from .scoring import SYMBOLS, Score, score_hand
 from .settlement import CLAIMANT, Payment, follow_dealer, next_dealer
 from .tiles import Tile
+from .unscored import events_not_counted
 
 
 def _bool(s: Mapping, key: str, default: bool = False) -> bool:
@@ -83,6 +84,7 @@ def parse_situation(s: Any, ruleset: Ruleset | None = None) -> tuple[Hand, WinCo
             raise ValueError(f"\"win_tile\" {win.symbol} disagrees with the winning tile set apart at the end of "
                              f"\"hand\", {separated.symbol}")
     melds = _melds(s.get("melds"), "the winner's")
+    check_written_win(text, len(tiles), len(melds), win is None)
     hand = make_hand(tiles, win, melds, _int(s, "fa"))
     payers = _payers(s.get("payers"))
     events = _events(s.get("events"))
@@ -130,8 +132,9 @@ def payment_json(p: Payment) -> dict[str, Any]:
     return {"payer": p.payer, "eaten": p.eaten, "pao": p.pao, "amount": p.amount}
 
 
-def score_json(score: Score, hand: Hand, rules: Ruleset) -> dict[str, Any]:
-    """A Score as the §10 result object (plus readable extras)."""
+def score_json(score: Score, hand: Hand, rules: Ruleset, ctx: WinContext | None = None) -> dict[str, Any]:
+    """A Score as the §10 result object (plus readable extras; with ``ctx``, the events it declares that the score
+    leaves out, and why: ``events_not_counted``, absent when there are none)."""
     out: dict[str, Any] = {
         "valid": score.valid,
         "own": score.own,
@@ -146,6 +149,9 @@ def score_json(score: Score, hand: Hand, rules: Ruleset) -> dict[str, Any]:
     out["reading"] = list(score.reading)
     out["waits"] = [SYMBOLS[t] for t in score.waits]
     out["ruleset"] = rules.name
+    missed = events_not_counted(score, hand, ctx, rules) if ctx is not None and ctx.events else []
+    if missed:
+        out["events_not_counted"] = missed
     return out
 
 
@@ -157,7 +163,7 @@ def score_situation(situation: dict, ruleset: Ruleset | None = None) -> dict:
     overrides apply on top of it.
     """
     hand, ctx, rules = parse_situation(situation, ruleset)
-    return score_json(score_hand(hand, ctx, rules), hand, rules)
+    return score_json(score_hand(hand, ctx, rules), hand, rules, ctx)
 
 
 # the fields a situation's reader and a round's read (RULES.md §10; any other field is let be)
@@ -239,7 +245,7 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
         if s["dealer"] != (seat == dealer):
             raise ValueError(f"seat {seat}: dealer flag disagrees with the round's dealer seat {dealer}")
         hand, ctx, rules = parse_situation(s, ruleset)  # the win's own ruleset settles it too (its dealer factor)
-        result = score_json(score_hand(hand, ctx, rules), hand, rules)
+        result = score_json(score_hand(hand, ctx, rules), hand, rules, ctx)
         result.update(seat_settlement(result, seat, discarder, dealer, rules))
         results.append({"seat": seat, **result})
         claims.append((seat, s))

@@ -173,3 +173,57 @@ def test_a_photo_says_an_optional_event_left_out_too(capsys) -> None:
     code, out, _ = run(["score", *photo, "--event", "tong_ku"], capsys)
     assert code == 0 and "not counted 痛苦 tong_ku: optional" in out and "not counted" not in plain
     assert out.splitlines()[-2:] == plain.splitlines()[-2:]  # the same total and payment
+
+
+NO_PAIN = ["--hand", "123m456m234s5s 5s", "--meld", "pung 9p", "--event", "tong_ku"]
+ON = ["--set", 'optional=["tong_ku"]']
+
+
+@pytest.mark.parametrize("flags, reason, hint", [
+    pytest.param([*NO_PAIN, *ON], "needs an edge or middle wait (边张/夹心) and no other tile kind waited on: 5s "
+                 "completed the hand as 单钓 pair, and it waited on 2s 5s", "", id="tong-ku-on-a-pair-wait"),
+    pytest.param(["--hand", "123m456m789p22s35s 4s", "--self-draw", "--event", "shang_xin", "--set",
+                  'optional=["shang_xin"]'], "needs a two-sided wait (两面) on exactly the two kinds either side of the "
+                 "run the winning tile closes, the other side not all held or shown: 4s completed the hand as 夹心 "
+                 "middle, and it waited on 4s", "", id="shang-xin-on-a-middle-wait"),
+    pytest.param(NO_PAIN, "optional, off under these rules", " (--set 'optional=[\"tong_ku\"]' counts it)",
+                 id="optional-off"),
+])
+def test_an_event_that_does_not_apply_is_said_in_words_and_in_the_json(capsys, flags, reason, hint) -> None:
+    event = flags[flags.index("--event") + 1]
+    code, out, _ = run(["score", *flags], capsys)
+    name = {"tong_ku": "痛苦", "shang_xin": "伤心痛苦"}[event]
+    assert code == 0 and f"not counted {name} {event}: {reason}{hint}" in out.splitlines()
+    result = json.loads(run(["score", *flags, "--json"], capsys)[1])
+    assert result["events_not_counted"] == [{"event": event, "name": name, "reason": reason}]
+    assert {"valid", "own", "items", "payments"} <= set(result)
+
+
+def test_kong_tears_without_a_kong_shown_by_the_discarder_is_refused(capsys) -> None:
+    code, _, err = run(["score", "--hand", HAND, "--event", "kong_tears", "--payer", "pung 中; fa=1"], capsys)
+    assert code == 2 and "kong_tears needs the kong just made among the discarder's melds" in err
+    assert run(["score", "--hand", HAND, "--event", "kong_tears", "--payer", "pung 中; kong 9s"], capsys)[0] == 0
+
+
+@pytest.mark.parametrize("flags, said, unsaid", [
+    pytest.param(["--hand", "123m456m789p12s5p 中中"], "got '中中' after the space", "winning tile missing: give",
+                 id="two-tiles-after-the-space"),
+    pytest.param(["--hand", "12m456m789p22345s 3m 4m"], "got '3m 4m' after the hand", None, id="two-winning-tiles"),
+    pytest.param(["--hand", HAND, "--meld", "pung 10s"], "'10s': ranks are 1..9, one digit a tile", "red fives",
+                 id="rank-10"),
+    pytest.param(["--hand", HAND, "--meld", "pung 0s"], "ranks are 1..9 (no red fives)", None, id="red-five"),
+    pytest.param(["--hand", HAND, "--payer", "none; fa=1"], "payer 'none; fa=1': 'none' stands alone", "pung|kong",
+                 id="none-with-more"),
+])
+def test_a_refusal_says_what_was_written(capsys, flags, said, unsaid) -> None:
+    code, _, err = run(["score", *flags], capsys)
+    assert code == 2 and said in err and (unsaid is None or unsaid not in err), err
+
+
+def test_the_help_says_a_self_drawn_event_is_scored_as_a_self_draw(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    words = " ".join(capsys.readouterr().out.split())
+    for flag in ("--self-draw", "--discard"):
+        assert "kong_bloom or hai_di_lao_yue" in words.split(flag, 2)[-1].split("--dealer")[0], flag
+    assert "without --self-draw or --discard the hand is scored as one" in words

@@ -50,6 +50,14 @@ RK = {"hand": "123m456m789p12s55p3s", "win_tile": "3s", "events": ["robbing_kong
         pytest.param({**EX1, "melds": ["triple 5p"]}, "not one of pung", id="meld-unknown-kind"),
         pytest.param({**EX1, "win_tile": "9s"}, "not among the hand", id="win-not-in-hand"),
         pytest.param({"hand": "12m456m789p22345s3m"}, "winning tile missing", id="no-win-tile"),
+        pytest.param({"hand": "123m456m789p12s5p 中中"}, r"winning tile missing: write one tile last, after a space "
+                     r"\('12m456m789p22345s 3m'\), got '中中' after the space \(12 \+ 2 tiles\)", id="two-tiles-after-the-space"),
+        pytest.param({"hand": "12m456m789p22345s 3m 4m"}, r"one winning tile is written last, after a space .*, got "
+                     r"'3m 4m' after the hand: 15 tiles in all, where a hand with 0 meld\(s\) has 14",
+                     id="two-winning-tiles-written"),
+        pytest.param({**EX1, "melds": ["pung 10s"]}, r"^'10s': ranks are 1\.\.9, one digit a tile \('123s'\)$",
+                     id="rank-10"),
+        pytest.param({**EX1, "melds": ["pung 0s"]}, r"ranks are 1\.\.9 \(no red fives\)", id="red-five"),
         pytest.param({"win_tile": "3m"}, "no \"hand\"", id="no-hand"),
         pytest.param([1, 2], "JSON object", id="not-an-object"),
         pytest.param({**EX1, "fa": 5}, r"must be 0\.\.4, got 5", id="five-fa"),

@@ -14,6 +14,7 @@ from xingzi.engine.hand import EVENT_NAMES, EVENTS, SELF_DRAW_EVENTS, check_clai
 from xingzi.engine.notation import format_tiles, parse_hand, parse_tiles
 from xingzi.engine.ruleset import OPTIONAL_ITEMS, Ruleset
 from xingzi.engine.situation import ROUND_FIELDS, SITUATION_FIELDS
+from xingzi.engine.unscored import OFF
 from xingzi.jsontext import repeated_key, strict_loads, twice_message
 
 from .rules import pad
@@ -28,15 +29,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--win", metavar="TILE", help="the winning tile, if not written last in --hand; "
                    "photo mode: which tile won, when the photo does not show it")
     how = p.add_mutually_exclusive_group()
-    how.add_argument("--self-draw", dest="self_draw", action="store_true", default=None, help="won on own draw (自摸)")
-    how.add_argument("--discard", dest="self_draw", action="store_false", help="won on a discard (default)")
+    how.add_argument("--self-draw", dest="self_draw", action="store_true", default=None,
+                     help="won on own draw (自摸); with neither flag, --event kong_bloom or hai_di_lao_yue (self-draws "
+                          "by their rule) is scored as one")
+    how.add_argument("--discard", dest="self_draw", action="store_false",
+                     help="won on a discard (the default when neither flag is given, except with --event kong_bloom "
+                          "or hai_di_lao_yue: those are self-draws and are scored as one)")
     p.add_argument("--dealer", action="store_true", help="the winner is the dealer (庄家)")
     p.add_argument("--meld", action="append", default=[], metavar="MELD",
                    help="a meld in front of the winner, in the order made: 'pung 中', 'kong 9p', 'concealed_kong 4s'")
     p.add_argument("--fa", type=int, default=None, metavar="N",
                    help="发 set aside in front of the winner (0..4; a photo's are read from it)")
     p.add_argument("--event", action="append", default=[], choices=EVENTS, metavar="EVENT",
-                   help=f"how the hand was won, repeatable: {', '.join(EVENTS)}")
+                   help=f"how the hand was won, repeatable: {', '.join(EVENTS)} (kong_bloom and hai_di_lao_yue "
+                        "are self-draws: without --self-draw or --discard the hand is scored as one)")
     p.add_argument("--payer", action="append", default=[], metavar="SPEC",
                    help="what a payer shows, e.g. 'dealer; fa=2; pung 中; concealed_kong 4s', or 'none' "
                         "(once on a discard win; on 自摸 up to three times: players 1, 2, 3 in this order)")
@@ -157,6 +163,10 @@ def parse_payer(spec: str) -> dict[str, Any]:
     payer: dict[str, Any] = {"dealer": False, "fa": 0, "melds": []}
     if spec.strip().lower() == PLAIN_PAYER:
         return payer
+    entries = [part.strip() for part in spec.replace(",", ";").split(";") if part.strip()]
+    if PLAIN_PAYER in (e.lower() for e in entries):
+        raise ValueError(f"payer {spec!r}: '{PLAIN_PAYER}' stands alone (a payer who is not the dealer and shows "
+                         f"nothing), not combined with other entries: give 'dealer', 'fa=N' or melds instead")
     if not spec.replace(",", ";").replace(";", "").strip():
         raise ValueError(f"--payer is empty: expected what that payer shows, e.g. 'dealer; fa=2; pung 中', or "
                          f"'{PLAIN_PAYER}' for a payer who is not the dealer and shows nothing, got {spec!r}")
@@ -239,9 +249,8 @@ def print_result(result: dict[str, Any], out=None) -> None:
     out.write(f"waited on {' '.join(result['waits']) or '-'}\n")
     for item in result["items"]:
         out.write(f"  {pad(item['name'], 10)}{item['key']:<22}{item['pao']:>4} 炮\n")
-    for event in result.get("not_counted", ()):
-        out.write(f"not counted {EVENT_NAMES[event]} {event}: optional, off under these rules "
-                  f"(--set 'optional=[\"{event}\"]' counts it)\n")
+    for line in not_counted_lines(result):
+        out.write(line + "\n")
     out.write(f"own       {result['own']} 炮   (ruleset: {result['ruleset']})\n")
     if not result["valid"]:
         out.write(f"诈胡 false win: {result['reason']}\n")
@@ -250,6 +259,16 @@ def print_result(result: dict[str, Any], out=None) -> None:
         return
     for p in result["payments"]:
         out.write(payment_line(p, bool(result.get("self_draw"))) + "\n")
+
+
+def not_counted_lines(result: dict[str, Any]) -> list[str]:
+    """A line for each event declared but not counted: the result's ``events_not_counted`` (with why), then any
+    optional one left off that a caller listed by name in ``not_counted`` and the result does not name."""
+    told = [(e["event"], e["reason"]) for e in result.get("events_not_counted", ())]
+    named = {event for event, _why in told}
+    told += [(event, OFF) for event in result.get("not_counted", ()) if event not in named]
+    return [f"not counted {EVENT_NAMES[event]} {event}: {why}"
+            + (f" (--set 'optional=[\"{event}\"]' counts it)" if why == OFF else "") for event, why in told]
 
 
 def false_win_line(payment: dict[str, Any], self_draw: bool) -> str:
@@ -402,7 +421,5 @@ def run(args: argparse.Namespace) -> int:
         result["hand_before"] = format_tiles(tiles)
         if args.overrides:  # the ruleset's name alone would hide that its numbers were changed
             result["ruleset"] += f", with --set {' '.join(args.overrides)}"
-        rules = (ruleset or load_ruleset()).with_overrides(situation.get("rules"))
-        result["not_counted"] = not_counted(situation["events"], rules)
         print_result(result)
     return 0  # a false win (诈胡) is a correct answer, not an error
