@@ -302,6 +302,30 @@ def test_the_floating_score_never_lies_over_a_control_wherever_the_page_is_scrol
         expect(page.locator("#tally-text")).to_be_visible()
 
 
+def test_the_floating_score_steps_aside_on_a_browser_without_check_visibility(server_ok):
+    """Safari before 17.4 (iOS 16 phones) has no Element.checkVisibility: the score bar's check must not throw there
+    (it ran inside the code showing a result, which would have stopped half way) and still steps aside."""
+    from playwright.sync_api import expect
+
+    with on_phone(server_ok, width=390, height=844) as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.evaluate("delete Element.prototype.checkVisibility")
+        read_photo(page)
+        expect(page.locator("#total")).to_have_text("3")
+        page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        page.wait_for_function("state.pending === 0")
+        end = page.evaluate("document.documentElement.scrollHeight - innerHeight")
+        aside, shown = 0, 0
+        for y in range(0, end + 30, 30):
+            page.evaluate("(y) => window.scrollTo(0, y)", y)
+            page.evaluate("() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))")
+            state = page.evaluate("(() => { const p = document.getElementById('score-peek');"
+                                  " return p.hidden ? '' : p.classList.contains('in-the-way') ? 'aside' : 'shown'; })()")
+            aside, shown = aside + (state == "aside"), shown + (state == "shown")
+        assert errors == [] and aside > 0 and shown > 0
+
+
 # Each button of the picker brought into view as a tap would bring it: whether the tap lands on it.
 PICKER_UNTAPPABLE = """async () => {
   const out = [];

@@ -267,12 +267,16 @@ function peekLater() {
   if (!peekFrame) peekFrame = requestAnimationFrame(() => { peekFrame = 0; peekClear(); });
 }
 
+// checkVisibility is missing from Safari before 17.4 (iOS 16 phones): laid out and not hidden does there
+const seen = (e) => (e.checkVisibility ? e.checkVisibility({ visibilityProperty: true })
+  : e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden");
+
 function peekClear() {
   const peek = $("score-peek");
   if (peek.hidden) return;
   const r = peek.getBoundingClientRect();  // visibility: hidden keeps its box in place
   const under = (e) => {
-    if (peek.contains(e) || !e.checkVisibility({ visibilityProperty: true })) return false;
+    if (peek.contains(e) || !seen(e)) return false;
     const c = e.getBoundingClientRect();
     return c.width > 0 && c.height > 0 && c.left < r.right && c.right > r.left && c.top < r.bottom && c.bottom > r.top;
   };
