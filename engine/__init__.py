@@ -28,15 +28,11 @@ def _count(tiles: list[Tile], melds: tuple[Meld, ...]) -> tuple[tuple[int, ...],
     return tuple(counts), tuple(used), 4 - len(melds)
 
 
-def wait_set(tiles: list[Tile], melds: tuple[Meld, ...] = (), shown: tuple[Meld, ...] = ()) -> set[Tile]:
-    """Tiles that would complete a hand of ``13 - 3*len(melds)`` concealed tiles; never a kind of which all four
-    copies are held or shown (``shown``: the other players' melds, as scoring counts them)."""
+def wait_set(tiles: list[Tile], melds: tuple[Meld, ...] = ()) -> set[Tile]:
+    """Tiles that would complete a hand of ``13 - 3*len(melds)`` concealed tiles (a fifth copy never)."""
     counts, used, n_sets = _count(tiles, melds)
     if max(used) > 4:  # a fifth copy (melds included): no hand, as waits() says of one in the hand
         return set()
-    if shown:
-        _, others, _ = _count([], shown)
-        used = tuple(a + b for a, b in zip(used, others, strict=True))
     return {TILES[i] for i in waits(counts, used, n_sets)}
 
 

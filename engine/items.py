@@ -301,14 +301,14 @@ def tong_ku(r: Reading) -> int:
 
 
 def _other_side_live(r: Reading) -> bool:
-    """Whether the other kind a two-sided role waited on (56 won on 4: the 7) still had a copy to come: fewer than
-    four of it held by the winner or shown in anyone's melds (the waits count them alike)."""
+    """Whether the other kind a two-sided role waited on (56 won on 4: the 7) still had a copy to come: the
+    winner held fewer than four of it, in hand and melds."""
     first, pos = r.role[1], r.role[2]
     other = first + 3 if pos == 0 else first - 1
     held = r.f.hand.counts[other]
-    for m in r.f.hand.melds + tuple([m for p in r.f.ctx.payers for m in p.melds]):
-        if m.tile.index == other:
-            held += m.kind.size
+    for kind, t in r.f.melds:
+        if t == other:
+            held += 3 if kind == "pung" else 4
     return held < 4
 
 

@@ -245,27 +245,17 @@ def _settle(ok: bool, own: int, hand: Hand, ctx: WinContext, rules: Ruleset, der
 
 
 def _waits_before(parts: tuple[Part, ...], counts: tuple[int, ...], w: int, melds: tuple, n_sets: int) -> tuple[int, ...]:
-    """Tile ids the hand waited on before the winning tile ``w``, in order; never a kind of which all four copies
-    are held or shown: ``melds`` are (kind, tile id) of every meld on the table, the winner's and the payers'."""
+    """Tile ids the hand waited on before the winning tile ``w``, in order; never a fifth copy."""
     found = completing(parts, n_sets == 4, w)
     if not melds:
         if parts[0].four or parts[1].four or parts[2].four or parts[3].four or parts[4].four:
             return tuple([t for t in found if t == w or counts[t] < 4])
         return found
-    held = list(counts)  # copies held or shown before winning, melds included
+    held = list(counts)  # copies held before winning, melds included
+    held[w] -= 1
     for kind, t in melds:
         held[t] += 3 if kind == "pung" else 4
-    # (the winning tile is one: 抢杠's kong of it, listed as the payer's, counts as the pung it was)
-    return tuple([t for t in found if t == w or held[t] < 4])
-
-
-def table_melds(hand: Hand, ctx: WinContext) -> tuple[tuple[str, int], ...]:
-    """(kind, tile id) of every meld on the table: the winner's in the order made, then each payer's."""
-    melds = hand.meld_ids if hand.melds else ()
-    for p in ctx.payers:
-        if p.melds:
-            melds += tuple([(m.kind._value_, m.tile.index) for m in p.melds])
-    return melds
+    return tuple([t for t in found if held[t] < 4])
 
 
 def score_hand(hand: object, ctx: object, rules: object) -> Score:
@@ -281,8 +271,7 @@ def score_hand(hand: object, ctx: object, rules: object) -> Score:
     parts = hand_parts(counts)
     no_fa = not counts[FA]
     n_tiles = parts[0].size + parts[1].size + parts[2].size + parts[3].size + parts[4].size + counts[FA]
-    seen = table_melds(hand, ctx) if ctx.payers else melds
-    wait = _waits_before(parts, counts, w, seen, n_sets) if no_fa and n_tiles == 3 * n_sets + 2 else ()
+    wait = _waits_before(parts, counts, w, melds, n_sets) if no_fa and n_tiles == 3 * n_sets + 2 else ()
     derived = _DERIVED.get(id(rules))
     if derived is None or derived.rules is not rules:
         derived = _derived(rules)

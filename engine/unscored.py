@@ -16,7 +16,7 @@ OFF: Final = "optional, off under these rules"
 NEEDS: Final = {
     "tong_ku": "needs an edge or middle wait (边张/夹心) and no other tile kind waited on",
     "shang_xin": "needs a two-sided wait (两面) on exactly the two kinds either side of the run the winning "
-                 "tile closes, the other side not all held or shown",
+                 "tile closes, the other side not all held by the winner",
 }
 
 

@@ -184,7 +184,7 @@ ON = ["--set", 'optional=["tong_ku"]']
                  "completed the hand as 单钓 pair, and it waited on 2s 5s", "", id="tong-ku-on-a-pair-wait"),
     pytest.param(["--hand", "123m456m789p22s35s 4s", "--self-draw", "--event", "shang_xin", "--set",
                   'optional=["shang_xin"]'], "needs a two-sided wait (两面) on exactly the two kinds either side of the "
-                 "run the winning tile closes, the other side not all held or shown: 4s completed the hand as 夹心 "
+                 "run the winning tile closes, the other side not all held by the winner: 4s completed the hand as 夹心 "
                  "middle, and it waited on 4s", "", id="shang-xin-on-a-middle-wait"),
     pytest.param(NO_PAIN, "optional, off under these rules", " (--set 'optional=[\"tong_ku\"]' counts it)",
                  id="optional-off"),

@@ -84,6 +84,8 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
                              f"{tile_chinese(m[1])}，这里有 {m[3]} 张"),
         (r"kong_bloom needs the kong just made among the winner's melds \(e\.g\. 'kong 9p'\)",
          lambda m: "杠上开花要有刚开的杠（明杠或暗杠）"),
+        (r"kong_tears needs the kong just made among the discarder's melds \(e\.g\. 'kong 9p'\), got .+",
+         lambda m: "杠上流泪要有放炮者刚开的杠（明杠或暗杠）"),
         (r"robbing_kong and kong_tears cannot both happen on one tile", lambda m: "抢杠和杠上流泪不会同时发生"),
         (r"a self-drawn win has 3 payers, got (\d+)", lambda m: f"自摸由另外三家付，这里给了 {m[1]} 家"),
         (r"a discard win has 1 payer \(the discarder\), got (\d+)", lambda m: f"点炮只由放炮的一家付，这里给了 {m[1]} 家"),
@@ -108,7 +110,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         # the engine's reasons for a false win (诈胡)
         (r"not a winning hand: the tiles form neither 4 sets \+ a pair nor seven pairs",
          lambda m: "不成胡：既不是四组加一对，也不是七对"),
-        (r"only (\d+) own 炮 count towards 两炮起胡 \(needs (\d+)\)(?:; not counted for it: (.+))?",
+        (r"only (\d+) own 炮 counts? towards 两炮起胡 \(needs (\d+)\)(?:; not counted for it: (.+))?",
          lambda m: f"只有 {m[1]} 炮算入两炮起胡（需要 {m[2]} 炮）"
          + (f"；不算入的：{'、'.join(item_name(k.strip()) for k in m[3].split(','))}" if m[3] else "")),
     ))

@@ -1,5 +1,5 @@
-"""Waits count every copy on the table (the winner's and the payers' melds alike); events declared but not counted
-are said with why; 杠上流泪 needs the discarder's kong; 双边双夹 is given by shape (docs/engine.md)."""
+"""Waits are the hand's own: the payers' melds take none away (docs/engine.md, kept in session 75); events declared
+but not counted are said with why; 杠上流泪 needs the discarder's kong; 双边双夹 is given by shape."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xingzi.engine import Tile, parse_meld, parse_tiles, score_situation, wait_set
+from xingzi.engine import Tile, score_situation
 from xingzi.engine.notation import format_tiles
 
-# 4566m7m: waits 5m and 8m; 8m dead where all four lie in a kong on the table
+# 4566m7m: waits 5m and 8m. A situation lists the payers' melds only, not every tile on the table (discards, on a
+# discard the two other players' melds), so copies shown there take no wait away: the same hand scores the same
+# wherever the other player's four 8m lie. The winner's own four are known to be out: then 8m is no wait.
 DEAD_8M = {"hand": "4566m7m123p99s 5m", "melds": ["pung 1s"]}
-SINGLE = {"ping_hu": 1, "single_wait": 1}
 
 
 def _items(result: dict[str, Any]) -> dict[str, int]:
@@ -22,35 +23,23 @@ def _items(result: dict[str, Any]) -> dict[str, int]:
 
 
 @pytest.mark.parametrize(("situation", "waits", "items"), [
-    pytest.param({**DEAD_8M, "payers": [{"melds": ["kong 8m"]}]}, ["5m"], SINGLE, id="in-the-discarders-kong"),
-    pytest.param({**DEAD_8M, "payers": [{"melds": ["concealed_kong 8m"]}]}, ["5m"], SINGLE,
-                 id="in-the-discarders-concealed-kong"),
+    pytest.param({**DEAD_8M, "payers": [{"melds": ["kong 8m"]}]}, ["5m", "8m"], {"ping_hu": 1},
+                 id="the-discarders-kong-takes-no-wait-away"),
+    pytest.param({**DEAD_8M, "self_draw": True, "payers": [{}, {"melds": ["kong 8m"]}, {}]}, ["5m", "8m"],
+                 {"ping_hu": 1, "self_draw": 1}, id="nor-a-self-draws-payers-kong"),
     pytest.param({**DEAD_8M, "melds": ["concealed_kong 8m"]}, ["5m"],
-                 {"ping_hu": 1, "concealed": 1, "concealed_kong": 2, "single_wait": 1}, id="in-the-winners-own-kong"),
-    pytest.param({**DEAD_8M, "self_draw": True, "payers": [{}, {"melds": ["kong 8m"]}, {}]}, ["5m"],
-                 {**SINGLE, "self_draw": 1}, id="in-a-self-draws-second-payers-kong"),
-    pytest.param({**DEAD_8M, "payers": [{"melds": ["pung 8m"]}]}, ["5m", "8m"], {"ping_hu": 1}, id="one-8m-left"),
-    # 45667s + 5s waited on 5s/8s: with every 8s shown, on 5s alone (胡单张), a middle wait: 痛苦 when declared
-    pytest.param({"hand": "45667s123m456p99p 5s", "payers": [{"melds": ["kong 8s"]}], "events": ["tong_ku"],
-                  "rules": {"optional": ["tong_ku"]}}, ["5s"],
-                 {"ping_hu": 1, "concealed": 1, "single_wait": 1, "tong_ku": 5}, id="tong-ku-on-the-last-live-kind"),
-    # 345s won on 3s: its other side 6s all in the discarder's kong, so no 两面 wait: 胡单张, no 伤心痛苦
+                 {"ping_hu": 1, "concealed": 1, "concealed_kong": 2, "single_wait": 1}, id="the-winners-own-four-do"),
+    # 345s won on 3s, its other side's four 6s in the discarder's kong: 7 of the 8 tiles shown, 伤心痛苦 as declared
     pytest.param({"hand": "123m456m789p22s45s 3s", "payers": [{"melds": ["kong 6s"]}], "events": ["shang_xin"],
-                  "rules": {"optional": ["shang_xin"]}}, ["3s"],
-                 {"ping_hu": 1, "concealed": 1, "single_wait": 1}, id="no-shang-xin-with-the-other-side-shown"),
+                  "rules": {"optional": ["shang_xin"]}}, ["3s", "6s"],
+                 {"ping_hu": 1, "concealed": 1, "shang_xin": 5}, id="shang-xin-with-the-other-side-in-a-kong"),
     # 抢杠: the robbed kong of the winning tile is the pung it was, the winning tile still the wait
     pytest.param({"hand": "123m456m789p12s55p 3s", "events": ["robbing_kong"], "payers": [{"melds": ["kong 3s"]}]},
                  ["3s"], {"ping_hu": 1, "concealed": 1, "single_wait": 1, "robbing_kong": 10}, id="robbed-kong"),
 ])
-def test_waits_count_the_copies_in_every_players_melds(situation, waits, items) -> None:
+def test_waits_are_the_hands_own_whatever_the_payers_show(situation, waits, items) -> None:
     result = score_situation(situation)
-    assert result["waits"] == waits and _items(result) == items, result  # (one-8m-left: 1 炮, a false win)
-
-
-def test_wait_set_counts_the_other_players_melds_when_given() -> None:
-    tiles = parse_tiles("4566m7m123p99s")
-    assert wait_set(tiles, (parse_meld("pung 1s"),)) == {Tile.M5, Tile.M8}
-    assert wait_set(tiles, (parse_meld("pung 1s"),), (parse_meld("kong 8m"),)) == {Tile.M5}
+    assert result["waits"] == waits and _items(result) == items, result
 
 
 SUITED = [t for t in Tile if t.suit is not None]
@@ -62,13 +51,13 @@ hands = st.builds(lambda sets, pair: [t for s in sets for t in s] + [pair, pair]
 
 @settings(max_examples=80, deadline=None)
 @given(hands, st.data())
-def test_a_kong_on_the_table_takes_its_tile_out_of_the_waits_and_nothing_else(tiles, data) -> None:
+def test_a_payers_kong_changes_no_wait(tiles, data) -> None:
     win = data.draw(st.sampled_from(tiles))
     shown = data.draw(st.sampled_from([t for t in SUITED if t not in tiles]))
     base = {"hand": f"{format_tiles(tiles)}", "win_tile": win.symbol}
     plain = score_situation(base)
     with_kong = score_situation({**base, "payers": [{"melds": [f"kong {shown.symbol}"]}]})
-    assert with_kong["waits"] == [w for w in plain["waits"] if w != shown.symbol]
+    assert with_kong["waits"] == plain["waits"] and with_kong["own"] == plain["own"]
 
 
 NO_WAIT_SHAPE = {"hand": "123m456m234s5s 5s", "melds": ["pung 9p"], "events": ["tong_ku"],
@@ -81,7 +70,7 @@ MIDDLE = {"hand": "123m456m789p22s35s 4s", "self_draw": True, "events": ["shang_
     pytest.param(NO_WAIT_SHAPE, "needs an edge or middle wait (边张/夹心) and no other tile kind waited on: 5s completed "
                  "the hand as 单钓 pair, and it waited on 2s 5s", id="tong-ku-on-a-pair-wait"),
     pytest.param(MIDDLE, "needs a two-sided wait (两面) on exactly the two kinds either side of the run the winning tile "
-                 "closes, the other side not all held or shown: 4s completed the hand as 夹心 middle, and it waited "
+                 "closes, the other side not all held by the winner: 4s completed the hand as 夹心 middle, and it waited "
                  "on 4s", id="shang-xin-on-a-middle-wait"),
     pytest.param({**NO_WAIT_SHAPE, "rules": {}}, "optional, off under these rules", id="optional-off"),
     pytest.param({"hand": "11223344556677p", "win_tile": "7p", "self_draw": True, "events": ["hai_di_lao_yue"],
