@@ -113,7 +113,27 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"only (\d+) own 炮 counts? towards 两炮起胡 \(needs (\d+)\)(?:; not counted for it: (.+))?",
          lambda m: f"只有 {m[1]} 炮算入两炮起胡（需要 {m[2]} 炮）"
          + (f"；不算入的：{'、'.join(item_name(k.strip()) for k in m[3].split(','))}" if m[3] else "")),
+        # why an event declared is not counted (the engine's events_not_counted)
+        (r"optional, off under these rules", lambda m: "可选项，现用规则没有开"),
+        (r"needs an edge or middle wait \(边张/夹心\) and no other tile kind waited on: (.+)",
+         lambda m: f"要边张或夹心，且只听这一种牌：{_shape(m[1])}"),
+        (r"needs a two-sided wait \(两面\) on exactly the two kinds either side of the run the winning tile closes, "
+         r"the other side not all held by the winner: (.+)",
+         lambda m: f"要两面听牌（胡的牌所成顺子两边的两种牌，另一边不全在自己手里）：{_shape(m[1])}"),
+        (r"replaced by \S+ (\w+) \(the ruleset's \[replaces\]\)", lambda m: f"已由{item_name(m[1])}代替"),
+        (r"worth 0 炮 under these rules", lambda m: "现用规则记 0 炮"),
+        (r"the hand's base is 10 or more already \(hai_di_pao = \"start_at_10\"\)", lambda m: "底分已有 10 炮或以上"),
     ))
+
+
+def _shape(said: str) -> str:
+    """``5s completed the hand as 单钓 pair, and it waited on 2s 5s`` → 五条胡成单钓，听二条、五条"""
+    m = re.fullmatch(r"(\S+) completed the hand as (.+), and it waited on (.+)", said)
+    if m is None:
+        return said
+    shapes = "或".join(s.split()[0] for s in m[2].split(" or "))
+    waited = "、".join(tile_chinese(t) for t in m[3].split()) if m[3] != "-" else "无"
+    return f"{tile_chinese(m[1])}胡成{shapes}，听{waited}"
 
 
 def _events(listed: str) -> str:

@@ -100,7 +100,8 @@ class PhotoResult:
                              ("bloom_choices", self.bloom_choices)):
             if choices:
                 out["reading"][key] = [c.to_json() for c in choices]
-        out["reading"]["messages_zh"].update(chinese_of([str(out.get("reason") or ""), str(self.error or "")]))
+        out["reading"]["messages_zh"].update(chinese_of([str(out.get("reason") or ""), str(self.error or ""),
+                                                         *(e["reason"] for e in out.get("events_not_counted", ()))]))
         out["situation"] = self.situation
         if self.error:
             out["error"] = self.error

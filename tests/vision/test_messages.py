@@ -42,6 +42,13 @@ HAND, WIN = "123m456m789p12s55p", "3s"
                  "只有 1 炮算入两炮起胡（需要 2 炮）；不算入的：发", id="engine-too-few-with-fa"),
     pytest.param("kong_tears needs the kong just made among the discarder's melds (e.g. 'kong 9p'), got the "
                  "discarder's pung 中", "杠上流泪要有放炮者刚开的杠（明杠或暗杠）", id="tears-without-a-kong"),
+    pytest.param("needs an edge or middle wait (边张/夹心) and no other tile kind waited on: 5s completed the hand as "
+                 "单钓 pair, and it waited on 2s 5s", "要边张或夹心，且只听这一种牌：五条胡成单钓，听二条、五条",
+                 id="not-counted-tong-ku"),
+    pytest.param("replaced by 七仙女 qi_xian_nv (the ruleset's [replaces])", "已由七仙女代替", id="not-counted-replaced"),
+    pytest.param("worth 0 炮 under these rules", "现用规则记 0 炮", id="not-counted-worth-nothing"),
+    pytest.param('the hand\'s base is 10 or more already (hai_di_pao = "start_at_10")', "底分已有 10 炮或以上",
+                 id="not-counted-base-10"),
     pytest.param("杠上开花 kong_bloom is won only by self-draw: set self-draw", "杠上开花只在自摸时才有：请勾选自摸",
                  id="bloom-on-a-discard"),
     pytest.param("杠上流泪 kong_tears and 抢杠 robbing_kong are won only on a discard: clear self-draw",

@@ -548,6 +548,23 @@ def test_the_tables_rules_are_listed_and_the_page_may_change_its_options(photo):
     assert again.json()["own"] == 12
 
 
+@pytest.mark.parametrize(("rules", "reason", "zh"), [
+    pytest.param({"optional": ["shang_xin"]}, "needs a two-sided wait (两面) on exactly the two kinds either side of "
+                 "the run the winning tile closes, the other side not all held by the winner: 3s completed the hand as "
+                 "边张 edge, and it waited on 3s", "要两面听牌（胡的牌所成顺子两边的两种牌，另一边不全在自己手里）："
+                 "三条胡成边张，听三条", id="the-wrong-wait"),
+    pytest.param({}, "optional, off under these rules", "可选项，现用规则没有开", id="optional-off"),
+])
+def test_an_event_switched_on_that_is_not_counted_is_said_with_why_in_both_tongues(photo, rules, reason, zh):
+    """伤心痛苦 needs a two-sided wait; the photo's hand won on an edge (12s + 3s): the score is the same without it,
+    and the page is told why, in English and Chinese (engine events_not_counted)."""
+    client, _ = client_for(layout_detections())
+    body = client.post("/api/read", params={"events": "shang_xin", "rules": json.dumps(rules)}, content=photo).json()
+    assert body["own"] == 3 and "shang_xin" not in [i["key"] for i in body["items"]]
+    assert body["events_not_counted"] == [{"event": "shang_xin", "name": "伤心痛苦", "reason": reason}]
+    assert body["reading"]["messages_zh"][reason] == zh
+
+
 @pytest.mark.parametrize(("rules", "message"), [
     pytest.param({"optional": ["nope"]}, "'optional' must list items among", id="unknown-optional"),
     pytest.param({"four_fa": "twice"}, "'four_fa' must be one of ['in_all', 'on_top']", id="bad-value"),

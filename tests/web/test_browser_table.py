@@ -432,3 +432,22 @@ def test_a_box_the_score_leaves_out_is_listed_struck_through_with_its_face(serve
         expect(dropped).to_have_text("九万")  # the face read, not a blank
         expect(dropped).to_have_attribute("title", re.compile(r"^九万 0\.30 · 算作不是牌 scored as no tile$"))
 
+
+
+def test_an_event_switched_on_that_the_score_leaves_out_is_listed_with_why(server_ok):
+    """伤心痛苦 switched on (and counted by the table's rules) on a hand won on an edge: the total stays, and the
+    items say it is not counted and why, as the engine does (events_not_counted), not nothing at all."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#events").locator("xpath=..").locator("summary").click()
+        page.locator("#ev-shang_xin").check()
+        expect(page.locator("#items")).to_contain_text("伤心痛苦")
+        expect(page.locator("#items")).to_contain_text("可选项，现用规则没有开")  # off under the server's rules
+        page.locator("#rules-box > summary").click()
+        page.locator("#rule-opt-shang_xin").check()  # counted by this table: now the wait is why
+        expect(page.locator("#items")).to_contain_text("三条胡成边张，听三条")
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#ev-shang_xin").uncheck()
+        expect(page.locator("#items")).not_to_contain_text("伤心痛苦")

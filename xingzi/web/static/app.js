@@ -188,6 +188,11 @@ function show(data) {
   const items = $("items"); items.innerHTML = "";
   const item = (it) => T(`${it.zh}: ${it.pao} 炮`, `${it.en}: ${it.pao} pao`, `${it.zh} ${it.en}: ${it.pao} 炮`);
   for (const it of data.items || []) li(items, item(it));
+  for (const e of data.events_not_counted || []) {  // an event switched on that the score leaves out: say why
+    const en = (state.events.find((x) => x.key === e.event) || { en: e.event }).en;
+    const why = zh[e.reason] || e.reason;
+    li(items, T(`${e.name}：不算（${why}）`, `${en}: not counted (${e.reason})`, `${e.name} ${en}: 不算 not counted（${why}）`));
+  }
   const pays = $("payments"); pays.innerHTML = "";
   const settled = (settledHere(data) || {}).payments;  // the tally's seats by name, amounts as settled
   for (const p of settled || data.payments || []) {
