@@ -18,17 +18,22 @@ from .tiles import Tile
 from .unscored import events_not_counted
 
 
+def _said(value: Any) -> str:
+    """A value as the JSON it came from spells it where Python would not (true, false, null); others as Python does."""
+    return json.dumps(value) if value is None or isinstance(value, bool) else repr(value)
+
+
 def _bool(s: Mapping, key: str, default: bool = False) -> bool:
     value = s.get(key, default)
     if not isinstance(value, bool):
-        raise ValueError(f"{key!r} must be true or false, got {value!r}")
+        raise ValueError(f"{key!r} must be true or false, got {_said(value)}")
     return value
 
 
 def _int(s: Mapping, key: str, default: int = 0) -> int:
     value = s.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ValueError(f"{key!r} must be a whole number, got {value!r}")
+        raise ValueError(f"{key!r} must be a whole number, got {_said(value)}")
     return value
 
 
@@ -228,6 +233,8 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     wins = [] if wins is None else wins  # ({} or "" are no list of wins: refused, not read as none)
     if not isinstance(wins, list):
         raise ValueError("\"wins\" must be a list of situations with a \"seat\"")
+    if discarder is not None and not wins:
+        raise ValueError(f"a round with no wins (a drawn hand, 黄庄) has \"discarder\": null, got {discarder}")
     results, seats = [], []
     claims: list[tuple[int, dict]] = []
     for w in wins:
@@ -241,10 +248,14 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
         s.setdefault("self_draw", discarder is None)
         s["payers"] = _seated_payers(s.get("payers"), seat, discarder, dealer)
         if s["self_draw"] != (discarder is None):
-            raise ValueError(f"seat {seat}: self_draw must be {discarder is None} when discarder is {discarder!r}")
+            raise ValueError(f"seat {seat}: \"self_draw\" must be {'true' if discarder is None else 'false'} when "
+                             f"\"discarder\" is {'null' if discarder is None else discarder}")
         if s["dealer"] != (seat == dealer):
             raise ValueError(f"seat {seat}: dealer flag disagrees with the round's dealer seat {dealer}")
-        hand, ctx, rules = parse_situation(s, ruleset)  # the win's own ruleset settles it too (its dealer factor)
+        try:
+            hand, ctx, rules = parse_situation(s, ruleset)  # the win's own ruleset settles it too (its dealer factor)
+        except ValueError as e:  # which of the wins it is
+            raise ValueError(f"seat {seat}: {e}") from None
         result = score_json(score_hand(hand, ctx, rules), hand, rules, ctx)
         result.update(seat_settlement(result, seat, discarder, dealer, rules))
         results.append({"seat": seat, **result})
@@ -263,7 +274,10 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     for r in results:
         deltas = [a + b for a, b in zip(deltas, r["deltas"], strict=True)]
     if round_.get("follow_dealer") is not None:
-        tile = _tile(round_["follow_dealer"], "follow_dealer")
+        try:
+            tile = _tile(round_["follow_dealer"], "\"follow_dealer\"")
+        except ValueError as e:  # the tile reader's own words name no field
+            raise ValueError(e if str(e).startswith("\"follow_dealer\"") else f"\"follow_dealer\": {e}") from None
         # the dealer pays (the payment's "claimant" is the dealer here, so it says so)
         out["follow_dealer"] = [{**payment_json(p), "payer": "dealer"}
                                 for p in follow_dealer(tile, ruleset)]
@@ -273,6 +287,10 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
             deltas[p["seat"]] += p["amount"]
     out["deltas"] = deltas  # what each seat wins (+) or pays (−) over the round
     return out
+
+
+# what a discard itself was (the kong robbed, the discard right after a kong, the last tile): every claim on it says it
+DISCARD_EVENTS = ("robbing_kong", "kong_tears", "hai_di_pao")
 
 
 def _check_one_discard(claims: list[tuple[int, dict]], discarder: int | None, ruleset: Ruleset | None) -> None:
@@ -289,6 +307,10 @@ def _check_one_discard(claims: list[tuple[int, dict]], discarder: int | None, ru
     if len({repr(v) for v in shown.values()}) > 1:
         told = "; ".join(f"seat {k}: fa {fa}, melds {melds}" for k, (fa, melds) in shown.items())
         raise ValueError(f"seat {discarder} shows one thing to every winner on its discard, got {told}")
+    how = {seat: [e for e in DISCARD_EVENTS if e in ctx.events] for seat, _, ctx in parsed}
+    if len({tuple(v) for v in how.values()}) > 1:
+        told = "; ".join(f"seat {k}: {', '.join(v) or 'none of them'}" for k, v in how.items())
+        raise ValueError(f"claims on one discard say the same of how it came ({', '.join(DISCARD_EVENTS)}), got {told}")
     total = [0] * len(SYMBOLS)
     for _seat, hand, _ctx in parsed:
         for i, n in enumerate(hand.counts):

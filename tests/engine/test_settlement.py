@@ -121,7 +121,7 @@ def test_round_marks_the_dealer_among_plain_payers() -> None:
     drawn = score_round({"dealer": 0, "discarder": None, "wins": [{"seat": 2, **win}]})
     # seats 3, 0, 1 pay; seat 0 is the dealer
     assert [p["amount"] for p in drawn["results"][0]["payments"]] == [4, 8, 4]
-    with pytest.raises(ValueError, match="self_draw must be"):
+    with pytest.raises(ValueError, match="\"self_draw\" must be"):
         score_round({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, "self_draw": True, **win}]})
 
 
@@ -281,7 +281,7 @@ WIN_3M = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}  # RULES.md §11 exam
     pytest.param({"rules": {"settlement": {"dealer_factor": 3}},
                   "wins": [{"seat": 2, **WIN_3M, "rules": {"settlement": {"dealer_factor": 2}}}]},
                  [-6, 0, 6, 0], None, id="a-wins-rules-over-the-rounds"),
-    pytest.param({"ruleset": "default", "wins": [], "follow_dealer": "1m",
+    pytest.param({"ruleset": "default", "discarder": None, "wins": [], "follow_dealer": "1m",  # a drawn hand
                   "rules": {"settlement": {"follow_dealer": 5}}}, [-30, 10, 10, 10], 10, id="the-rounds-rules-set-follow"),
 ])
 def test_a_round_is_settled_under_the_rulesets_it_and_its_wins_name(round_, deltas, followed) -> None:
@@ -300,3 +300,41 @@ def test_a_win_named_ruleset_settles_it_whatever_the_base(tmp_path) -> None:
     assert score_round(round_, load_ruleset(str(house)))["deltas"] == [-6, 0, 6, 0]
     round_["wins"][0]["ruleset"] = str(house)
     assert score_round(round_)["deltas"] == [-9, 0, 9, 0]
+
+
+WIN_3S = {"hand": "123m456m789p12s55p3s", "win_tile": "3s"}
+OTHER_3S = {"hand": "123p456p789m12s55m3s", "win_tile": "3s"}
+
+
+@pytest.mark.parametrize(("round_", "message"), [
+    pytest.param({"dealer": 0, "discarder": 2, "wins": [{"seat": 0, **WIN_3S, "events": ["robbing_kong"]},
+                                                        {"seat": 1, **OTHER_3S}]},
+                 "claims on one discard say the same of how it came (robbing_kong, kong_tears, hai_di_pao), got seat 0: "
+                 "robbing_kong; seat 1: none of them", id="robbed-for-one-winner-only"),
+    pytest.param({"dealer": 0, "discarder": 2, "wins": [{"seat": 0, **WIN_3S, "events": ["kong_tears"]},
+                                                        {"seat": 1, **OTHER_3S, "events": ["hai_di_pao"]}]},
+                 "got seat 0: kong_tears; seat 1: hai_di_pao", id="tears-and-last-tile"),
+    pytest.param({"dealer": 0, "discarder": 2, "wins": []},
+                 "a round with no wins (a drawn hand, 黄庄) has \"discarder\": null, got 2", id="a-drawn-hand-discarded"),
+    pytest.param({"dealer": 0, "discarder": None, "wins": [{"seat": 1, **WIN_3S, "self_draw": False}]},
+                 "seat 1: \"self_draw\" must be true when \"discarder\" is null", id="json-spellings"),
+    pytest.param({"dealer": None, "discarder": None, "wins": []}, "'dealer' must be a whole number, got null",
+                 id="dealer-null"),
+    pytest.param({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, "win_tile": "3s"}]}, "seat 2: situation has no "
+                 "\"hand\"", id="which-win-lacks-its-hand"),
+    pytest.param({"dealer": 0, "discarder": None, "wins": [], "follow_dealer": "xx"}, "\"follow_dealer\": ",
+                 id="follow-dealer-named"),
+])
+def test_a_round_that_contradicts_itself_or_is_malformed_says_so(round_, message) -> None:
+    """(session 75, a black-box pass on rounds): winners on one discard that disagree on what the discard was (抢杠
+    for one alone), a drawn hand with a discarder, and messages naming the field and the win, spelt as JSON."""
+    with pytest.raises(ValueError) as caught:
+        score_round(round_)
+    assert message in str(caught.value)
+
+
+def test_winners_on_one_robbed_kong_both_say_so_and_both_are_paid_by_the_kong_maker() -> None:
+    both = score_round({"dealer": 0, "discarder": 2, "wins": [
+        {"seat": 0, **WIN_3S, "events": ["robbing_kong"], "payers": [{"melds": ["kong 3s"]}]},
+        {"seat": 1, **OTHER_3S, "events": ["robbing_kong"], "payers": [{"melds": ["kong 3s"]}]}]})
+    assert [r["own"] for r in both["results"]] == [13, 13] and both["deltas"][2] == -(26 + 13)
