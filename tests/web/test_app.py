@@ -521,6 +521,7 @@ def test_page_and_faces_are_served():
     assert meta["max_side"] == 1600  # the page shrinks photos to the size the server reads
     # the tally's numbers from the ruleset (§8): dealer doubling, 跟庄 1 炮 (2 on 中/白) doubled as the dealer pays
     assert meta["follow_dealer"] == {"plain": 2, "dragon": 4}
+    assert meta["follow_dealer_pao"] == {"plain": 1, "dragon": 2}  # before the dealer's doubling, said on the page
     page = client.get("/").text
     scripts = re.findall(r'<script src="(/static/[\w.]+\.js)"></script>', page)
     assert {s.rsplit("/", 1)[1] for s in scripts} == {p.name for p in STATIC.glob("*.js")}  # every one loaded

@@ -49,9 +49,21 @@ def test_the_table_tally_adds_hands_moves_the_deal_and_undoes(server_ok):
         page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
         page.locator("#follow-plain").click()  # 跟庄: 南, the dealer, pays each of the others 1 ×2
         expect(page.locator("#seats .seat-total")).to_have_text(["-4", "0", "+2", "+2"])
-        assert asked == ["跟庄: 南 付每家 pays each 2?"]
+        # what the dealer pays said as a player counts it: 1 炮, doubled for the dealer
+        assert asked == ["跟庄：南 付另外三家各 1 炮，庄家翻倍 = 2？ "
+                         "Dealer followed: 南 pays each of the others 1 pao, doubled for the dealer: 2?"]
         expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # play goes on: the deal stays
-        expect(page.locator("#follow-dragon")).to_contain_text("南 pays each 4")  # who pays, said on both buttons
+        # who pays and how much, said on both buttons: 2 炮 for 中/白, doubled
+        expect(page.locator("#follow-plain")).to_have_text("跟庄 南 pays each of the others 1 pao, doubled for the "
+                                                           "dealer: 2")
+        expect(page.locator("#follow-dragon")).to_have_text("跟庄 中/白 南 pays each of the others 2 pao, doubled for "
+                                                            "the dealer: 4")
+        page.locator("#lang").select_option("zh")
+        expect(page.locator("#follow-dragon")).to_have_text("跟庄 中/白：南 付另外三家各 2 炮，庄家翻倍 = 4")
+        page.locator("#lang").select_option("en")
+        expect(page.locator("#follow-plain")).to_have_text("Dealer followed: South pays each of the others 1 pao, "
+                                                           "doubled for the dealer: 2")
+        page.locator("#lang").select_option("both")
         page.locator("#undo-hand").click()
         page.locator('.seat[data-seat="2"] .seat-name').fill("Ann")
         page.locator('.seat[data-seat="2"] .seat-name').press("Enter")
@@ -203,6 +215,152 @@ def test_two_winners_on_one_discard_pass_the_deal_to_the_first_after_the_discard
         expect(page.locator("#seats .seat-total")).to_have_text(["0", "-3", "0", "+3"])
         expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
 
+
+
+def test_a_false_claim_on_a_discard_leaves_the_other_winners_on_it_their_dealer_and_the_deal(server):
+    """诈胡 between two winners on one discard (一炮多响): the next winner is still one on that discard, settled with
+    the dealer who dealt it, and the deal goes to the first valid winner after the discarder, as the engine's round
+    (score_round) settles them."""
+    from playwright.sync_api import expect
+
+    with uploaded(server) as page:
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        page.locator("#table-box summary").click()
+        page.locator("#add-hand").click()  # 南 wins on 东's discard; 东 deals, and pays double: 南 deals next
+        expect(page.locator("#seats .seat-total")).to_have_text(["-6", "+6", "0", "0"])
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()
+        read_photo(page, "claim.jpg")
+        page.locator("#as_read").check()  # 西 claims that discard too, on no hand: 诈胡
+        expect(page.locator("#verdict")).to_contain_text("诈胡")
+        page.locator("#winner").select_option("2")
+        page.locator("#same-discard").check()
+        expect(page.locator("#add-hand")).to_contain_text("西 -80")  # 东 dealt: 40 to 东, 20 to each other
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["+34", "+26", "-80", "+20"])
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # the deal stays with 南
+        read_photo(page, "third.jpg")
+        page.locator("#as_read").uncheck()  # 北 wins on that discard too
+        expect(page.locator("#verdict")).to_contain_text("valid win")
+        page.locator("#winner").select_option("3")
+        page.locator("#same-discard").check()
+        expect(page.locator("#same-why")).to_be_hidden()  # the tick taken, not refused
+        expect(page.locator("#dealer")).not_to_be_checked()  # 东 dealt this hand, not 南
+        expect(page.locator("#add-hand")).to_contain_text("北 +6")  # 东 dealt and discarded: doubled
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["+28", "+26", "-80", "+26"])
+        expect(page.locator("#hands li").last).to_contain_text("(一炮多响)")
+        # the first valid winner after the discarder 东: 南 (西's claim was false), not 北
+        expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()
+
+
+
+def test_a_false_claim_first_on_a_discard_takes_no_deal_from_the_winner_after_it(server):
+    from playwright.sync_api import expect
+
+    with uploaded(server) as page:
+        page.locator("#as_read").check()  # 南 claims 东's discard on no hand: 诈胡, 东 deals
+        expect(page.locator("#verdict")).to_contain_text("诈胡")
+        page.locator("#table-box summary").click()
+        expect(page.locator("#add-hand")).to_contain_text("南 -80")
+        page.locator("#add-hand").click()
+        expect(page.locator('.seat[data-seat="0"] .seat-dealer')).to_be_checked()  # the deal stays
+        read_photo(page, "second.jpg")
+        page.locator("#as_read").uncheck()  # 西 wins on that discard
+        page.locator("#winner").select_option("2")
+        page.locator("#same-discard").check()
+        expect(page.locator("#add-hand")).to_contain_text("西 +6")  # 东 dealt and discarded: doubled
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["+34", "-80", "+26", "+20"])
+        expect(page.locator("#hands li").last).to_contain_text("(一炮多响)")
+        # the first winner after 东 is 西: 南's claim was false, and wins no deal
+        expect(page.locator('.seat[data-seat="2"] .seat-dealer')).to_be_checked()
+
+def test_undoing_a_second_winner_on_a_discard_and_adding_it_again_settles_it_the_same(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()
+        page.locator('.seat[data-seat="2"] .seat-dealer').check()  # 西 deals
+        page.locator("#discarder").select_option("2")  # 南 wins on 西's discard: 西 pays double
+        expect(page.locator("#add-hand")).to_contain_text("南 +6")
+        page.locator("#add-hand").click()
+        read_photo(page, "second.jpg")
+        page.locator("#winner").select_option("0")  # 东 wins on 西's discard too
+        page.locator("#same-discard").check()
+        expect(page.locator("#add-hand")).to_contain_text("东 +6")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["+6", "+6", "-12", "0"])
+        expect(page.locator('.seat[data-seat="0"] .seat-dealer')).to_be_checked()  # after 西: 北 no, 东 yes
+        page.locator("#undo-hand").click()  # the tally as it was before that hand, the tick too
+        expect(page.locator("#seats .seat-total")).to_have_text(["0", "+6", "-6", "0"])
+        expect(page.locator("#same-discard")).to_be_checked()
+        expect(page.locator("#add-hand")).to_contain_text("东 +6")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["+6", "+6", "-12", "0"])
+        expect(page.locator("#hands li").last).to_contain_text("(一炮多响)")
+        expect(page.locator('.seat[data-seat="0"] .seat-dealer')).to_be_checked()
+
+
+def test_another_winner_ticked_on_another_discard_is_refused_and_said_why(server_ok):
+    """一炮多响 ticked, but the discarder is not the last hand's, or the winner is in the tally on it already: not
+    added, as a hand of its own or otherwise, until the seats or the tick are put right; the page says why."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()
+        page.locator("#add-hand").click()  # 南 wins on 东's discard
+        read_photo(page, "second.jpg")
+        page.locator("#winner").select_option("3")
+        page.locator("#discarder").select_option("2")  # 北 on 西's discard, ticked as another winner on 东's
+        page.locator("#same-discard").check()
+        expect(page.locator("#add-hand")).to_contain_text("一炮多响不符")  # (scored: not off for a score on its way)
+        expect(page.locator("#add-hand")).to_be_disabled()
+        why = page.locator("#same-why")
+        expect(why).to_be_visible()
+        expect(why).to_have_text("一炮多响：上一手是东放的炮，这一手的放炮者却是西：请改放炮者，或取消勾选 "
+                                 "Another winner on the last hand's discard: the last hand was won on 东's discard, "
+                                 "but the discarder here is 西: choose the same discarder, or untick it")
+        page.locator("#lang").select_option("en")
+        expect(why).to_have_text("Another winner on the last hand's discard: the last hand was won on East's discard, "
+                                 "but the discarder here is West: choose the same discarder, or untick it")
+        expect(page.locator("#add-hand")).to_have_text("Add this hand — not on the last hand's discard: see above")
+        page.locator("#lang").select_option("both")
+        page.locator("#discarder").select_option("0")  # put right: 北 on 东's discard, 东 dealt it
+        expect(why).to_be_hidden()
+        expect(page.locator("#add-hand")).to_contain_text("北 +6")
+        page.locator("#winner").select_option("1")  # 南 is in the tally on that discard already
+        expect(why).to_contain_text("南在这一炮上已经记过了")
+        expect(page.locator("#add-hand")).to_contain_text("一炮多响不符")
+        page.locator("#same-discard").uncheck()  # a hand of its own: 南 on 东's discard again, 南 deals
+        expect(why).to_be_hidden()
+        expect(page.locator("#add-hand")).to_contain_text("南 +6")
+
+
+def test_another_winner_on_a_discard_won_on_another_tile_is_refused(server_ok):
+    """The engine refuses a round whose claims on one discard are on two tiles: so does the page."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()
+        page.locator("#add-hand").click()  # 南 wins on 东's discard, on 3s
+        read_photo(page, "second.jpg")
+        for index, tile in ((9, Tile.S4), (10, Tile.S5), (13, Tile.S6)):  # 45s waiting, won on 6s
+            page.locator(f'.hit[data-index="{index}"]').click()
+            page.locator(f'#faces button[data-cls="{tile.index}"]').click()
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        page.locator("#winner").select_option("3")
+        page.locator("#discarder").select_option("0")
+        page.locator("#same-discard").check()  # 北 on 东's discard too: on 6s, when 南 won it on 3s
+        expect(page.locator("#add-hand")).to_contain_text("一炮多响不符")  # (scored: not off for a score on its way)
+        expect(page.locator("#add-hand")).to_be_disabled()
+        expect(page.locator("#same-why")).to_have_text(
+            "一炮多响：上一手胡的是三条，这一手胡的是六条，一炮只有一张牌：请改正牌，或取消勾选 Another winner on the last "
+            "hand's discard: the last hand won on 3s, this one on 6s, and one discard is one tile: correct the tiles, "
+            "or untick it")
+        page.locator('.hit[data-index="13"]').click()  # won on 3s after all (45s waits on 3s and 6s)
+        page.locator(f'#faces button[data-cls="{Tile.S3.index}"]').click()
+        expect(page.locator("#same-why")).to_be_hidden()
+        expect(page.locator("#add-hand")).to_contain_text("北 +4")  # 东 dealt it and discarded: 2 炮 ×2
 
 def test_a_damaged_tally_in_the_browser_starts_afresh(server_ok):
     from playwright.sync_api import expect

@@ -75,8 +75,9 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     rules = rules or TableRules()
     ruleset = rules.ruleset
     # 跟庄 (§8): what the dealer pays each other player, for a plain tile followed and for 中/白
-    follow = {kind: int(follow_dealer(tile, ruleset)[0].amount) for kind, tile in (("plain", Tile.M1),
-                                                                                   ("dragon", Tile.ZHONG))}
+    paid = {kind: follow_dealer(tile, ruleset)[0] for kind, tile in (("plain", Tile.M1), ("dragon", Tile.ZHONG))}
+    follow = {kind: int(p.amount) for kind, p in paid.items()}
+    follow_pao = {kind: int(p.pao) for kind, p in paid.items()}  # the same before the dealer's doubling
     app = FastAPI(title="xingzi", docs_url=None, redoc_url=None, openapi_url=None)
     sessions: OrderedDict[str, Session] = OrderedDict()
     lock = threading.Lock()  # the held photos, shared between threads (held a moment, never while a photo is read)
@@ -122,6 +123,7 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
             "max_side": MAX_SIDE,  # the page shrinks larger photos to this before uploading them
             "collect": None if store is None else store.count(),  # photos in the server's dataset folder
             "follow_dealer": follow,
+            "follow_dealer_pao": follow_pao,
             "rules": rules.info(),
         }
 

@@ -374,6 +374,7 @@ async function init() {
   state.events = meta.events;
   state.maxSide = meta.max_side;
   state.followDealer = meta.follow_dealer;
+  state.followPao = meta.follow_dealer_pao;  // the same in 炮, before the dealer's doubling
   if (meta.collect !== null) showCollected(meta.collect);
   for (const e of meta.events) {
     const label = document.createElement("label");

@@ -67,14 +67,11 @@ function tableSeats() {
     before: earlierWinners() };
 }
 
-// 一炮多响: the winners already added on this hand's discard, the first of them first.
+// 一炮多响: the winners already added on this hand's discard, the first of them first; a false claim among them
+// wins nothing and moves no deal, so it is not one of them (nor does it end the hands on that discard).
 function earlierWinners() {
-  const out = [];
-  for (let i = table.hands.length - 1; sameDiscard() && i >= 0; i--) {
-    out.unshift(table.hands[i].winner);
-    if (!table.hands[i].same) break;
-  }
-  return out;
+  const chain = discardChain();
+  return chain && chain.hands ? chain.hands.filter((h) => h.valid).map((h) => h.winner) : [];
 }
 
 // The score shown as the server settled it for these seats: {deltas, next_dealer, payments}; null when it was
@@ -209,15 +206,35 @@ function showTable() {
   $("add-hand").disabled = !ready;
   const gain = ready ? settled.deltas[table.winner] : 0;
   $("same-box").hidden = $("self_draw").checked || !table.hands.length;
+  const refused = chainRefused();  // ticked against what the tally says: why it is not added, said under the tick
+  $("same-why").hidden = !refused;
+  say($("same-why"), refused || "");
   const why = ready ? cat(seatName(table.winner), " " + signed(gain)) : notAddable();
   say($("add-hand"), ready ? B("记入这一手：" + why.zh, "Add this hand: " + why.en, "记入这一手", "Add this hand: " + why.both)
     : B(`记入这一手（${why.zh}）`, "Add this hand — " + why.en, "记入这一手", "Add this hand — " + why.both));
-  const dealer = seatName(table.dealer);
   for (const kind of ["plain", "dragon"]) {
-    const what = kind === "plain" ? "跟庄" : "跟庄 中/白", pays = (name) => `${name} pays each ${state.followDealer[kind]}`;
-    say($("follow-" + kind), B(`${what}（${dealer.zh} 付每家 ${state.followDealer[kind]}）`,
-      `Dealer followed${kind === "plain" ? "" : " on zhong/bai"}: ${pays(dealer.en)}`, what, pays(dealer.both)));
+    const what = kind === "plain" ? "跟庄" : "跟庄 中/白", pays = followPays(kind);
+    say($("follow-" + kind), B(`${what}：${pays.zh}`, `Dealer followed${kind === "plain" ? "" : " on zhong/bai"}: `
+      + pays.en, what, pays.both));
   }
+}
+
+// §8 跟庄, what the dealer pays, in words a player knows: "南 pays each of the others 1 pao, doubled for the
+// dealer: 2" (2 pao for 中/白: 4), as the table's rules say (the server's /api/faces: follow_dealer, the amount, and
+// follow_dealer_pao). Its ``both``: the English with the dealer named as with both languages shown.
+function followPays(kind) {
+  const dealer = seatName(table.dealer);
+  const amount = state.followDealer[kind], pao = (state.followPao || {})[kind];
+  const times = Number.isInteger(pao) && pao > 0 ? amount / pao : 1;
+  let zh, en;
+  if (times === 1) {  // not doubled (or not said): the amount alone
+    [zh, en] = [`付另外三家各 ${amount}${pao === amount ? " 炮" : ""}`,
+      `pays each of the others ${amount}${pao === amount ? " pao" : ""}`];
+  } else {
+    [zh, en] = [`付另外三家各 ${pao} 炮，庄家翻倍${times === 2 ? "" : " ×" + times} = ${amount}`,
+      `pays each of the others ${pao} pao, ${times === 2 ? "doubled" : "×" + times} for the dealer: ${amount}`];
+  }
+  return T(`${dealer.zh} ${zh}`, `${dealer.en} ${en}`, `${dealer.both} ${en}`);
 }
 
 // With the tally open, the dealer ticks of the score follow the table: the winner's, or the payer's who deals.
@@ -248,24 +265,81 @@ function followTally() {
   return true;
 }
 
-// 一炮多响: the hand last added was won on the same discard as this one, by another player.
-function sameDiscard() {
-  const last = table.hands[table.hands.length - 1];
-  return Boolean($("same-discard").checked && !$("self_draw").checked && last && last.valid
-    && last.discarder === table.discarder && last.winner !== table.winner);
+// 一炮多响 ticked (on a win on a discard): {hands}, the hands already added on this hand's discard, the first first
+// (a false claim on it among them, as the engine's round settles them); or {why}, a phrase saying why this hand
+// cannot be another claim on the last hand's discard, by the tally's seats: it is not added until the tick and the
+// seats say one thing (and it is settled meanwhile as a hand of its own). Not ticked, or a self-draw (the box
+// hidden): null, a hand of its own. The score's own winning tile is not looked at here (chainRefused), for the
+// seats sent with a score must not hang on what that score says.
+function discardChain() {
+  if (!$("same-discard").checked || $("self_draw").checked) return null;
+  const hands = table.hands;
+  const last = hands[hands.length - 1];
+  // (``en`` says the seats named in English, ``both``, as they are named with both languages shown)
+  const refused = (zh, en, both = en) => ({ why: T(`一炮多响：${zh}`, `Another winner on the last hand's discard: ${en}`,
+    `一炮多响：${zh} Another winner on the last hand's discard: ${both}`) });
+  if (!last || !Number.isInteger(last.winner) || !Number.isInteger(last.discarder)) {
+    return refused("上一手不是放炮胡，请取消勾选", "the last hand added was not won on a discard; untick it");
+  }
+  if (last.discarder !== table.discarder) {
+    const [was, is] = [seatName(last.discarder), seatName(table.discarder)];
+    const en = (w, i) => `the last hand was won on ${w}'s discard, but the discarder here is ${i}: choose the same `
+      + "discarder, or untick it";
+    return refused(`上一手是${was.zh}放的炮，这一手的放炮者却是${is.zh}：请改放炮者，或取消勾选`, en(was.en, is.en),
+      en(was.both, is.both));
+  }
+  const chain = [];
+  for (let i = hands.length - 1; i >= 0; i--) {
+    chain.unshift(hands[i]);
+    if (!hands[i].same) break;
+  }
+  if (chain.some((h) => h.winner === table.winner)) {
+    const who = seatName(table.winner);
+    const en = (w) => `${w} is in the tally on that discard already: choose the winner`;
+    return refused(`${who.zh}在这一炮上已经记过了：请改赢家`, en(who.en), en(who.both));
+  }
+  return { hands: chain };
 }
 
-// Who dealt this hand: on a second win on one discard, the dealer before the first was added.
+// Why this hand, ticked 一炮多响, is not added (a phrase): the tally's seats (discardChain), or the score's winning
+// tile is not the one the hands on that discard won on (the engine refuses such a round: one discard, one tile).
+// Null when nothing stands in the way.
+function chainRefused() {
+  const chain = discardChain();
+  if (!chain) return null;
+  if (chain.why) return chain.why;
+  const tile = state.data && state.data.win_tile;
+  const first = chain.hands.find((h) => typeof h.tile === "string");  // (a hand an older page added has none)
+  if (typeof tile !== "string" || !first || first.tile === tile) return null;
+  const [was, is] = [tileWords(first.tile), tileWords(tile)];
+  return T(`一炮多响：上一手胡的是${was.zh}，这一手胡的是${is.zh}，一炮只有一张牌：请改正牌，或取消勾选`,
+    `Another winner on the last hand's discard: the last hand won on ${was.en}, this one on ${is.en}, and one `
+    + "discard is one tile: correct the tiles, or untick it");
+}
+
+// A winning tile ("3s", as the server writes it) in the words of each language: 三条, 3s.
+function tileWords(symbol) {
+  const face = (state.faces || []).find((f) => f.symbol === symbol);
+  return face ? T(face.zh, plainEn(symbol), `${face.zh} ${symbol}`) : T(symbol, plainEn(symbol), symbol);
+}
+
+// 一炮多响: this hand is another claim on the last hand's discard, as ticked.
+function sameDiscard() {
+  const chain = discardChain();
+  return Boolean(chain && chain.hands);
+}
+
+// Who dealt this hand: on another claim on one discard, the dealer before the first was added.
 function roundDealer() {
   return sameDiscard() ? table.hands[table.hands.length - 1].round : table.dealer;
 }
 
 // The score shown, settled for these seats, when it may be added: some payment, no rescore on its way, not added
-// already.
+// already, not ticked 一炮多响 against what the tally says of the last hand.
 function addable() {
   const data = state.data;
   if (!data || !(data.payments || []).length || state.pending || state.stale || addedAlready()) return null;
-  return settledHere(data);
+  return chainRefused() ? null : settledHere(data);
 }
 
 // Why "add this hand" is off, in a few words under it.
@@ -275,6 +349,7 @@ function notAddable() {
   if (state.pending) return T("计算中", "scoring…");
   if (state.stale) return T("分数已过时", "the score is out of date");
   if (addedAlready()) return T("已记入", "added");
+  if (chainRefused()) return T("一炮多响不符，见上", "not on the last hand's discard: see above");
   return T("没有可记的分", "no score to add");
 }
 
@@ -294,7 +369,8 @@ function addHand() {
     + `, ${data.own} pao` : "false win") + (same ? " (a second winner on that discard)" : "") + ": "
     + moved(deltas, "en");
   const entry = { deltas, dealer: table.dealer, round, text, say: T(text, en, text), winner: table.winner,
-    discarder: selfDraw ? null : table.discarder, valid: Boolean(data.valid), same };
+    discarder: selfDraw ? null : table.discarder, valid: Boolean(data.valid), same,
+    tile: typeof data.win_tile === "string" ? data.win_tile : null };  // a claim after it on its discard: this tile
   table.hands.push(entry);
   table.added = kept.photo;
   table.totals = table.totals.map((t, s) => t + deltas[s]);
@@ -321,14 +397,14 @@ function followDealer(kind) {
   const what = kind === "dragon" ? "跟庄 中/白" : "跟庄";  // a tap in passing must not move the totals
   const dealer = seatName(table.dealer);
   const followed = `Dealer followed${kind === "dragon" ? " on zhong/bai" : ""}`;
-  const ask = T(`${what}：${dealer.zh} 付每家 ${amount}？`, `${followed}: ${dealer.en} pays each ${amount}?`,
-    `${what}: ${dealer.both} 付每家 pays each ${amount}?`);
+  const pays = followPays(kind);
+  const ask = T(`${what}：${pays.zh}？`, `${followed}: ${pays.en}?`, `${what}：${pays.zh}？ ${followed}: ${pays.both}?`);
   if (!window.confirm(words(ask))) return;
   const deltas = [0, 1, 2, 3].map((s) => (s === table.dealer ? -3 * amount : amount));
   const n = table.hands.length + 1;
   const text = `${n}. 跟庄${kind === "dragon" ? " 中/白" : ""} ${dealer.zh}: ` + moved(deltas, "zh");
   const entry = { deltas, dealer: table.dealer, text, say: T(text,
-    `${n}. ${followed}, ${dealer.en} pays each ${amount}: ` + moved(deltas, "en"), text), valid: false, same: false };
+    `${n}. ${followed} (${pays.en}): ` + moved(deltas, "en"), text), valid: false, same: false };
   table.hands.push(entry);
   table.totals = table.totals.map((t, s) => t + deltas[s]);
   saveTable();
@@ -386,6 +462,11 @@ function undoHand() {
   table.totals = table.totals.map((t, s) => t - last.deltas[s]);
   table.dealer = last.dealer;
   table.added = null;
+  if (Number.isInteger(last.winner)) {  // a hand won or claimed: its seats and its 一炮多响 tick as they were, so
+    table.winner = last.winner;         // that adding it again settles it as before
+    if (Number.isInteger(last.discarder)) table.discarder = last.discarder;
+    $("same-discard").checked = table.same = last.same === true;
+  }
   saveTable();
   showTable();
   syncDealer();  // the deal as it was before that hand: the score shown follows
