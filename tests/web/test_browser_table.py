@@ -216,7 +216,6 @@ def test_two_winners_on_one_discard_pass_the_deal_to_the_first_after_the_discard
         expect(page.locator('.seat[data-seat="3"] .seat-dealer')).to_be_checked()
 
 
-
 def test_a_false_claim_on_a_discard_leaves_the_other_winners_on_it_their_dealer_and_the_deal(server):
     """诈胡 between two winners on one discard (一炮多响): the next winner is still one on that discard, settled with
     the dealer who dealt it, and the deal goes to the first valid winner after the discarder, as the engine's round
@@ -253,7 +252,6 @@ def test_a_false_claim_on_a_discard_leaves_the_other_winners_on_it_their_dealer_
         expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()
 
 
-
 def test_a_false_claim_first_on_a_discard_takes_no_deal_from_the_winner_after_it(server):
     from playwright.sync_api import expect
 
@@ -274,6 +272,7 @@ def test_a_false_claim_first_on_a_discard_takes_no_deal_from_the_winner_after_it
         expect(page.locator("#hands li").last).to_contain_text("(一炮多响)")
         # the first winner after 东 is 西: 南's claim was false, and wins no deal
         expect(page.locator('.seat[data-seat="2"] .seat-dealer')).to_be_checked()
+
 
 def test_undoing_a_second_winner_on_a_discard_and_adding_it_again_settles_it_the_same(server_ok):
     from playwright.sync_api import expect
@@ -361,6 +360,7 @@ def test_another_winner_on_a_discard_won_on_another_tile_is_refused(server_ok):
         page.locator(f'#faces button[data-cls="{Tile.S3.index}"]').click()
         expect(page.locator("#same-why")).to_be_hidden()
         expect(page.locator("#add-hand")).to_contain_text("北 +4")  # 东 dealt it and discarded: 2 炮 ×2
+
 
 def test_a_damaged_tally_in_the_browser_starts_afresh(server_ok):
     from playwright.sync_api import expect
@@ -589,7 +589,6 @@ def test_a_box_the_score_leaves_out_is_listed_struck_through_with_its_face(serve
         expect(dropped).to_have_class(re.compile(r"\bdropped\b"))
         expect(dropped).to_have_text("九万")  # the face read, not a blank
         expect(dropped).to_have_attribute("title", re.compile(r"^九万 0\.30 · 算作不是牌 scored as no tile$"))
-
 
 
 def test_an_event_switched_on_that_the_score_leaves_out_is_listed_with_why(server_ok):
