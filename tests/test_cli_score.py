@@ -522,6 +522,29 @@ def test_a_misspelt_field_is_pointed_out_and_extra_fields_are_fine(capsys, monke
     assert "key 'selfdraw' is not read (did you mean 'self_draw'?)" in err and err.count("is not read") == 1
 
 
+NO_DISCARDER = "the round names no \"discarder\": read as a self-draw (自摸)"
+
+
+@pytest.mark.parametrize(("round_", "noted"), [
+    pytest.param({"dealer": 0, "wins": [{"seat": 3, "hand": "12m456m789p22345s3m", "win_tile": "3m"}]}, True,
+                 id="discarder-left-out"),
+    pytest.param({"dealer": 0, "wins": [{"seat": 3, "hand": "12m456m789p22345s3m", "win_tile": "3m",
+                                         "self_draw": True}]}, False, id="the-win-says-self-draw"),
+    pytest.param({"dealer": 0, "discarder": None, "wins": [{"seat": 3, "hand": "12m456m789p22345s3m",
+                                                            "win_tile": "3m"}]}, False, id="discarder-null"),
+    pytest.param({"dealer": 0, "discarder": 1, "wins": [{"seat": 3, "hand": "12m456m789p22345s3m",
+                                                         "win_tile": "3m"}]}, False, id="on-a-discard"),
+])
+def test_a_round_without_its_discarder_is_said_to_be_read_as_a_self_draw(capsys, monkeypatch, round_, noted) -> None:
+    """(session 75) the shorthand for 自摸 stays, but a discarder forgotten would have three pay instead of one
+    without a word: the command says how it read the round, the result unchanged."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(round_)))
+    code, out, err = run(["score", "--json", "-"], capsys)
+    assert code == 0 and len(json.loads(out)["results"][0]["payments"]) == (3 if "discarder" not in round_ or
+                                                                              round_["discarder"] is None else 1)
+    assert (NO_DISCARDER in err) is noted
+
+
 def test_a_situation_file_that_is_not_text(capsys, tmp_path) -> None:
     path = tmp_path / "s.json"
     path.write_bytes(b"\xff\xfe{}")

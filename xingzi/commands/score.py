@@ -307,8 +307,13 @@ def _score_object(obj: Any, ruleset) -> dict[str, Any]:
     _check_once(obj)
     if isinstance(obj, dict) and "wins" in obj:
         _note_misspelt(obj, ROUND_FIELDS, "round ")
-        for w in obj["wins"] if isinstance(obj["wins"], list) else []:
+        wins = obj["wins"] if isinstance(obj["wins"], list) else []
+        for w in wins:
             _note_misspelt(w, (*SITUATION_FIELDS, "seat"), "win ")
+        if "discarder" not in obj and any(isinstance(w, dict) and "self_draw" not in w for w in wins):
+            # the shorthand for 自摸; a discarder forgotten would have three pay instead of one: say how it was read
+            print("xingzi score: note: the round names no \"discarder\": read as a self-draw (自摸), the three others "
+                  "paying; write \"discarder\": SEAT for a win on a discard", file=sys.stderr)
         return score_round(obj, ruleset)
     _note_misspelt(obj, SITUATION_FIELDS, "")
     return score_situation(obj, ruleset)
