@@ -4,21 +4,19 @@ or JSON Lines), or a photo (handed to the vision pipeline)."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import sys
 from typing import Any
 
-from xingzi.engine import load_ruleset, parse_meld, score_round, score_situation
+from xingzi.engine import load_ruleset, parse_meld, score_situation
 from xingzi.engine.hand import EVENT_NAMES, EVENTS, SELF_DRAW_EVENTS, check_claim
 from xingzi.engine.notation import format_tiles, parse_hand, parse_tiles
 from xingzi.engine.ruleset import OPTIONAL_ITEMS, Ruleset
-from xingzi.engine.situation import ROUND_FIELDS, SITUATION_FIELDS
 from xingzi.engine.unscored import OFF
-from xingzi.jsontext import repeated_key, strict_loads, twice_message
 
 from .rules import pad
-from .score_stream import EMPTY, check_line, opened, score_input
+from .score_json import answer, check_once, loads, score_whole
+from .score_stream import opened, score_input
 
 HELP_HAND = "the tiles standing in the hand, winning tile included; write it last after a space: '12m456m789p22345s 3m'"
 
@@ -93,53 +91,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _value(text: str) -> Any:
     try:
-        value = _loads(text)
+        value = loads(text)
     except json.JSONDecodeError:
         return text
-    _check_once(value)
+    check_once(value)
     return value
-
-
-def _loads(text: str) -> Any:
-    """JSON text → value; what no situation holds (nesting thousands deep, a number of thousands of digits) is
-    refused as such rather than with the parser's words. An object with a key given twice comes back marked
-    (``_Twice``) for ``_check_once`` to refuse where it is used."""
-    try:
-        return strict_loads(text, _object)
-    except RecursionError:
-        raise ValueError("the input is nested too deeply to be a situation") from None
-    except ValueError as e:
-        if "digits" in str(e) and not isinstance(e, json.JSONDecodeError):  # Python's 4,300-digit limit
-            raise ValueError("a number of thousands of digits: no situation holds one") from None
-        raise
-
-
-class _Twice(dict):
-    """A JSON object that gave one key twice (JSON parsers keep the last without a word)."""
-
-    key: str = ""
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) == len(pairs):
-        return obj
-    marked = _Twice(obj)
-    marked.key = repeated_key(pairs) or ""
-    return marked
-
-
-def _check_once(value: Any) -> None:
-    """Refuse a value holding an object with a key given twice: which of the two was meant cannot be known."""
-    stack = [value]
-    while stack:  # (a loop, not recursion: the value may be nested as deep as the parser allowed)
-        v = stack.pop()
-        if isinstance(v, _Twice):
-            raise ValueError(twice_message(v.key))
-        if isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:
@@ -292,74 +248,6 @@ def payment_line(payment: dict[str, Any], self_draw: bool) -> str:
     return f"{pad(who, 22)}pays {payment['amount']}" + (f"  ({', '.join(notes)})" if notes else "")
 
 
-def _note_misspelt(obj: Any, known: tuple[str, ...], where: str) -> None:
-    """Extra fields are fine (RULES.md §10), but one spelt like a field the engine reads is most likely that field
-    mistyped: say so on stderr, the result unchanged."""
-    if not isinstance(obj, dict):
-        return
-    for key in obj:
-        near = difflib.get_close_matches(str(key), known, n=1, cutoff=0.75) if key not in known else []
-        if near:
-            print(f"xingzi score: note: {where}key {key!r} is not read (did you mean {near[0]!r}?)", file=sys.stderr)
-
-
-def _score_object(obj: Any, ruleset) -> dict[str, Any]:
-    _check_once(obj)
-    if isinstance(obj, dict) and "wins" in obj:
-        _note_misspelt(obj, ROUND_FIELDS, "round ")
-        wins = obj["wins"] if isinstance(obj["wins"], list) else []
-        for w in wins:
-            _note_misspelt(w, (*SITUATION_FIELDS, "seat"), "win ")
-        if "discarder" not in obj and any(isinstance(w, dict) and "self_draw" not in w for w in wins):
-            # the shorthand for 自摸; a discarder forgotten would have three pay instead of one: say how it was read
-            print("xingzi score: note: the round names no \"discarder\": read as a self-draw (自摸), the three others "
-                  "paying; write \"discarder\": SEAT for a win on a discard", file=sys.stderr)
-        return score_round(obj, ruleset)
-    _note_misspelt(obj, SITUATION_FIELDS, "")
-    return score_situation(obj, ruleset)
-
-
-def _answer(item: Any, n: int, ruleset, parse: bool = True) -> tuple[dict[str, Any], bool]:
-    """One JSON line's (``parse``) or JSON list item's result, or its error record: ``(record, scored)``."""
-    try:
-        return _score_object(_loads(check_line(item)) if parse else item, ruleset), True
-    except json.JSONDecodeError as e:
-        return {"error": f"not JSON: {e}", "line": n}, False
-    except ValueError as e:
-        return {"error": str(e), "line": n}, False
-
-
-def _score_stream(text: str, ruleset, out=None) -> int:
-    """One JSON object → one result; otherwise JSON Lines (split at \\n) → one result (or error) per line. (The
-    input read whole: what ``score_input`` falls back on when its first line is no whole JSON object.)"""
-    out = out or sys.stdout
-    if not text.strip():
-        raise ValueError(EMPTY)
-    try:
-        whole = _loads(text)
-    except json.JSONDecodeError:  # not one JSON value: JSON Lines, each line told apart
-        whole = None
-    except ValueError:  # too deep or too long a number: said for the whole input, or for its one bad line
-        if sum(1 for line in text.split("\n") if line.strip()) <= 1:
-            raise
-        whole = None
-    if isinstance(whole, dict):
-        out.write(json.dumps(_score_object(whole, ruleset), ensure_ascii=False, indent=2) + "\n")
-        return 0
-    if whole == []:
-        raise ValueError("no situation given: the JSON list is empty")
-    lines = [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
-    items: list[Any] = whole if isinstance(whole, list) else lines if whole is None else [whole]  # (5, true: one)
-    failed = 0
-    for n, item in enumerate(items, 1):
-        if whole is None and not item.strip():  # (a blank line; a "" in a JSON list is a bad situation)
-            continue
-        result, scored = _answer(item, n, ruleset, parse=whole is None)
-        failed += not scored
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
-    return 1 if failed else 0
-
-
 PHOTO_ONLY = ("out", "model", "conf", "claim", "bloom", "as_read", "tiles", "fix", "add", "aside", "not_tile", "labels")
 # what a situation file says itself: refused beside --json FILE rather than left unread
 SITUATION_FLAGS: tuple[tuple[str, str, Any], ...] = (
@@ -410,9 +298,9 @@ def run(args: argparse.Namespace) -> int:
         overrides = parse_overrides(args.overrides)
         ruleset = (ruleset or load_ruleset()).with_overrides(overrides) if overrides else ruleset  # JSON Lines answered a line at a time, as they come (score_stream)
         with opened(args.json) as reader:
-            return score_input(reader, sys.stdout, as_lines=args.lines or args.json.endswith(".jsonl"), parse=_loads,
-                               answer=lambda item, n: _answer(item, n, ruleset),
-                               whole=lambda text: _score_stream(text, ruleset))
+            return score_input(reader, sys.stdout, as_lines=args.lines or args.json.endswith(".jsonl"), parse=loads,
+                               answer=lambda item, n: answer(item, n, ruleset),
+                               whole=lambda text: score_whole(text, ruleset))
     if args.json and args.hand:
         raise ValueError("use either --hand (with a bare --json) or --json FILE, not both")
     situation = situation_from_args(args)
