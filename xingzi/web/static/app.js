@@ -261,34 +261,6 @@ function watchScore() {
   new ResizeObserver(peekLater).observe(document.querySelector("main"));
 }
 
-// Whatever a finger may tap: the bar never lies over one (a tap there would open the score, not do what was meant).
-const TAPPABLE = "button, summary, select, input, textarea, a[href], label, [tabindex]:not([tabindex='-1'])";
-
-// The bar steps out of the way (unseen and untouchable, class "in-the-way") while any control lies under it, and is
-// back once the page is scrolled off it: on a phone it floats over the middle of the page, where toggles and buttons
-// pass under it (session 75). Checked once a frame at most.
-let peekFrame = 0;
-function peekLater() {
-  if (!peekFrame) peekFrame = requestAnimationFrame(() => { peekFrame = 0; peekClear(); });
-}
-
-// checkVisibility is missing from Safari before 17.4 (iOS 16 phones): laid out and not hidden does there
-const seen = (e) => (e.checkVisibility ? e.checkVisibility({ visibilityProperty: true })
-  : e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden");
-
-function peekClear() {
-  const peek = $("score-peek");
-  if (peek.hidden) return;
-  const r = peek.getBoundingClientRect();  // visibility: hidden keeps its box in place
-  const under = (e) => {
-    if (peek.contains(e) || !seen(e)) return false;
-    const c = e.getBoundingClientRect();
-    return c.width > 0 && c.height > 0 && c.left < r.right && c.right > r.left && c.top < r.bottom && c.bottom > r.top;
-  };
-  const inTheWay = document.activeElement !== peek && Array.from(document.querySelectorAll(TAPPABLE)).some(under);
-  peek.classList.toggle("in-the-way", inTheWay);
-}
-
 const CLAIMED = ["pung", "kong"];
 
 function pick(tile) {
