@@ -276,6 +276,12 @@ UNTAPPABLE = """async () => {
 }"""
 
 
+def settle(page) -> None:
+    """Two frames for the events a change queued (a fold's toggle), then no score on its way."""
+    page.evaluate("() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))")
+    page.wait_for_function("state.pending === 0")
+
+
 @pytest.mark.parametrize(("width", "height"), [(390, 844), (360, 640), (320, 568)], ids=["390x844", "360x640", "320x568"])
 def test_the_floating_score_never_lies_over_a_control_wherever_the_page_is_scrolled(server_ok, width, height):
     """Scrolled so that a toggle, a menu or a button lies where the score floats at the screen's foot, the score
@@ -286,7 +292,7 @@ def test_the_floating_score_never_lies_over_a_control_wherever_the_page_is_scrol
         read_photo(page)
         expect(page.locator("#total")).to_have_text("3")
         page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")  # every control
-        page.wait_for_function("state.pending === 0")
+        settle(page)  # (the tally's fold, opened, rescores: its toggle event comes a task later)
         end = page.evaluate("document.documentElement.scrollHeight - innerHeight")
         shown, blocked = 0, {}
         for y in range(0, end + 30, 30):  # the pill is 44 px high: every control passes its place
@@ -297,6 +303,8 @@ def test_the_floating_score_never_lies_over_a_control_wherever_the_page_is_scrol
                 blocked[y] = seen["untappable"]
         assert blocked == {}
         assert shown >= 10  # still there while the score is out of view, where nothing is under it
+        settle(page)
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
         expect(page.locator("#score-peek")).to_be_visible()  # at the page's foot, under the last button
         page.locator("#copy-tally").tap()  # a control tapped through where it lay under the score
         expect(page.locator("#tally-text")).to_be_visible()
