@@ -61,3 +61,12 @@ def test_the_three_paths_score_the_same_photos_right(tmp_path, capsys):
     assert f"xingzi score --json    炮 total right {right}/{n}" in out
     assert f"page POST /api/read    炮 total right {right}/{n}" in out
     assert "the same photos wrong on every path" in out
+    # a bench run that read fewer photos (--limit): counted and compared on the photos it read, and said
+    fewer = {**bench, "pao_samples": bench["pao_samples"][1:], "pao_wrong": [w for w in bench["pao_wrong"]
+                                                                             if w != bench["pao_samples"][0]]}
+    (tmp_path / "fewer.json").write_text(json.dumps(fewer))
+    assert main(["--data", str(data), "--bench", str(tmp_path / "fewer.json")]) == 0
+    out = capsys.readouterr().out
+    right_read = n - 1 - len(fewer["pao_wrong"])
+    assert f"xingzi bench pipeline  炮 total right {right_read}/{n - 1} (it did not read 1 of these photos: " \
+           f"{bench['pao_samples'][0]};" in out and "the same photos wrong on every path" in out

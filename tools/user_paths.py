@@ -141,9 +141,14 @@ def main(argv: list[str] | None = None) -> int:
     if earlier is not None:
         run = earlier
         stems = {photo.stem for photo, _ in items}
-        bench_wrong = sorted(set(run["pao_wrong"]) & stems)
-        print(f"{'xingzi bench pipeline':22} 炮 total right {len(items) - len(bench_wrong)}/{len(items)}")
+        scored = set(run.get("pao_samples") or stems) & stems  # a bench run with --limit read fewer photos
+        bench_wrong = sorted(set(run["pao_wrong"]) & scored)
+        unread = sorted(stems - scored)
+        print(f"{'xingzi bench pipeline':22} 炮 total right {len(scored) - len(bench_wrong)}/{len(scored)}"
+              + (f" (it did not read {len(unread)} of these photos: {', '.join(unread[:3])}{' …' if len(unread) > 3 else ''};"
+                 " the paths are compared with it on the photos it read)" if unread else ""))
         for name, wrong in paths.items():
+            wrong = [w for w in wrong if w in scored]
             if wrong != bench_wrong:
                 differ = True
                 print(f"{name} differs from the bench: only it wrong {sorted(set(wrong) - set(bench_wrong))}, "
