@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -162,6 +163,18 @@ def test_an_optional_event_these_rules_leave_out_is_said_not_dropped_silently(ca
     assert code == 0 and f"own       {own} 炮" in out
     assert out.count("not counted") == flags.count("--event") - ("--set" in flags)
     assert said is None or said in out
+
+
+def test_a_photos_score_says_an_event_not_counted_once_as_a_hands_does(capsys) -> None:
+    """One mechanism, the engine's ``events_not_counted``, for the hand and the photo alike (session 75: the photo's
+    report kept a list of its own beside it)."""
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    code, out, _ = run(["score", str(examples / "demo.jpg"), "--model", str(examples / "demo.json"),
+                        "--event", "hai_di_pao"], capsys)
+    assert code == 0 and "own       26 炮" in out
+    assert out.count("not counted") == 1
+    assert "not counted 海底放炮 hai_di_pao: optional, off under these rules (--set 'optional=[\"hai_di_pao\"]' counts " \
+           "it)" in out
 
 
 def test_a_photo_says_an_optional_event_left_out_too(capsys) -> None:

@@ -253,10 +253,9 @@ def _print_reading(args: argparse.Namespace, res: PhotoResult, context: Context,
     if res.result is None:
         out.write(f"no score  {res.error}\n")
         return
-    from xingzi.commands.score import not_counted, print_result
+    from xingzi.commands.score import print_result
 
-    rules = load_ruleset(context.ruleset).with_overrides(context.rules)
-    shown = dict(res.result, self_draw=context.self_draw, not_counted=not_counted(context.events, rules))
+    shown = dict(res.result, self_draw=context.self_draw)  # (events not counted: said by the engine's result)
     shown["hand_before"] = _hand_before(res.situation) if res.situation else ""
     print_result(shown, out)
 

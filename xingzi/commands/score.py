@@ -11,7 +11,6 @@ from typing import Any
 from xingzi.engine import load_ruleset, parse_meld, score_situation
 from xingzi.engine.hand import EVENT_NAMES, EVENTS, SELF_DRAW_EVENTS, check_claim
 from xingzi.engine.notation import format_tiles, parse_hand, parse_tiles
-from xingzi.engine.ruleset import OPTIONAL_ITEMS, Ruleset
 from xingzi.engine.unscored import OFF
 
 from .rules import pad
@@ -187,12 +186,6 @@ def situation_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return situation
 
 
-def not_counted(events: list[str] | tuple[str, ...], ruleset: Ruleset) -> list[str]:
-    """The events given that these rules do not score: optional additions left off (RULES.md §4, §9). Said beside
-    the total, since the engine leaves them out without a word (as a JSON situation may name them)."""
-    return [e for e in events if e in OPTIONAL_ITEMS and e not in ruleset.optional]
-
-
 def print_result(result: dict[str, Any], out=None) -> None:
     """The human-readable report of one result."""
     out = out or sys.stdout
@@ -218,13 +211,10 @@ def print_result(result: dict[str, Any], out=None) -> None:
 
 
 def not_counted_lines(result: dict[str, Any]) -> list[str]:
-    """A line for each event declared but not counted: the result's ``events_not_counted`` (with why), then any
-    optional one left off that a caller listed by name in ``not_counted`` and the result does not name."""
-    told = [(e["event"], e["reason"]) for e in result.get("events_not_counted", ())]
-    named = {event for event, _why in told}
-    told += [(event, OFF) for event in result.get("not_counted", ()) if event not in named]
-    return [f"not counted {EVENT_NAMES[event]} {event}: {why}"
-            + (f" (--set 'optional=[\"{event}\"]' counts it)" if why == OFF else "") for event, why in told]
+    """A line for each event declared but not counted, with why (the engine's ``events_not_counted``)."""
+    return [f"not counted {EVENT_NAMES[e['event']]} {e['event']}: {e['reason']}"
+            + (f" (--set 'optional=[\"{e['event']}\"]' counts it)" if e["reason"] == OFF else "")
+            for e in result.get("events_not_counted", ())]
 
 
 def false_win_line(payment: dict[str, Any], self_draw: bool) -> str:
