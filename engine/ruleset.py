@@ -137,9 +137,10 @@ class Ruleset:
     def with_overrides(self, overrides: Mapping[str, Any] | None) -> Ruleset:
         """A new Ruleset with §10 ``rules`` overrides applied.
 
-        Keys may be whole tables (``{"pao": {"qing_yi_se": 20}}``) or, as shortcuts, option names
-        (``{"specials_lift_threshold": true, "optional": ["tong_ku"]}``) and 炮 names. A name that is both (four_fa,
-        hai_di_pao) sets the 炮 when given a whole number, the option otherwise.
+        Keys may be whole tables (``{"pao": {"qing_yi_se": 20}}``), paths into them as the errors name them
+        (``{"pao.qing_yi_se": 20}``) or, as shortcuts, option names (``{"specials_lift_threshold": true,
+        "optional": ["tong_ku"]}``) and 炮 names. A name that is both (four_fa, hai_di_pao) sets the 炮 when given a
+        whole number, the option otherwise.
         """
         if not overrides:
             return self
@@ -148,7 +149,15 @@ class Ruleset:
         nested: dict[str, Any] = {}
         for key, value in overrides.items():
             number = isinstance(value, int) and not isinstance(value, bool)
-            if key in self.options and key in self.pao and number:  # four_fa, hai_di_pao: a number is the 炮
+            if "." in key and key.split(".", 1)[0] in self.data:  # a TOML path, as the errors name it: pao.ping_hu
+                *tables, last = key.split(".")
+                place = nested
+                for table in tables:
+                    place = place.setdefault(table, {})
+                    if not isinstance(place, dict):
+                        raise ValueError(f"rules override {key!r} sets inside {table!r}, which is given whole too")
+                place[last] = value
+            elif key in self.options and key in self.pao and number:  # four_fa, hai_di_pao: a number is the 炮
                 nested.setdefault("pao", {})[key] = value
             elif key in self.options and not isinstance(value, Mapping):  # flower_additions is both
                 nested.setdefault("options", {})[key] = value
@@ -164,7 +173,7 @@ class Ruleset:
                 nested.setdefault("pao", {})[key] = value
             else:
                 raise ValueError(
-                    f"rules override {key!r} is not an option, a 炮 name or a table of the ruleset "
+                    f"rules override {key!r} is not an option, a 炮 name, a table of the ruleset or a path into one "
                     f"(options: {', '.join(self.options)})"
                 )
         return Ruleset.from_data(_merge(_thaw(self.data), nested))

@@ -48,6 +48,38 @@ def test_overrides_make_a_new_ruleset_and_leave_the_old_one() -> None:
     assert score_situation({**EX6, "rules": {"pao": {"qing_yi_se": 20}}})["own"] == 40
 
 
+@pytest.mark.parametrize(
+    "overrides, where, value",
+    [
+        pytest.param({"pao.qing_yi_se": 20}, ("pao", "qing_yi_se"), 20, id="a-pao-path"),
+        pytest.param({"options.four_fa": "on_top"}, ("options", "four_fa"), "on_top", id="an-option-path"),
+        pytest.param({"eating.hong_qi.in_all.base": 7}, ("eating", "hong_qi", "in_all", "base"), 7, id="a-deep-path"),
+        pytest.param({"pao": {"ping_hu": 3}, "pao.qing_yi_se": 20}, ("pao", "qing_yi_se"), 20, id="beside-its-table"),
+    ],
+)
+def test_an_override_may_name_the_path_its_errors_name(overrides, where, value) -> None:
+    """An error names a setting by its path in the file (``ruleset pao.ping_hu must be a whole number``), so the
+    same spelling is accepted as an override."""
+    place = load_ruleset().with_overrides(overrides).data
+    for key in where:
+        place = place[key]
+    assert place == value
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        pytest.param({"pao.ping_hu": "abc"}, "pao.ping_hu must be a whole number ≥ 0, got 'abc'", id="its-value"),
+        pytest.param({"pao.no_such_item": 3}, "unknown key 'pao.no_such_item'", id="an-unknown-key"),
+        pytest.param({"no_such_table.x": 3}, "is not an option, a 炮 name, a table", id="an-unknown-table"),
+        pytest.param({"pao.qing_yi_se.x": 3}, r"pao.qing_yi_se must be a whole number ≥ 0, got \{'x': 3\}", id="a-number-as-a-table"),
+    ],
+)
+def test_a_wrong_path_override_is_refused_by_its_path(overrides, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        load_ruleset().with_overrides(overrides)
+
+
 def test_house_file_with_base_and_changes(tmp_path) -> None:
     path = tmp_path / "house.toml"
     path.write_text('base = "text000"\nname = "our table"\n[pao]\npeng_peng_hu = 12\n', encoding="utf-8")

@@ -246,7 +246,7 @@ class Unreachable:
 
 @pytest.mark.parametrize(("flags", "message"), [
     pytest.param(["--rules", "nosuch"], "ruleset file 'nosuch' not found", id="no-such-ruleset"),
-    pytest.param(["--set", "no_such_option=1"], "is not an option, a 炮 name or a table", id="unknown-override"),
+    pytest.param(["--set", "no_such_option=1"], "is not an option, a 炮 name, a table", id="unknown-override"),
     pytest.param(["--set", 'hong_qi="x"'], "ruleset pao.hong_qi must be a whole number ≥ 0, got 'x'",
                  id="override-not-a-number"),
 ])

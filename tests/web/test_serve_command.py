@@ -259,7 +259,7 @@ def test_serve_with_the_tables_rules(served, capsys):
 @pytest.mark.parametrize(("argv", "message"), [
     pytest.param(["--set", "four_fa=twice"], "'four_fa' must be one of", id="bad-value"),
     pytest.param(["--set", "four_fa"], "--set expects KEY=VALUE", id="no-value"),
-    pytest.param(["--set", "nonsense=1"], "is not an option, a 炮 name or a table", id="unknown-key"),
+    pytest.param(["--set", "nonsense=1"], "is not an option, a 炮 name, a table", id="unknown-key"),
     pytest.param(["--rules", "no_such_preset"], "no_such_preset", id="unknown-ruleset"),
 ])
 def test_bad_rules_stop_the_server_before_it_starts(served, capsys, argv, message):

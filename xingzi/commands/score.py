@@ -45,7 +45,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(once on a discard win; on 自摸 up to three times: players 1, 2, 3 in this order)")
     p.add_argument("--rules", metavar="FILE", help="ruleset TOML file or preset name (default, text000)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
-                   help="override one ruleset option or 炮 number, e.g. --set specials_lift_threshold=true "
+                   help="override one ruleset option or 炮 number, e.g. --set specials_lift_threshold=true or a path in the "
+                        "ruleset file, --set pao.ping_hu=3 "
                         "(with --json FILE, like --rules: for every situation that names no \"ruleset\" of its own)")
     p.add_argument("--json", nargs="?", const="", default=None, metavar="FILE",
                    help="with --hand: print the §10 result as JSON; with FILE (or - for stdin): "
