@@ -70,3 +70,15 @@ def test_under_kong_bloom_a_face_down_kongs_choices_keep_their_promise(folder, c
     det = replace(det, xyxy=det.xyxy[back], cls=det.cls[back], conf=det.conf[back],
                   probs=None if det.probs is None else det.probs[back])
     assert choice_check.main(["--data", str(folder), "--bloom"], detector=Fixed(det)) == 0, capsys.readouterr().out
+
+
+def test_the_page_client_of_the_tools_prints_no_warning_of_starlettes_own() -> None:
+    """The tools' output is read by people: Starlette's import-time warning about its own HTTP client (one line on
+    stderr of every run of user_paths and choice_check) is kept out of it."""
+    import subprocess
+    import sys
+
+    code = "from tools.page_client import page_client\nfrom xingzi.web.app import create_app\npage_client(create_app())\n"
+    run = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "Warning" not in run.stderr, run.stderr

@@ -76,12 +76,11 @@ def main(argv: list[str] | None = None, detector: Any = None) -> int:
     photos = image_files(folder) if folder.is_dir() else []
     if not photos:
         p.error(f"--data: expected a folder of photos, got {args.data}")
-    from fastapi.testclient import TestClient
-
+    from tools.page_client import page_client
     from xingzi.vision import pipeline
     from xingzi.web.app import create_app
 
-    client = TestClient(create_app(detector or pipeline.make_detector(args.model, None)), raise_server_exceptions=False)
+    client = page_client(create_app(detector or pipeline.make_detector(args.model, None)), raise_server_exceptions=False)
     tapped, wrong = check(client, photos, bloom=args.bloom)
     print(f"{args.data}: {tapped} choices tapped on {len(photos)} photos, {wrong} not giving the total promised")
     return 1 if wrong else 0

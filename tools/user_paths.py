@@ -89,11 +89,10 @@ def page_rescore(token: str, situation: dict) -> dict:
 
 
 def page_verdict() -> Verdict:
-    from fastapi.testclient import TestClient
-
+    from tools.page_client import page_client
     from xingzi.web.app import create_app
 
-    client = TestClient(create_app())
+    client = page_client(create_app())
 
     def by_page(photo: Path, meta: dict) -> bool:
         s = meta["situation"]
