@@ -14,7 +14,7 @@ from tools.user_paths import command_flags, main, page_query, page_rescore, paye
 from xingzi.cli import build_parser
 from xingzi.vision.bench_truth import context_of
 from xingzi.vision.photo_command import context_from_args
-from xingzi.web.app import _context
+from xingzi.web.asking import situation_of as _context
 from xingzi.web.rules import TableRules
 
 NONE = {"dealer": False, "fa": 0, "melds": []}
