@@ -114,7 +114,7 @@ def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool,
         need = 2 if rules.options["hong_qi_seven_pairs"] == "pairs" else 4
         if counts[ZHONG] >= need and counts[BAI] >= need:
             found.append("hong_qi")
-        return tuple(found)
+        return _worth_something(found, rules)
     if r.peng_peng:
         found.append("peng_peng_hu")
     elif run:
@@ -123,7 +123,13 @@ def _patterns(hand: Hand, r: Reading, rules: Ruleset, suits: int, dragons: bool,
         dragon_tiles = {t for t, _k, _b in r.dragon_sets}
         if ZHONG in dragon_tiles and BAI in dragon_tiles:
             found.append("hong_qi")
-    return tuple(found)
+    return _worth_something(found, rules)
+
+
+def _worth_something(found: list[str], rules: Ruleset) -> tuple[str, ...]:
+    """The patterns a house ruleset has not set to 0 炮: one worth nothing there is no 花炮 (the hand keeps its 平胡
+    base, plain additions and its 中/白 sets at their own values), not a pattern that takes those away."""
+    return tuple(p for p in found if rules.pao[p])
 
 
 def _readings(f: Facts, splits: list[Joined], seven: bool) -> list[Reading]:

@@ -80,6 +80,32 @@ def test_a_wrong_path_override_is_refused_by_its_path(overrides, message) -> Non
         load_ruleset().with_overrides(overrides)
 
 
+@pytest.mark.parametrize(
+    "situation, zeroed, own, items",
+    [
+        # 碰碰胡 at 0 took the 平胡 base away and left a 1-炮 hand: a false win, 20 炮 paid by the winner
+        pytest.param({"hand": "111m333p555s白白", "win_tile": "白", "melds": ["pung 7s"]}, "peng_peng_hu", 2,
+                     {"ping_hu": 1, "single_wait": 1}, id="peng_peng_hu"),
+        # 红旗 at 0 valued the 中/白 sets at nothing: 1 炮 with 单张 and no base
+        pytest.param({"hand": "中中中123p456p99s", "win_tile": "9s", "melds": ["pung 白"]}, "hong_qi", 5,
+                     {"ping_hu": 1, "dragon_pung": 1, "dragon_concealed_pung": 2, "single_wait": 1}, id="hong_qi"),
+        pytest.param({"hand": "123456789m234p66s", "win_tile": "6s"}, "yi_tiao_long", 3,
+                     {"ping_hu": 1, "concealed": 1, "single_wait": 1}, id="yi_tiao_long"),
+        pytest.param({"hand": "123m345m678m白白白99m", "win_tile": "7m"}, "hun_yi_se", 5,
+                     {"ping_hu": 1, "dragon_concealed_pung": 2, "concealed": 1, "single_wait": 1}, id="hun_yi_se"),
+        # and the 花炮 自摸 (+5) went on though no 花炮 was counted
+        pytest.param({"hand": "123m345m678m999m11m", "win_tile": "7m", "self_draw": True}, "qing_yi_se", 4,
+                     {"ping_hu": 1, "self_draw": 1, "concealed": 1, "single_wait": 1}, id="qing_yi_se-self-draw"),
+    ],
+)
+def test_a_pattern_a_house_sets_to_nothing_is_no_pattern(situation, zeroed, own, items) -> None:
+    """A table that writes a 花炮 pattern down to 0 炮 does not count it: the hand is scored as one without it (the
+    平胡 base, plain additions, 中/白 sets at their own values), not as a pattern worth nothing that takes those away."""
+    result = score_situation({**situation, "rules": {zeroed: 0}})
+    assert (result["valid"], result["own"]) == (True, own)
+    assert {i["key"]: i["pao"] for i in result["items"]} == items
+
+
 def test_house_file_with_base_and_changes(tmp_path) -> None:
     path = tmp_path / "house.toml"
     path.write_text('base = "text000"\nname = "our table"\n[pao]\npeng_peng_hu = 12\n', encoding="utf-8")
