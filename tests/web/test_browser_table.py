@@ -239,6 +239,9 @@ def test_a_false_claim_on_a_discard_leaves_the_other_winners_on_it_their_dealer_
         expect(page.locator('.seat[data-seat="1"] .seat-dealer')).to_be_checked()  # the deal stays with 南
         read_photo(page, "third.jpg")
         page.locator("#as_read").uncheck()  # 北 wins on that discard too
+        for index in (11, 12):  # on a pair of 9m: the two hands before hold four 5p (the page refuses a fifth)
+            page.locator(f'.hit[data-index="{index}"]').click()
+            page.locator(f'#faces button[data-cls="{Tile.M9.index}"]').click()
         expect(page.locator("#verdict")).to_contain_text("valid win")
         page.locator("#winner").select_option("3")
         page.locator("#same-discard").check()
@@ -360,6 +363,125 @@ def test_another_winner_on_a_discard_won_on_another_tile_is_refused(server_ok):
         page.locator(f'#faces button[data-cls="{Tile.S3.index}"]').click()
         expect(page.locator("#same-why")).to_be_hidden()
         expect(page.locator("#add-hand")).to_contain_text("北 +4")  # 东 dealt it and discarded: 2 炮 ×2
+
+
+def _events_fold(page):
+    page.locator("#events").locator("xpath=..").locator("summary").click()
+
+
+def _second_winner_on_east(page) -> None:
+    """The next photo read, and ticked as 北's win on 东's discard, another winner on the last hand's."""
+    read_photo(page, "second.jpg")
+    page.locator("#winner").select_option("3")
+    page.locator("#discarder").select_option("0")
+    page.locator("#same-discard").check()
+
+
+def test_another_winner_on_a_discard_robbed_or_not_as_the_last_is_refused(server_ok):
+    """The engine refuses a round whose claims on one discard disagree on 抢杠 (杠上流泪, 海底放炮): one discard came
+    one way for every winner on it. So does the page: said why in both languages; alike, it is added."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()
+        _events_fold(page)
+        page.locator("#ev-robbing_kong").check()  # 南 robs 东's kong
+        expect(page.locator("#add-hand")).to_contain_text("南 +26")
+        page.locator("#add-hand").click()
+        _second_winner_on_east(page)
+        page.locator("#ev-robbing_kong").uncheck()  # 北 on that discard too, but not robbing it
+        expect(page.locator("#add-hand")).to_contain_text("一炮多响不符")  # (scored: not off for a score on its way)
+        expect(page.locator("#add-hand")).to_be_disabled()
+        why = page.locator("#same-why")
+        expect(why).to_have_text(
+            "一炮多响：这一炮上的上一手记的是抢杠，这一手是无；抢杠、杠上流泪、海底放炮同一炮每家都一样：请改加炮事件，或取消勾选 "
+            "Another winner on the last hand's discard: the last hand on it said robbing the kong, this one none of "
+            "them, and one discard is the same for every winner on it (robbing the kong, win on the discard after a "
+            "kong, last tile discarded): set the events alike, or untick it")
+        page.locator("#lang").select_option("en")
+        expect(why).to_contain_text("the last hand on it said robbing the kong, this one none of them")
+        expect(why).not_to_contain_text("抢杠")
+        page.locator("#lang").select_option("both")
+        page.locator("#ev-hai_di_pao").check()  # another of them is no better
+        expect(why).to_contain_text("这一手是海底放炮")
+        page.locator("#ev-hai_di_pao").uncheck()
+        page.locator("#ev-robbing_kong").check()  # put right: 北 robs that kong too
+        expect(why).to_be_hidden()
+        expect(page.locator("#add-hand")).to_contain_text("北 +26")
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-52", "+26", "0", "+26"])
+        expect(page.locator("#hands li").last).to_contain_text("(一炮多响)")
+
+
+def test_another_winner_on_a_discard_added_by_an_older_page_is_not_refused_by_what_it_did_not_keep(server_ok):
+    """A hand an older page added kept no events (nor tile, payer, tiles): a claim after it on its discard is not
+    refused for what that hand never said."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()
+        _events_fold(page)
+        page.locator("#ev-robbing_kong").check()
+        page.locator("#add-hand").click()  # 南 robs 东's kong: +26
+        _second_winner_on_east(page)
+        page.locator("#ev-robbing_kong").uncheck()  # 北 on that discard, not robbing it: refused, as 南's hand says
+        expect(page.locator("#same-why")).to_contain_text("这一炮上的上一手记的是抢杠")
+        page.evaluate("""() => {
+            const kept = JSON.parse(localStorage.getItem("xingzi.table.v1"));
+            for (const key of ["tile", "events", "shown", "held", "fa"]) delete kept.hands[0][key];
+            localStorage.setItem("xingzi.table.v1", JSON.stringify(kept));
+        }""")
+        page.reload()  # the same photo, seats and ticks, 南's hand as an older page kept it
+        expect(page.locator("#faces button")).to_have_count(31)
+        expect(page.locator("#seats .seat-total")).to_have_text(["-26", "+26", "0", "0"])
+        expect(page.locator("#same-discard")).to_be_checked()
+        expect(page.locator("#ev-robbing_kong")).not_to_be_checked()
+        expect(page.locator("#add-hand")).to_contain_text("北 +6")
+        expect(page.locator("#same-why")).to_be_hidden()
+        page.locator("#add-hand").click()
+        expect(page.locator("#seats .seat-total")).to_have_text(["-32", "+26", "0", "+6"])
+
+
+def test_another_winner_shown_other_things_by_the_discarder_or_a_fifth_copy_is_refused(server_ok):
+    """The engine refuses a round whose discarder shows its winners different 发 or melds, or whose winners' tiles
+    hold a fifth copy of a tile: so does the page."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#table-box summary").click()
+        page.locator("#payers-box summary").click()
+        page.locator('#payers [data-key="fa"]').select_option("1")  # 东 shows one 发: 南 eats it
+        page.locator('#payers [data-key="kongs"]').select_option("1")  # and a suit kong
+        expect(page.locator("#add-hand")).to_contain_text("南 +10")
+        page.locator("#add-hand").click()
+        _second_winner_on_east(page)
+        page.locator('#payers [data-key="fa"]').select_option("0")
+        why = page.locator("#same-why")
+        expect(why).to_have_text(
+            "一炮多响：放炮者给这一炮上的上一手亮的是发 1、明杠 1，给这一手的是明杠 1；放炮者给每家看的是同样的牌：请改“吃炮”里的放炮者，"
+            "或取消勾选 Another winner on the last hand's discard: the discarder showed the last hand on it 1 fa, "
+            "1 suit kong, this one 1 suit kong, and shows every winner the same: set the discarder's row of what the "
+            "payers show alike, or untick it")
+        expect(page.locator("#add-hand")).to_be_disabled()
+        page.locator('#payers [data-key="fa"]').select_option("1")  # put right
+        expect(why).to_be_hidden()
+        expect(page.locator("#add-hand")).to_contain_text("北 +10")
+        for index in (0, 1, 2):  # 北's 123m read as 777p: with 789p four 7p, and 南's hand holds a fifth
+            page.locator(f'.hit[data-index="{index}"]').click()
+            page.locator(f'#faces button[data-cls="{Tile.P7.index}"]').click()
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(why).to_have_text(
+            "一炮多响：这一炮的几手牌（连放炮者亮的牌）共有 5 张七筒，一副牌每种只有 4 张：请改正牌，或取消勾选 Another winner on the "
+            "last hand's discard: the hands on that discard (with what the discarder shows) hold 5 of 7p, and a set "
+            "has 4 of each: correct the tiles, or untick it")
+        expect(page.locator("#add-hand")).to_be_disabled()
+        # 发 beyond four in front of the winners and the discarder, as the tally counts them (no photo here has 发)
+        refused = page.evaluate("""() => words(situationRefused(
+            [{tile: "3s", events: [], shown: {fa: 1, melds: []}, held: {}, fa: 2}],
+            {tile: "3s", events: [], shown: {fa: 1, melds: []}, held: {}, fa: 2}))""")
+        assert refused == ("一炮多响：这一炮的赢家和放炮者面前共有 5 张发，一副牌只有 4 张：请改正发的张数，或取消勾选 Another winner "
+                           "on the last hand's discard: 5 fa in front of the winners on that discard and its "
+                           "discarder, and a set has 4: correct the fa, or untick it")
 
 
 def test_a_damaged_tally_in_the_browser_starts_afresh(server_ok):

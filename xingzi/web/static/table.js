@@ -294,7 +294,7 @@ function addHand() {
     + moved(deltas, "en");
   const entry = { deltas, dealer: table.dealer, round, text, say: T(text, en, text), winner: table.winner,
     discarder: selfDraw ? null : table.discarder, valid: Boolean(data.valid), same,
-    tile: typeof data.win_tile === "string" ? data.win_tile : null };  // a claim after it on its discard: this tile
+    ...discardFacts(data) };  // a claim after it on its discard must agree (discard.js): its tile, events, payer …
   table.hands.push(entry);
   table.added = kept.photo;
   table.totals = table.totals.map((t, s) => t + deltas[s]);
