@@ -284,6 +284,8 @@ def load_ruleset(source: object = None) -> Ruleset:
     base = raw.get("base")
     if base is not None and (not isinstance(base, str) or base not in PRESETS):
         raise ValueError(f"ruleset {path}: base must be one of {list(PRESETS)}, got {base!r}")
+    if key not in PRESETS and "name" not in raw:  # else it bore its base's name: "default" for a changed default
+        raw["name"] = f"{path.name}, on {load_ruleset(base).name}"
     if base and base != "default":
         merged = _merge(_thaw(load_ruleset(base).data), {k: v for k, v in raw.items() if k != "base"})
         ruleset = Ruleset.from_data(merged)

@@ -71,6 +71,23 @@ def test_a_hand_scored_under_set_says_so_beside_the_rulesets_name(capsys) -> Non
     out = run(["score", "--hand", HAND, "--set", "ping_hu=5"], capsys)[1]
     assert "own       7 炮   (ruleset: default (003 text), with --set ping_hu=5)" in out
     assert "(ruleset: default (003 text))" in run(["score", "--hand", HAND], capsys)[1]
+    # and in the JSON, where a program reading it would otherwise take the default's numbers for those scored by
+    assert json.loads(run(["score", "--hand", HAND, "--set", "ping_hu=5", "--json"], capsys)[1])["ruleset"] == (
+        "default (003 text), with --set ping_hu=5")
+
+
+@pytest.mark.parametrize("text, name", [
+    pytest.param("[pao]\nqing_yi_se = 30\n", "house.toml, on default (003 text)", id="changed-default"),
+    pytest.param('base = "text000"\n[pao]\nqing_yi_se = 30\n', "house.toml, on text000 (000 text readings)", id="changed-000"),
+    pytest.param('name = "our table"\n[pao]\nqing_yi_se = 30\n', "our table", id="named"),
+])
+def test_a_house_file_without_a_name_is_not_called_by_its_bases(tmp_path, capsys, text, name) -> None:
+    """A house file that does not name itself is called after its file, not "default": the name is all a score shows of
+    the rules it was scored by."""
+    house = tmp_path / "house.toml"
+    house.write_text(text, encoding="utf-8")
+    out = run(["score", "--rules", str(house), "--hand", HAND], capsys)[1]
+    assert f"(ruleset: {name})" in out
 
 
 @pytest.mark.parametrize("spec, said", [

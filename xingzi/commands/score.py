@@ -296,6 +296,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("use either --hand (with a bare --json) or --json FILE, not both")
     situation = situation_from_args(args)
     result = score_situation(situation, ruleset)
+    if args.overrides:  # the ruleset's name alone would hide that its numbers were changed
+        result["ruleset"] += f", with --set {' '.join(args.overrides)}"
     if args.json is not None:
         print(json.dumps(result, ensure_ascii=False))
     else:
@@ -303,7 +305,5 @@ def run(args: argparse.Namespace) -> int:
         tiles, _win = parse_hand(situation["hand"])
         tiles.remove(parse_tiles(result["win_tile"])[0])
         result["hand_before"] = format_tiles(tiles)
-        if args.overrides:  # the ruleset's name alone would hide that its numbers were changed
-            result["ruleset"] += f", with --set {' '.join(args.overrides)}"
         print_result(result)
     return 0  # a false win (诈胡) is a correct answer, not an error
