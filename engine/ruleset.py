@@ -23,6 +23,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 RULESET_DIR: Final = ENGINE_DIR / "rulesets"
 PRESETS: Final = {"default": "default.toml", "text000": "text000.toml"}
+MAX_NUMBER: Final = 1_000_000  # the most any 炮 number or factor of a ruleset may be
 FLOWER_PATTERNS: Final = ("qi_xian_nv", "qing_yi_se", "hun_yi_se", "peng_peng_hu", "qi_dui", "yi_tiao_long", "hong_qi")
 ADDITIONS: Final = ("self_draw", "concealed", "single_wait")  # the additions whose value the hand's 花炮 decides
 OPTIONAL_ITEMS: Final = ("hai_di_lao_yue", "hai_di_pao", "tong_ku", "shang_xin", "hui_tou", "tao_sheng", "wang_en")
@@ -75,9 +76,9 @@ def _merge(base: dict, top: Mapping, where: str = "") -> dict:
 
 def _read_toml(path: Path) -> dict:
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:  # tomllib raises the latter on bytes not UTF-8
+        text = path.read_bytes().decode("utf-8")
+        return tomllib.loads(text.removeprefix("\ufeff"))  # the mark some editors (Notepad) put before UTF-8 text
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"ruleset {path}: not valid TOML (UTF-8 text): {e}") from None
 
 
@@ -183,7 +184,8 @@ def _check(data: dict) -> None:
     opts = data["options"]
     for key, allowed in CHOICES.items():
         if opts.get(key) not in allowed or type(opts.get(key)) is not type(allowed[0]):
-            raise ValueError(f"ruleset option {key!r} must be one of {list(allowed)}, got {opts.get(key)!r}")
+            said = "true or false" if isinstance(allowed[0], bool) else f"one of {list(allowed)}"
+            raise ValueError(f"ruleset option {key!r} must be {said}, got {_said(opts.get(key))}")
     optional = opts.get("optional")
     if not isinstance(optional, list) or any(o not in OPTIONAL_ITEMS for o in optional):
         raise ValueError(f"ruleset option 'optional' must list items among {list(OPTIONAL_ITEMS)}, got {optional!r}")
@@ -202,6 +204,8 @@ def _check(data: dict) -> None:
     for where, value in numbers.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"ruleset {where} must be a whole number ≥ 0, got {value!r}")
+        if value > MAX_NUMBER:  # past it, payments outgrow what JSON readers (the page) hold exactly
+            raise ValueError(f"ruleset {where} must be at most {MAX_NUMBER:,}, got {value:,}")
     if not isinstance(settlement.get("follow_dealer_doubled"), bool):
         raise ValueError(f"ruleset settlement.follow_dealer_doubled must be true or false, "
                          f"got {settlement.get('follow_dealer_doubled')!r}")
@@ -231,6 +235,13 @@ def _check_item_keys(keys: list, where: str, known: Mapping[str, str]) -> None:
             raise ValueError(f"ruleset {where}: {key!r} is no scoring item; expected one of {', '.join(known)}")
 
 
+def _said(value: Any) -> str:
+    """A value as the file or JSON would write it: true/false/null, else Python's repr."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    return repr(value)
+
+
 def _check_additions(tables: Mapping) -> None:
     """Each [flower_additions."X"] table: 自摸/门清/单张, each valued for a 平胡 (ping_hu), any 花炮 hand (flower) and
     any pattern of its own, in whole 炮 ≥ 0 (a negative or fractional value would score nonsense)."""
@@ -248,6 +259,8 @@ def _check_additions(tables: Mapping) -> None:
                                      f"({', '.join(FLOWER_PATTERNS)})")
                 if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                     raise ValueError(f"{where}.{addition}.{key} must be a whole number ≥ 0, got {value!r}")
+                if value > MAX_NUMBER:
+                    raise ValueError(f"{where}.{addition}.{key} must be at most {MAX_NUMBER:,}, got {value:,}")
 
 
 _DEFAULT: dict | None = None

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from xingzi.cli import main
-from xingzi.commands.score import parse_payer
+from xingzi.commands.score import parse_overrides, parse_payer
 
 HAND = "12m456m789p22345s 3m"  # 平胡 1 + 门前清 1 + 胡单张 1 = 3 炮 on a discard
 
@@ -257,3 +257,14 @@ def test_the_help_says_a_self_drawn_event_is_scored_as_a_self_draw(capsys) -> No
     for flag in ("--self-draw", "--discard"):
         assert "kong_bloom or hai_di_lao_yue" in words.split(flag, 2)[-1].split("--dealer")[0], flag
     assert "without --self-draw or --discard the hand is scored as one" in words
+
+
+@pytest.mark.parametrize("value, rules", [
+    pytest.param("specials_lift_threshold=True", {"specials_lift_threshold": True}, id="capital-true"),
+    pytest.param("won_triplet_concealed=FALSE", {"won_triplet_concealed": False}, id="capital-false"),
+    pytest.param("optional=tong_ku,hui_tou", {"optional": ["tong_ku", "hui_tou"]}, id="a-list-without-brackets"),
+    pytest.param('optional=["tong_ku"]', {"optional": ["tong_ku"]}, id="a-list-in-json"),
+    pytest.param("four_fa=on_top", {"four_fa": "on_top"}, id="a-word"),
+])
+def test_set_takes_a_value_as_a_shell_user_writes_it(value, rules) -> None:
+    assert parse_overrides([value]) == rules

@@ -126,6 +126,12 @@ def test_house_file_with_base_and_changes(tmp_path) -> None:
         pytest.param("[options]\noptional = ['tong_ku', 'flying']\n", r"must list items among \[.*\], got \['tong_ku', 'flying'\]",
                      id="unknown-optional"),
         pytest.param("[options\n", "not valid TOML", id="broken-toml"),
+        pytest.param("[options]\nspecials_lift_threshold = 'True'\n",
+                     "'specials_lift_threshold' must be true or false, got 'True'", id="a-switch-as-text"),
+        pytest.param("[pao]\nqing_yi_se = 99999999999999999999999\n",
+                     "pao.qing_yi_se must be at most 1,000,000, got 99,999,999,999,999,999,999,999", id="past-any-table"),
+        pytest.param("[flower_additions.003.self_draw]\nflower = 2000000\n",
+                     "flower_additions.003.self_draw.flower must be at most 1,000,000", id="an-addition-past-any-table"),
         pytest.param("[pao]\nhong_qi = 'x'\n", "pao.hong_qi must be a whole number ≥ 0, got 'x'", id="hong-qi-text"),
         pytest.param("[eating.hong_qi.in_all]\nbase = -1\n", "eating.hong_qi.in_all.base must be a whole number ≥ 0",
                      id="eaten-hong-qi-negative"),
@@ -195,6 +201,14 @@ def test_an_item_key_misspelt_in_a_situations_rules_is_refused(rules, message) -
     lifted over the threshold): refused as every other unknown key is."""
     with pytest.raises(ValueError, match=message):
         score_situation({**EX6, "rules": rules})
+
+
+def test_a_file_an_editor_began_with_a_byte_order_mark_is_read(tmp_path) -> None:
+    """Windows Notepad saves UTF-8 with a mark before the text; tomllib refuses it at line 1, column 1, a place where
+    the user sees nothing wrong."""
+    path = tmp_path / "house.toml"
+    path.write_bytes("\ufeff[pao]\nqing_yi_se = 30\n".encode())
+    assert load_ruleset(path).pao["qing_yi_se"] == 30
 
 
 def test_missing_file_and_bad_override() -> None:

@@ -89,10 +89,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "dataset folder DIR (made if missing); run again with more fixes, it replaces its labels")
 
 
-def _value(text: str) -> Any:
+def _value(text: str, key: str = "") -> Any:
+    if text.lower() in ("true", "false"):  # a shell user writes True as often as true
+        return text.lower() == "true"
     try:
         value = loads(text)
     except json.JSONDecodeError:
+        if key == "optional":  # --set optional=tong_ku,hui_tou: the list without its JSON brackets
+            return [part.strip() for part in text.split(",") if part.strip()]
         return text
     check_once(value)
     return value
@@ -105,7 +109,7 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
         key, sep, text = item.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
-        overrides[key.strip()] = _value(text.strip())
+        overrides[key.strip()] = _value(text.strip(), key.strip())
     return overrides
 
 

@@ -145,7 +145,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         (r"meld (.+?): .+", lambda m: f"碰杠 {m[1]} 的写法不对：应写成“pung 中”“kong 9p”“concealed_kong 白”这样"),
         (r"rules must be an object of options, .+", lambda m: "规则应为选项的对象"),
         (r"rules: the page may set only .+", lambda m: "规则：网页只能改这一桌的打法和另算的加炮"),
-        (r"rules: option '(\w+)' must be one of .+", lambda m: f"规则：“{_option(m[1])}”的选项不对"),
+        (r"rules: option '(\w+)' must be .+", lambda m: f"规则：“{_option(m[1])}”的选项不对"),
         (r"ruleset option '(\w+)' must .+", lambda m: f"规则：“{_option(m[1])}”的选项不对"),
         (r"bloom \(the kong 杠上开花 was drawn on\) must be a face .+",
          lambda m: "杠上开花的杠应为一种牌，如 9p，或不填"),
@@ -169,6 +169,8 @@ def _events() -> str:
 def _option(key: str) -> str:
     from .rules import OPTION_TEXT
 
+    if key == "optional":  # the list of optional additions, as the page names them
+        return "另算的加炮"
     return OPTION_TEXT[key][0] if key in OPTION_TEXT else key
 
 

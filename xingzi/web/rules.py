@@ -87,7 +87,8 @@ class TableRules:
         for key, value in page.items():  # an option's choice, never a 炮 number (four_fa and hai_di_pao are both)
             allowed = CHOICES.get(key)
             if allowed is not None and not any(value == a and type(value) is type(a) for a in allowed):
-                raise ValueError(f"rules: option {key!r} must be one of {list(allowed)}, got {value!r}"[:300])
+                said = "true or false" if isinstance(allowed[0], bool) else f"one of {list(allowed)}"
+                raise ValueError(f"rules: option {key!r} must be {said}, got {value!r}"[:300])
         merged = {**self.overrides, **page}
         return merged, load_ruleset(self.spec).with_overrides(merged)  # says which value is wrong
 
