@@ -64,7 +64,9 @@ def _merge(base: dict, top: Mapping, where: str = "") -> dict:
         if key not in out and where.startswith(_OPEN_TABLES):
             out[key] = copy.deepcopy(_thaw(value))
         elif key not in out:
-            raise ValueError(f"ruleset: unknown key {where + key!r}; expected one of {sorted(out)}")
+            home = [table for table in ("pao", "options") if not where and key in out.get(table, {})]
+            hint = f" ({key} belongs under {' or '.join(f'[{t}]' for t in home)})" if home else ""
+            raise ValueError(f"ruleset: unknown key {where + key!r}; expected one of {sorted(out)}{hint}")
         if isinstance(out[key], dict):
             if not isinstance(value, Mapping):
                 raise ValueError(f"ruleset: {where + key!r} must be a table, got {value!r}")
