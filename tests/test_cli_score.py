@@ -851,6 +851,16 @@ def test_rules_command_shows_the_table_under_set(capsys, tmp_path) -> None:
     assert code == 2 and "four_fa" in err
 
 
+@pytest.mark.parametrize("least, said", [
+    pytest.param(2, "两炮起胡 (the least a win may be): own 炮 ≥ 2;", id="the-rule-as-named"),
+    pytest.param(3, "三炮起胡 (the least a win may be): own 炮 ≥ 3;", id="a-house-three"),
+    pytest.param(12, "12炮起胡 (the least a win may be): own 炮 ≥ 12;", id="past-ten"),
+])
+def test_rules_command_names_the_least_win_by_its_number(capsys, least, said) -> None:
+    out = run(["rules", "--set", f"threshold={{\"min_own\": {least}}}"], capsys)[1]
+    assert any(line.startswith(said) for line in out.splitlines()), out
+
+
 @pytest.mark.parametrize("argv", [
     pytest.param(["dataset", "merge", "a", "--out", ""], id="merge"),
     pytest.param(["dataset", "split", "a", "--out="], id="split-equals"),

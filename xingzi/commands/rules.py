@@ -40,7 +40,9 @@ def table_lines(rules: Ruleset) -> list[str]:
     for key, value in rules.options.items():
         shown = ", ".join(value) if isinstance(value, tuple) else str(value).lower() if isinstance(value, bool) else value
         lines.append(f"  {key:<26}{shown or '-'}")
-    lines += ["", f"两炮起胡: own 炮 ≥ {rules.min_own}; not lifting: {', '.join(sorted(rules.not_lifting))}"]
+    least = "一两三四五六七八九十"[rules.min_own - 1] if 1 <= rules.min_own <= 10 else str(rules.min_own)
+    lines += ["", f"{least}炮起胡 (the least a win may be): own 炮 ≥ {rules.min_own}; "
+                  f"not lifting: {', '.join(sorted(rules.not_lifting))}"]
     eat = rules.eating
     hq = rules.eating_hong_qi
     lines.append("吃炮: " + ", ".join(f"{k} {v}" for k, v in eat.items() if k != "hong_qi")
