@@ -180,6 +180,20 @@ def test_a_json_line_past_the_parsers_limits_is_one_bad_line(capsys, monkeypatch
     assert [r["own"] for i, r in enumerate(results) if i != bad_at] == [3, 3]
 
 
+@pytest.mark.parametrize(("text", "message"), [
+    pytest.param("[\n1" + "0" * 5000 + "]\n", "a number of thousands of digits: no situation holds one",
+                 id="huge-number"),
+    pytest.param("[\n" + "[" * 100_000 + "]" * 100_001 + "\n", "the input is nested too deeply to be a situation",
+                 id="nested-deep"),
+])
+def test_input_read_whole_past_the_parsers_limits_is_refused_saying_so(capsys, monkeypatch, text, message) -> None:
+    """A first line that is no JSON object: the input is read whole, and the parser's limit met on a later line is
+    said (for that line, or for the whole input), never a traceback."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    code, out, err = run(["score", "--json", "-"], capsys)
+    assert code in (1, 2) and "Traceback" not in err and message in out + err
+
+
 def test_a_key_given_twice_is_one_bad_line_and_one_bad_item(capsys, monkeypatch) -> None:
     good = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
     twice = '{"hand": "12m456m789p22345s3m", "win_tile": "3m", "fa": 0, "fa": 1}'

@@ -100,6 +100,16 @@ def test_a_payer_saying_a_thing_twice_is_refused(spec, said) -> None:
         parse_payer(spec)
 
 
+@pytest.mark.parametrize("spec, payer", [
+    pytest.param("fa=4", {"dealer": False, "fa": 4, "melds": []}, id="four-fa"),
+    pytest.param("pung 1m; pung 2m; pung 3m; kong 4m", {"dealer": False, "fa": 0,
+                 "melds": ["pung 1m", "pung 2m", "pung 3m", "kong 4m"]}, id="four-melds"),
+])
+def test_a_payer_at_the_limits_is_taken(spec, payer) -> None:
+    """4 发 and 4 melds are as many as a player shows: taken (one more is refused, below)."""
+    assert parse_payer(spec) == payer
+
+
 def test_a_payers_fa_may_be_written_with_spaces() -> None:
     assert parse_payer("fa = 2; dealer") == {"dealer": True, "fa": 2, "melds": []}
     with pytest.raises(ValueError, match="fa=N needs a number, got 'fa = two'"):

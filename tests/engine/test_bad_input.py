@@ -49,12 +49,16 @@ RK = {"hand": "123m456m789p12s55p3s", "win_tile": "3s", "events": ["robbing_kong
         pytest.param({**EX1, "melds": ["pung 55p"]}, "3 copies of one tile", id="meld-wrong-size"),
         pytest.param({**EX1, "melds": ["triple 5p"]}, "not one of pung", id="meld-unknown-kind"),
         pytest.param({**EX1, "win_tile": "9s"}, "not among the hand", id="win-not-in-hand"),
-        pytest.param({"hand": "12m456m789p22345s3m"}, "winning tile missing", id="no-win-tile"),
+        # no space at all: make_hand's own words, not the ones on what came after a space
+        pytest.param({"hand": "12m456m789p22345s3m"}, r"^winning tile missing: give win_tile, or write the hand as",
+                     id="no-win-tile"),
         pytest.param({"hand": "123m456m789p12s5p 中中"}, r"winning tile missing: write one tile last, after a space "
                      r"\('12m456m789p22345s 3m'\), got '中中' after the space \(12 \+ 2 tiles\)", id="two-tiles-after-the-space"),
         pytest.param({"hand": "12m456m789p22345s 3m 4m"}, r"one winning tile is written last, after a space .*, got "
                      r"'3m 4m' after the hand: 15 tiles in all, where a hand with 0 meld\(s\) has 14",
                      id="two-winning-tiles-written"),
+        pytest.param({"hand": "12m456m 789p22345s 3m 4m"}, r"got '3m 4m' after the hand: 15 tiles in all",
+                     id="two-winning-tiles-after-the-hand-written-in-groups"),
         pytest.param({**EX1, "melds": ["pung 10s"]}, r"^'10s': ranks are 1\.\.9, one digit a tile \('123s'\)$",
                      id="rank-10"),
         pytest.param({**EX1, "melds": ["pung 0s"]}, r"ranks are 1\.\.9 \(no red fives\)", id="red-five"),
@@ -99,6 +103,16 @@ RK = {"hand": "123m456m789p12s55p3s", "win_tile": "3s", "events": ["robbing_kong
 def test_malformed_situation(situation, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         score_situation(situation)
+
+
+@pytest.mark.parametrize("hand", [
+    pytest.param("12m 456m 789p 22345s 3m", id="in-groups"),
+    pytest.param("1m 2m 4m 5m 6m 7p 8p 9p 2s 2s 3s 4s 5s 3m", id="a-tile-at-a-time"),
+])
+def test_a_hand_written_apart_with_its_winning_tile_last_is_the_hand_written_together(hand) -> None:
+    """Only a winning tile written otherwise than once, last, after a space is refused: spaces between the other
+    tiles, even one tile a group, leave the hand as it is."""
+    assert score_situation({"hand": hand}) == score_situation({"hand": "12m456m789p22345s 3m"})
 
 
 def test_a_false_claim_is_a_result_not_an_error() -> None:

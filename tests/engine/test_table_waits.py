@@ -72,6 +72,19 @@ MIDDLE = {"hand": "123m456m789p22s35s 4s", "self_draw": True, "events": ["shang_
     pytest.param(MIDDLE, "needs a two-sided wait (两面) on exactly the two kinds either side of the run the winning tile "
                  "closes, the other side not all held by the winner: 4s completed the hand as 夹心 middle, and it waited "
                  "on 4s", id="shang-xin-on-a-middle-wait"),
+    # the shape said is the winning tile's in its run: an edge at either end of a suit, two-sided, or a pung of two
+    pytest.param({**MIDDLE, "hand": "123m456m789p22s12s 3s"}, "needs a two-sided wait (两面) on exactly the two kinds "
+                 "either side of the run the winning tile closes, the other side not all held by the winner: 3s "
+                 "completed the hand as 边张 edge, and it waited on 1s 3s", id="shang-xin-on-the-edge-of-123s"),
+    pytest.param({**MIDDLE, "hand": "123m456m789p22s89p 7p"}, "needs a two-sided wait (两面) on exactly the two kinds "
+                 "either side of the run the winning tile closes, the other side not all held by the winner: 7p "
+                 "completed the hand as 边张 edge, and it waited on 7p", id="shang-xin-on-the-edge-of-789p"),
+    pytest.param({**NO_WAIT_SHAPE, "hand": "123m456m789p22s45s 3s", "melds": []}, "needs an edge or middle wait "
+                 "(边张/夹心) and no other tile kind waited on: 3s completed the hand as 两面 two-sided, and it waited "
+                 "on 3s 6s", id="tong-ku-on-a-two-sided-wait"),
+    pytest.param({**NO_WAIT_SHAPE, "hand": "123m456m789p22s55s 5s", "melds": []}, "needs an edge or middle wait "
+                 "(边张/夹心) and no other tile kind waited on: 5s completed the hand as 对倒 triplet, and it waited "
+                 "on 2s 5s", id="tong-ku-on-two-pairs"),
     pytest.param({**NO_WAIT_SHAPE, "rules": {}}, "optional, off under these rules", id="optional-off"),
     pytest.param({"hand": "11223344556677p", "win_tile": "7p", "self_draw": True, "events": ["hai_di_lao_yue"],
                   "rules": {"optional": ["hai_di_lao_yue"]}}, "replaced by 七仙女 qi_xian_nv (the ruleset's [replaces])",

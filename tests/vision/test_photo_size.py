@@ -96,11 +96,41 @@ def test_too_many_megapixels_are_refused_before_decoding_saying_what_to_do(draft
     assert drafts == []
 
 
-def test_a_jpeg_read_at_a_scale_still_over_the_pixels_allowed_is_refused(drafts):
+@pytest.mark.parametrize(("size", "max_pixels", "drafted"), [
+    pytest.param((4000, 3000), 2_000_000, (2000, 1500), id="4:3"),
+    # its scaled size counted as it is, width times height (a panorama's height squared is within the limit)
+    pytest.param((4000, 1000), 900_000, (2000, 500), id="panorama"),
+])
+def test_a_jpeg_read_at_a_scale_still_over_the_pixels_allowed_is_refused(drafts, size, max_pixels, drafted):
     """A small ``max_pixels``: the JPEG's own scale of 1/2 is still too many pixels."""
-    with pytest.raises(ValueError, match=r"^image is 4000x3000 = 12 megapixels; at most 2 are accepted: take"):
-        decode_image(flat_jpeg(4000, 3000), max_pixels=2_000_000)
-    assert drafts == [(2000, 1500)]  # asked, never decoded
+    w, h = size
+    said = f"image is {w}x{h} = {w * h / 1e6:.0f} megapixels; at most {max_pixels / 1e6:.0f} are accepted: take"
+    with pytest.raises(ValueError, match=f"^{re.escape(said)}"):
+        decode_image(flat_jpeg(w, h), max_pixels=max_pixels)
+    assert drafts == [drafted]  # asked, never decoded
+
+
+def _png(w: int, h: int) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (w, h), GREY).save(out, format="PNG")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("max_pixels", "read"), [pytest.param(40 * 30, True, id="exactly-the-pixels-allowed-read"),
+                                                  pytest.param(40 * 30 - 1, False, id="one-pixel-over-refused")])
+def test_a_picture_of_as_many_pixels_as_allowed_is_read(max_pixels, read):
+    if read:
+        assert decode_image(_png(40, 30), max_pixels=max_pixels).shape == (30, 40, 3)
+    else:
+        with pytest.raises(ValueError, match=r"^image is 40x30 = 0 megapixels; at most 0 are accepted"):
+            decode_image(_png(40, 30), max_pixels=max_pixels)
+
+
+def test_a_large_jpeg_cut_off_before_its_first_scan_is_refused():
+    """Its scans counted none: refused (as too large at the size it would be decoded, or as cut short), no crash."""
+    data = claiming(flat_jpeg(64, 48), 8000, 6000)
+    with pytest.raises(ValueError, match=r"^(image is 8000x6000 = 48 megapixels|the image cannot be decoded)"):
+        decode_image(data[:data.index(b"\xff\xda")])
 
 
 @pytest.mark.parametrize(("make", "limit", "kind"), [

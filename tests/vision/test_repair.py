@@ -504,6 +504,9 @@ def test_a_missed_face_down_tile_says_in_json_which_tile_it_lies_beside():
     # 888s中中 beside a 3p kong, a 6m pung and a kong all face down: an 8s read as 9s (synth_s71_000013)
     pytest.param("88s中中", "8s", ["kong 3p", "concealed_kong 白", "pung 6m"], 0, "9s", "8s", id="pung-tile-misread"),
     pytest.param("123m456s5p", "5p", ["concealed_kong 中", "pung 9p"], 1, "3m", "2m", id="run-tile-misread"),
+    # two kongs all face down: the eight tiles count as two sets (the hand is no further off for them)
+    pytest.param("123m5p", "5p", ["concealed_kong 中", "concealed_kong 9s", "pung 9p"], 1, "3m", "2m",
+                 id="beside-two-kongs-all-face-down"),
 ])
 def test_a_misread_beside_a_kong_all_face_down_is_repaired_and_the_kong_still_offered(hand, win, melds, index, shown,
                                                                                      second):
@@ -513,7 +516,8 @@ def test_a_misread_beside_a_kong_all_face_down_is_repaired_and_the_kong_still_of
     reading = misread(layout, index, shown=shown, second=second)
     diagnosis = diagnose(reading, shape=(960, 1280, 3))
     best = diagnosis.suggestions[0]
-    assert best.changes == (Change(index, Tile.parse(shown), Tile.parse(second)),) and best.hidden_kongs == 1
+    assert best.changes == (Change(index, Tile.parse(shown), Tile.parse(second)),)
+    assert best.hidden_kongs == sum(m.startswith("concealed_kong") for m in melds)  # each shown all face down
     res = analyse(np.full((960, 1280, 3), 60, np.uint8), reading.detections)
     assert res.repair == best and res.result is not None and res.result["valid"]
     assert res.kong_choices and any(c.chosen for c in res.kong_choices)
@@ -551,6 +555,8 @@ def test_the_photos_note_of_a_repair_is_said_in_chinese_by_the_faces_changed():
 
 
 @pytest.mark.parametrize("conf, dropped", [pytest.param(0.3, True, id="faint-box-dropped"),
+                                           # over FAINT_CONF, though the faintest box of the photo: kept
+                                           pytest.param(0.45, False, id="faintest-box-over-the-bar-kept"),
                                            pytest.param(0.9, False, id="sure-box-kept")])
 def test_a_faint_box_beside_the_hand_is_dropped_though_the_count_is_two_over(conf, dropped):
     """A glint read faintly as 白 at the row's end: with it the four 8s stand as no kong (16 tiles, two over);
