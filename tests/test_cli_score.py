@@ -194,6 +194,19 @@ def test_input_read_whole_past_the_parsers_limits_is_refused_saying_so(capsys, m
     assert code in (1, 2) and "Traceback" not in err and message in out + err
 
 
+@pytest.mark.parametrize(("value", "message"), [
+    pytest.param("1" + "0" * 5000, "a number of thousands of digits: no situation holds one", id="huge-number"),
+    pytest.param("[" * 100_000 + "]" * 100_000, "the input is nested too deeply to be a situation", id="nested-deep"),
+])
+def test_one_situation_written_over_lines_past_the_parsers_limits_is_refused_saying_why(capsys, monkeypatch, value,
+                                                                                         message) -> None:
+    """A pretty-printed situation is one value, not JSON Lines: its limit is said once, not 'not JSON' per line."""
+    text = '{\n  "hand": "12m456m789p22345s3m",\n  "win_tile": "3m",\n  "fa": ' + value + "\n}\n"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    code, out, err = run(["score", "--json", "-"], capsys)
+    assert code == 2 and message in err and "not JSON" not in out + err and "Traceback" not in err
+
+
 def test_a_key_given_twice_is_one_bad_line_and_one_bad_item(capsys, monkeypatch) -> None:
     good = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
     twice = '{"hand": "12m456m789p22345s3m", "win_tile": "3m", "fa": 0, "fa": 1}'

@@ -95,6 +95,19 @@ def answer(item: Any, n: int, ruleset, parse: bool = True) -> tuple[dict[str, An
         return {"error": str(e), "line": n}, False
 
 
+def _first_line_whole(text: str) -> bool:
+    """Whether the first line that is not blank is a JSON value of its own (JSON Lines), not the start of one value
+    written over several lines; a line past the parser's limits counts as whole (it is one of the lines)."""
+    first = next(line for line in text.split("\n") if line.strip())
+    try:
+        loads(first)
+    except json.JSONDecodeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
 def score_whole(text: str, ruleset, out=None) -> int:
     """One JSON object → one result; otherwise JSON Lines (split at \\n) → one result (or error) per line. (The
     input read whole: what ``score_input`` falls back on when its first line is no whole JSON object.)"""
@@ -106,8 +119,8 @@ def score_whole(text: str, ruleset, out=None) -> int:
     except json.JSONDecodeError:  # not one JSON value: JSON Lines, each line told apart
         whole = None
     except ValueError:  # too deep or too long a number: said for the whole input, or for its one bad line
-        if sum(1 for line in text.split("\n") if line.strip()) <= 1:
-            raise
+        if sum(1 for line in text.split("\n") if line.strip()) <= 1 or not _first_line_whole(text):
+            raise  # one value, if written over several lines (pretty-printed): its lines are no JSON Lines
         whole = None
     if isinstance(whole, dict):
         out.write(json.dumps(_score_object(whole, ruleset), ensure_ascii=False, indent=2) + "\n")
