@@ -64,6 +64,9 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, max_side: int = MAX_
     if not data:
         raise ValueError(f"the upload is empty: expected {FORMATS}")
     layout = jpeg_layout(data) if data.startswith(b"\xff\xd8") else None
+    if layout is not None and layout.frames and not layout.scans:  # its header whole, no picture data after it
+        raise ValueError("the image cannot be decoded (truncated or corrupt): the JPEG ends before its picture data "
+                         "(a photo cut off in sending?)")
     if layout is not None and layout.scans > MAX_SCANS:
         raise ValueError(f"image refused: a JPEG of more than {MAX_SCANS} scans, each decoded over the whole picture "
                          "(a camera writes at most about 12: a decompression bomb?)")
