@@ -182,6 +182,7 @@ def test_a_false_win_in_the_tally_pays_the_three_others(server):
         expect(page.locator("#add-hand")).to_contain_text("西 -80")
         expect(page.locator("#payments li")).to_have_text(["诈胡付 false win: pays 南 20", "诈胡付 false win: pays 北 20",
                                                            "诈胡付 false win: pays 东 40"])  # the dealer, though no discarder
+        expect(page.locator("#total")).to_have_text("诈胡 −80")  # the headline as settled between the seats (was −60)
         page.locator("#add-hand").click()
         expect(page.locator("#seats .seat-total")).to_have_text(["+40", "+20", "-80", "+20"])
         expect(page.locator('.seat[data-seat="0"] .seat-dealer')).to_be_checked()  # a false win keeps the deal

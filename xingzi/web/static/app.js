@@ -173,7 +173,9 @@ function show(data) {
   showStrip(data);
   const scored = data.valid === true;
   const falseWin = data.valid === false && Boolean(data.reason);  // the claimant pays: that is the headline
-  const owed = (data.payments || []).reduce((sum, p) => sum + (p.payer === "claimant" ? p.amount : 0), 0);
+  const settled = (settledHere(data) || {}).payments;  // the tally's seats by name, amounts as settled
+  // (as settled between the seats where the tally is open: its dealer may be a payee the situation knew nothing of)
+  const owed = (settled || data.payments || []).reduce((sum, p) => sum + (p.payer === "claimant" ? p.amount : 0), 0);
   const total = falseWin ? T("诈胡 −" + owed, "false win −" + owed, "诈胡 −" + owed)
     : data.own === undefined ? "–" : String(data.own);
   say($("total"), total);
@@ -194,7 +196,6 @@ function show(data) {
     li(items, T(`${e.name}：不算（${why}）`, `${en}: not counted (${e.reason})`, `${e.name} ${en}: 不算 not counted（${why}）`));
   }
   const pays = $("payments"); pays.innerHTML = "";
-  const settled = (settledHere(data) || {}).payments;  // the tally's seats by name, amounts as settled
   for (const p of settled || data.payments || []) {
     li(pays, paymentText(p, (data.payments || []).length, settled ? seatName(p.seat) : null));
   }
