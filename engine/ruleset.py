@@ -237,6 +237,11 @@ def _check_item_keys(keys: list, where: str, known: Mapping[str, str]) -> None:
             raise ValueError(f"ruleset {where}: {key!r} is no scoring item; expected one of {', '.join(known)}")
 
 
+def least_win_name(min_own: int) -> str:
+    """The rule of the least a win may be, named by its number as players do: 两炮起胡 at 2, 三炮起胡 at 3."""
+    return f"{'一两三四五六七八九十'[min_own - 1] if 1 <= min_own <= 10 else min_own}炮起胡"
+
+
 def _said(value: Any) -> str:
     """A value as the file or JSON would write it: true/false/null, else Python's repr."""
     if value is None or isinstance(value, bool):

@@ -9,7 +9,7 @@ from typing import Final, TypeVar
 
 from .hand import EVENTS, Hand, WinContext
 from .items import ITEMS, Facts, Item, Reading, shown
-from .ruleset import OPTIONAL_ITEMS, Ruleset
+from .ruleset import OPTIONAL_ITEMS, Ruleset, least_win_name
 from .settlement import Payment, settle
 from .shapes import (
     BAI,
@@ -307,7 +307,8 @@ def score_hand(hand: object, ctx: object, rules: object) -> Score:
     ok, values, lift = best_key >= _PASSES, best_values, best_lift
     own = best_key - _PASSES if ok else best_key
     reason = "" if ok else (
-        f"only {lift} own 炮 {'counts' if lift == 1 else 'count'} towards 两炮起胡 (needs {rules.min_own})"
+        f"only {lift} own 炮 {'counts' if lift == 1 else 'count'} towards {least_win_name(rules.min_own)} "
+        f"(needs {rules.min_own})"
         + (f"; not counted for it: {', '.join(k for k in values if k in rules.not_lifting)}" if lift != own else "")
     )
     payments = None if ctx.payers else derived.plain_payments.get((ok, own, ctx.self_draw, ctx.dealer))

@@ -110,9 +110,9 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
         # the engine's reasons for a false win (诈胡)
         (r"not a winning hand: the tiles form neither 4 sets \+ a pair nor seven pairs",
          lambda m: "不成胡：既不是四组加一对，也不是七对"),
-        (r"only (\d+) own 炮 counts? towards 两炮起胡 \(needs (\d+)\)(?:; not counted for it: (.+))?",
-         lambda m: f"只有 {m[1]} 炮算入两炮起胡（需要 {m[2]} 炮）"
-         + (f"；不算入的：{'、'.join(item_name(k.strip()) for k in m[3].split(','))}" if m[3] else "")),
+        (r"only (\d+) own 炮 counts? towards (\S+炮起胡) \(needs (\d+)\)(?:; not counted for it: (.+))?",
+         lambda m: f"只有 {m[1]} 炮算入{m[2]}（需要 {m[3]} 炮）"
+         + (f"；不算入的：{'、'.join(item_name(k.strip()) for k in m[4].split(','))}" if m[4] else "")),
         # why an event declared is not counted (the engine's events_not_counted)
         (r"optional, off under these rules", lambda m: "可选项，现用规则没有开"),
         (r"needs an edge or middle wait \(边张/夹心\) and no other tile kind waited on: (.+)",

@@ -134,7 +134,8 @@ def test_shuang_bian_is_given_by_shape_whatever_else_the_hand_waited_on(win, val
 @pytest.mark.parametrize(("rules", "reason"), [
     pytest.param({}, "only 1 own 炮 counts towards 两炮起胡 (needs 2)", id="one-counts"),
     pytest.param({"ping_hu": 0}, "only 0 own 炮 count towards 两炮起胡 (needs 2)", id="none-count"),
-    pytest.param({"threshold": {"min_own": 4}}, "only 2 own 炮 count towards 两炮起胡 (needs 4)", id="two-count"),
+    pytest.param({"threshold": {"min_own": 4}}, "only 2 own 炮 count towards 四炮起胡 (needs 4)", id="two-count"),
+    pytest.param({"threshold": {"min_own": 12}}, "only 2 own 炮 count towards 12炮起胡 (needs 12)", id="past-ten"),
 ])
 def test_a_false_wins_reason_says_count_or_counts_by_the_number(rules, reason) -> None:
     result = score_situation({"hand": "123m456m234s55s", "win_tile": "5s", "melds": ["pung 9p"], "rules": rules,

@@ -38,6 +38,8 @@ HAND, WIN = "123m456m789p12s55p", "3s"
                  "不成胡：既不是四组加一对，也不是七对", id="engine-no-shape"),
     pytest.param("only 1 own 炮 counts towards 两炮起胡 (needs 2)", "只有 1 炮算入两炮起胡（需要 2 炮）", id="engine-too-few"),
     pytest.param("only 0 own 炮 count towards 两炮起胡 (needs 2)", "只有 0 炮算入两炮起胡（需要 2 炮）", id="engine-none"),
+    pytest.param("only 2 own 炮 count towards 三炮起胡 (needs 3)", "只有 2 炮算入三炮起胡（需要 3 炮）",
+                 id="engine-a-house-minimum"),
     pytest.param("only 1 own 炮 counts towards 两炮起胡 (needs 2); not counted for it: fa",
                  "只有 1 炮算入两炮起胡（需要 2 炮）；不算入的：发", id="engine-too-few-with-fa"),
     pytest.param("kong_tears needs the kong just made among the discarder's melds (e.g. 'kong 9p'), got the "

@@ -328,3 +328,18 @@ def test_the_tally_added_undone_and_copied_in_one_language(server_ok, lang):
         expect(page.locator("#hands li")).to_have_count(0)
         seen.look("a new game")
         seen.done()
+
+
+LEAST_WIN_IN_ENGLISH = [
+    ("only 1 own 炮 counts towards 两炮起胡 (needs 2)", "only 1 own pao counts towards the 2-pao minimum (needs 2)"),
+    ("only 2 own 炮 count towards 三炮起胡 (needs 3)", "only 2 own pao count towards the 3-pao minimum (needs 3)"),
+    ("only 2 own 炮 count towards 12炮起胡 (needs 12)", "only 2 own pao count towards the 12-pao minimum (needs 12)"),
+]
+
+
+def test_the_least_win_is_said_in_english_by_the_rulesets_number(server):
+    """A house minimum of 3 is 三炮起胡 in the engine's reason: in English it is the 3-pao minimum (the page's
+    English once named every minimum 'the two-pao minimum', and left 三炮起胡 in Chinese)."""
+    with opened(server) as page:
+        said = page.evaluate("(texts) => texts.map(plainEn)", [zh for zh, _en in LEAST_WIN_IN_ENGLISH])
+    assert said == [en for _zh, en in LEAST_WIN_IN_ENGLISH]

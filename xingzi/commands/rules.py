@@ -6,7 +6,7 @@ import argparse
 import unicodedata
 
 from xingzi.engine import load_ruleset
-from xingzi.engine.ruleset import Ruleset
+from xingzi.engine.ruleset import Ruleset, least_win_name
 from xingzi.ruletable import item_rows
 
 
@@ -40,8 +40,7 @@ def table_lines(rules: Ruleset) -> list[str]:
     for key, value in rules.options.items():
         shown = ", ".join(value) if isinstance(value, tuple) else str(value).lower() if isinstance(value, bool) else value
         lines.append(f"  {key:<26}{shown or '-'}")
-    least = "一两三四五六七八九十"[rules.min_own - 1] if 1 <= rules.min_own <= 10 else str(rules.min_own)
-    lines += ["", f"{least}炮起胡 (the least a win may be): own 炮 ≥ {rules.min_own}; "
+    lines += ["", f"{least_win_name(rules.min_own)} (the least a win may be): own 炮 ≥ {rules.min_own}; "
                   f"not lifting: {', '.join(sorted(rules.not_lifting))}"]
     eat = rules.eating
     hq = rules.eating_hong_qi

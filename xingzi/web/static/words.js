@@ -2,14 +2,14 @@
 // reads when called).
 // The server says each thing in English, the message of record, and sends the Chinese of what it knows beside it
 // (the reading's messages_zh, a refusal's error_zh); the page picks. Its English names some things the Chinese way:
-// the dragons by their faces (five 中, 55p中中中), 炮, 两炮起胡. In English alone those are said in English: a dragon
+// the dragons by their faces (five 中, 55p中中中), 炮, 两炮起胡 (三炮起胡 under a house minimum of 3). In English alone those are said in English: a dragon
 // standing alone by its name (zhong, fa, bai, as the page's faces are named), one within tile notation as English
 // notation writes it (7z, 6z, 5z); the engine's sets (碰888s, 暗杠中中中中) and its hand notation (pung 8s) in the
 // words of the language shown. With both languages shown each text stays as the server wrote it.
 "use strict";
 
 const DRAGON_EN = { 中: ["zhong", "7"], 发: ["fa", "6"], 白: ["bai", "5"] };
-const EN_WORDS = [["七对", "seven pairs"], ["两炮起胡", "the two-pao minimum"], ["杠上开花", "kong bloom"], ["一炮多响", "several winners on one discard"],
+const EN_WORDS = [["七对", "seven pairs"], ["杠上开花", "kong bloom"], ["一炮多响", "several winners on one discard"],
   ["花炮", "pattern hand"], ["诈胡", "false win"], ["自摸", "self-draw"], ["炮", "pao"]];
 const MELDS = [["暗杠", "concealed_kong", "concealed kong"], ["明杠", "kong", "kong"], ["碰", "pung", "pung"]];
 
@@ -21,6 +21,10 @@ function plainEn(text) {
     out = out.replace(new RegExp(`(?:[\\u3400-\\u9fff]+ )?\\b${e.key}\\b`, "g"), e.en);
   }
   for (const [zh, , en] of MELDS) out = out.replace(new RegExp(zh + "(?=[0-9中发白])", "g"), en + " ");
+  out = out.replace(/([一两三四五六七八九十]|\d+)炮起胡/g, (_, n) => {  // 两炮起胡, 三炮起胡: by the ruleset's number
+    const k = "一两三四五六七八九十".indexOf(n);
+    return `the ${k < 0 ? n : k + 1}-pao minimum`;
+  });
   for (const [zh, en] of EN_WORDS) out = out.split(zh).join(en);
   return out.replace(/[中发白]+/g, (run, at, all) => {
     const near = /[0-9a-z]/i.test(all[at - 1] || " ") || /[0-9a-z]/i.test(all[at + run.length] || " ");
