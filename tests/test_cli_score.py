@@ -738,6 +738,19 @@ def test_rules_command_marks_the_flower_items_and_keeps_its_columns(capsys, rule
         assert (cells(line[:zh]), cells(line[:pao]), cells(line[:on])) == (24, 34, on_at), line
 
 
+@pytest.mark.parametrize("key", ["yi_tiao_long", "peng_peng_hu", "hong_qi"])
+def test_a_pattern_a_house_sets_to_nothing_is_shown_off(capsys, key) -> None:
+    """It is not counted at all (not a pattern worth nothing): the table says off, as the page's 炮 table does."""
+    from xingzi.engine import load_ruleset
+    from xingzi.ruletable import item_rows
+
+    (row,) = [r for r in item_rows(load_ruleset().with_overrides({key: 0})) if r["key"] == key]
+    assert row["pao"].split()[0] == "0" and row["on"] is False
+    (line,) = [line for line in run(["rules", "--set", f"{key}=0"], capsys)[1].splitlines()
+               if line.startswith(f"{key} (花炮)")]
+    assert " off " in line + " " and " on " not in line + " "
+
+
 def test_a_ruleset_nested_thousands_deep_is_a_clear_error(capsys, tmp_path) -> None:
     deep = tmp_path / "deep.toml"
     deep.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")

@@ -47,8 +47,10 @@ def pao_words(key: str, rules: Ruleset) -> tuple[str, str]:
 
 def item_rows(rules: Ruleset) -> list[dict]:
     """One row per scoring item, in the engine's order: key, Chinese name, 炮 as text, whether these rules count
-    it (the optional additions may be off), whether it is a 花炮 pattern, the items it replaces."""
+    it (the optional additions may be off; a 花炮 pattern a house set to 0 is not counted at all), whether it is a
+    花炮 pattern, the items it replaces."""
     return [{"key": key, "zh": name, "pao": pao_text(key, rules),
-             "on": not (key in OPTIONAL_ITEMS and key not in rules.optional), "flower": key in FLOWER,
+             "on": not (key in OPTIONAL_ITEMS and key not in rules.optional) and not (key in FLOWER and not rules.pao[key]),
+             "flower": key in FLOWER,
              "replaces": list(rules.replaces.get(key, ()))}
             for key, name, _item, _needs in ITEMS]
