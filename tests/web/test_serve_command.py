@@ -251,7 +251,9 @@ def test_serve_with_the_tables_rules(served, capsys):
     assert main(["serve", "--rules", "text000", "--set", "four_fa=in_all", "--set", 'optional=["tong_ku"]']) == 0
     assert "rules: text000" in capsys.readouterr().out
     rules = TestClient(served["app"]).get("/api/faces").json()["rules"]
-    assert rules["name"].startswith("text000")
+    # the name says the server's changes, as `xingzi score --set` does (the name alone hid them from the page)
+    assert rules["name"] == 'text000 (000 text readings), with --set four_fa=in_all optional=["tong_ku"]'
+    assert rules["name_zh"] == '000 文本（按 000 文本的读法）（另设 four_fa=in_all optional=["tong_ku"]）'
     assert next(o for o in rules["options"] if o["key"] == "four_fa")["value"] == "in_all"
     assert [i["key"] for i in rules["optional"] if i["on"]] == ["tong_ku"]
 

@@ -3,6 +3,7 @@ the points of RULES.md §9 on which tables differ, which the page may change for
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -69,7 +70,7 @@ class TableRules:
                                         for v in allowed]})
         optional = [{"key": k, "zh": ITEM_NAMES[k][0], "en": ITEM_NAMES[k][1], "on": k in rules.optional}
                     for k in OPTIONAL_ITEMS]
-        return {**_names(rules), "options": options, "optional": optional}
+        return {**_names(rules, self.overrides), "options": options, "optional": optional}
 
     def for_page(self, page: Any) -> dict[str, Any]:
         """The overrides a score uses: the server's, then the page's own choices (§9 options only). Bad ones
@@ -99,7 +100,7 @@ class TableRules:
         for row in item_rows(rules):  # 炮 in each language alone too (pao_zh, pao_en): the page shows one
             zh, en = pao_words(row["key"], rules)
             rows.append({**row, "en": ITEM_NAMES.get(row["key"], ("", row["key"]))[1], "pao_zh": zh, "pao_en": en})
-        return {**_names(rules), "items": rows}
+        return {**_names(rules, self.overrides), "items": rows}
 
 
 def _numbered_choices(key: str, rules: Ruleset) -> dict[Any, tuple[str, str, str]]:
@@ -121,6 +122,12 @@ def _numbered_choices(key: str, rules: Ruleset) -> dict[Any, tuple[str, str, str
     return {}
 
 
-def _names(rules: Ruleset) -> dict[str, str]:
-    """The ruleset's name as it names itself, and in Chinese where it is a shipped one."""
-    return {"name": rules.name, "name_zh": RULESET_ZH.get(rules.name, rules.name)}
+def _names(rules: Ruleset, overrides: Mapping[str, Any]) -> dict[str, str]:
+    """The ruleset's name as it names itself, and in Chinese where it is a shipped one; with the server's ``--set``
+    changes after it (the name alone would hide that its numbers were changed, as ``xingzi score`` says too)."""
+    name, zh = rules.name, RULESET_ZH.get(rules.name, rules.name)
+    if overrides:
+        said = " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
+                        for k, v in overrides.items())
+        name, zh = f"{name}, with --set {said}", f"{zh}（另设 {said}）"
+    return {"name": name, "name_zh": zh}
