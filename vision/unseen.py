@@ -257,7 +257,7 @@ def choices_text(choices: tuple[Choice, ...], verb: str = "won") -> str:
     by_total: dict[int | None, list[str]] = {}
     for c in choices:
         by_total.setdefault(c.own, []).append(c.tile.symbol)
-    parts = [f"{'no win' if own is None else f'{own} 炮'} if {' '.join(tiles)}{' ' + verb if verb else ''}"
+    parts = [f"{'false win (诈胡)' if own is None else f'{own} 炮'} if {' '.join(tiles)}{' ' + verb if verb else ''}"
              for own, tiles in sorted(by_total.items(), key=lambda kv: -1 if kv[0] is None else kv[0])]
     chosen = next((c.tile.symbol for c in choices if c.chosen), None)
     return " · ".join(parts) + (f" (scored: {chosen})" if chosen else "")

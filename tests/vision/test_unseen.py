@@ -105,7 +105,7 @@ def test_choices_text_groups_faces_by_total():
     choices = (unseen.Choice(Tile("1m"), 0, 2, False), unseen.Choice(Tile("2m"), 1, 3, False),
                unseen.Choice(Tile("4m"), 3, 2, False), unseen.Choice(Tile("3s"), 13, 3, True),
                unseen.Choice(Tile("5p"), 11, None, False))
-    assert unseen.choices_text(choices) == "no win if 5p won · 2 炮 if 1m 4m won · 3 炮 if 2m 3s won (scored: 3s)"
+    assert unseen.choices_text(choices) == "false win (诈胡) if 5p won · 2 炮 if 1m 4m won · 3 炮 if 2m 3s won (scored: 3s)"
     assert not unseen.choices_differ((choices[1], choices[3]))  # both 3 炮: nothing to choose
 
 

@@ -343,3 +343,14 @@ def test_the_least_win_is_said_in_english_by_the_rulesets_number(server):
     with opened(server) as page:
         said = page.evaluate("(texts) => texts.map(plainEn)", [zh for zh, _en in LEAST_WIN_IN_ENGLISH])
     assert said == [en for _zh, en in LEAST_WIN_IN_ENGLISH]
+
+
+def test_a_choice_giving_no_valid_win_is_called_a_false_win(server):
+    """A winning tile that makes the hand a 诈胡 (too few 炮 under the table's minimum, or no hand) is offered as
+    what it is: a false win, not 'no win' (a club took 无胡 for a misread photo)."""
+    with opened(server) as page:
+        page.wait_for_function("state.faces && state.faces.length > 0")
+        page.evaluate("""() => showChoices("win", [{own: null, tile: "5p", index: 1, chosen: false},
+                                                   {own: 2, tile: "1m", index: 2, chosen: true}], () => {})""")
+        heads = page.locator("#win-options p > span").all_inner_texts()
+    assert [h.strip() for h in heads] == ["诈胡 false win:", "2 炮:"]

@@ -3,7 +3,8 @@
 "use strict";
 
 // What the photo does not show (which tile won, a face-down kong's face, the kong 杠上开花 was drawn on): one line
-// per total, a button per face that gives it; a tap settles it and scores again.
+// per total, a button per face that gives it (诈胡 for a face giving no valid win: too few 炮, or no hand at all);
+// a tap settles it and scores again.
 function showChoices(kind, choices, settle) {
   const totals = new Map();
   for (const c of choices) {
@@ -16,7 +17,7 @@ function showChoices(kind, choices, settle) {
   for (const [own, list] of totals) {
     const line = document.createElement("p");
     const head = document.createElement("span");
-    say(head, own === null ? T("无胡: ", "no win: ", "无胡 no win: ") : T(own + " 炮: ", own + " pao: ", own + " 炮: "));
+    say(head, own === null ? T("诈胡: ", "false win: ", "诈胡 false win: ") : T(own + " 炮: ", own + " pao: ", own + " 炮: "));
     line.append(head);
     for (const c of list) {
       const b = document.createElement("button");
