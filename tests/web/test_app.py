@@ -680,6 +680,30 @@ def test_the_pao_table_under_the_pages_rules():
     assert bad.status_code == 400 and "the page may set only" in bad.json()["error"]
 
 
+@pytest.mark.parametrize(("overrides", "said"), [
+    pytest.param({}, {"min_own": ("两炮起胡", "至少 2 炮", "at least 2 pao"),
+                      "false_win_penalty": ("诈胡", "付其他三家各 20 炮", "pays each other player 20"),
+                      "dealer_factor": ("庄家", "输赢 ×2", "pays and is paid ×2"),
+                      "follow_dealer": ("跟庄", "庄家付每家 1（中/白 2）×2", "the dealer pays each 1 (2 on zhong/bai) ×2")},
+                 id="the-default"),
+    pytest.param({"threshold": {"min_own": 3}, "settlement": {"dealer_factor": 3, "false_win_penalty": 30,
+                                                              "follow_dealer": 2, "follow_dealer_dragon": 5,
+                                                              "follow_dealer_doubled": False}},
+                 {"min_own": ("三炮起胡", "至少 3 炮", "at least 3 pao"),
+                  "false_win_penalty": ("诈胡", "付其他三家各 30 炮", "pays each other player 30"),
+                  "dealer_factor": ("庄家", "输赢 ×3", "pays and is paid ×3"),
+                  "follow_dealer": ("跟庄", "庄家付每家 2（中/白 5）", "the dealer pays each 2 (5 on zhong/bai)")},
+                 id="a-house"),
+])
+def test_the_pao_table_says_the_least_win_and_what_is_paid(overrides, said):
+    """A club's house numbers for the least win and the payments were shown nowhere on the page."""
+    from xingzi.web.rules import TableRules
+
+    client, _ = client_for(layout_detections(), rules=TableRules(None, overrides))
+    rows = {r["key"]: (r["zh"], r["text_zh"], r["text_en"]) for r in client.get("/api/rules").json()["settlement"]}
+    assert rows == said
+
+
 def test_json_bodies_are_capped_and_forms_are_told_to_send_bytes(photo):
     client, fake = client_for(layout_detections())
     token = client.post("/api/read", content=photo).json()["token"]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from xingzi.engine.ruleset import CHOICES, OPTIONAL_ITEMS, Ruleset, load_ruleset
+from xingzi.engine.ruleset import CHOICES, OPTIONAL_ITEMS, Ruleset, least_win_name, load_ruleset
 from xingzi.ruletable import item_rows, pao_words
 from xingzi.vision.names import ITEM_NAMES
 
@@ -100,7 +100,25 @@ class TableRules:
         for row in item_rows(rules):  # 炮 in each language alone too (pao_zh, pao_en): the page shows one
             zh, en = pao_words(row["key"], rules)
             rows.append({**row, "en": ITEM_NAMES.get(row["key"], ("", row["key"]))[1], "pao_zh": zh, "pao_en": en})
-        return {**_names(rules, self.overrides), "items": rows}
+        return {**_names(rules, self.overrides), "items": rows, "settlement": settlement_rows(rules)}
+
+
+def settlement_rows(rules: Ruleset) -> list[dict[str, str]]:
+    """What a win must reach and how the table pays, under these rules: the numbers a house file changes beside
+    the items' (the least win, a false win's penalty, the dealer's factor, 跟庄), each worded in both languages."""
+    s, least = rules.settlement, rules.min_own
+    doubled = f"×{s['dealer_factor']}" if s["follow_dealer_doubled"] else ""
+    return [
+        {"key": "min_own", "zh": least_win_name(least), "en": "the least a win may be",
+         "text_zh": f"至少 {least} 炮", "text_en": f"at least {least} pao"},
+        {"key": "false_win_penalty", "zh": "诈胡", "en": "a false win",
+         "text_zh": f"付其他三家各 {s['false_win_penalty']} 炮", "text_en": f"pays each other player {s['false_win_penalty']}"},
+        {"key": "dealer_factor", "zh": "庄家", "en": "the dealer",
+         "text_zh": f"输赢 ×{s['dealer_factor']}", "text_en": f"pays and is paid ×{s['dealer_factor']}"},
+        {"key": "follow_dealer", "zh": "跟庄", "en": "following the dealer's first discard",
+         "text_zh": f"庄家付每家 {s['follow_dealer']}（中/白 {s['follow_dealer_dragon']}）{doubled}",
+         "text_en": f"the dealer pays each {s['follow_dealer']} ({s['follow_dealer_dragon']} on zhong/bai) {doubled}".strip()},
+    ]
 
 
 def _numbered_choices(key: str, rules: Ruleset) -> dict[Any, tuple[str, str, str]]:

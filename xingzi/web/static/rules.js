@@ -63,6 +63,15 @@ async function showPaoTable() {
       row.append(name, pao);
       return row;
     }));
+    $("settle-table").replaceChildren(...(data.settlement || []).map((line) => {  // the least win, what is paid
+      const row = document.createElement("tr");
+      row.dataset.key = line.key;
+      const [name, text] = [document.createElement("td"), document.createElement("td")];
+      name.append(...bi(line.zh, line.en));
+      say(text, T(line.text_zh, line.text_en, `${line.text_zh} ${line.text_en}`));
+      row.append(name, text);
+      return row;
+    }));
   } catch (e) {
     status(cat(ERROR, " ", readFailure(e, {})), true);
   }
