@@ -354,3 +354,15 @@ def test_a_choice_giving_no_valid_win_is_called_a_false_win(server):
                                                    {own: 2, tile: "1m", index: 2, chosen: true}], () => {})""")
         heads = page.locator("#win-options p > span").all_inner_texts()
     assert [h.strip() for h in heads] == ["诈胡 false win:", "2 炮:"]
+
+
+@pytest.mark.parametrize(("paid", "pao", "said"), [
+    pytest.param(2, 1, "付另外三家各 1 炮，庄家翻倍 = 2", id="doubled"),
+    pytest.param(6, 2, "付另外三家各 2 炮，庄家 ×3 = 6", id="a-house-x3"),  # not 翻倍 (twice) ×3
+    pytest.param(1, 1, "付另外三家各 1 炮", id="not-doubled"),
+])
+def test_the_dealer_following_is_said_by_the_rulesets_factor(server, paid, pao, said):
+    with opened(server) as page:
+        phrase = page.evaluate("([paid, pao]) => { state.followDealer = {plain: paid}; state.followPao = {plain: pao}; "
+                               "return followPays('plain'); }", [paid, pao])
+    assert phrase["zh"].endswith(said), phrase

@@ -224,7 +224,7 @@ function followPays(kind) {
     [zh, en] = [`付另外三家各 ${amount}${pao === amount ? " 炮" : ""}`,
       `pays each of the others ${amount}${pao === amount ? " pao" : ""}`];
   } else {
-    [zh, en] = [`付另外三家各 ${pao} 炮，庄家翻倍${times === 2 ? "" : " ×" + times} = ${amount}`,
+    [zh, en] = [`付另外三家各 ${pao} 炮，${times === 2 ? "庄家翻倍" : "庄家 ×" + times} = ${amount}`,  // 翻倍: twice
       `pays each of the others ${pao} pao, ${times === 2 ? "doubled" : "×" + times} for the dealer: ${amount}`];
   }
   return T(`${dealer.zh} ${zh}`, `${dealer.en} ${en}`, `${dealer.both} ${en}`);
