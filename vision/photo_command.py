@@ -178,6 +178,8 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
         getattr(args, "model", None), getattr(args, "conf", None))
     res, removed, as_read = read_marked(args, image, detector, context, timings)
     _check_bloom(context, res)
+    if res.result is not None and getattr(args, "overrides", None):  # as --hand says it: the name alone hides them
+        res.result["ruleset"] += f", with --set {' '.join(args.overrides)}"
     if getattr(args, "out", None):
         write_image(args.out, res.annotated)
     saved = _keep_labels(store, args, res, removed, as_read)

@@ -105,6 +105,16 @@ def test_json_of_a_photo_says_in_its_exit_code_whether_it_scored(photo, monkeypa
     assert got == code and out["valid"] is (total is not None) and out.get("own") == total
 
 
+@pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
+def test_a_photo_scored_under_set_says_so_beside_the_rulesets_name(photo, monkeypatch, capsys, json_out):
+    """As `score --hand --set` does: the ruleset's name alone hid that its numbers were changed (ping_hu 5: 3 → 7)."""
+    import json
+
+    code, text = run(photo, HAND, monkeypatch, capsys, "--set", "ping_hu=5", *(["--json"] if json_out else []))
+    said = "default (003 text), with --set ping_hu=5"
+    assert code == 0 and (json.loads(text)["ruleset"] == said if json_out else f"own       7 炮   (ruleset: {said})" in text)
+
+
 def test_other_readings_are_offered_for_an_illegal_reading_only(photo, monkeypatch, capsys):
     code, text = run(photo, misread(HAND, FIVE_P, Tile.P6), monkeypatch, capsys, "--as-read")
     assert "not legal" in text and f"maybe     read tile #{FIVE_P} 6p as 5p" in text
