@@ -211,13 +211,14 @@ def self_draw(r: Reading) -> int:
 
 
 def concealed(r: Reading) -> int:
-    """§4 门前清: nothing claimed from others before winning (暗杠 allowed)."""
-    return 0 if r.exposed else _addition(r, "concealed")
+    """§4 门前清: nothing claimed from others before winning (暗杠 allowed); never for 七对, whatever a house
+    values 七对 at (its [replaces] entry alone went with an item worth 0)."""
+    return 0 if r.exposed or r.seven else _addition(r, "concealed")
 
 
 def single_wait(r: Reading) -> int:
-    """§4 胡单张: the hand before the winning tile waited on exactly one tile kind."""
-    return _addition(r, "single_wait") if r.single else 0
+    """§4 胡单张: the hand before the winning tile waited on exactly one tile kind; never for 七对 (as 门前清)."""
+    return _addition(r, "single_wait") if r.single and not r.seven else 0
 
 
 def _event(key: str) -> Item:

@@ -49,8 +49,9 @@ def _why(event: str, score: Score, hand: Hand, ctx: WinContext, rules: Ruleset) 
             return f"replaced by {NAMES[key]} {key} (the ruleset's [replaces])"
     if event in NEEDS:
         return f"{NEEDS[event]}: {_shape_said(score, hand, ctx, rules)}"
-    if event == "hai_di_pao":  # start_at_10 lifts a base below 10 only
-        return "the hand's base is 10 or more already (hai_di_pao = \"start_at_10\")"
+    start = rules.pao["hai_di_pao_start"]
+    if event == "hai_di_pao" and rules.options["hai_di_pao"] == "start_at_10" and start:  # lifts a lower base only
+        return f"the hand's base is {start} or more already (hai_di_pao = \"start_at_10\")"
     return "worth 0 炮 under these rules"
 
 

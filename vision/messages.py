@@ -122,7 +122,8 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
          lambda m: f"要两面听牌（胡的牌所成顺子两边的两种牌，另一边不全在自己手里）：{_shape(m[1])}"),
         (r"replaced by \S+ (\w+) \(the ruleset's \[replaces\]\)", lambda m: f"已由{item_name(m[1])}代替"),
         (r"worth 0 炮 under these rules", lambda m: "现用规则记 0 炮"),
-        (r"the hand's base is 10 or more already \(hai_di_pao = \"start_at_10\"\)", lambda m: "底分已有 10 炮或以上"),
+        (r"the hand's base is (\d+) or more already \(hai_di_pao = \"start_at_10\"\)",
+         lambda m: f"底分已有 {m[1]} 炮或以上"),
     ))
 
 

@@ -171,9 +171,9 @@ def check_items(situation: dict, result: Mapping, rules) -> None:
 
     if ctx.self_draw:
         expected["self_draw"] = addition("self_draw")
-    if not any(m.kind is not MeldKind.CONCEALED_KONG for m in hand.melds):
+    if not seven and not any(m.kind is not MeldKind.CONCEALED_KONG for m in hand.melds):  # §4: not for 七对
         expected["concealed"] = addition("concealed")
-    if len(result["waits"]) == 1:
+    if not seven and len(result["waits"]) == 1:  # §4: not for 七对, whatever 七对 is worth
         expected["single_wait"] = addition("single_wait")
     for e in ("kong_bloom", "kong_tears", "robbing_kong", "hai_di_lao_yue", "hui_tou", "tao_sheng", "wang_en"):
         if e in events:
@@ -239,7 +239,14 @@ def check_events(situation: dict, result: Mapping, rules) -> None:
             by = reason.split()[3]
             assert by in items and {event, "*"} & set(rules.replaces.get(by, ())), (event, reason)
         elif reason == "worth 0 炮 under these rules":
-            assert rules.pao[event] == 0 and not (event == "hai_di_pao" and rules.options["hai_di_pao"] != "addition")
+            if event == "hai_di_pao" and rules.options["hai_di_pao"] == "start_at_10":  # from a start of 0
+                assert rules.pao["hai_di_pao_start"] == 0, (event, reason)
+            else:
+                assert rules.pao[event] == 0, (event, reason)
+        elif reason.startswith("the hand's base is"):  # 海底放炮 from a start the base already reaches
+            start = rules.pao["hai_di_pao_start"]
+            assert event == "hai_di_pao" and rules.options["hai_di_pao"] == "start_at_10" and start, (event, reason)
+            assert reason.startswith(f"the hand's base is {start} or more"), (event, reason)
 
 
 def _eaten(payer, win_tile: int, events: set[str], rules) -> int:

@@ -80,6 +80,16 @@ def test_a_wrong_path_override_is_refused_by_its_path(overrides, message) -> Non
         load_ruleset().with_overrides(overrides)
 
 
+@pytest.mark.parametrize("qi_dui", [0, 10])
+def test_seven_pairs_never_take_concealed_nor_single_wait_whatever_they_are_worth(qi_dui) -> None:
+    """RULES.md §4: 门前清 and 胡单张 are 'not for 七对', a condition on the shape: at 0 炮 the 七对 item went, and its
+    [replaces] with it, so a house's seven pairs scored 门前清 1 + 胡单张 1 (a fair win of 2)."""
+    result = score_situation({"hand": "1122m3344p5566s中中", "win_tile": "中", "rules": {"qi_dui": qi_dui}})
+    items = {i["key"] for i in result["items"]}
+    assert not items & {"concealed", "single_wait", "ping_hu"}
+    assert (result["valid"], result["own"]) == ((True, 10) if qi_dui else (False, 0))
+
+
 @pytest.mark.parametrize(
     "situation, zeroed, own, items",
     [

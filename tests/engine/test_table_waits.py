@@ -89,6 +89,16 @@ MIDDLE = {"hand": "123m456m789p22s35s 4s", "self_draw": True, "events": ["shang_
     pytest.param({"hand": "11223344556677p", "win_tile": "7p", "self_draw": True, "events": ["hai_di_lao_yue"],
                   "rules": {"optional": ["hai_di_lao_yue"]}}, "replaced by 七仙女 qi_xian_nv (the ruleset's [replaces])",
                  id="replaced"),
+    # 海底放炮 under a house's numbers: worth 0 as an addition; from a start of 0 nothing is lifted; from 9, 一条龙 10 is over it
+    pytest.param({"hand": "12m456m789p22345s 3m", "events": ["hai_di_pao"],
+                  "rules": {"optional": ["hai_di_pao"], "pao": {"hai_di_pao": 0}}}, "worth 0 炮 under these rules",
+                 id="hai-di-pao-added-as-0"),
+    pytest.param({"hand": "12m456m789p22345s 3m", "events": ["hai_di_pao"], "rules": {
+        "optional": ["hai_di_pao"], "hai_di_pao": "start_at_10", "pao": {"hai_di_pao_start": 0}}},
+        "worth 0 炮 under these rules", id="hai-di-pao-from-0"),
+    pytest.param({"hand": "123456789m123p5s 5s", "events": ["hai_di_pao"], "rules": {
+        "optional": ["hai_di_pao"], "hai_di_pao": "start_at_10", "pao": {"hai_di_pao_start": 9}}},
+        "the hand's base is 9 or more already (hai_di_pao = \"start_at_10\")", id="hai-di-pao-from-a-house-9"),
 ])
 def test_an_event_declared_but_not_counted_is_listed_with_why(situation, reason) -> None:
     result = score_situation(situation)
