@@ -383,6 +383,20 @@ def test_a_byte_that_is_no_utf8_stops_json_lines_on_its_line(capsys, monkeypatch
 
 
 @pytest.mark.parametrize("name", ["-", "s.json", "s.jsonl"])
+@pytest.mark.parametrize("after", [pytest.param(b"", id="last"), pytest.param(ONE_LINE.encode(), id="before-another")])
+def test_a_byte_that_is_no_utf8_on_the_line_after_one_situation_is_refused_not_read_past(capsys, monkeypatch,
+                                                                                         tmp_path, name, after) -> None:
+    """One situation, then a line that is not UTF-8: JSON Lines (the line is no white space), the situation answered
+    and the bad byte refused on its line; not the one situation scored alone as if the rest were blank."""
+    data = ONE_LINE.encode() + b'{"hand": "\xfe"}\n' + after
+    code, out, err = score_json(data, name, tmp_path, capsys, monkeypatch)
+    assert code == 2 and [json.loads(line)["own"] for line in out.splitlines()] == [3]
+    where = "standard input" if name == "-" else f"situation file {str(tmp_path / name)!r}"
+    offset = data.index(b"\xfe")
+    assert f"{where} is not UTF-8 text (expected JSON): byte {offset}, on line 2, is b'\\xfe'" in err
+
+
+@pytest.mark.parametrize("name", ["-", "s.json", "s.jsonl"])
 def test_a_byte_that_is_no_utf8_before_anything_is_answered_is_said_of_the_whole_input(capsys, monkeypatch, tmp_path,
                                                                                       name) -> None:
     data = b"\xef\xbb\xbf\n" + b'{"hand": "\xfe"}\n' + ONE_LINE.encode()  # (a byte-order mark is no byte of the text)

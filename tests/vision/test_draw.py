@@ -14,6 +14,8 @@ from xingzi.vision.draw import (
     COLORS,
     FONT_PATH,
     MARK_COLOR,
+    _caption,
+    _caption_band,
     caption_lines,
     draw,
     draw_tags,
@@ -219,6 +221,21 @@ def test_caption_lines_wrap_to_the_picture(lines, width, max_lines, expected):
     assert wrap_caption(lines, _fits(width), max_lines) == expected
 
 
+@pytest.mark.parametrize("lines", [
+    pytest.param(["胡胡胡"], id="one-line"),
+    pytest.param(["胡胡胡", "胡胡胡胡胡胡胡胡胡胡胡胡", "胡胡"], id="three-lines-of-unlike-widths"),
+])
+def test_caption_lines_stand_one_under_another_inside_their_band(lines):
+    """Each line a line's height below the one before (not its width), all of them inside the darkened band."""
+    img = Image.new("RGB", (600, 400), BG)
+    canvas, fnt = ImageDraw.Draw(img), font(20)
+    band, wrapped = _caption_band(img, canvas, lines, fnt, np.zeros((0, 4)))
+    _caption(img, canvas, band, wrapped, fnt)
+    rows = np.flatnonzero((np.asarray(img) > 200).all(axis=2).any(axis=1))  # rows holding the caption's white text
+    assert wrapped == lines and rows.min() > 0 and rows.max() < band[3]
+    assert 1 + int((np.diff(rows) > 4).sum()) == len(lines)  # one block of rows per line, a gap between each two
+
+
 def test_a_long_caption_stays_inside_a_narrow_photo():
     """The reason a claim is false ran off a 640-px photo; now every word of it is drawn inside."""
     reason = "a winning hand with 0 meld(s) has 14 tiles standing in the hand (winning tile included), got 26"
@@ -284,6 +301,18 @@ def test_tags_of_tiles_side_by_side_do_not_cover_each_other(n):
         for b in range(a):
             assert not _rects_overlap(rects[a], rects[b]), (a, b)
     assert rects[0][3] == pytest.approx(200) and rects[0][0] == pytest.approx(100)  # the first sits on its box
+
+
+@pytest.mark.parametrize("tiles", [pytest.param(None, id="by-default"), pytest.param("boxes", id="given-as-the-boxes")])
+def test_a_tag_covers_no_other_tagged_tile_by_default(tiles):
+    """Two tiles one above the other: the lower one's tag goes below it, not above it over the upper tile (the tiles
+    avoided are, unless given, the tagged boxes themselves)."""
+    tags = [((100, 100, 150, 170), "六万\n0.91", GREEN), ((100, 172, 150, 242), "七万\n0.92", GREEN)]
+    img = Image.new("RGB", (600, 400), BG)
+    given = None if tiles is None else np.array([box for box, _, _ in tags], np.float64)
+    upper, lower = draw_tags(ImageDraw.Draw(img), tags, font(20), [], img.size, given)
+    assert upper[3] == pytest.approx(100) and lower[1] == pytest.approx(244)  # above the upper, below the lower
+    assert not _rects_overlap(lower, tags[0][0])
 
 
 def test_a_tag_moved_away_from_its_tile_is_joined_to_it_by_a_line_under_the_tags():

@@ -171,6 +171,32 @@ def test_out_of_range_settings_are_refused_before_any_work(dataset, tmp_path, ca
     assert message in capsys.readouterr().err and not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("flags", [
+    pytest.param(["--imgsz", "32"], id="imgsz-least"),
+    pytest.param(["--imgsz", "4096"], id="imgsz-most"),
+    pytest.param(["--conf", "0", "--iou", "1"], id="conf-0-iou-1"),
+])
+def test_settings_at_their_limits_are_taken(dataset, tmp_path, capsys, eval_scores_only, flags):
+    preds = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]})
+    (preds / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    assert main(["eval", "--data", str(dataset), "--preds", str(preds), "--out", str(tmp_path / "o"), *flags]) == 0
+    assert "must be" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("unread", [pytest.param(None, id="every-photo-read"), pytest.param("c.heic", id="a-heic")])
+def test_photos_the_tools_pass_over_are_noted_once(dataset, tmp_path, capsys, eval_scores_only, unread):
+    """A HEIC photo among the images is not read (the dataset tools read none): eval says so, in one note naming it;
+    with every photo read, no note at all."""
+    if unread:
+        (dataset / "images" / unread).write_bytes(b"not read")
+    preds = _preds(tmp_path, "theirs", {"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9)], "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]})
+    (preds / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
+    assert main(["eval", "--data", str(dataset), "--preds", str(preds), "--out", str(tmp_path / "o")]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    assert notes == ([f"note: 1 photo(s) under {dataset} passed over (.heic: not read by the dataset tools), e.g. "
+                      f"{unread}: save them as JPEG (`xingzi label` stores HEIC photos as JPEG)"] if unread else [])
+
+
 def test_prediction_classes_map_by_their_own_names(dataset, tmp_path, eval_scores_only):
     # a detector whose class list is in another order: index 0 = 5p, 1 = 1m, 2 = chun, 3 = a wind
     pred_dir = _preds(tmp_path, "other_order", {

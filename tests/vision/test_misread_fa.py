@@ -88,6 +88,8 @@ def test_a_tile_left_out_beside_the_bonus_fa_that_may_be_one_is_one(boxes, class
     assert (reading.tiles, reading.win_tile, reading.melds) == (plain.tiles, plain.win_tile, plain.melds)
     assert [k for k in range(len(boxes)) if classes[k] != FA and reading.roles[n + k] == "fa"] == taken
     assert [int(reading.detections.cls[n + k]) for k in taken] == [FA] * len(taken)
+    # read as 发, its confidence is its 发 score (not the face it was misread as: what is drawn and checked for doubt)
+    assert [float(reading.detections.conf[n + k]) for k in taken] == pytest.approx([doubts[k][FA] for k in taken])
     note = TOUCH_NOTE if FA in classes else LONE_NOTE
     assert [p for p in reading.problems if "counted as 发" in p] == [f"tile #{n + k} (read 1s) counted as 发: {note}"
                                                                      for k in taken]

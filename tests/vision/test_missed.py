@@ -185,12 +185,45 @@ def test_on_hands_dealt_and_laid_out_at_random_nearly_every_tile_comes_back():
     assert 2 * tally["right concealed_kong"] >= tally["tried concealed_kong"] > 0, dict(tally)
 
 
-def test_faces_lie_near_in_a_sorted_hand_by_rank_within_a_suit():
+@pytest.mark.parametrize(("seed", "k"), [
+    pytest.param(6, 0, id="seed-6-first"),
+    pytest.param(6, 12, id="seed-6-13th"),
+    pytest.param(6, 22, id="seed-6-23rd"),
+    pytest.param(7, 9, id="seed-7-10th"),
+])
+def test_a_tile_whose_face_lies_on_both_sides_of_a_gap_goes_in_the_gap(seed, k):
+    """Hands dealt and laid out at random (the layouts bench's) where every tile left out comes back, the places
+    that read alike ranked with a gap between two tiles of the face added (a hole it left, ``_places``) before a
+    gap beside other faces: taken the other way round, a tile of each of these goes to the wrong place."""
+    from collections import Counter
+
+    from tools.missed_check import check_photo
+    from xingzi.vision.bench_layouts import random_layout
+
+    rng = np.random.default_rng(seed)
+    layout = [random_layout(rng, n)[1] for n in range(k + 1)][k]
+    tally: Counter = Counter()
+    check_photo(layout.detections, SHAPE, tally, [])
+    assert tally["right"] == tally["tried"] > 12, dict(tally)
+
+
+@pytest.mark.parametrize(("a", "b", "apart"), [
+    pytest.param("1m", "1m", 0, id="same-face"),
+    pytest.param("1m", "3m", 2, id="ranks-apart"),
+    pytest.param("9m", "1p", 10, id="next-suit"),
+    pytest.param("1p", "9p", 8, id="ends-of-a-suit"),
+    pytest.param("9s", "1s", 8, id="ends-of-the-last-suit"),
+    pytest.param("8s", "9s", 1, id="the-last-suit-tile-beside-its-neighbour"),
+    pytest.param("9s", "zhong", 10, id="last-suit-tile-and-first-honour"),
+    pytest.param("zhong", "bai", 10, id="honours"),
+    pytest.param("zhong", "fa", 10, id="honours-next-to-each-other"),
+    pytest.param("1s", "9p", 10, id="other-suit"),
+])
+def test_faces_lie_near_in_a_sorted_hand_by_rank_within_a_suit(a, b, apart):
     from xingzi.vision.missed import _face_distance
 
-    pairs = [("1m", "1m", 0), ("1m", "3m", 2), ("9m", "1p", 10), ("1p", "9p", 8), ("9s", "1s", 8), ("9s", "zhong", 10),
-             ("zhong", "bai", 10), ("1s", "9p", 10)]
-    assert [_face_distance(Tile(a).index, Tile(b).index) for a, b, _ in pairs] == [d for *_, d in pairs]
+    # either way round: a face missed lies as near a tile of its group as that tile to it
+    assert (_face_distance(Tile(a).index, Tile(b).index), _face_distance(Tile(b).index, Tile(a).index)) == (apart, apart)
 
 
 def test_where_no_place_reads_without_a_problem_one_that_reads_a_winning_hand_is_taken():

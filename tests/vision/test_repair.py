@@ -454,6 +454,29 @@ def test_a_kong_shown_all_face_down_that_lost_a_tile_is_scored_with_it_added(lay
             assert chosen.result["own"] == pick.own and "concealed_kong 中" in chosen.situation["melds"], (lost, start)
 
 
+@pytest.mark.parametrize("strays", [
+    pytest.param([[20, 20, 72, 90]], id="one-back-in-a-corner"),
+    pytest.param([[20, 20, 72, 90], [74, 20, 126, 90]], id="two-backs-in-a-corner"),
+    pytest.param([[1200, 860, 1252, 930]], id="one-back-in-the-far-corner"),
+])
+def test_a_kong_that_lost_a_face_down_tile_is_mended_though_other_face_down_tiles_are_looked_at_first(strays):
+    """Face-down tiles lying apart (another player's, the wall's), found before the kong's in the detector's order:
+    their run is looked beside first and reads no hand, and the kong's own run is still looked beside (BACK_RUNS
+    runs, not one), so the lost tile is added there and the hand reads as laid."""
+    full = group(hand_layout("123m456m5p789s", "5p", melds=("concealed_kong 9p",), kong_shown="FDDF",
+                             size=70).detections)
+    lost = next(i for i, r in enumerate(full.roles) if r == "concealed_kong" and full.detections.cls[i] == BACK_CLASS)
+    det = _without(full.detections, lost)
+    n = len(strays)
+    det = Detections(np.vstack([strays, det.xyxy]).astype(np.float32), np.append([BACK_CLASS] * n, det.cls),
+                     np.append(np.full(n, 0.9, np.float32), det.conf))
+    broken = group(det)
+    assert broken.roles[:n] == ("loose",) * n and "concealed_kong" not in broken.roles
+    best = diagnose(broken, shape=SHAPE).suggestions[0]
+    assert best.changes == (Change(None, None, None, beside=best.changes[0].beside),) and best.changes[0].beside >= n
+    assert (best.tiles, best.win_tile, best.melds) == (full.tiles, full.win_tile, full.melds)
+
+
 def _short_hand_beside(backs: list[list[int]]):
     """A hand one face short (its first tile not found), and face-down tiles lying apart at ``backs``."""
     det = _without(hand_layout("123m456m789p12s55p", "3s", size=70).detections, 0)

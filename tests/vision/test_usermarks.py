@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from xingzi.engine.melds import Meld, MeldKind
-from xingzi.engine.tiles import Tile
+from xingzi.engine.tiles import CLASS_NAMES, Tile
 from xingzi.vision.grouping import group, is_legal_reading
 from xingzi.vision.layouts import hand_layout, with_tiles
 from xingzi.vision.pipeline import Context, analyse, reading_json
@@ -288,9 +288,13 @@ def test_as_many_tiles_as_allowed_may_be_added_of_any_class():
 @pytest.mark.parametrize("face", [pytest.param(0, id="first-class-1m"), pytest.param(30, id="last-class-back")])
 def test_a_corrected_face_is_a_tile_of_the_game_whatever_the_classifier_thought(face):
     det = hand_layout("123m456m789p12s55p", "3s").detections
-    det = replace(det, foreign=np.full(len(det), 0.9, np.float32))
+    det = replace(det, foreign=np.full(len(det), 0.9, np.float32),
+                  probs=np.full((len(det), len(CLASS_NAMES)), 1 / len(CLASS_NAMES), np.float32))
     out = apply_corrections(det, {2: face})
     assert out.cls[2] == face and out.foreign[2] == 0.0
+    # the named face is certain: conf 1 and all of the tile's probability on it (what the repair's costs read)
+    assert out.conf[2] == 1.0 and out.probs[2].tolist() == np.eye(len(CLASS_NAMES))[face].tolist()
+    assert np.array_equal(np.delete(out.probs, 2, axis=0), np.delete(det.probs, 2, axis=0))
     assert np.array_equal(np.delete(out.foreign, 2), np.delete(det.foreign, 2)) and det.foreign[2] == pytest.approx(0.9)
     assert apply_corrections(det, {}) is det and apply_corrections(det, None) is det
     with pytest.raises(ValueError, match="class must be 0..30, got 31"):

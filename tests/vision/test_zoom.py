@@ -1,5 +1,7 @@
 """Two-pass reading: the tiles' region is read again when it is small in the photo."""
 
+from __future__ import annotations
+
 import numpy as np
 import pytest
 
@@ -94,3 +96,29 @@ def test_tiles_already_large_are_not_read_again(tile_side, large_tile, passes):
 def test_bad_large_tile_is_refused():
     with pytest.raises(ValueError, match="large_tile"):
         ZoomDetector(FakeDetector(), large_tile=0)
+
+
+class LowerableDetector(FakeDetector):
+    """A FakeDetector with a threshold that can be set lower, as the real detector's ``at_conf``."""
+
+    def __init__(self, conf: float = 0.25):
+        super().__init__()
+        self.conf = conf
+
+    def at_conf(self, conf: float) -> LowerableDetector:
+        return LowerableDetector(conf)
+
+
+@pytest.mark.parametrize("wrapped, lowered", [
+    pytest.param(LowerableDetector, True, id="a-detector-with-a-threshold"),
+    pytest.param(FakeDetector, False, id="a-predictor-with-none"),
+])
+def test_zooming_over_a_detector_reads_at_a_lower_threshold_only_where_the_detector_can(wrapped, lowered):
+    """The photo read again lower (a faint tile, ``pipeline.detect_hand``) zooms as before over the detector at the
+    lower threshold; a predictor with no threshold to set gives None, as the detector itself would have no at_conf."""
+    zoom = ZoomDetector(wrapped(), fill=0.5, margin=1.0, large_tile=0.2)
+    low = zoom.at_conf(0.05)
+    assert (low is not None) is lowered
+    if lowered:
+        assert isinstance(low, ZoomDetector) and low.conf == 0.05 and zoom.conf == 0.25
+        assert (low.fill, low.margin, low.large_tile) == (0.5, 1.0, 0.2)

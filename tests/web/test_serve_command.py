@@ -97,6 +97,20 @@ def test_serve_options_at_their_limits_are_taken(served, capsys, argv):
     assert capsys.readouterr().err.strip().endswith("--model: detector weights not found: /nonexistent/weights.onnx")
 
 
+@pytest.mark.parametrize(("mib", "sent_mib", "over"), [
+    pytest.param("1.5", 1.4, False, id="under-the-limit-given"),
+    pytest.param("1.5", 1.6, True, id="over-the-limit-given"),
+    pytest.param("0.5", 0.6, True, id="over-the-least-limit"),
+])
+def test_the_upload_limit_given_in_mib_is_the_pages(served, mib, sent_mib, over):
+    """--max-upload-mb is MiB: a body past that many times 1024 × 1024 bytes is refused saying the limit, a body under
+    it is read (and refused as no picture, these bytes being none)."""
+    assert main(["serve", "--max-upload-mb", mib]) == 0
+    r = TestClient(served["app"]).post("/api/read", content=b"x" * int(sent_mib * 1024 * 1024))
+    assert (r.status_code == 413) is over, r.json()
+    assert (f"is over the {mib} MiB limit" in r.json()["error"]) is over
+
+
 def test_a_collect_folder_on_a_read_only_disk_is_said_so(served, tmp_path, monkeypatch, capsys):
     import os
     from types import SimpleNamespace
