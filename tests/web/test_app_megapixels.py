@@ -34,3 +34,27 @@ def test_a_48MP_phone_jpeg_is_read_under_the_upload_limit(make, status, said):
     assert fake.calls == (status == 200)
     if said:
         assert r.json()["error"].startswith(said)
+
+
+@pytest.mark.parametrize(("make", "status"), [
+    pytest.param(lambda: flat_jpeg(8000, 6000), 200, id="read"),
+    pytest.param(lambda: b"this is no photo", 400, id="refused"),
+])
+def test_the_heap_a_decoded_photo_freed_is_given_back(monkeypatch, make, status):
+    """glibc keeps the heap a decode freed: a server left running held ~0.5 GB more than it used (1.33 GB after two
+    48-MP HEICs at once four times and 20 small photos; 0.43 GB with it given back after each decode)."""
+    from xingzi.web import guards
+
+    calls = []
+    monkeypatch.setattr(guards, "give_back_memory", lambda: calls.append(1) or True)
+    client, _ = client_for(layout_detections(), max_upload=2_000_000)
+    assert client.post("/api/read", content=make()).status_code == status
+    assert calls == [1]
+
+
+def test_giving_back_the_heap_calls_the_c_library_where_it_can():
+    import sys
+
+    from xingzi.web import guards
+
+    assert guards.give_back_memory() is sys.platform.startswith("linux")  # glibc here (CI too); elsewhere a no-op

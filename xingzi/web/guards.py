@@ -7,6 +7,7 @@ claimed); a dataset folder that cannot be written."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import json
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,27 @@ class BadRequest(ValueError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+def _libc_trim() -> Any:
+    """glibc's malloc_trim, or None where the C library has none (musl, macOS, Windows)."""
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _libc_trim()
+
+
+def give_back_memory() -> bool:
+    """Hand the heap freed since to the system. A photo decodes into buffers of hundreds of megabytes (a 48-MP HEIC
+    takes +0.65 GB) that glibc keeps once freed: a server left running held ~0.5 GB more than it used (a soak test,
+    session 76: 1.2 GB, 0.7 GB after a trim). About 2 ms. False where there is nothing to call."""
+    if _TRIM is None:
+        return False
+    _TRIM(0)
+    return True
 
 
 def short(message: str, limit: int = MAX_MESSAGE) -> str:
