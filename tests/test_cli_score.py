@@ -773,18 +773,38 @@ def test_a_ruleset_nested_thousands_deep_is_a_clear_error(capsys, tmp_path) -> N
     assert "xingzi rules: error: the input is nested too deeply to be a situation or a ruleset" in err
 
 
+def _wait_reading_stdin(parent: int, limit: float = 90.0) -> None:
+    """Until a child of ``parent`` sits in read(0, ...) (/proc/PID/syscall: number 0, first argument 0): a fixed wait
+    was too short under load (the signal came while Python was still starting, and the loop went on). Where /proc
+    does not say, a fixed wait."""
+    import time
+
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                if int(stat.read_text().rsplit(")", 1)[1].split()[1]) != parent:
+                    continue
+                if (stat.parent / "syscall").read_text().split()[:2] == ["0", "0x0"]:
+                    time.sleep(0.5)  # in the read itself, not on the way to it
+                    return
+            except (OSError, ValueError, IndexError):
+                continue
+        time.sleep(0.2)
+    time.sleep(8)
+
+
 def test_after_ctrl_c_the_program_dies_by_the_signal_so_a_shell_loop_stops_too(tmp_path) -> None:
     """An exit with 130 tells bash the command handled Ctrl-C itself: `for f in *.jpg; do xingzi score "$f"; done`
     went on to the next photo after each Ctrl-C (session 70). Killed by SIGINT, the loop stops there."""
     import signal
     import subprocess
-    import time
 
     script = tmp_path / "loop.sh"
     script.write_text(f"for k in 1 2 3; do {sys.executable} -m xingzi score --json -; echo \"after $k\"; done\n")
     proc = subprocess.Popen(["bash", str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
-    time.sleep(8)  # the first command reading its (open, empty) standard input
+    _wait_reading_stdin(proc.pid)  # the first command reading its (open, empty) standard input
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the whole foreground group
     out, err = proc.communicate(timeout=60)
     assert proc.returncode in (-signal.SIGINT, 128 + signal.SIGINT) and b"after" not in out, (out, err)
