@@ -802,12 +802,18 @@ def test_after_ctrl_c_the_program_dies_by_the_signal_so_a_shell_loop_stops_too(t
 
     script = tmp_path / "loop.sh"
     script.write_text(f"for k in 1 2 3; do {sys.executable} -m xingzi score --json -; echo \"after $k\"; done\n")
+    def as_at_a_terminal() -> None:  # Ctrl-C live in the loop: a suite started in the background (`make test &`)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # inherits SIGINT ignored, across exec, and the loop went on
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
     proc = subprocess.Popen(["bash", str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=as_at_a_terminal)
     _wait_reading_stdin(proc.pid)  # the first command reading its (open, empty) standard input
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the whole foreground group
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode in (-signal.SIGINT, 128 + signal.SIGINT) and b"after" not in out, (out, err)
+    worker = [line for line in Path("/proc/self/status").read_text().splitlines() if line.startswith(("SigBlk", "SigIgn"))]
+    assert proc.returncode in (-signal.SIGINT, 128 + signal.SIGINT) and b"after" not in out, (out, err, worker,
+                                                                                              signal.getsignal(signal.SIGINT))
 
 
 def test_ctrl_c_ends_a_command_with_the_shells_code(capsys, monkeypatch) -> None:
