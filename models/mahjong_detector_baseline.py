@@ -18,7 +18,7 @@ import numpy as np
 
 from xingzi.datasets.yolo import atomic_write_text, format_labels, image_files
 from xingzi.models.convert_mahjong_detector import RIICHI_NAMES, onnx_model_path
-from xingzi.vision.detector import nms
+from xingzi.vision.canvas import nms
 
 SIZE = 640
 

@@ -163,7 +163,7 @@ def int8(src: Path, dst: Path, photos: list[Path]) -> Path:
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    from xingzi.vision.detector import letterbox
+    from xingzi.vision.canvas import letterbox
 
     model = load_graph(src)
     if not any(p.key == HEAD_KEY for p in model.metadata_props):

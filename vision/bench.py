@@ -87,7 +87,8 @@ def bench_one(weights: Path, frames: list[np.ndarray], imgsz: int | None, thread
     """Timings of one weights file; an .onnx runs through ``runtime`` (its classifiers and second opinion too)."""
     import os
 
-    from xingzi.vision.detector import Detector, canvas_blob
+    from xingzi.vision.canvas import canvas_blob
+    from xingzi.vision.detector import Detector
 
     before = os.environ.get("XINGZI_RUNTIME")
     os.environ["XINGZI_RUNTIME"] = runtime  # the runtime is a process-wide setting (vision/sessions.py)

@@ -136,7 +136,7 @@ class _AtConf:
 
 def latency(det, images: Sequence[Path], warmup: int = 2) -> dict:
     """Median/p95 ms per image: model call alone and the whole predict (decode + NMS included)."""
-    from xingzi.vision.detector import canvas_blob
+    from xingzi.vision.canvas import canvas_blob
     from xingzi.vision.photo import imread_quiet
 
     frames = [imread_quiet(p) for p in images]

@@ -7,19 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from xingzi.vision.canvas import canvas_blob, canvas_shape, decode, letterbox, nms, tile_score
 from xingzi.vision.detections import Detections
 from xingzi.vision.detector import (
     BACK_CONF,
     DEFAULT_ONNX,
     DEFAULT_WEIGHTS,
     Detector,
-    canvas_blob,
-    canvas_shape,
-    decode,
     drop_faint_backs,
-    letterbox,
-    nms,
-    tile_score,
 )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from xingzi.vision.canvas import letterbox
 from xingzi.vision.detector import (
     DEFAULT_ONNX,
     DEFAULT_SECOND,
@@ -15,7 +16,6 @@ from xingzi.vision.detector import (
     Detector,
     _OnnxBackend,
     _TorchBackend,
-    letterbox,
 )
 from xingzi.vision.dfl import HEAD_KEY, anchor_grid, boxes_from_dfl, strides_for
 

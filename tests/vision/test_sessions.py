@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from xingzi.vision import sessions
+from xingzi.vision.canvas import decode, letterbox
 from xingzi.vision.classifier import DEFAULT_CLASSIFIER, crop_tiles, softmax, to_blob
-from xingzi.vision.detector import DEFAULT_ONNX, _OnnxBackend, decode, letterbox
+from xingzi.vision.detector import DEFAULT_ONNX, _OnnxBackend
 from xingzi.vision.metrics import box_iou
 from xingzi.vision.sessions import Session, chosen_runtime
 
