@@ -13,13 +13,12 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import combinations
 
 import numpy as np
 
 from xingzi.engine.melds import Meld, MeldKind
 from xingzi.engine.notation import format_meld, format_tiles
-from xingzi.engine.tiles import BACK_CLASS, Tile
+from xingzi.engine.tiles import Tile
 
 from . import meldfind, rowgeom
 from .bonusfa import bonus_fa, fa_with_other_tiles, with_misread_fa
@@ -30,6 +29,7 @@ from .meldfind import FACELESS_KONG, _main_segment, _take_melds, faceless_places
 
 # Thresholds and helpers that moved to rowgeom stay importable from here.
 from .rowgeom import DUPLICATE_IOU, END_GAP, LINE_TOL, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
+from .singles import WIN_GUESSED, choose_win, legal_singles
 
 FA_CLASS = Tile.FA.index
 # ignored: the user said so; foreign: the classifier sees a wind/flower/season, no tile of this game
@@ -39,9 +39,7 @@ SET_ASIDE = ("ignored", "foreign")  # roles of boxes that take no part in groupi
 
 # Thresholds, in units of the tiles' own size, so they hold at any scale.
 GAP_SPLIT = 1.35  # centre distance / typical neighbour distance that counts as a gap
-WIN_GUESSED = "winning tile not set apart"
 OFF_LINE = 0.4  # across-row offset (in tile heights) from its neighbours' line that puts a tile apart
-SINGLES_TRIED = 6  # lone tiles considered for the hand's missing places
 NEAT_ROW = 5  # a hand row this long: the table is laid out in rows, not strewn about
 # On a table laid out in rows, a lone tile off the hand's row and further than this (centre to the
 # nearest tile of the hand, in the hand row's tile sizes) is not taken to fill a short hand: the
@@ -298,7 +296,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
         if far_left_out is not None:
             far_left_out.extend(i for i in singles if i in far)
         near = singles if knobs.far_singles else [i for i in singles if i not in far]
-        joined = _legal_singles(near, short, concealed, melds, cls, far)
+        joined = legal_singles(near, short, concealed, melds, cls, far)
     else:  # a full row already: still take one tile lying right beside it (the winning tile)
         near = singles[:1] if knobs.join_beside else []
         joined = [i for i in near
@@ -329,7 +327,7 @@ def _group(detections: Detections, knobs: Knobs = Knobs(), ignored: np.ndarray |
         main_seg = [i for i in main_seg if i not in drop]
         if drop:
             problems.append(f"{len(drop)} tile(s) off the hand's line ignored")
-    win, apart = _choose_win(joined, concealed, main_seg, centers, geo.along, cls, problems, geo.scale)
+    win, apart = choose_win(joined, concealed, main_seg, centers, geo.along, cls, problems, geo.scale)
     for j in concealed:
         roles[j] = "concealed"
     if win is not None:
@@ -356,41 +354,6 @@ def mark_win(reading: HandReading, index: int, set_apart: bool = True, note: str
         problems += (note,)
     tile = Tile.from_index(int(reading.detections.cls[index]))
     return replace(reading, roles=tuple(roles), win_tile=tile, win_set_apart=set_apart, problems=problems)
-
-
-def _legal_singles(singles: list[int], short: int, concealed: list[int], melds: list[Meld],
-                   cls: np.ndarray, far: set[int]) -> list[int]:
-    """The lone tiles that complete the hand: the nearest ``short`` unless another choice among
-    the nearest few makes a legal hand and theirs does not (a stray lay closer than the winner).
-    At most one of them is ``far`` (out of REACH): the winning tile may be laid far off, but two or
-    more tiles far off are the heap's, whatever hand they would make."""
-    nearest = [i for i in singles if i not in far] + [i for i in singles if i in far][:1]
-    nearest = sorted(nearest, key=singles.index)[:short]
-    if len(singles) <= short:
-        return nearest
-    base = [Tile.from_index(int(cls[i])) for i in concealed]
-    for combo in combinations(singles[:SINGLES_TRIED], short):
-        if len(far.intersection(combo)) <= 1 and is_legal(base + [Tile.from_index(int(cls[i])) for i in combo], melds):
-            return list(combo)
-    return nearest
-
-
-def _choose_win(singles, concealed, main_seg, centers, along, cls, problems, scale):
-    """The winning tile: the one tile lying apart, else one pushed a little off an end of the row,
-    else (a guess) the last of the hand row."""
-    if len(singles) == 1:
-        return singles[0], True
-    if len(singles) > 1:  # tiles not in rows: any of them may be the winning tile
-        problems.append(f"{WIN_GUESSED}: {len(singles)} tiles lie apart from the hand")
-        return min(singles, key=lambda i: rowgeom.distance(i, main_seg, centers)), False
-    row = [i for i in main_seg if i in concealed and cls[i] != BACK_CLASS]
-    if not row:
-        return None, False
-    pushed = rowgeom.end_gap(sorted(row, key=lambda i: along[i]), along, scale)
-    if pushed is not None:
-        return pushed, True
-    problems.append(f"{WIN_GUESSED}: guessed the end tile of the row standing furthest from its neighbour")
-    return rowgeom.likely_end(sorted(row, key=lambda i: along[i]), along, scale), False
 
 
 def _faces(idx: list[int], cls: np.ndarray) -> list[Tile]:
