@@ -28,7 +28,7 @@ from .lone import LONE_CONF
 from .meldfind import FACELESS_KONG, _main_segment, _take_melds, faceless_places, order_melds, row_kongs
 
 # Thresholds and helpers that moved to rowgeom stay importable from here.
-from .rowgeom import DUPLICATE_IOU, END_GAP, LINE_TOL, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
+from .rowgeom import DUPLICATE_IOU, LINE_TOL, OFF_LINE_OVER, SIDEWAYS_RATIO, row_direction  # noqa: F401
 from .singles import WIN_GUESSED, choose_win, legal_singles
 
 FA_CLASS = Tile.FA.index

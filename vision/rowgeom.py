@@ -1,6 +1,6 @@
 """Where tiles lie: the rows' direction, coordinates along and across each row (rows are chains of
 tiles side by side, found in ``rowlink``), the gaps that split rows into groups, sideways tiles,
-the pitch of touching tiles, tiles off their neighbours' line, an end tile pushed aside, and
+the pitch of touching tiles, tiles off their neighbours' line, and
 boxes seen twice.
 
 Pure numpy, used by ``grouping``. Lengths are in units of the tiles' own size, so the thresholds
@@ -21,10 +21,6 @@ from .detections import Detections
 OFF_LINE_OVER = 0.15  # across-row offset (in tile heights) that drops a tile when the hand has too many
 SIDEWAYS_RATIO = 1.4  # along/across aspect relative to the row's median aspect
 END_SIDEWAYS_RATIO = 1.6  # the same at either end of a row: perspective widens end tiles, seen from one side only
-END_GAP = 1.08  # an end tile this much further from its neighbour than the row's spacing predicts was pushed aside
-END_SCATTER = 3.0  # ... and by more than this many times the scatter of the row's own steps
-END_OTHER = 0.04  # ... and clearly more than the other end tile
-END_TIE = 0.01  # end steps this close are even: the guess is then the last tile
 DUPLICATE_IOU = 0.7  # two boxes of one class this much overlapping are one tile
 # Three boxes in the room of two tiles: two whose centres are at most this many steps apart (in the row's
 # pitch) are neighbours, and a box read with doubt (under JOINT_DOUBT, as lone.LONE_CONF) between them lies
@@ -315,47 +311,6 @@ def split_gaps(row: np.ndarray, along: np.ndarray, scale: np.ndarray, pitch: flo
 def distance(i: int, seg: list[int], centers: np.ndarray) -> float:
     """Centre distance from tile ``i`` to the nearest tile of ``seg``."""
     return float(np.min(np.hypot(*(centers[seg] - centers[i]).T)))
-
-
-def end_steps(order: list[int], along: np.ndarray, scale: np.ndarray) -> tuple[float, float, float]:
-    """How much further each end tile of a row (four tiles or more) stands from its neighbour than
-    the row's inner steps predict there (a straight-line trend along the row: perspective changes
-    the spacing gradually), and the inner steps' typical scatter about that trend (relative)."""
-    steps = np.diff(along[order]) / ((scale[order][:-1] + scale[order][1:]) / 2)
-    inner = steps[1:-1]
-    pos = np.arange(1, len(steps) - 1, dtype=np.float64)
-    if len(inner) >= 3:
-        slope, offset = np.polyfit(pos, inner, 1)
-    else:
-        slope, offset = 0.0, float(np.median(inner))
-    trend = slope * pos + offset
-    typical = max(float(np.median(inner)), 1e-9)
-    scatter = float(np.median(np.abs(inner - trend))) / typical
-    first = steps[0] / max(float(offset), 1e-9)
-    last = steps[-1] / max(float(slope * (len(steps) - 1) + offset), 1e-9)
-    return first, last, scatter
-
-
-def end_gap(order: list[int], along: np.ndarray, scale: np.ndarray) -> int | None:
-    """An end tile of the row standing clearly further from its neighbour than the row's tiles do
-    from theirs (the drawn tile pushed a little aside, less than a gap between groups)."""
-    if len(order) < 5:
-        return None
-    first, last, scatter = end_steps(order, along, scale)
-    step, other = max(first, last), min(first, last)
-    if step > END_GAP and step - 1 > END_SCATTER * scatter and other < step - END_OTHER:
-        return order[0] if first > last else order[-1]
-    return None
-
-
-def likely_end(order: list[int], along: np.ndarray, scale: np.ndarray) -> int:
-    """The end tile of a row standing further from its neighbour than the row's spacing predicts:
-    where a drawn tile set down a little apart would be. Ties (within END_TIE, or within the row's own scatter of
-    steps: a difference the boxes' jitter makes) go to the last tile, the right-hand one under the tiles' tops."""
-    if len(order) < 4:
-        return order[-1]
-    first, last, scatter = end_steps(order, along, scale)
-    return order[0] if first > last + max(END_TIE, scatter) else order[-1]
 
 
 def joint_boxes(geo: Rows, conf: np.ndarray, cls: np.ndarray) -> list[int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xingzi.vision import rowgeom, rowlink
+from xingzi.vision import rowgeom, rowlink, singles
 
 W, H = 45.0, 60.0  # an upright tile's box in pixels
 
@@ -114,7 +114,7 @@ def test_end_tile_pushed_aside_is_judged_against_the_rows_own_trend(steps, apart
     # step the inner ones predict there, not with their median.
     order, along, scale = steps_row(steps)
     expected = {None: None, "first": order[0], "last": order[-1]}[apart]
-    assert rowgeom.end_gap(order, along, scale) == expected
+    assert singles.end_gap(order, along, scale) == expected
 
 
 @pytest.mark.parametrize("first_step,apart", [
@@ -129,7 +129,7 @@ def test_end_steps_are_measured_in_the_local_tile_size(first_step, apart):
     steps[0] *= first_step
     along = np.concatenate([[0.0], np.cumsum(steps)])
     order = list(range(13))
-    assert rowgeom.end_gap(order, along, scale) == {None: None, "first": 0}[apart]
+    assert singles.end_gap(order, along, scale) == {None: None, "first": 0}[apart]
 
 
 @pytest.mark.parametrize("steps,end", [
@@ -148,15 +148,15 @@ def test_end_steps_are_measured_in_the_local_tile_size(first_step, apart):
 ])
 def test_guessed_winning_tile_is_the_end_standing_further_out(steps, end):
     order, along, scale = steps_row(steps)
-    assert rowgeom.likely_end(order, along, scale) == {"first": order[0], "last": order[-1]}[end]
+    assert singles.likely_end(order, along, scale) == {"first": order[0], "last": order[-1]}[end]
 
 
 @pytest.mark.parametrize("step", [6.0, 46.0, 400.0], ids=["tiny-tiles", "usual", "close-up"])
 def test_short_rows_end_tiles_are_judged_alike_at_any_scale(step):
     # A hand row of five (three melds laid) or four tiles has too few inner steps for a trend: the
     # spacing is taken as even, in the row's own units, whatever size the tiles show in the photo.
-    assert rowgeom.end_gap(*steps_row([step] * 3 + [1.12 * step])) == 4  # the last pushed out a little
-    assert rowgeom.likely_end(*steps_row([step] * 3)) == 3  # evenly laid: the guess is the last
+    assert singles.end_gap(*steps_row([step] * 3 + [1.12 * step])) == 4  # the last pushed out a little
+    assert singles.likely_end(*steps_row([step] * 3)) == 3  # evenly laid: the guess is the last
 
 
 @pytest.mark.parametrize("steps,cuts", [
