@@ -27,6 +27,15 @@ import numpy as np
 
 from xingzi.vision.dfl import HEAD_KEY, STRIDES_KEY, strides_for
 
+# What the export says of itself (Ultralytics writes itself as the author and names the training run's temporary
+# data file), said of the shipped file instead: the card carries the data, licences and attribution.
+PROVENANCE = {
+    "author": "xingzi contributors",
+    "description": "xingzi tile detector: YOLO11n, 31 classes (30 Xingzi faces and back); data, start weights and "
+                   "attribution in models/MODEL_CARD.md",
+    "license": "AGPL-3.0-or-later",
+}
+
 if TYPE_CHECKING:
     import onnx
 
@@ -74,7 +83,7 @@ def cut(src: Path, dst: Path) -> Path:
         extract_model(str(src), str(part), [model.graph.input[0].name], [logits, scores])
         cut_model = onnx.load(str(part))
     for prop in model.metadata_props:
-        cut_model.metadata_props.add(key=prop.key, value=prop.value)
+        cut_model.metadata_props.add(key=prop.key, value=PROVENANCE.get(prop.key, prop.value))
     cut_model.metadata_props.add(key=HEAD_KEY, value="dfl")
     cut_model.metadata_props.add(key=STRIDES_KEY, value=",".join(map(str, strides)))
     onnx.checker.check_model(cut_model)

@@ -133,7 +133,7 @@ def small_export(tmp_path_factory):
 
 
 def test_cutting_a_whole_export_keeps_its_output(small_export):
-    from xingzi.models.onnx_head import cut
+    from xingzi.models.onnx_head import cut, load_graph
 
     folder, whole = small_export
     cut_path = cut(whole, folder / "cut.onnx")
@@ -143,6 +143,9 @@ def test_cutting_a_whole_export_keeps_its_output(small_export):
     np.testing.assert_allclose(cut_backend(blob), whole_backend(blob), atol=1e-3)
     with pytest.raises(ValueError, match="already cut"):
         cut(cut_path, folder / "twice.onnx")
+    said = {p.key: p.value for p in load_graph(cut_path).metadata_props}
+    assert said["author"] == "xingzi contributors" and "MODEL_CARD.md" in said["description"]
+    assert said["license"] == "AGPL-3.0-or-later" and said["task"] == "detect"  # the rest kept as exported
 
 
 def test_a_graph_made_to_take_any_size_reads_every_canvas_as_pytorch(small_export):
