@@ -21,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
@@ -47,6 +47,7 @@ from .labels import labels_zip
 from .refusals import refusal
 from .rules import TableRules
 from .seats import Seats, table_view
+from .source import SourceOffer, licence_text
 
 STATIC = Path(__file__).with_name("static")
 MAX_UPLOAD = 12 * 1024 * 1024  # bytes
@@ -97,6 +98,17 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
     @app.api_route("/", methods=["GET", "HEAD"])  # HEAD: what any address that takes GET takes (curl -I)
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+    offer = SourceOffer()
+
+    @app.api_route("/source", methods=["GET", "HEAD"])  # AGPL-3.0 §13: the page links it (web/source.py)
+    def source() -> Response:
+        return Response(offer.archive(), media_type="application/gzip",
+                        headers={"Content-Disposition": f'attachment; filename="{offer.filename}"'})
+
+    @app.api_route("/licence", methods=["GET", "HEAD"])
+    def licence() -> PlainTextResponse:
+        return PlainTextResponse(licence_text())
 
     @app.api_route("/healthz", methods=["GET", "HEAD"])
     def healthz() -> dict:
