@@ -28,6 +28,7 @@ import numpy as np
 from xingzi.datasets.errata import shipped_fixer, training_images
 from xingzi.datasets.yolo import image_files, label_path_for, read_labels, yolo_to_xyxy
 from xingzi.vision.classifier import CLS_NAMES, CONTEXT, CROP_SIZE, OTHER_CLASS, check_crop_size, crop_tiles
+from xingzi.vision.photo import imread_any
 
 REAL_NAMES = (*CLS_NAMES[:30], "other")  # real_cn_*: 30 faces, then winds/flowers
 
@@ -98,7 +99,7 @@ def labelled_photo(image_path: Path, table: np.ndarray, fix: Callable[[str, np.n
     rows = fix(image_path.name, rows) if fix else rows
     if not len(rows):
         return None
-    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+    image = imread_any(image_path)
     if image is None:
         raise ValueError(f"cannot read image {image_path}")
     h, w = image.shape[:2]

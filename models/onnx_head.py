@@ -168,11 +168,11 @@ def calibration_photos(folder: Path, n: int, seed: int = 0) -> list[Path]:
 
 def int8(src: Path, dst: Path, photos: list[Path]) -> Path:
     """Static int8 quantization of a cut graph, calibrated on ``photos`` letterboxed as the detector does."""
-    import cv2
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     from xingzi.vision.canvas import letterbox
+    from xingzi.vision.photo import imread_any
 
     model = load_graph(src)
     if not any(p.key == HEAD_KEY for p in model.metadata_props):
@@ -192,7 +192,7 @@ def int8(src: Path, dst: Path, photos: list[Path]) -> Path:
             path = next(self.left, None)
             if path is None:
                 return None
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            image = imread_any(path)
             if image is None:
                 raise ValueError(f"cannot read calibration photo {path}")
             return {name: letterbox(image, size)[0]}

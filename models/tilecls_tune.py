@@ -18,7 +18,6 @@ import itertools
 import pickle
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from xingzi.datasets.errata import errata_for, without_unusable
@@ -26,6 +25,7 @@ from xingzi.vision import eval_data as evd
 from xingzi.vision import evaluate as ev
 from xingzi.vision.classifier import TileClassifier, combine, reread
 from xingzi.vision.metrics import ImageBoxes, box_iou, score
+from xingzi.vision.photo import imread_any
 
 Cached = list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 
@@ -48,7 +48,7 @@ def detect_all(ds: evd.Dataset, weights: Path | None, cache: Path | None) -> Cac
     det = Detector(weights, conf=0.001, classifier=None)
     out: Cached = []
     for p in ds.images:
-        d = det.predict(cv2.imread(str(p), cv2.IMREAD_COLOR))
+        d = det.predict(imread_any(p))
         assert d.probs is not None
         out.append((str(p), d.xyxy, d.cls, d.conf, d.probs))
     if cache:
@@ -98,7 +98,7 @@ def combined_rows(a: argparse.Namespace, dets: Cached, truths: list[ImageBoxes])
     cls_probs = []
     for path, x, _, f, _ in dets:
         todo = f >= a.min_conf
-        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        image = imread_any(path)
         read = clf.classify(image, x[todo]) if todo.any() else None
         moved = clf.moved_readings(image, x[todo]) if read is not None and max(gates) > 0 else None
         cls_probs.append((todo, read, moved))

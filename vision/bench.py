@@ -32,9 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str, list[Path]]:
     """Up to ``n`` photos of ``folder`` that decode, what they are, and the files passed over that do not."""
-    import cv2
 
     from xingzi.datasets.yolo import IMAGE_SUFFIXES, image_files
+    from xingzi.vision.photo import imread_any
 
     default = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_cn_val" / "images"
     folder = folder or (default if default.is_dir() else None)
@@ -52,7 +52,7 @@ def _frames(folder: Path | None, n: int) -> tuple[list[np.ndarray], str, list[Pa
     for p in paths:  # a file that does not decode is passed over: the next one takes its place
         if len(frames) == n:
             break
-        image = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        image = imread_any(p)
         if image is None:
             unreadable.append(p)
         else:

@@ -16,7 +16,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import cv2
 import numpy as np
 
 from xingzi.engine.tiles import BACK_CLASS
@@ -34,6 +33,7 @@ from xingzi.vision.edges import MIN_INSIDE, drop_cut_tiles
 from xingzi.vision.lone import LONE_CONF, drop_lone_boxes
 from xingzi.vision.memo import recall
 from xingzi.vision.negative import read_negative, sure_median
+from xingzi.vision.photo import imread_any
 from xingzi.vision.second import Second, load_second, share
 from xingzi.vision.sessions import Session
 from xingzi.vision.sharpen import read_sharpened
@@ -298,7 +298,7 @@ class Detector:
     def predict_paths(self, paths: Iterable[str | Path]) -> list[Detections]:
         out = []
         for p in paths:
-            image = cv2.imread(str(p), cv2.IMREAD_COLOR)
+            image = imread_any(p)
             if image is None:
                 raise ValueError(f"cannot read image {p}")
             out.append(self.predict(image))

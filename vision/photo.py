@@ -267,15 +267,28 @@ def _stderr_silenced() -> Iterator[None]:
             os.close(null)
 
 
+def imread_any(path: str | Path, flags: int = cv2.IMREAD_COLOR) -> np.ndarray | None:
+    """``cv2.imread`` for any file name: one whose bytes are not UTF-8 (Python holds it with surrogates) crashes
+    OpenCV's own reader outright, so its bytes are read here and decoded (the same pixels; EXIF turns applied).
+    None where OpenCV reads no image."""
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        data = np.fromfile(path, np.uint8)
+        return cv2.imdecode(data, flags) if data.size else None
+    return cv2.imread(name, flags)
+
+
 def imread_quiet(path: str | Path) -> np.ndarray | None:
-    """``cv2.imread`` (as training reads photos), without libjpeg's own "Premature end of JPEG file" on a JPEG cut
-    short: the tools name such photos once, in their own words. None where OpenCV reads no image."""
+    """:func:`imread_any` (as training reads photos), without libjpeg's own "Premature end of JPEG file" on a JPEG
+    cut short: the tools name such photos once, in their own words. None where OpenCV reads no image."""
     from xingzi.datasets.yolo import jpeg_cut_short
 
     if Path(path).suffix.lower() in (".jpg", ".jpeg") and jpeg_cut_short(path):
         with _stderr_silenced():
-            return cv2.imread(str(path), cv2.IMREAD_COLOR)
-    return cv2.imread(str(path), cv2.IMREAD_COLOR)
+            return imread_any(path)
+    return imread_any(path)
 
 
 def write_image(path: str | Path, bgr: np.ndarray) -> None:

@@ -348,3 +348,21 @@ def test_an_annotated_photo_cut_off_while_written_leaves_the_one_before_whole(tm
     with pytest.raises(KeyboardInterrupt):
         write_image(out, np.zeros((40, 60, 3), np.uint8))
     assert out.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == [name]
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(b"plain.jpg", id="plain"),
+    pytest.param(b"x\xff\xfe.jpg", id="not-utf8"),  # OpenCV's own reader died of it (SIGSEGV) in eval and bench
+    pytest.param("中文 照片.jpg".encode(), id="chinese-and-space"),
+])
+def test_a_photo_is_read_whatever_bytes_its_file_name_has_turned_as_its_exif_says(tmp_path, name):
+    stripes = np.zeros((40, 80, 3), np.uint8)
+    stripes[:, :20] = 255
+    photo = Image.fromarray(stripes)
+    exif = photo.getexif()
+    exif[0x0112] = 6  # shown turned a quarter clockwise
+    path = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), name)))
+    photo.save(path, exif=exif.tobytes())
+    image = imread_quiet(path)
+    assert image is not None and image.shape == (80, 40, 3)
+    assert image[:20].mean() > 200 and image[-20:].mean() < 50  # the white band on top, as the phone showed it
