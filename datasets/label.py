@@ -8,6 +8,7 @@ interrupted run simply resumes; a photo that cannot be read is reported and the 
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -20,7 +21,7 @@ import numpy as np
 from xingzi.datasets.check import refuse_other_classes
 from xingzi.datasets.classnames import dropped_note
 from xingzi.datasets.labelstudio import save_label, write_labelstudio_files
-from xingzi.datasets.split import place_file, refuse_clash
+from xingzi.datasets.split import clashes, place_file, refuse_clash
 from xingzi.datasets.yolo import (
     IMAGE_SUFFIXES,
     atomic_write_text,
@@ -120,24 +121,55 @@ def store_photo(src: Path, dst: Path, rotated: bool, link: bool) -> None:
         refuse_clash(dst, src)  # another photo already there under this name: the new boxes would not fit it
         place_file(src, dst, link)
         return
-    if dst.exists():
+    if dst.exists():  # the same photo: prelabel_folder refused another one before it began
         return
-    from PIL import Image, ImageOps
+    from PIL import Image
 
     tmp = dst.with_name(f".{dst.name}.tmp")
     dst.parent.mkdir(parents=True, exist_ok=True)
     fmt = Image.registered_extensions().get(dst.suffix.lower(), "PNG")
+    _upright(src).save(tmp, format=fmt, quality=95)
+    tmp.replace(dst)
+
+
+def _upright(src: Path) -> Image.Image:
+    """The photo as it is stored in the dataset when it is not copied as it is: upright, 8-bit RGB."""
+    from PIL import Image, ImageOps
+
     from xingzi.vision.photo import eight_bit, imread_quiet
 
     if jpeg_cut(src):  # saved upright as it was labelled: OpenCV's decoding (Pillow stops at the cut)
         image = imread_quiet(src)
         if image is None:
             raise ValueError(f"{src}: OpenCV decodes nothing of it")
-        Image.fromarray(np.ascontiguousarray(image[..., ::-1])).save(tmp, format=fmt, quality=95)
+        return Image.fromarray(np.ascontiguousarray(image[..., ::-1]))
+    with _open_image(src) as im:
+        return eight_bit(ImageOps.exif_transpose(im)).convert("RGB")
+
+
+# A photo stored again (upright, as a JPEG of quality 95) differs from its first copy by about 1 level on average;
+# another photo, by far more.
+SAME_PICTURE_LEVELS = 4.0
+
+
+def _refuse_other_photo(src: Path, dst: Path, rotated: bool) -> None:
+    """``dst``, the dataset's photo of the name ``src`` is stored under, must be ``src`` (copied as it is, or
+    stored upright): another photo's labels would be taken for this one's, or this one's boxes put on it."""
+    if not rotated and src.suffix.lower() not in CONVERTED:
+        same = not clashes(dst, src)
     else:
-        with _open_image(src) as im:
-            eight_bit(ImageOps.exif_transpose(im)).convert("RGB").save(tmp, format=fmt, quality=95)
-    tmp.replace(dst)
+        try:
+            from PIL import Image
+
+            with Image.open(dst) as im:
+                there = np.asarray(im.convert("RGB"), np.int16)
+            mine = np.asarray(_upright(src), np.int16)
+            same = there.shape == mine.shape and float(np.abs(there - mine).mean()) <= SAME_PICTURE_LEVELS
+        except (OSError, ValueError, SyntaxError):  # one of them unreadable: it is reported (or refused) as such
+            return
+    if not same:
+        raise ValueError(f"{dst} already exists and differs from {src}, another photo of that name (labelled from "
+                         "another folder?); expected the same photo again: rename it, or label into a new folder")
 
 
 def jpeg_cut(path: Path) -> bool:
@@ -200,7 +232,12 @@ def prelabel_folder(photos_dir: str | Path, out_dir: str | Path, predict: Predic
         inside = f" ({len(found)} under it are the dataset {out}'s own: put new photos outside it)" if found else ""
         raise ValueError(f"no photos ({' '.join((*IMAGE_SUFFIXES, *CONVERTED))}) found under {src}{inside}")
     _refuse_shared_labels(photos, src, out)
+    _refuse_unlistable_names(photos, src, out)
     refuse_other_classes(out)
+    for photo in photos:  # before any is labelled: a run stopped half-way is no refusal
+        image_dst = out / "images" / dataset_name_for(photo, src)
+        if image_dst.exists():
+            _refuse_other_photo(photo, image_dst, _is_rotated(photo))
     predicted = kept = replaced = new = unchanged = 0
     failed: list[tuple[str, str]] = []
     cut: list[str] = []
@@ -263,6 +300,20 @@ def _refuse_shared_labels(photos: list[Path], src: Path, out: Path) -> None:
             raise ValueError(f"{photo} and {other} would share the label file labels/{stem}.txt; expected one "
                              "photo per name (rename one)")
         mine[stem] = photo
+
+
+def _refuse_unlistable_names(photos: list[Path], src: Path, out: Path) -> None:
+    """A file name whose bytes are not UTF-8 cannot be written into the Label Studio tasks (nor the train lists):
+    refused before anything is written."""
+    images = out / "images"
+    there = [(p, p.relative_to(images).as_posix()) for p in image_files(images)] if images.is_dir() else []
+    for path, name in [*((p, dataset_name_for(p, src)) for p in photos), *there]:
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+            raise ValueError(f"{shown}: a file name whose bytes are not UTF-8 cannot be listed in the Label Studio "
+                             "tasks; expected a UTF-8 name (rename it)") from None
 
 
 def no_foreign(dets: Detections) -> Detections:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -439,3 +440,44 @@ def test_samples_go_only_where_the_datasets_yaml_trains(tmp_path, yaml_lines, re
             SampleStore(folder)
     else:
         assert SampleStore(folder).save("a", b"\xff\xd8a\xff\xd9", "").replaced is False
+
+
+@pytest.mark.parametrize("overwrite", [False, True], ids=["keeping-labels", "overwrite"])
+@pytest.mark.parametrize("orientation", [None, 6], ids=["copied-as-it-is", "stored-upright"])
+def test_another_photo_under_a_name_already_labelled_is_refused_not_kept(tmp_path, overwrite, orientation):
+    exif = Image.Exif()
+    if orientation is not None:
+        exif[0x0112] = orientation
+    first, second = tmp_path / "p1", tmp_path / "p2"
+    for folder, colour in ((first, "white"), (second, "blue")):
+        folder.mkdir()
+        Image.new("RGB", (W, H), colour).save(folder / "a.jpg", exif=exif.tobytes())
+    ds = tmp_path / "ds"
+    prelabel_folder(first, ds, FakeDetector(), show_progress=False)
+    again = prelabel_folder(first, ds, FakeDetector(), overwrite=overwrite, show_progress=False)
+    assert (again.kept, again.predicted) == ((0, 1) if overwrite else (1, 0))  # the same photo again: no refusal
+    before = snapshot(tmp_path)
+    fake = FakeDetector()
+    with pytest.raises(ValueError, match=r"ds/images/a.jpg already exists and differs from .*p2/a.jpg, another photo "
+                                         "of that name"):
+        prelabel_folder(second, ds, fake, overwrite=overwrite, show_progress=False)
+    assert snapshot(tmp_path) == before and fake.seen == []
+
+
+@pytest.mark.parametrize("where", ["photos", "dataset"])
+def test_a_photo_name_whose_bytes_are_not_utf8_is_refused_before_anything_is_written(tmp_path, monkeypatch, capsys,
+                                                                                     where):
+    import xingzi.datasets.label as label
+
+    photos = make_photos(tmp_path / "photos", ["a.jpg"])
+    ds = tmp_path / "ds"
+    odd = os.fsdecode(os.fsencode(photos if where == "photos" else ds / "images") + b"/x\xff.jpg")
+    if where == "dataset":  # a dataset made otherwise: its tasks file lists it too
+        make_photos(ds / "images", ["b.jpg"])
+    Image.new("RGB", (W, H), "white").save(odd, format="JPEG")
+    before = snapshot(tmp_path)
+    monkeypatch.setattr(label, "detector_predictor", lambda *args: FakeDetector())
+    assert main(["label", str(photos), "--out", str(ds), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "x\\xff.jpg: a file name whose bytes are not UTF-8 cannot be listed in the Label Studio tasks" in err
+    assert snapshot(tmp_path) == before
