@@ -291,12 +291,18 @@ def imread_quiet(path: str | Path) -> np.ndarray | None:
     return imread_any(path)
 
 
-def write_image(path: str | Path, bgr: np.ndarray) -> None:
+def check_image_path(path: str | Path) -> Path:
+    """``path`` if an annotated photo may be written there (said before any work), else ValueError."""
     path = Path(path)
     if path.suffix.lower() not in (".jpg", ".jpeg", ".png"):
         raise ValueError(f"--out {path}: expected a .jpg or .png file name")
     if path.is_dir():
         raise ValueError(f"--out {path} is a folder: give a file name for the annotated photo")
+    return path
+
+
+def write_image(path: str | Path, bgr: np.ndarray) -> None:
+    path = check_image_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # written beside it, then put in its place: Ctrl-C or a full disk midway left a picture that does not decode
     # (over the one before, when there was one)
@@ -304,5 +310,9 @@ def write_image(path: str | Path, bgr: np.ndarray) -> None:
     try:
         Image.fromarray(np.ascontiguousarray(bgr[..., ::-1])).save(part, quality=90)
         os.replace(part, path)
+    except OSError as e:  # said of the file asked for, not of the hidden one it was written through
+        if e.errno is None:
+            raise
+        raise OSError(e.errno, e.strerror, str(path)) from None
     finally:
         part.unlink(missing_ok=True)

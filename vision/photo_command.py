@@ -28,7 +28,7 @@ from . import pipeline, unseen
 from .detections import Detections, check_tile_index
 from .grouping import HandReading, group
 from .missed import add_missed
-from .photo import load_image, write_image
+from .photo import check_image_path, load_image, write_image
 from .pipeline import OFFERED_FACES, Context, PhotoResult, TileDetector, analyse, detect_hand
 from .sample_meta import sample_truth
 from .usermarks import apply_corrections, kong_named
@@ -170,6 +170,8 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
         raise ValueError(f"--conf must be a confidence from 0 to 1, got {conf:g}")
     if getattr(args, "out", None) and Path(args.out).resolve() == Path(args.photo).resolve():
         raise ValueError(f"--out {args.out} is the photo itself: give another file for the annotated copy")
+    if getattr(args, "out", None):
+        check_image_path(args.out)
     t = time.perf_counter()
     image = load_image(args.photo)
     timings = {"decode": time.perf_counter() - t}
@@ -180,16 +182,18 @@ def run_photo_command(args: argparse.Namespace, detector: TileDetector | None = 
     _check_bloom(context, res)
     if res.result is not None and getattr(args, "overrides", None):  # as --hand says it: the name alone hides them
         res.result["ruleset"] += f", with --set {' '.join(args.overrides)}"
-    if getattr(args, "out", None):
-        write_image(args.out, res.annotated)
     saved = _keep_labels(store, args, res, removed, as_read)
+    # the score is said before the annotated photo is written: a photo that cannot be written loses no score
     if getattr(args, "json", None) is not None:
         out.write(json.dumps(res.to_json(), ensure_ascii=False) + "\n")
-        return 0 if res.result is not None else 1
-    _print_reading(args, res, context, out)
+    else:
+        _print_reading(args, res, context, out)
     if getattr(args, "out", None):
-        out.write(f"wrote     {args.out}\n")
-    if saved:
+        out.flush()
+        write_image(args.out, res.annotated)
+        if getattr(args, "json", None) is None:
+            out.write(f"wrote     {args.out}\n")
+    if saved and getattr(args, "json", None) is None:
         out.write(f"labels    {saved}\n")
     return 0 if res.result is not None else 1
 

@@ -65,8 +65,22 @@ def empty_path(argv: list[str]) -> str | None:
     return None
 
 
+class Terminated(BaseException):
+    """SIGTERM (``kill``, a service stopping) as an exception, so that what is being written is cleaned up as on
+    Ctrl-C (temp files removed, the file before kept) before the program dies of the signal itself."""
+
+
+def _terminated(signum: int, _frame: object) -> NoReturn:
+    raise Terminated(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:  # started with standard output closed (`>&-`): every command prints what it did there
+        if sys.stderr is not None:
+            print("xingzi: error: standard output is closed (>&-): nowhere to say what was done; send it to a file "
+                  "or to /dev/null", file=sys.stderr)
+        return 2
     if (empty := empty_path(argv)) is not None:
         command = " ".join(argv[:2] if argv[:1] in (["dataset"], ["bench"]) else argv[:1])
         print(f"xingzi{' ' + command if command else ''}: error: {empty} is empty: expected a file or folder, got ''",
@@ -96,28 +110,37 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _interrupted.append(True)
         return 130
+    except Terminated:
+        _interrupted.append(False)
+        return 143
 
 
-_interrupted: list[bool] = []  # main() ended by Ctrl-C (a test calls main() and reads 130)
+_interrupted: list[bool] = []  # main() ended by Ctrl-C (True) or SIGTERM (False); a test calls main() and reads 130
 
 
 def program() -> None:
-    """The `xingzi` program: main()'s code, or, after Ctrl-C, death by SIGINT itself, so that a shell loop over
-    photos stops there too (an exit with 130 tells bash the command handled the signal: the loop went on)."""
+    """The `xingzi` program: main()'s code, or, after Ctrl-C or SIGTERM, death by that signal itself, so that a
+    shell loop over photos stops there too (an exit with 130 tells bash the command handled the signal: the loop
+    went on)."""
+    if os.name == "posix" and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # (not where it is ignored)
+        signal.signal(signal.SIGTERM, _terminated)
     code = main()
     if _interrupted and os.name == "posix":
         for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
                 stream.flush()
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)
+        which = signal.SIGINT if _interrupted[-1] else signal.SIGTERM
+        signal.signal(which, signal.SIG_DFL)
+        os.kill(os.getpid(), which)
     raise SystemExit(code)
 
 
 # what the system's word means for a path given on the command line (its own reads "[Errno 17] File exists: 'x'")
 OS_ERRORS = {errno.EEXIST: "already exists and is in the way (a file where a folder is needed?)", errno.ENOENT: "not found",
-             errno.ENOTDIR: "a file stands where a folder is needed on this path", errno.EACCES: "not allowed here",
-             errno.EISDIR: "is a folder; expected a file", errno.ENOSPC: "the disk is full"}
+             errno.ENOTDIR: "a file stands where a folder is needed on this path", errno.EACCES: "not allowed here (permission denied)",
+             errno.EISDIR: "is a folder; expected a file", errno.ENOSPC: "the disk is full",
+             errno.EFBIG: "too large to write here (a limit on file sizes)", errno.EROFS: "on a read-only disk",
+             errno.EDQUOT: "over the disk quota", errno.EIO: "the disk failed to write it (input/output error)"}
 
 
 def os_error_text(e: OSError) -> str:
