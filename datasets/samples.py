@@ -12,9 +12,11 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import shutil
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import cv2
@@ -22,6 +24,7 @@ import numpy as np
 
 from xingzi.datasets.check import data_yaml_extra, refuse_other_classes
 from xingzi.datasets.label import detections_to_label_text
+from xingzi.datasets.labelstudio import BACKUP_DIR
 from xingzi.datasets.yolo import atomic_write_bytes, atomic_write_text, classes_text, data_yaml_text
 from xingzi.vision.detections import Detections
 
@@ -70,13 +73,14 @@ class Saved:
     name: str  # the sample's file stem in the folder
     photos: int  # samples the folder holds now
     replaced: bool  # the same photo was there already: its labels were replaced
+    backup: str = ""  # where the labels it had are kept (labels_backup/NAME.<UTC time>.txt), when they differed
 
 
 class SampleStore:
     """A dataset folder (``images/``, ``labels/``, ``data.yaml``, ``classes.txt``) that samples are added to.
 
     A photo already in the folder (the same JPEG, under any name) gets its labels replaced: saved again after more
-    corrections, or under another name, it is not doubled. Another photo of a name already taken gets the first free
+    corrections, or under another name, it is not doubled; labels replaced by others are kept in ``labels_backup/``. Another photo of a name already taken gets the first free
     ``_N``. Files are written whole or not at all."""
 
     def __init__(self, root: str | Path) -> None:
@@ -104,6 +108,7 @@ class SampleStore:
                 atomic_write_text(self.root / "classes.txt", classes_text())
             stored, replaced = self._own(source) or self._place(name, jpeg)
             image, labels, meta_path = (self.root / d / f"{stored}{ext}" for d, ext in SAMPLE_FILES)
+            backup = self._back_up(labels, label_text)
             try:
                 if not replaced:
                     atomic_write_bytes(image, jpeg)
@@ -118,7 +123,18 @@ class SampleStore:
                         with contextlib.suppress(OSError):
                             path.unlink(missing_ok=True)
                 raise
-            return Saved(stored, self.count(), replaced)
+            return Saved(stored, self.count(), replaced, str(backup) if backup else "")
+
+    def _back_up(self, labels: Path, text: str) -> Path | None:
+        """A copy of the label file about to be replaced by other labels (corrected by hand since it was saved, perhaps),
+        as `xingzi label --overwrite` keeps one: ``labels_backup/NAME.<UTC time>.txt``."""
+        if not labels.is_file() or labels.read_bytes() == text.encode("utf-8"):
+            return None
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        backup = self.root / BACKUP_DIR / f"{labels.stem}.{stamp}.txt"
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(labels, backup)
+        return backup
 
     def count(self) -> int:
         labels = self.root / "labels"

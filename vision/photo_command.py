@@ -223,8 +223,9 @@ def _keep_labels(store: SampleStore | None, args: argparse.Namespace, res: Photo
         return ""
     det, keep, meta = sample_truth(res, removed, "cli", as_read)
     saved = store.save(safe_name(str(args.photo)), *encode_sample(res.image, det, keep), meta, source=args.photo)
+    kept = f"; the labels it had are kept in {saved.backup}" if saved.backup else ""
     return (f"{store.root}: {saved.name} {'replaced' if saved.replaced else 'added'} "
-            f"({saved.photos} photo{'s' if saved.photos != 1 else ''} in the set)")
+            f"({saved.photos} photo{'s' if saved.photos != 1 else ''} in the set){kept}")
 
 
 def _print_reading(args: argparse.Namespace, res: PhotoResult, context: Context, out) -> None:

@@ -407,8 +407,10 @@ def test_a_sample_store_knows_a_photo_saved_again_under_another_name(tmp_path):
     again = store.save("image", photo, "1 0.5 0.5 0.1 0.1\n", {"expect": None})
     assert (again.name, again.replaced, again.photos) == ("IMG_0001", True, 1)
     assert (tmp_path / "set" / "labels" / "IMG_0001.txt").read_text() == "1 0.5 0.5 0.1 0.1\n"
-    assert sorted(p.name for p in (tmp_path / "set").rglob("*.*") if p.parent.name != "set") == [
-        "IMG_0001.jpg", "IMG_0001.json", "IMG_0001.txt"]
+    assert sorted(p.relative_to(tmp_path / "set").as_posix() for p in (tmp_path / "set").rglob("*.*")
+                  if p.parent.name not in ("set", "labels_backup")) == [
+        "images/IMG_0001.jpg", "labels/IMG_0001.txt", "meta/IMG_0001.json"]
+    assert Path(again.backup).read_text() == "0 0.5 0.5 0.1 0.1\n"  # the labels replaced
 
 
 
