@@ -207,6 +207,36 @@ def test_one_situation_written_over_lines_past_the_parsers_limits_is_refused_say
     assert code == 2 and message in err and "not JSON" not in out + err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("text", "where"), [
+    pytest.param('{\n  "hand": "12m456m789p22345s3m",\n  "win_tile": "3m"\n  "fa": 0\n}\n', "at line 4, column 3",
+                 id="comma-left-out"),
+    pytest.param('[\n  {"hand": "12m456m789p22345s3m", "win_tile": "3m"},\n  {"hand": "12m"\n]\n', "at line 4, column 1",
+                 id="list-of-situations-cut"),
+    pytest.param('{"hand": "12m456m789p22345s3m",\n "win_tile": "3m",\n}\n', "at line 3, column 1", id="comma-after-last"),
+])
+def test_one_situation_written_over_lines_with_a_mistake_is_one_error_saying_where(capsys, monkeypatch, tmp_path, text,
+                                                                                    where) -> None:
+    """A pretty-printed file with one typo was taken for JSON Lines: a 'not JSON' record for each of its lines, none
+    of them pointing at the typo. It is one value: one error, where the parser met the mistake, exit 2."""
+    for source in ("-", tmp_path / "situation.json"):
+        if source == "-":
+            monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+        else:
+            source.write_text(text, encoding="utf-8")
+        code, out, err = run(["score", "--json", str(source)], capsys)
+        assert (code, out) == (2, "") and "Traceback" not in err
+        assert err.count("\n") == 1 and "xingzi score: error: not JSON: " in err and where in err
+
+
+def test_json_lines_whose_first_line_is_no_json_still_answer_each_line(capsys, monkeypatch) -> None:
+    good = json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"})
+    monkeypatch.setattr(sys, "stdin", io.StringIO("oops\n" + good + "\n"))
+    code, out, err = run(["score", "--json", "-"], capsys)
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and records[0] == {"error": "not JSON: Expecting value: line 1 column 1 (char 0)", "line": 1}
+    assert records[1]["valid"] is True and len(records) == 2
+
+
 def test_a_key_given_twice_is_one_bad_line_and_one_bad_item(capsys, monkeypatch) -> None:
     good = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
     twice = '{"hand": "12m456m789p22345s3m", "win_tile": "3m", "fa": 0, "fa": 1}'

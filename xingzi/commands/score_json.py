@@ -108,6 +108,19 @@ def _first_line_whole(text: str) -> bool:
     return True
 
 
+def _starts_a_value(text: str) -> bool:
+    """Whether the first line that is not blank begins a JSON value that goes on past it (``{``, ``[{``, a key
+    left open): the parser ran out of that line, rather than meeting something no JSON holds."""
+    first = next(line for line in text.split("\n") if line.strip()).rstrip()
+    try:
+        loads(first)
+    except json.JSONDecodeError as e:
+        return e.pos >= len(first)
+    except ValueError:
+        return False
+    return False
+
+
 def score_whole(text: str, ruleset, out=None) -> int:
     """One JSON object → one result; otherwise JSON Lines (split at \\n) → one result (or error) per line. (The
     input read whole: what ``score_input`` falls back on when its first line is no whole JSON object.)"""
@@ -116,7 +129,10 @@ def score_whole(text: str, ruleset, out=None) -> int:
         raise ValueError(EMPTY)
     try:
         whole = loads(text)
-    except json.JSONDecodeError:  # not one JSON value: JSON Lines, each line told apart
+    except json.JSONDecodeError as e:  # not one JSON value: JSON Lines, each line told apart …
+        if _starts_a_value(text):  # … unless its first line only begins one (pretty-printed) with a mistake further on
+            raise ValueError(f"not JSON: {e.msg} at line {e.lineno}, column {e.colno} (one situation written over "
+                             "several lines; JSON Lines give one situation per line)") from None
         whole = None
     except ValueError:  # too deep or too long a number: said for the whole input, or for its one bad line
         if sum(1 for line in text.split("\n") if line.strip()) <= 1 or not _first_line_whole(text):
