@@ -15,7 +15,7 @@ import re
 import shutil
 import tempfile
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,14 +154,19 @@ def plan_split(stems: list[str], val: float, seed: int,
 
 
 def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str | Path | None = None,
-                  link: bool = False) -> SplitReport:
+                  link: bool = False, overwrite: bool = False) -> SplitReport:
     """Split the labelled images of ``root`` into train/val by source photo.
 
     Without ``out`` nothing is moved: ``train.txt`` / ``val.txt`` list the images and ``data.yaml``
-    points at them (Ultralytics reads such lists). With ``out`` the images and labels are copied
-    into ``out/images/{train,val}`` and ``out/labels/{train,val}``.
+    points at them (Ultralytics reads such lists). A ``train.txt``/``val.txt`` there that lists otherwise (another
+    seed or share, or the user's own lists) and a data.yaml with comments (which writing it again would drop) are
+    replaced only with ``overwrite``; the same split again changes nothing. With ``out`` the images and labels are
+    copied into ``out/images/{train,val}`` and ``out/labels/{train,val}``.
     """
     r = Path(root)
+    if overwrite and out is not None:
+        raise ValueError("--overwrite is for a split in place (it replaces DIR's train.txt/val.txt); with --out give "
+                         "a new or empty folder instead")
     found = dataset_pairs(r)
     pairs = [(i, lab) for i, lab in found if lab.exists()]
     names = read_class_names(r) or CLASS_NAMES  # the labels stay as they are: so must the names of their classes
@@ -183,13 +188,17 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
         if broken:  # a list file holds one path a line
             raise ValueError(f"{broken[0]!r}: a file name with a line break cannot be listed in train.txt/val.txt; "
                              "expected names without one (rename it), or --out to copy the images instead")
-        lists = {}
-        for part, stems in (("train", train), ("val", val_set)):
-            rel = sorted(by_stem[s][0].relative_to(r).as_posix() for s in stems)
-            atomic_write_text(r / f"{part}.txt", "".join(f"./{p}\n" for p in rel))
-            lists[part] = tuple(rel)
+        _refuse_unlistable(i for i, _ in by_stem.values())
+        lists = {part: tuple(sorted(by_stem[s][0].relative_to(r).as_posix() for s in stems))
+                 for part, stems in (("train", train), ("val", val_set))}
+        texts = {r / f"{part}.txt": "".join(f"./{p}\n" for p in rel) for part, rel in lists.items()}
         kept = _other_yaml(r / "data.yaml")  # read before it is written again
-        atomic_write_text(r / "data.yaml", data_yaml_text(r.resolve(), "train.txt", "val.txt", names) + kept)
+        texts[r / "data.yaml"] = data_yaml_text(r.resolve(), "train.txt", "val.txt", names) + kept
+        if not overwrite:
+            _refuse_replacing(texts)
+        for path, text in texts.items():
+            if clashes(path, text=text) or not path.is_file():  # the same split again: left as it is
+                atomic_write_text(path, text)
         return SplitReport(str(r), lists["train"], lists["val"], groups_train, groups_val, len(found) - len(pairs))
     o = Path(out)
     if o.resolve().is_relative_to(r.resolve()):
@@ -207,6 +216,49 @@ def split_dataset(root: str | Path, val: float = 0.15, seed: int = 0, out: str |
     atomic_write_text(o / "data.yaml", data_yaml_text(o.resolve(), "images/train", "images/val", names))
     lists = {part: tuple(f"images/{part}/{row[2].name}" for row in rows) for part, rows in plan.items()}
     return SplitReport(str(o), lists["train"], lists["val"], groups_train, groups_val, len(found) - len(pairs))
+
+
+def _refuse_unlistable(images: Iterable[Path]) -> None:
+    """A file name whose bytes are not UTF-8 cannot be written into train.txt/val.txt (nor read back from them)."""
+    for image in images:
+        try:
+            image.name.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(image).decode("utf-8", "backslashreplace")
+            raise ValueError(f"{shown}: a file name whose bytes are not UTF-8 cannot be listed in train.txt/val.txt; "
+                             "expected a UTF-8 name (rename it), or --out to copy the images instead") from None
+
+
+def _refuse_replacing(texts: dict[Path, str]) -> None:
+    """A list there that lists otherwise than this split (another --seed or --val, or the user's own), or a data.yaml
+    with comments that writing it again would drop, is not replaced without --overwrite."""
+    lists = [path for path in texts if path.suffix == ".txt" and clashes(path, text=texts[path])]
+    if lists:
+        said = " and ".join(str(p) for p in lists)
+        raise ValueError(f"{said} already {'exist' if len(lists) > 1 else 'exists'} and differ"
+                         f"{'' if len(lists) > 1 else 's'} from the lists this split writes (another --seed or --val, "
+                         "or lists of your own); expected none there: remove them, or give --overwrite to replace them")
+    yaml_path = next(path for path in texts if path.suffix == ".yaml")
+    if clashes(yaml_path, text=texts[yaml_path]) and (comment := _yaml_comment(read_text(yaml_path))):
+        line, said = comment
+        raise ValueError(f"{yaml_path}:{line}: a comment ({said[:60]!r}) that writing the file again (train: train.txt, "
+                         "val: val.txt) would drop; expected a data.yaml without comments: remove them, or give "
+                         "--overwrite to write it without them")
+
+
+def _yaml_comment(text: str) -> tuple[int, str] | None:
+    """(line, text) of the first comment in a YAML text: a ``#`` in no scalar (``"set #2"`` is none)."""
+    import yaml
+
+    try:
+        spans = [(t.start_mark.index, t.end_mark.index) for t in yaml.scan(text) if isinstance(t, yaml.ScalarToken)]
+    except yaml.YAMLError:
+        return None
+    for m in re.finditer("#", text):
+        if not any(a <= m.start() < b for a, b in spans):
+            end = text.find("\n", m.start())
+            return text.count("\n", 0, m.start()) + 1, text[m.start():end if end >= 0 else len(text)]
+    return None
 
 
 def _photo_keys(by_stem: dict[str, tuple[Path, Path]]) -> dict[str, str]:

@@ -438,3 +438,66 @@ def test_a_merge_into_a_set_says_what_it_added_and_what_the_set_holds(tmp_path, 
     assert capsys.readouterr().out.splitlines()[-1] == f"{tmp_path / 'm'}: 1 images merged"
     assert main(["dataset", "merge", str(second), "--out", str(tmp_path / "m")]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"{tmp_path / 'm'}: 1 images merged, 2 in the set"
+
+
+def own_lists(root: Path) -> Path:
+    (root / "train.txt").write_text("./images/p0.jpg\n./images/p1.jpg\n")
+    (root / "val.txt").write_text("./images/p2.jpg\n")
+    return root
+
+
+@pytest.mark.parametrize(("setup", "message"), [
+    pytest.param(own_lists, r"d/train.txt and .*d/val.txt already exist and differ from the lists this split writes",
+                 id="the-users-own-lists"),
+    pytest.param(lambda r: split_dataset(r, val=0.5, seed=1) and r, "already exist and differ",
+                 id="an-earlier-split-with-another-seed"),
+    pytest.param(lambda r: (r / "val.txt").write_text("./images/p2.jpg\n") and r, r"d/val.txt already exists and "
+                 "differs", id="only-one-list"),
+    pytest.param(lambda r: (r / "data.yaml").write_text("# table 3, the good light\ntrain: images\nval: images\n") and r,
+                 r"d/data.yaml:1: a comment \('# table 3, the good light'\) that writing the file again",
+                 id="a-data-yaml-with-comments"),
+    pytest.param(lambda r: (r / "data.yaml").write_text("train: images  # for now\nval: images\n") and r,
+                 r"data.yaml:1: a comment \('# for now'\)", id="a-comment-after-a-value"),
+])
+def test_split_in_place_refuses_to_replace_what_it_did_not_write(tmp_path, capsys, setup, message):
+    root = setup(make_dataset(tmp_path / "d", {f"p{i}": f"0{BOX}" for i in range(4)}))
+    before = snapshot(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        split_dataset(root, val=0.5, seed=0)
+    assert snapshot(tmp_path) == before
+    assert main(["dataset", "split", str(root), "--val", "0.5"]) == 2
+    assert "give --overwrite to " in capsys.readouterr().err and snapshot(tmp_path) == before
+    assert main(["dataset", "split", str(root), "--val", "0.5", "--overwrite"]) == 0
+    assert (root / "train.txt").read_text() != before.get("train.txt")
+    assert "#" not in (root / "data.yaml").read_text()
+
+
+def test_split_in_place_again_changes_nothing_and_a_hash_in_a_value_is_no_comment(tmp_path):
+    root = make_dataset(tmp_path / "d", {f"p{i}": f"0{BOX}" for i in range(4)})
+    (root / "data.yaml").write_text('note: "table #3"\nnames: [1m]\n')
+    split_dataset(root, val=0.5, seed=0)
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in root.glob("*.*")}
+    assert len(split_dataset(root, val=0.5, seed=0).val) == 2
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in root.glob("*.*")} == before
+    assert yaml.safe_load((root / "data.yaml").read_text())["note"] == "table #3"
+
+
+def test_overwrite_is_for_a_split_in_place(tmp_path):
+    root = make_dataset(tmp_path / "d", {f"p{i}": f"0{BOX}" for i in range(4)})
+    with pytest.raises(ValueError, match="--overwrite is for a split in place"):
+        split_dataset(root, val=0.5, out=tmp_path / "o", overwrite=True)
+
+
+def test_a_name_whose_bytes_are_not_utf8_is_refused_by_a_split_in_place_and_copied_by_one_to_a_folder(tmp_path,
+                                                                                                    capsys):
+    root = make_dataset(tmp_path / "d", {f"p{i}": f"0{BOX}" for i in range(3)})
+    odd = os.fsencode(root) + b"/images/x\xff.jpg"
+    os.rename(root / "images" / "p2.jpg", odd)
+    os.rename(root / "labels" / "p2.txt", os.fsencode(root) + b"/labels/x\xff.txt")
+    before = snapshot(tmp_path)
+    assert main(["dataset", "split", str(root), "--val", "0.3"]) == 2
+    err = capsys.readouterr().err
+    assert "images/x\\xff.jpg: a file name whose bytes are not UTF-8 cannot be listed in train.txt/val.txt" in err
+    assert len(err.splitlines()) == 1 and snapshot(tmp_path) == before
+    assert main(["dataset", "split", str(root), "--val", "0.3", "--out", str(tmp_path / "o")]) == 0
+    assert len(list((tmp_path / "o" / "labels").rglob("*.txt"))) == 3

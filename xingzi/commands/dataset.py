@@ -29,7 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "`xingzi dataset merge old_set *.zip --out new_set`)")
     merge.add_argument("--out", required=True, help="new dataset folder")
     merge.add_argument("--link", action="store_true", help="hard-link images instead of copying")
-    split = sub.add_parser("split", help="split into train/val by source photo")
+    split = sub.add_parser("split", help="split into train/val by source photo",
+                           description="Split a dataset into train/val by source photo. In place (no --out) it writes "
+                           "DIR/train.txt and DIR/val.txt and points DIR/data.yaml at them (its other keys kept); a "
+                           "train.txt/val.txt there that lists otherwise (another --seed or --val, or lists of your "
+                           "own), or a data.yaml with comments, is refused unless --overwrite is given; the same split "
+                           "again changes nothing.")
     split.add_argument("dir", help="YOLO dataset folder")
     split.add_argument("--val", type=float, default=0.15,
                        help="share of images for validation (default 0.15): the nearest count, whole source photos, "
@@ -37,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     split.add_argument("--seed", type=int, default=0)
     split.add_argument("--out", help="copy into OUT/images/{train,val}; default: write train.txt/val.txt in DIR")
     split.add_argument("--link", action="store_true", help="with --out: hard-link images instead of copying")
+    split.add_argument("--overwrite", action="store_true",
+                       help="in place: replace DIR's train.txt/val.txt that list otherwise, and write data.yaml again "
+                            "even if that drops its comments")
 
 
 def _folder_of(path: str) -> str:
@@ -97,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.seed < 0:  # as synth refuses one
         raise ValueError(f"--seed must be 0 or more, got {args.seed}")
-    s = split_dataset(args.dir, val=args.val, seed=args.seed, out=args.out, link=args.link)
+    s = split_dataset(args.dir, val=args.val, seed=args.seed, out=args.out, link=args.link, overwrite=args.overwrite)
     print(f"{s.root}: train {len(s.train)} images ({s.groups_train} source photos), "
           f"val {len(s.val)} images ({s.groups_val} source photos)")
     if s.unlabelled:
