@@ -91,6 +91,9 @@ def _check_merge_paths(srcs: list[Path], out_dir: Path) -> None:
     o = out_dir.resolve()
     given: dict[Path, Path] = {}
     for s in srcs:
+        if s.exists() and not s.is_dir() and not is_zip(s):  # a label file, a photo, a list given by mistake
+            raise ValueError(f"{s} is a file, not a dataset; expected a dataset folder (images/, labels/) or a .zip "
+                             "of one")
         if not (s.is_dir() or (is_zip(s) and s.is_file())):
             raise FileNotFoundError(f"dataset folder or zip not found: {s}")
         r = s.resolve()

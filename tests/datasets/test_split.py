@@ -205,14 +205,17 @@ def test_merge_same_folder_names_get_distinct_prefixes(tmp_path):
     assert sorted(p.name for p in (tmp_path / "m" / "labels").iterdir()) == ["data2__a.txt", "data__a.txt"]
 
 
-@pytest.mark.parametrize("bad", ["no-source", "out-is-input", "missing-source"])
+@pytest.mark.parametrize("bad", ["no-source", "out-is-input", "missing-source", "a-file"])
 def test_merge_rejects(tmp_path, bad):
     a = make_dataset(tmp_path / "a", {"a": f"0{BOX}"})
     b = make_dataset(tmp_path / "b", {"a": f"0{BOX}"})
+    (tmp_path / "existing.txt").write_text("./images/a.jpg\n")
     sources, out, error, msg = {
         "no-source": ([], tmp_path / "m", ValueError, "at least one"),
         "out-is-input": ([a, b], a, ValueError, "also an input"),
         "missing-source": ([a, tmp_path / "gone.zip"], tmp_path / "m", FileNotFoundError, "gone.zip"),
+        "a-file": ([a, tmp_path / "existing.txt"], tmp_path / "m", ValueError,
+                   r"existing.txt is a file, not a dataset; expected a dataset folder \(images/, labels/\) or a .zip"),
     }[bad]
     with pytest.raises(error, match=msg):
         merge_datasets(sources, out)
