@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+from xingzi.datasets.yolo import read_text
+
 from .generate import made_as, style_key
 
 RUNS_FILE = "synth_runs.jsonl"  # one line per run into a folder: its seed, indices and settings (how to make it again)
@@ -24,7 +26,7 @@ def earlier_runs(out: Path) -> list[dict]:
     if not path.is_file():
         return []
     runs = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for i, line in enumerate(read_text(path).splitlines(), 1):  # not UTF-8: the file named, as a damaged line is
         try:
             run = json.loads(line)
             if not isinstance(run, dict) or not {"seed", "start", "n"} <= run.keys():

@@ -289,6 +289,14 @@ def test_a_damaged_list_of_runs_is_said_so(tmp_path, monkeypatch):
         list(generate_dataset(tmp_path, 1))
 
 
+def test_a_list_of_runs_that_is_not_utf8_is_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(synth_dataset, "_job", lambda job: (job[2], {}))
+    (tmp_path / "synth_runs.jsonl").write_bytes(b'{"seed": 1, "start": 0, "n": 1}\n\xff\xfe\n')
+    with pytest.raises(ValueError, match=r"synth_runs.jsonl: expected UTF-8 text, got byte 0xff at 32"):
+        list(generate_dataset(tmp_path, 1))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["synth_runs.jsonl"]
+
+
 def test_a_huge_n_starts_at_once(tmp_path, monkeypatch):
     monkeypatch.setattr(synth_dataset, "_job", lambda job: (job[2], {}))  # no drawing: only the bookkeeping
     tracemalloc.start()
