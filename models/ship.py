@@ -11,6 +11,7 @@ decoding: ``models/onnx_head.py``) for ONNX Runtime and OpenVINO (``vision/sessi
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -93,18 +94,34 @@ def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPE
                              "(`xingzi dataset merge`)")
         if stripped.stat().st_size > MAX_BYTES:
             raise ValueError(f"stripped weights are {stripped.stat().st_size / 1e6:.1f} MB, over the 25 MB limit")
-        out_pt.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(stripped, out_pt)
+        # Both files are made beside their places and put there together at the end: stopped midway (Ctrl-C, an
+        # export that fails), the pair shipped before stays as it was, never a new .pt beside the old .onnx.
+        staged = [_staged(out_pt)] + ([_staged(out_onnx)] if out_onnx is not None else [])
+        try:
+            shutil.copyfile(stripped, staged[0])
+            if out_onnx is not None:
+                exported = Path(YOLO(str(stripped)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False,
+                                                           half=False, device="cpu", nms=False))
+                cut(exported, Path(tmp) / "cut.onnx")  # the box decoding runs faster in numpy (vision/dfl.py)
+                any_size(Path(tmp) / "cut.onnx", staged[1])  # a canvas shaped like the photo: less padding to read
+            places = [out_pt] + ([out_onnx] if out_onnx is not None else [])
+            for made, place in zip(staged, places, strict=True):
+                os.replace(made, place)
+        finally:
+            for made in staged:
+                made.unlink(missing_ok=True)
         when = f"epoch index {epoch}" if isinstance(epoch, int) and epoch >= 0 else "final weights"
         lines = [f"{ckpt} ({when}) -> {out_pt} ({out_pt.stat().st_size / 1e6:.1f} MB)"]
         if out_onnx is not None:
-            exported = Path(YOLO(str(stripped)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False,
-                                                       half=False, device="cpu", nms=False))
-            cut(exported, out_onnx)  # the box decoding runs faster in numpy (vision/dfl.py)
-            any_size(out_onnx, out_onnx)  # a canvas shaped like the photo: less padding to read
             lines.append(f"exported {out_onnx} ({out_onnx.stat().st_size / 1e6:.1f} MB, made at {imgsz}x{imgsz}, "
                          "takes any size)")
     return lines
+
+
+def _staged(place: Path) -> Path:
+    """Where the file for ``place`` is made first: hidden beside it (the same disk, so putting it there is a rename)."""
+    place.parent.mkdir(parents=True, exist_ok=True)
+    return place.with_name(f".{place.name}.shipping")
 
 
 def main(argv: list[str] | None = None) -> int:
