@@ -80,8 +80,8 @@ class SampleStore:
     """A dataset folder (``images/``, ``labels/``, ``data.yaml``, ``classes.txt``) that samples are added to.
 
     A photo already in the folder (the same JPEG, under any name) gets its labels replaced: saved again after more
-    corrections, or under another name, it is not doubled; labels replaced by others are kept in ``labels_backup/``. Another photo of a name already taken gets the first free
-    ``_N``. Files are written whole or not at all."""
+    corrections, or under another name, it is not doubled; labels replaced by others are kept in ``labels_backup/``.
+    Another photo of a name already taken gets the first free ``_N``. Files are written whole or not at all."""
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
