@@ -39,6 +39,7 @@ from .bench_truth import (
 from .draw import hidden_under_labels
 from .edges import CUT_HAND, hint_cut_hand
 from .eval_compare import compare_runs, format_runs
+from .eval_report import check_out_file
 from .facing import with_up
 from .grouping import HandReading, group
 from .handcheck import short_of_tiles
@@ -227,6 +228,12 @@ def check_options(args: argparse.Namespace) -> None:
         raise ValueError("--layouts and --random-layouts are two benches: give one of them")
     if layouts and args.data:
         raise ValueError("--layouts and --random-layouts lay the hands out themselves: they read no --data")
+    json_out = getattr(args, "json_out", None)
+    if layouts and json_out:  # (their figures are printed only)
+        raise ValueError("--json-out writes the numbers of a --data bench: --layouts and --random-layouts print "
+                         "theirs only")
+    if json_out:  # said before the bench, not after it
+        check_out_file("--json-out", Path(json_out))
     if args.conf is not None and not 0 < args.conf <= 1:
         raise ValueError(f"--conf must be in (0, 1], got {args.conf:g}")
     unused = [flag for flag, value in (("--model", args.model), ("--conf", args.conf), ("--second", getattr(
@@ -257,6 +264,7 @@ def _report(title: str, numbers: dict, misses: list[str], json_out: str | None, 
     for line in misses:
         print("  miss " + line)
     if json_out:
+        Path(json_out).parent.mkdir(parents=True, exist_ok=True)  # (checked writable before the bench)
         Path(json_out).write_text(json.dumps({**numbers, **(samples or {})}, indent=2) + "\n", encoding="utf-8")
     return 0
 

@@ -9,6 +9,7 @@ Works on :class:`~xingzi.vision.metrics.Scores` (``errors`` per image) and the i
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -107,6 +108,45 @@ def write_preds(images: Sequence[Path], sizes: Sequence[tuple[int, int]], preds:
         rows = np.column_stack([boxes.cls, xyxy_to_yolo(boxes.xyxy, w, h), boxes.conf])
         atomic_write_text(out / f"{Path(path).stem}.txt", format_labels(rows))
     return out
+
+
+def check_out_folder(flag: str, folder: Path) -> None:
+    """Refuse, before any photo is read, a folder to write into that cannot be: a file in its place or on its path,
+    or a folder that cannot be written (read-only, another user's). Nothing is made here: a folder not there yet is
+    made when written, as its missing parents are."""
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{flag} {folder}: expected a folder, got a file")
+    _check_writable(flag, folder, folder)
+
+
+def check_out_file(flag: str, path: Path) -> None:
+    """Refuse, before any work, a file to write that cannot be: a folder in its place, a file on the path to it, a
+    folder it cannot be written in or a file there that cannot be written over. Its folder, not there yet, is made
+    when it is written."""
+    if path.is_dir():
+        raise ValueError(f"{flag} {path}: expected a file, got a folder")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ValueError(f"{flag} {path}: expected a file that can be written, got one that cannot (not writable"
+                         f"{', a read-only disk' if _read_only(path) else ''})")
+    _check_writable(flag, path, path.parent)
+
+
+def _check_writable(flag: str, given: Path, folder: Path) -> None:
+    """``folder`` (where ``given`` goes) can be made and written: the part of its path that is there is a folder
+    this process may write in."""
+    there = next((p for p in (folder, *folder.parents) if p.exists()), Path.cwd())  # what stands of it
+    if not there.is_dir():
+        raise ValueError(f"{flag} {given}: {there} is a file, where a folder is needed")
+    if not os.access(there, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {given}: cannot be written there ({there} is not writable"
+                         f"{', a read-only disk' if _read_only(there) else ''})")
+
+
+def _read_only(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # (no statvfs on Windows)
+        return False
 
 
 TILE_PX = "tile_px"  # a --by key computed from the true boxes, so any set has it (real photos too)

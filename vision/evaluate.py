@@ -199,9 +199,19 @@ def per_class(s: Scores) -> dict:
 def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float, out: Path, row: str,
                  extra: dict, images: Sequence[Path] | None = None, by: Sequence[str] = (),
                  meta_dir: Path | None = None) -> dict:
-    """Score one row, write its JSON and plots; with ``images`` (in the truths' order) also what went wrong
-    in each image not read exactly (``images``, ``misses``, ``misreads``) and image exact per value of each
-    field in ``by`` of the images' ``meta_dir/<stem>.json`` (``by``: {field: {value: ...}})."""
+    """Score one row (:func:`score_row`) and write its JSON and plots (:func:`write_row`)."""
+    result, s = score_row(truths, preds, conf, row, extra, images, by, meta_dir)
+    write_row(out, result, s)
+    return result
+
+
+def score_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float, row: str, extra: dict,
+              images: Sequence[Path] | None = None, by: Sequence[str] = (),
+              meta_dir: Path | None = None) -> tuple[dict, Scores]:
+    """Score one row, nothing written: its result and the scores its plots are drawn from. With ``images`` (in the
+    truths' order) also what went wrong in each image not read exactly (``images``, ``misses``, ``misreads``) and
+    image exact per value of each field in ``by`` of the images' ``meta_dir/<stem>.json`` (``by``: {field: {value:
+    ...}})."""
     s = score(truths, preds, NC, conf)
     extra = dict(extra)
     if "as_users" in extra:  # the tiles as users get them: see preds_from_model
@@ -213,11 +223,16 @@ def evaluate_row(truths: list[ImageBoxes], preds: list[ImageBoxes], conf: float,
         rows = eval_report.image_rows(images, s)
         result |= {"misses": eval_report.miss_kinds(rows), "misreads": eval_report.confusions(s), "images": rows}
         result["by"] = {key: eval_report.exact_by(images, s, meta_dir or Path("meta"), key, truths) for key in by}
+    return result, s
+
+
+def write_row(out: Path, result: dict, s: Scores) -> None:
+    """A row's ``out/<row>.json``, ``<row>_confusion.png`` and ``<row>_per_class.png``."""
+    row, conf = result["row"], result["conf"]
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{row}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     confusion_png(s.confusion, out / f"{row}_confusion.png", title=f"{row} (conf ≥ {conf})")
     per_class_png(s, out / f"{row}_per_class.png", title=row)
-    return result
 
 
 def format_rows(results: list[dict]) -> str:

@@ -7,6 +7,11 @@ import itertools
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xingzi.vision.metrics import Scores
+    from xingzi.vision.perturb import Perturbation
 
 # The detector's extra readings of a photo that eval can switch off, one flag each: --no-<step>.
 SECOND_READINGS = (
@@ -121,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     from xingzi.vision.eval_compare import compare, format_every_row_wrong, format_paired, wrong_in_every_row
     from xingzi.vision.eval_report import (
         check_by,
+        check_out_folder,
         format_by,
         format_misses,
         format_per_class,
@@ -135,6 +141,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--imgsz must be a multiple of 32 from 32 to {MAX_IMGSZ}, got {args.imgsz}")
     if args.show_misses is not None and args.show_misses < 0:
         raise ValueError(f"--show-misses must be 0 or more, got {args.show_misses}")
+    # where the results go, said before a photo is read (they were lost at the end, after every model had run)
+    for flag, folder in (("--out", args.out), ("--draw-misses", args.draw_misses), ("--save-preds", args.save_preds)):
+        if folder is not None:
+            check_out_folder(flag, folder)
     ds = evd.load_dataset(args.data, args.split)
     from xingzi.datasets.yolo import jpeg_cut_short, unread_note
 
@@ -174,11 +184,6 @@ def run(args: argparse.Namespace) -> int:
         truths = evd.perturbed_truths(truths, sizes, perturb)
         print(f"every photo {perturb.what}")
 
-    def draw(row: str, preds: list, perturb=None) -> None:
-        if args.draw_misses:
-            n = write_miss_pictures(ds.images, truths, preds, args.conf, args.draw_misses / row, perturb)
-            print(f"{n} pictures of images not read exactly: {args.draw_misses / row}")
-
     # every predictions file read, and a bad row refused, before a model runs
     given = [(d, evd.preds_from_dir(ds, sizes, d, evd.preds_table(d, ds, overrides))) for d in args.preds]
     models = list(args.model)
@@ -190,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: --save-preds writes a model row's boxes; with --preds rows alone nothing goes to "
               f"{args.save_preds}")
     results: list[dict] = []
+    scored: list[tuple[Scores, list, Perturbation | None, bool]] = []  # per row: written once every row is printed
     for weights, classifier in itertools.product(models, args.classifier or ["auto"]):
         if not args.recheck and classifier != "none":
             classifier = without_recheck(classifier)
@@ -214,30 +220,25 @@ def run(args: argparse.Namespace) -> int:
         row += f"~{perturb.name}" if perturb else ""
         row += f"+{Path(extra['classifier']).stem}" if "classifier" in extra else ""
         row = unique_row(row, Path(weights), {r["row"] for r in results})
-        results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
-                                       {"model": str(weights), "data": str(args.data), **unlabelled, **extra},
-                                       *per_image))
-        if args.save_preds:
-            print(f"boxes written: {write_preds(ds.images, sizes, preds, args.save_preds / row)}")
-        draw(row, preds, perturb)
+        result, s = ev.score_row(truths, preds, args.conf, row,
+                                 {"model": str(weights), "data": str(args.data), **unlabelled, **extra}, *per_image)
+        results.append(result)
+        scored.append((s, preds, perturb, True))
     for pred_dir, preds in given:
         missing = evd.missing_preds(ds, pred_dir)
         if missing:
             print(f"note: {len(missing)} of {len(ds.images)} photos have no prediction file in {pred_dir} (counted as "
                   f"finding no tile), e.g. {missing[0]}")
         row = unique_row(pred_dir.name, pred_dir, {r["row"] for r in results})
-        results.append(ev.evaluate_row(truths, preds, args.conf, args.out, row,
-                                       {"preds": str(pred_dir), "data": str(args.data), **unlabelled}, *per_image))
-        draw(row, preds)
+        result, s = ev.score_row(truths, preds, args.conf, row,
+                                 {"preds": str(pred_dir), "data": str(args.data), **unlabelled}, *per_image)
+        results.append(result)
+        scored.append((s, preds, None, False))
     print(ev.format_rows(results))
-    if len(results) > 1:  # every row against the first, photo by photo
-        pairs = [compare(results[0], r, ev.HAND_MAX_TILES) for r in results[1:]]
+    pairs = [compare(results[0], r, ev.HAND_MAX_TILES) for r in results[1:]]  # every row against the first
+    if pairs:
         print("\n".join(format_paired(p) for p in pairs))
         print(format_every_row_wrong(wrong_in_every_row(results), results[0]["summary"]["images"], len(results)))
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "comparison.json").write_text(json.dumps([p.as_dict() for p in pairs], indent=1) + "\n")
-    else:  # one row: an earlier run's comparison in the same --out would pass for this one's
-        (args.out / "comparison.json").unlink(missing_ok=True)
     for r in results:
         for key in args.by:
             print(format_by(r["row"], key, r["by"][key]))
@@ -249,5 +250,20 @@ def run(args: argparse.Namespace) -> int:
             print(format_per_class(r["row"], r["per_class"]))
     if args.markdown:
         print(ev.markdown_rows(results))
+    # written last: a folder that fails even so (the disk full) costs the files, not the figures printed above
+    sys.stdout.flush()
+    for result, (s, preds, row_perturb, model_row) in zip(results, scored, strict=True):
+        row = result["row"]
+        ev.write_row(args.out, result, s)
+        if args.save_preds and model_row:
+            print(f"boxes written: {write_preds(ds.images, sizes, preds, args.save_preds / row)}")
+        if args.draw_misses:
+            n = write_miss_pictures(ds.images, truths, preds, args.conf, args.draw_misses / row, row_perturb)
+            print(f"{n} pictures of images not read exactly: {args.draw_misses / row}")
+    if pairs:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "comparison.json").write_text(json.dumps([p.as_dict() for p in pairs], indent=1) + "\n")
+    else:  # one row: an earlier run's comparison in the same --out would pass for this one's
+        (args.out / "comparison.json").unlink(missing_ok=True)
     print(f"written: {args.out}/<row>.json, <row>_confusion.png, <row>_per_class.png")
     return 0
