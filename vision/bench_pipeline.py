@@ -53,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "photos (images/, labels/, classes.txt): the hand's tiles against the labels (vision/bench_real.py)")
     p.add_argument("--layouts", action="store_true",
                    help="instead: grouping on hand-built layouts over rotations, perspectives, gaps")
-    p.add_argument("--random-layouts", type=int, default=0, metavar="N",
+    p.add_argument("--random-layouts", type=int, default=None, metavar="N",
                    help="instead: grouping on N hands dealt as `xingzi synth` deals them, each laid out at a random "
                    "rotation, perspective, gap and box noise (vision/bench_layouts.py)")
     p.add_argument("--seed", type=int, default=0, help="the random layouts' seed")
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     check_options(args)
     if args.layouts:
         return run_layouts()
-    if getattr(args, "random_layouts", 0):
+    if getattr(args, "random_layouts", None) is not None:
         return run_random_layouts(args.random_layouts, args.seed, args.show_misses)
     if args.limit < 0:
         raise ValueError(f"--limit must be 0 (all samples) or more, got {args.limit}")
@@ -223,9 +223,13 @@ def run(args: argparse.Namespace) -> int:
 def check_options(args: argparse.Namespace) -> None:
     """Options out of range, or that would be silently ignored, refused before any work (a Namespace built in code
     may leave the newer ones out)."""
-    layouts = args.layouts or getattr(args, "random_layouts", 0)
-    if args.layouts and getattr(args, "random_layouts", 0):
+    random_layouts = getattr(args, "random_layouts", None)
+    layouts = args.layouts or random_layouts is not None
+    if args.layouts and random_layouts is not None:
         raise ValueError("--layouts and --random-layouts are two benches: give one of them")
+    if random_layouts is not None and random_layouts < 1:  # (0 read as not given: "give --data")
+        raise ValueError(f"--random-layouts must be 1 or more, got {random_layouts}: it is the number of hands to "
+                         "lay out")
     if layouts and args.data:
         raise ValueError("--layouts and --random-layouts lay the hands out themselves: they read no --data")
     json_out = getattr(args, "json_out", None)

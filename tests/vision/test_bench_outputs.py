@@ -1,5 +1,5 @@
 """`xingzi bench pipeline --json-out` is checked before the bench runs (a folder in its place, a file on its path, a
-folder that cannot be written), its missing folder made."""
+folder that cannot be written), its missing folder made; `xingzi bench` without a target names the targets."""
 
 from __future__ import annotations
 
@@ -63,3 +63,16 @@ def test_a_json_out_in_a_folder_not_there_yet_is_written_there(synthetic, tmp_pa
     assert main(["bench", "pipeline", "--data", str(synthetic), "--boxes", "truth", "--json-out", str(out)]) == 0
     assert json.loads(out.read_text())["samples"] == 1 and "samples" in capsys.readouterr().out
 
+
+def test_bench_without_a_target_names_the_targets(capsys):
+    assert main(["bench"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == ("xingzi bench: error: expected a target: engine, synth, detector or pipeline "
+                            "(xingzi bench TARGET --help: its options)\n") and captured.out == ""
+
+
+@pytest.mark.parametrize("n", ["0", "-2"])
+def test_random_layouts_of_no_hands_is_refused_as_such(capsys, n):
+    assert main(["bench", "pipeline", "--random-layouts", n]) == 2
+    assert capsys.readouterr().err == (f"xingzi bench: error: --random-layouts must be 1 or more, got {n}: it is the "
+                                       "number of hands to lay out\n")

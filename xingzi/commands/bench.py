@@ -15,12 +15,15 @@ TARGETS: dict[str, str] = {
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("target", choices=list(TARGETS), help="what to benchmark")
+    p.add_argument("target", nargs="?", choices=list(TARGETS), help="what to benchmark")
     p.add_argument("options", nargs=argparse.REMAINDER,
                    help="options of that benchmark (see xingzi bench TARGET --help)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.target is None:  # (argparse said "the following arguments are required: target, options")
+        *some, last = TARGETS
+        raise ValueError(f"expected a target: {', '.join(some)} or {last} (xingzi bench TARGET --help: its options)")
     try:
         mod = importlib.import_module(TARGETS[args.target])
     except ModuleNotFoundError as e:
