@@ -238,6 +238,8 @@ def load_image(source: str | Path | bytes | np.ndarray) -> np.ndarray:
     if path.is_dir():
         raise ValueError(f"{path} is a folder: give a photo file ({FORMATS})")
     if not path.is_file():
+        if str(source) == "-":  # (situations are read from it: --json -)
+            raise ValueError("a photo is read from its file, not from standard input ('-'): give the photo's path")
         raise FileNotFoundError(f"photo not found: {path}")
     data = path.read_bytes()
     if not data:  # (an upload's own word, "the upload is empty", is no file's)

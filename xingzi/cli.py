@@ -31,7 +31,12 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse's own refusals (``--n abc``, an unknown option) in one line, as every command's other refusals, not
     after its usage; the subcommands' parsers (and theirs) are made of this class too."""
 
+    extra_hint = ""  # said after "unrecognized arguments" that are no options (set for the command chosen)
+
     def error(self, message: str) -> NoReturn:
+        extra = message.removeprefix("unrecognized arguments:").split()
+        if self.extra_hint and message.startswith("unrecognized arguments:") and not any(a.startswith("-") for a in extra):
+            message += f" ({self.extra_hint})"
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
@@ -40,6 +45,8 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     # Only the chosen subcommand's module is imported.
     chosen = next((a for a in argv if not a.startswith("-")), None)
+    if chosen == "score":  # `xingzi score *.jpg`
+        parser.extra_hint = 'one photo at a time: for f in *.jpg; do xingzi score "$f"; done'
     for name, (module, help_text) in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == chosen:

@@ -250,8 +250,15 @@ SITUATION_FLAGS: tuple[tuple[str, str, Any], ...] = (
     ("meld", "--meld", []), ("fa", "--fa", None), ("event", "--event", []), ("payer", "--payer", []))
 
 
+# what a photo's file is called: given to --json (``xingzi score --json hand.jpg``), the photo was meant
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".heic", ".heif", ".webp", ".avif", ".bmp", ".tif", ".tiff", ".gif")
+
+
 def _check_mode(args: argparse.Namespace) -> None:
     """A photo, --hand or --json FILE: flags of another mode are refused rather than left unread."""
+    if args.json and not args.photo and args.json.lower().endswith(PHOTO_SUFFIXES):
+        raise ValueError(f"--json {args.json} names a photo, but --json FILE reads JSON situations: give the photo "
+                         f"first, its result as JSON with a bare --json after it (xingzi score {args.json} --json)")
     named = (("photo", "the photo's path"), ("hand", "--hand"), ("win", "--win"), ("bloom", "--bloom"))
     empty = [(flag, value) for name, flag in named  # (an empty path option: cli.empty_path)
              if isinstance(value := getattr(args, name, None), str) and not value.strip()]

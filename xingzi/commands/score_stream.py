@@ -74,6 +74,9 @@ class Reader:
         start, self._number = self._offset, self._number + 1
         size, tail, blank = len(raw), raw[-2:], not raw.strip(JSON_SPACE)
         while cut:
+            if size > WHOLE_LIMIT:  # (/dev/zero, a binary file: read through, it never ended)
+                raise ValueError(f"{self.where}: a line of more than {WHOLE_LIMIT >> 20} MiB with no end in sight: "
+                                 "expected JSON text (a situation is well under a kilobyte)")
             raw = self._read(self._stream.readline, 1 << 16)
             cut = bool(raw) and not raw.endswith(b"\n")
             size, tail, blank = size + len(raw), (tail + raw)[-2:], blank and not raw.strip(JSON_SPACE)

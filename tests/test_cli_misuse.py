@@ -1,0 +1,62 @@
+"""`xingzi score` called the way a hurried user calls it: a photo given to --json, two photos, a photo on standard
+input, an endless file. One line says what went wrong and how to say it instead; nothing hangs."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from xingzi.cli import main
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.jpg"
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse's own refusals
+        code = int(e.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    pytest.param(["score", "--json", "hand.jpg"], "xingzi score: error: --json hand.jpg names a photo, but --json "
+                 "FILE reads JSON situations: give the photo first, its result as JSON with a bare --json after it "
+                 "(xingzi score hand.jpg --json)", id="photo-after-json"),
+    pytest.param(["score", "--tiles", "--json", "IMG_1.HEIC"], "--json IMG_1.HEIC names a photo", id="tiles-then-json"),
+    pytest.param(["score", "a.jpg", "b.jpg"], 'xingzi: error: unrecognized arguments: b.jpg (one photo at a time: '
+                 'for f in *.jpg; do xingzi score "$f"; done)', id="two-photos"),
+    pytest.param(["score", "-"], "xingzi score: error: a photo is read from its file, not from standard input ('-'): "
+                 "give the photo's path", id="photo-on-stdin"),
+])
+def test_a_photo_given_where_it_is_not_read_is_refused_saying_how(capsys, argv, said) -> None:
+    code, out, err = run(argv, capsys)
+    assert (code, out) == (2, "") and said in err and err.count("\n") == 1
+
+
+def test_an_unknown_option_is_not_taken_for_a_second_photo(capsys) -> None:
+    code, _, err = run(["score", str(DEMO), "--bogus"], capsys)
+    assert code == 2 and err == "xingzi: error: unrecognized arguments: --bogus\n"
+
+
+class Endless(io.RawIOBase):
+    """A stream that never ends a line (/dev/zero, a binary file piped in)."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        buffer[:] = b"\0" * len(buffer)
+        return len(buffer)
+
+
+def test_an_input_that_never_ends_a_line_is_refused_not_read_forever(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
+    code, out, err = run(["score", "--json", "-"], capsys)
+    assert (code, out) == (2, "")
+    assert err == ("xingzi score: error: standard input: a line of more than 64 MiB with no end in sight: expected JSON "
+                   "text (a situation is well under a kilobyte)\n")
