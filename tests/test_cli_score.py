@@ -873,7 +873,7 @@ def test_the_report_says_how_the_hand_was_won(capsys, how, said) -> None:
     pytest.param(["label", "--import-labelstudio", "{tmp}/none.json", "--out", "{tmp}/ds"], "{tmp}/none.json: not found",
                  id="not-found"),
     pytest.param(["eval", "--data", "{tmp}/set", "--preds", "{tmp}/preds", "--out", "{tmp}/afile"],
-                 "{tmp}/afile: already exists and is in the way (a file where a folder is needed?)", id="a-file-in-the-way"),
+                 "--out {tmp}/afile: expected a folder, got a file", id="a-file-in-the-way"),  # said before any work
 ])
 def test_a_file_system_refusal_names_the_path_in_words(tmp_path, capsys, argv, says):
     from yolo_folder import write_yolo_folder
