@@ -243,6 +243,8 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
         if "seat" not in w:
             raise ValueError("each win in a round needs \"seat\": the winner's seat 0..3")
         seat = _int(w, "seat")
+        if seat == discarder:  # (said before its payers are seated: they would read as two dealers)
+            raise ValueError(f"seat {seat}: the discarder (seat {discarder}) cannot win on their own discard")
         s = dict(w)
         s.setdefault("dealer", seat == dealer)
         s.setdefault("self_draw", discarder is None)

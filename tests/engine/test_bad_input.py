@@ -153,6 +153,10 @@ def test_malformed_context_before_the_tiles_are_known(events, payers, message: s
         pytest.param({"dealer": 0, "discarder": 1, "wins": {}}, "\"wins\" must be a list", id="wins-an-object"),
         pytest.param({"dealer": 0, "discarder": 1, "wins": [{"seat": 2, **EX1, "payers": [1]}]},
                      r"\"payers\" must be a list of objects .* got \[1\]", id="win-payers-numbers"),
+        pytest.param({"dealer": 0, "discarder": 0, "wins": [{"seat": 0, **EX1}]},
+                     r"^seat 0: the discarder \(seat 0\) cannot win on their own discard$", id="dealer-wins-own-discard"),
+        pytest.param({"dealer": 1, "discarder": 2, "wins": [{"seat": 2, **EX1}]},
+                     r"^seat 2: the discarder \(seat 2\) cannot win on their own discard$", id="wins-own-discard"),
     ],
 )
 def test_malformed_round(round_, message: str) -> None:
