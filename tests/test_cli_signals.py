@@ -58,3 +58,26 @@ def test_an_annotated_photo_over_the_file_size_limit_is_named_and_the_score_is_s
     assert f"xingzi score: error: {out}: too large to write here (a limit on file sizes)" in proc.stderr
     assert "own       26 炮" in proc.stdout and "wrote" not in proc.stdout  # the score read, not thrown away
     assert list(tmp_path.iterdir()) == []  # neither a cut photo nor its hidden part
+
+
+def test_ctrl_c_on_synth_with_workers_stops_quietly_and_leaves_no_temp_file(tmp_path):
+    """Ctrl-C reaches the whole process group: each spawned worker printed its own KeyboardInterrupt traceback, and
+    the pool's semaphores were reported leaked, since the program died of the signal before its exit handlers ran."""
+    import time
+
+    def as_at_a_terminal() -> None:  # (a suite started in the background inherits SIGINT ignored)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+    out = tmp_path / "set"
+    proc = subprocess.Popen([sys.executable, "-m", "xingzi", "synth", "--n", "2000", "--out", str(out), "--workers",
+                             "2", "--imgsz", "320"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, preexec_fn=as_at_a_terminal)
+    end = time.monotonic() + 240
+    while time.monotonic() < end and len(list((out / "images").glob("*.jpg"))) < 4:  # the workers at work
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGINT, err
+    assert "Traceback" not in err.decode() and "leaked" not in err.decode(), err.decode()[-2000:]
+    assert not [p for p in out.rglob(".*")]  # no photo or label half written

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import errno
 import importlib
@@ -136,6 +137,7 @@ def program() -> None:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError, AttributeError):
                 stream.flush()
+        atexit._run_exitfuncs()  # what an exit runs (a pool's semaphores given back), which dying by a signal skips
         which = signal.SIGINT if _interrupted[-1] else signal.SIGTERM
         signal.signal(which, signal.SIG_DFL)
         os.kill(os.getpid(), which)

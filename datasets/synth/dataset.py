@@ -5,13 +5,21 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import cv2
 import numpy as np
 
-from xingzi.datasets.yolo import atomic_write_text, data_yaml_text, format_labels, xyxy_to_yolo
+from xingzi.datasets.yolo import (
+    atomic_write_bytes,
+    atomic_write_text,
+    data_yaml_text,
+    format_labels,
+    xyxy_to_yolo,
+)
 from xingzi.engine.tiles import CLASS_NAMES
 
 from . import faces
@@ -31,16 +39,21 @@ def label_text(sample: Sample) -> str:
 
 
 def write_sample(out: Path, name: str, sample: Sample) -> None:
-    (out / "images").mkdir(parents=True, exist_ok=True)
-    tmp = out / "images" / f".{name}.jpg.tmp"
-    tmp.write_bytes(sample.jpeg)
-    tmp.replace(out / "images" / f"{name}.jpg")
+    atomic_write_bytes(out / "images" / f"{name}.jpg", sample.jpeg)  # (its temp file removed whatever stops it)
     atomic_write_text(out / "labels" / f"{name}.txt", label_text(sample))
     atomic_write_text(out / "meta" / f"{name}.json", json.dumps(sample.meta, ensure_ascii=False, indent=1) + "\n")
 
 
 def _init_worker() -> None:
     cv2.setNumThreads(1)  # the processes already use the cores; OpenCV's own threads would fight them
+    # Ctrl-C reaches the whole process group: the parent alone stops (and ends the pool), no worker prints its
+    # traceback; a worker ended by the pool (SIGTERM) leaves as by an exception, removing the photo it was writing
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_worker)
+
+
+def _stop_worker(signum: int, _frame: object) -> NoReturn:
+    raise SystemExit(128 + signum)
 
 
 def _job(args: tuple) -> tuple[int, dict[int, int]]:
