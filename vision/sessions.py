@@ -68,6 +68,13 @@ def compile_cache() -> Path | None:
     return folder
 
 
+def _last_words(error: Exception) -> str:
+    """A runtime's refusal in one line: OpenVINO's spans several (where in its C++ sources it was raised, then
+    what failed); its last line says what."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[-1] if lines else type(error).__name__
+
+
 class Session:
     """A loaded network: ``input_name``, ``input_shape`` and ``output_shapes`` (ints, None where dynamic),
     ``output_count``, ``metadata`` (the ONNX metadata map), ``runtime``; ``run(x)`` → its outputs as arrays.
@@ -86,7 +93,8 @@ class Session:
         try:
             self._run = self._openvino(threads) if self.runtime == "openvino" else self._onnxruntime(threads)
         except Exception as e:  # a file that is no network: each runtime raises its own kind
-            raise ValueError(f"{self.path} is not an ONNX network this runtime ({self.runtime}) can run: {e}") from e
+            raise ValueError(f"{self.path} is not an ONNX network this runtime ({self.runtime}) can run: "
+                             f"{_last_words(e)}") from e
         self.output_count = len(self.output_shapes)
 
     def _onnxruntime(self, threads: int | None) -> Callable[[np.ndarray], list[np.ndarray]]:
@@ -105,7 +113,12 @@ class Session:
 
     def _openvino(self, threads: int | None) -> Callable[[np.ndarray], list[np.ndarray]]:
         import openvino as ov
+        from openvino.frontend import FrontEndManager
 
+        # asked of the ONNX reader alone: given a file no reader takes, OpenVINO tries them all, and its TensorFlow
+        # one writes lines of its own to the terminal
+        if not FrontEndManager().load_by_framework("onnx").supported(str(self.path)):
+            raise ValueError("not an ONNX file")
         core = ov.Core()
         model = core.read_model(str(self.path))
         if model.has_rt_info(["framework"]):  # the ONNX metadata map, as OpenVINO's reader keeps it
