@@ -103,17 +103,21 @@ def test_a_server_with_a_dataset_folder_keeps_each_saved_photo_once(photo, tmp_p
     assert client.get("/api/faces").json()["collect"] == 0
     token = client.post("/api/read", content=photo).json()["token"]
     first = client.post("/api/labels", json={"token": token, "name": "IMG 7.jpg", "store": True})
-    assert first.json() == {"saved": "IMG_7", "photos": 1, "replaced": False, "truth": True}
+    assert first.json() == {"saved": "IMG_7", "photos": 1, "replaced": False, "truth": True, "backup": None}
     assert json.loads((folder / "meta" / "IMG_7.json").read_text(encoding="utf-8"))["expect"]["own"] == 3
     again = client.post("/api/labels", json={"token": token, "name": "IMG 7.jpg", "store": True,
                                              "corrections": {"0": Tile.ZHONG.index}})
     assert again.json()["saved"] == "IMG_7" and again.json()["photos"] == 1  # corrected further: not doubled
     assert again.json()["replaced"]
     assert read_labels(folder / "labels" / "IMG_7.txt")[0, 0] == Tile.ZHONG.index
+    backup = again.json()["backup"]  # the labels it replaced, as they were, named relative to the folder
+    assert backup.startswith("labels_backup/IMG_7.") and read_labels(folder / backup)[0, 0] != Tile.ZHONG.index
+    assert client.post("/api/labels", json={"token": token, "name": "IMG 7.jpg", "store": True,
+                                            "corrections": {"0": Tile.ZHONG.index}}).json()["backup"] is None  # same
     ok, other_photo = cv2.imencode(".png", np.full((HEIGHT, WIDTH, 3), 30, np.uint8))
     other = client.post("/api/read", content=other_photo.tobytes()).json()["token"]
     assert client.post("/api/labels", json={"token": other, "name": "IMG 7.jpg", "store": True}).json() == {
-        "saved": "IMG_7_2", "photos": 2, "replaced": False, "truth": True}  # another photo of that name
+        "saved": "IMG_7_2", "photos": 2, "replaced": False, "truth": True, "backup": None}  # another photo of that name
     report = check_dataset(folder)
     assert report.ok and report.images == 2 and report.boxes == 28, report.format_text()
     assert "nc: 31" in (folder / "data.yaml").read_text() and (folder / "classes.txt").exists()
@@ -121,7 +125,9 @@ def test_a_server_with_a_dataset_folder_keeps_each_saved_photo_once(photo, tmp_p
     assert restarted.get("/api/faces").json()["collect"] == 2
     token = restarted.post("/api/read", content=other_photo.tobytes()).json()["token"]
     saved = restarted.post("/api/labels", json={"token": token, "name": "IMG_7", "store": True, "removed": [0]})
-    assert saved.json() == {"saved": "IMG_7_2", "photos": 2, "replaced": True, "truth": False}  # known by its pixels
+    assert saved.json()["saved"] == "IMG_7_2" and saved.json()["photos"] == 2  # known by its pixels
+    assert saved.json()["replaced"] and not saved.json()["truth"]
+    assert saved.json()["backup"].startswith("labels_backup/IMG_7_2.")
     assert not (folder / "meta" / "IMG_7_2.json").exists()  # 13 tiles and a 1m added by the score: no truth now
     assert len(read_labels(folder / "labels" / "IMG_7_2.txt")) == 13
     assert read_labels(folder / "labels" / "IMG_7.txt")[0, 0] == Tile.ZHONG.index

@@ -227,8 +227,9 @@ def create_app(detector: TileDetector | None = None, *, model: str | None = None
                     saved = store.save(name, *encode_sample(session.image, det, keep), meta)
                 except OSError as e:  # a full disk, a folder made read-only: said, the photo still held
                     raise guards.save_failed(e, store.root) from None
+                backup = Path(saved.backup).relative_to(store.root).as_posix() if saved.backup else None
                 return JSONResponse({"saved": saved.name, "photos": saved.photos, "replaced": saved.replaced,
-                                     "truth": meta is not None})
+                                     "truth": meta is not None, "backup": backup})  # the labels it replaced, kept
             data = labels_zip(session.image, det, keep, name, meta)
             return Response(data, media_type="application/zip",
                             headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})

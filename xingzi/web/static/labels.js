@@ -16,7 +16,9 @@ async function saveLabels() {
         : T("已存入训练集", "Saved to the training set as");
       status(cat(how, " " + saved.saved + " ", T(`（共 ${n} 张）`, `(${photoCount(n)})`, `(${photoCount(n)})`),
         saved.truth ? "" : T(" — 无计分，只存标注", " — labels only: no score to keep as its truth",
-          " — 无计分 labels only: no score to keep as its truth")));
+          " — 无计分 labels only: no score to keep as its truth"),
+        saved.backup ? T(`；原标注另存为 ${saved.backup}`, `; the labels it had are kept as ${saved.backup}`,
+          `；原标注另存为 the labels it had are kept as ${saved.backup}`) : ""));
       return;
     }
     const response = await fetched("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
