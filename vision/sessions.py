@@ -56,16 +56,9 @@ def chosen_runtime(runtime: str | None = None) -> str:
 def compile_cache() -> Path | None:
     """Where OpenVINO keeps compiled networks: ``$XINGZI_CACHE_DIR``, else ``$XDG_CACHE_HOME/xingzi`` (or
     ``~/.cache/xingzi``), in ``openvino/``; None (no cache) when it cannot be made or ``XINGZI_CACHE_DIR`` is ""."""
-    root = os.environ.get("XINGZI_CACHE_DIR")
-    if root == "":
-        return None
-    base = Path(root) if root else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "xingzi"
-    folder = base / "openvino"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return folder
+    from xingzi.vision.runtime import user_cache
+
+    return user_cache("openvino")
 
 
 def _last_words(error: Exception) -> str:
