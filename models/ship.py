@@ -27,6 +27,11 @@ SHIP_IMGSZ = 640
 MAX_BYTES = 25 * 1024 * 1024
 
 
+def is_checkout() -> bool:
+    """Whether the models folder is a checkout's (its project file beside it), not an installed package's."""
+    return (MODELS_DIR.parent / "pyproject.toml").is_file()
+
+
 def best_run(project: Path) -> tuple[Path, float]:
     """The run under ``project`` whose validation mAP50-95 (results.csv) is highest, and that value."""
     from xingzi.models.train import read_results_csv
@@ -61,6 +66,11 @@ def checkpoint_of(source: Path) -> Path:
 def ship(source: Path, out_pt: Path = SHIPPED_PT, out_onnx: Path | None = SHIPPED_ONNX,
          imgsz: int | None = None) -> list[str]:
     """Copy+strip+export (ONNX at ``imgsz``, default the training size); returns report lines."""
+    shipped = {SHIPPED_PT.resolve(), SHIPPED_ONNX.resolve()}
+    if not is_checkout() and {Path(p).resolve() for p in (out_pt, out_onnx) if p is not None} & shipped:
+        raise ValueError(f"{MODELS_DIR} is an installed package's: shipping replaces the models of a checkout of the "
+                         "project (git clone, make install), where they are committed; an installed xingzi takes "
+                         "another detector with --model PATH")
     from xingzi.vision.runtime import configure_ultralytics
 
     configure_ultralytics()
