@@ -60,3 +60,25 @@ def test_an_input_that_never_ends_a_line_is_refused_not_read_forever(capsys, mon
     assert (code, out) == (2, "")
     assert err == ("xingzi score: error: standard input: a line of more than 64 MiB with no end in sight: expected JSON "
                    "text (a situation is well under a kilobyte)\n")
+
+
+# a package of an extra not installed (None in sys.modules: its import fails as a missing one's does)
+WITHOUT = "import sys; sys.modules[{name!r}] = None; from xingzi.cli import main; raise SystemExit(main({argv!r}))"
+
+
+@pytest.mark.parametrize(("name", "argv", "extra"), [
+    pytest.param("onnxruntime", ["score", str(DEMO)], "read", id="score-a-photo"),
+    pytest.param("onnxruntime", ["serve", "--port", "8799"], "read", id="serve"),
+    pytest.param("uvicorn", ["serve", "--port", "8799"], "web", id="serve-without-web"),
+])
+def test_a_missing_optional_package_is_named_with_the_extra_that_brings_it(tmp_path, name, argv, extra) -> None:
+    import os
+    import subprocess
+
+    env = os.environ | {"XINGZI_RUNTIME": "onnxruntime"}
+    proc = subprocess.run([sys.executable, "-c", WITHOUT.format(name=name, argv=argv)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr, proc.stderr
+    command = argv[0]
+    assert proc.stderr == (f"xingzi {command}: error: this needs the {name} package, which is not installed here: "
+                           f"pip install 'xingzi[{extra}]'\n")

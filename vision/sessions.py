@@ -85,6 +85,8 @@ class Session:
         self.output_shapes: list[tuple[int | None, ...]] = []
         try:
             self._run = self._openvino(threads) if self.runtime == "openvino" else self._onnxruntime(threads)
+        except ModuleNotFoundError:  # the runtime itself is not installed: not the file's fault (cli names the extra)
+            raise
         except Exception as e:  # a file that is no network: each runtime raises its own kind
             raise ValueError(f"{self.path} is not an ONNX network this runtime ({self.runtime}) can run: "
                              f"{_last_words(e)}") from e

@@ -14,6 +14,12 @@ import signal
 import sys
 from typing import NoReturn
 
+# an optional package (its import name) -> the extra of pyproject.toml that installs it
+OPTIONAL_PACKAGES = {"onnxruntime": "read", "pillow_heif": "read", "fastapi": "web", "uvicorn": "web", "segno": "web",
+                     "multipart": "web", "starlette": "web", "torch": "vision", "torchvision": "vision",
+                     "ultralytics": "vision", "onnx": "vision", "onnxslim": "vision", "openvino": "vision",
+                     "matplotlib": "vision"}
+
 # name -> (module under xingzi.commands, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "score": ("score", "score a hand, a JSON situation or a photo"),
@@ -110,6 +116,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as e:  # a file not found, not readable or not writable
         print(f"xingzi {args.command}: error: {os_error_text(e)}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as e:  # an optional package this command needs: which extra brings it
+        extra = OPTIONAL_PACKAGES.get((e.name or "").split(".")[0])
+        if extra is None:
+            raise
+        print(f"xingzi {args.command}: error: this needs the {e.name} package, which is not installed here: "
+              f"pip install 'xingzi[{extra}]'", file=sys.stderr)
         return 2
     except RecursionError:  # JSON or TOML nested thousands deep: no situation or ruleset looks like that
         print(f"xingzi {args.command}: error: the input is nested too deeply to be a situation or a ruleset",

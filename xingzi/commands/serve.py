@@ -48,6 +48,11 @@ def run(args: argparse.Namespace) -> int:
         check_collect(Path(args.collect))
     import uvicorn
 
+    from xingzi.vision.sessions import chosen_runtime
+
+    if not str(args.model or "").endswith(".pt") and chosen_runtime() == "onnxruntime":  # what reads the photos
+        import onnxruntime  # noqa: F401  (missing: said now, not as a failed read at the first photo)
+
     from xingzi.commands.score import parse_overrides
     from xingzi.web.app import create_app
     from xingzi.web.rules import TableRules
