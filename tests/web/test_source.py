@@ -98,4 +98,11 @@ def test_an_installed_wheel_offers_its_package_folder(tmp_path, monkeypatch):
     (site / "xingzi" / "engine" / "scoring.py").write_text("y = 2\n")
     (site / "other.py").write_text("not ours\n")
     monkeypatch.setattr(source, "_package_dirs", lambda: [site / "xingzi", site / "xingzi" / "engine"])
+    monkeypatch.setattr(source, "_installed_licence", lambda: None)
     assert [name for _, name in source.source_files()] == ["xingzi/cli.py", "xingzi/engine/scoring.py"]
+    (site / "xingzi-0.1.0.dist-info" / "licenses").mkdir(parents=True)
+    (site / "xingzi-0.1.0.dist-info" / "licenses" / "LICENSE").write_text("AGPL text\n")
+    monkeypatch.setattr(source, "_installed_licence", lambda: site / "xingzi-0.1.0.dist-info" / "licenses" / "LICENSE")
+    files = dict((name, path) for path, name in source.source_files())
+    assert list(files) == ["LICENSE", "xingzi/cli.py", "xingzi/engine/scoring.py"]  # the licence goes with the code
+    assert files["LICENSE"].read_text() == "AGPL text\n" == source.licence_text()

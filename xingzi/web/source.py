@@ -54,6 +54,8 @@ def source_files() -> Iterator[tuple[Path, str]]:
     found: list[tuple[Path, str]] = []
     if root is not None:
         found += [(root / name, name) for name in TOP_FILES if (root / name).is_file()]
+    elif (licence := _installed_licence()) is not None:  # a wheel keeps it in its dist-info, beside the package
+        found.append((licence, "LICENSE"))
     for folder in dirs:
         for path in folder.rglob("*"):
             parts = path.relative_to(folder).parts
@@ -67,18 +69,23 @@ def source_files() -> Iterator[tuple[Path, str]]:
             yield path, name
 
 
+def _installed_licence() -> Path | None:
+    """The installed distribution's licence file (a wheel's dist-info/licenses/LICENSE), if it has one."""
+    try:
+        files = metadata.files("xingzi") or []
+    except metadata.PackageNotFoundError:
+        return None
+    found = [Path(str(f.locate())) for f in files if Path(str(f)).name.upper().startswith(("LICENSE", "COPYING"))]
+    return next((f for f in found if f.is_file()), None)
+
+
 def licence_text() -> str:
     """The AGPL's text as shipped: the checkout's LICENSE, else the installed distribution's licence file."""
     root = _checkout_root(_package_dirs())
     if root is not None and (root / "LICENSE").is_file():
         return (root / "LICENSE").read_text(encoding="utf-8")
-    try:
-        files = metadata.files("xingzi") or []
-    except metadata.PackageNotFoundError:
-        files = []
-    for f in files:
-        if Path(str(f)).name.upper().startswith(("LICENSE", "COPYING")):
-            return Path(str(f.locate())).read_text(encoding="utf-8")
+    if (licence := _installed_licence()) is not None:
+        return licence.read_text(encoding="utf-8")
     return "GNU Affero General Public License, version 3 or later: https://www.gnu.org/licenses/agpl-3.0.html\n"
 
 
