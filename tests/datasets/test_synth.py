@@ -688,3 +688,18 @@ def test_a_preview_sheet_as_png(tmp_path, capfd):
     out = tmp_path / "sheet.png"
     assert cli_main(["synth", "--preview", "--out", str(out), "--count", "1", "--imgsz", "64"]) == 0
     assert cv2.imread(str(out)) is not None and "imwrite" not in capfd.readouterr().err  # no quality flag for a PNG
+
+
+def test_synth_without_an_art_folder_says_it_draws_the_vendored_styles_only(tmp_path, monkeypatch, capsys):
+    """An installed package finds no ../shared/art: its photos differ from a checkout's for the same seed."""
+    from xingzi.cli import main
+    from xingzi.datasets.synth import faces
+
+    monkeypatch.setattr(faces, "shared_art_dir", lambda: None)
+    assert main(["synth", "--n", "1", "--out", str(tmp_path / "s"), "--workers", "1", "--imgsz", "320", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "note: no art folder found ($XINGZI_ART, or ../shared/art beside the checkout): the faces are drawn in" in err
+    assert "fluffy_regular" in err and "kde_" not in err
+    monkeypatch.undo()
+    assert main(["synth", "--n", "1", "--out", str(tmp_path / "t"), "--workers", "1", "--imgsz", "320", "--quiet"]) == 0
+    assert "no art folder" not in capsys.readouterr().err  # (../shared/art beside this checkout)

@@ -17,8 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--imgsz", type=int, default=640, help="long side of each photo in pixels (default 640)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--styles", nargs="+", default=None, metavar="STYLE",
-                        help="face styles to use (default: procedural and every art pack); also `brush`, the "
-                             "procedural faces with hand-written characters, drawn only when named")
+                        help="face styles to use (default: procedural and every art pack: those of $XINGZI_ART, else "
+                             "../shared/art beside the checkout, else the few vendored in the package); also `brush`, "
+                             "the procedural faces with hand-written characters, drawn only when named")
     parser.add_argument("--blur-share", type=float, default=0.0, metavar="P",
                         help="share of photos also blurred as by a shaken phone: half Gaussian (sigma 1-2.5 px per 640 "
                              "px), half a motion streak (5-10 px per 640 px, any angle); default 0: the usual photos, "
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from xingzi.datasets.synth.dataset import MAX_SHEET, contact_sheet, generate_dataset
-    from xingzi.datasets.synth.faces import EXTRA_STYLES, style_names
+    from xingzi.datasets.synth.faces import EXTRA_STYLES, shared_art_dir, style_names
     from xingzi.datasets.synth.generate import MAX_SIDE, MIN_SIDE
 
     if args.list_styles:
@@ -65,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out or "synth_data")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out must be a folder, got the file {str(out)!r}")
+    if styles is None and shared_art_dir() is None:  # the same seed gives other photos than with every pack
+        print(f"note: no art folder found ($XINGZI_ART, or ../shared/art beside the checkout): the faces are drawn in "
+              f"the {len(style_names())} styles vendored in the package ({', '.join(style_names())})", file=sys.stderr)
     t0 = time.perf_counter()
     totals: dict[int, int] = {}
     done = 0
