@@ -82,3 +82,21 @@ def test_a_missing_optional_package_is_named_with_the_extra_that_brings_it(tmp_p
     command = argv[0]
     assert proc.stderr == (f"xingzi {command}: error: this needs the {name} package, which is not installed here: "
                            f"pip install 'xingzi[{extra}]'\n")
+
+
+def test_the_version_is_said(capsys) -> None:
+    from importlib import metadata
+
+    code, out, _ = run(["--version"], capsys)
+    assert (code, out) == (0, f"xingzi {metadata.version('xingzi')}\n")
+
+
+def test_train_without_data_where_no_real_photos_lie_asks_for_data(tmp_path, capsys, monkeypatch) -> None:
+    import xingzi.models.train as tr
+
+    monkeypatch.setattr(tr, "SHARED_DATA", tmp_path / "shared" / "data")  # an installed package: no ../shared
+    code, out, err = run(["train", "--epochs", "1"], capsys)
+    assert (code, out) == (2, "")
+    assert err == (f"xingzi train: error: give --data DATA.yaml: without it the real photos of {tmp_path}/shared/data "
+                   "are trained on, and there are none there\n")
+    assert not (tmp_path / "runs").exists()

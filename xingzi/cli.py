@@ -47,8 +47,18 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("xingzi")
+    except metadata.PackageNotFoundError:  # (run from a checkout that was never installed)
+        return "(not installed)"
+
+
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     parser = OneLineParser(prog="xingzi", description="Read, group and score photos of revealed Xingzi (星子) mahjong hands.")
+    parser.add_argument("--version", action="version", version=f"xingzi {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     # Only the chosen subcommand's module is imported.
     chosen = next((a for a in argv if not a.startswith("-")), None)

@@ -121,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
         check_start_model(Path(args.model))
     if args.data is not None:
         tr.check_data(Path(args.data))  # Ultralytics would end in a traceback, a run folder made
+    if args.data is None and not (tr.SHARED_DATA / "real_cn_train" / "images").is_dir():  # (an installed package)
+        raise ValueError(f"give --data DATA.yaml: without it the real photos of {tr.SHARED_DATA} are trained on, "
+                         "and there are none there")
     data = args.data or tr.prepare_real_view(extra_train=args.extra_train, loose_over=args.leave_loose)
     model = args.model or str(tr.START_WEIGHTS)
     if model == "mahjong-detector":
