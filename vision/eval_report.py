@@ -18,6 +18,7 @@ import numpy as np
 
 from xingzi.datasets.yolo import atomic_write_text, classes_text, format_labels, read_text, xyxy_to_yolo
 from xingzi.engine.tiles import CLASS_NAMES, CLASS_NAMES_CN
+from xingzi.outputs import check_writable, read_only
 from xingzi.vision.metrics import ImageBoxes, Scores, error_boxes
 
 NC = len(CLASS_NAMES)
@@ -116,7 +117,7 @@ def check_out_folder(flag: str, folder: Path) -> None:
     made when written, as its missing parents are."""
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{flag} {folder}: expected a folder, got a file")
-    _check_writable(flag, folder, folder)
+    check_writable(flag, folder, folder)
 
 
 def check_out_file(flag: str, path: Path) -> None:
@@ -127,26 +128,8 @@ def check_out_file(flag: str, path: Path) -> None:
         raise ValueError(f"{flag} {path}: expected a file, got a folder")
     if path.exists() and not os.access(path, os.W_OK):
         raise ValueError(f"{flag} {path}: expected a file that can be written, got one that cannot (not writable"
-                         f"{', a read-only disk' if _read_only(path) else ''})")
-    _check_writable(flag, path, path.parent)
-
-
-def _check_writable(flag: str, given: Path, folder: Path) -> None:
-    """``folder`` (where ``given`` goes) can be made and written: the part of its path that is there is a folder
-    this process may write in."""
-    there = next((p for p in (folder, *folder.parents) if p.exists()), Path.cwd())  # what stands of it
-    if not there.is_dir():
-        raise ValueError(f"{flag} {given}: {there} is a file, where a folder is needed")
-    if not os.access(there, os.W_OK | os.X_OK):
-        raise ValueError(f"{flag} {given}: cannot be written there ({there} is not writable"
-                         f"{', a read-only disk' if _read_only(there) else ''})")
-
-
-def _read_only(path: Path) -> bool:
-    try:
-        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
-    except (OSError, AttributeError):  # (no statvfs on Windows)
-        return False
+                         f"{', a read-only disk' if read_only(path) else ''})")
+    check_writable(flag, path, path.parent)
 
 
 TILE_PX = "tile_px"  # a --by key computed from the true boxes, so any set has it (real photos too)

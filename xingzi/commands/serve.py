@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import errno
-import os
 import socket
 from pathlib import Path
 
+from xingzi.outputs import check_writable
 from xingzi.web.lan import ALL_INTERFACES, qr_lines, serve_urls
 
 
@@ -100,19 +100,7 @@ def check_collect(folder: Path) -> None:
     rather than at the first "save labels"; nothing is made or written here (the first photo saved makes it)."""
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"--collect {folder}: expected a dataset folder, got the file")
-    there = next(p for p in (folder.absolute(), *folder.absolute().parents) if p.exists())  # what stands of it
-    if not there.is_dir():
-        raise ValueError(f"--collect {folder}: {there} is a file, where a folder is needed")
-    if not os.access(there, os.W_OK | os.X_OK):
-        raise ValueError(f"--collect {folder}: photos cannot be saved there ({there} is not writable"
-                         f"{', a read-only disk' if _read_only(there) else ''})")
-
-
-def _read_only(path: Path) -> bool:
-    try:
-        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
-    except (OSError, AttributeError):  # (no statvfs on Windows)
-        return False
+    check_writable("--collect", folder, folder.absolute(), "photos cannot be saved there")
 
 
 def startup_text(host: str, port: int, qr: bool = True, lan: list[str] | None = None) -> str:
