@@ -3,7 +3,6 @@ any timing or reading starts; photos that cannot be decoded are passed over by n
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,8 +11,6 @@ from PIL import Image
 from xingzi.cli import main
 from xingzi.vision import bench_pipeline
 from xingzi.vision.detector import DEFAULT_ONNX
-
-DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.json"
 
 
 def _photos(folder: Path, good: list[str], junk: list[str]) -> Path:
@@ -54,16 +51,6 @@ def test_bad_settings_are_refused_before_the_table_is_printed(tmp_path, capsys, 
     assert main(["bench", "detector", "--weights", str(path), "--images", str(folder), "--n", "1", *flags]) == 2
     captured = capsys.readouterr()
     assert message.format(dir=tmp_path) in captured.err and captured.out == ""
-
-
-@pytest.fixture
-def synthetic(tmp_path) -> Path:
-    """A synthetic set of one sample (the demo photo and its truth)."""
-    for sub in ("images", "meta"):
-        (tmp_path / "synth" / sub).mkdir(parents=True)
-    shutil.copy(DEMO.with_suffix(".jpg"), tmp_path / "synth" / "images" / "demo.jpg")
-    shutil.copy(DEMO, tmp_path / "synth" / "meta" / "demo.json")
-    return tmp_path / "synth"
 
 
 TRUTH_NO_DETECTOR = "--boxes truth runs no detector (the true boxes are read): {} has nothing to set"

@@ -5,25 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from xingzi.cli import main
 from xingzi.vision import bench_pipeline
-
-DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.json"
-
-
-@pytest.fixture
-def synthetic(tmp_path) -> Path:
-    """A synthetic set of one sample (the demo photo and its truth)."""
-    for sub in ("images", "meta"):
-        (tmp_path / "synth" / sub).mkdir(parents=True)
-    shutil.copy(DEMO.with_suffix(".jpg"), tmp_path / "synth" / "images" / "demo.jpg")
-    shutil.copy(DEMO, tmp_path / "synth" / "meta" / "demo.json")
-    return tmp_path / "synth"
 
 
 @pytest.mark.parametrize(("flags", "message"), [
