@@ -100,3 +100,22 @@ def test_train_without_data_where_no_real_photos_lie_asks_for_data(tmp_path, cap
     assert err == (f"xingzi train: error: give --data DATA.yaml: without it the real photos of {tmp_path}/shared/data "
                    "are trained on, and there are none there\n")
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(("number", "words"), [
+    pytest.param("ENOENT", "not found", id="not-found"),
+    pytest.param("EACCES", "not allowed here (permission denied)", id="permission"),
+    pytest.param("EPERM", "not permitted here (operation not permitted)", id="not-permitted"),
+    pytest.param("ENOSPC", "the disk is full", id="disk-full"),
+    pytest.param("EFBIG", "too large to write here (a limit on file sizes)", id="file-size-limit"),
+    pytest.param("EROFS", "on a read-only disk", id="read-only-disk"),
+])
+def test_a_file_system_refusal_is_said_in_words_naming_the_path(number, words) -> None:
+    import errno
+    import os
+
+    from xingzi.cli import os_error_text
+
+    code = getattr(errno, number)
+    assert os_error_text(OSError(code, os.strerror(code), "/data/out.jpg")) == f"/data/out.jpg: {words}"
+    assert os_error_text(OSError(code, os.strerror(code))) == f"[Errno {code}] {os.strerror(code)}"  # no path: as is

@@ -172,7 +172,8 @@ OS_ERRORS = {errno.EEXIST: "already exists and is in the way (a file where a fol
              errno.ENOTDIR: "a file stands where a folder is needed on this path", errno.EACCES: "not allowed here (permission denied)",
              errno.EISDIR: "is a folder; expected a file", errno.ENOSPC: "the disk is full",
              errno.EFBIG: "too large to write here (a limit on file sizes)", errno.EROFS: "on a read-only disk",
-             errno.EDQUOT: "over the disk quota", errno.EIO: "the disk failed to write it (input/output error)"}
+             errno.EDQUOT: "over the disk quota", errno.EIO: "the disk failed to write it (input/output error)",
+             errno.EPERM: "not permitted here (operation not permitted)"}
 
 
 def os_error_text(e: OSError) -> str:
