@@ -128,8 +128,12 @@ def store_photo(src: Path, dst: Path, rotated: bool, link: bool) -> None:
     tmp = dst.with_name(f".{dst.name}.tmp")
     dst.parent.mkdir(parents=True, exist_ok=True)
     fmt = Image.registered_extensions().get(dst.suffix.lower(), "PNG")
-    _upright(src).save(tmp, format=fmt, quality=95)
-    tmp.replace(dst)
+    try:
+        _upright(src).save(tmp, format=fmt, quality=95)
+        tmp.replace(dst)
+    except BaseException:  # (a full disk, Ctrl-C: no half-written copy left beside the photos)
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _upright(src: Path) -> Image.Image:

@@ -483,3 +483,27 @@ def test_a_photo_name_whose_bytes_are_not_utf8_is_refused_before_anything_is_wri
     err = capsys.readouterr().err
     assert "x\\xff.jpg: a file name whose bytes are not UTF-8 cannot be listed in the Label Studio tasks" in err
     assert snapshot(tmp_path) == before
+
+
+def test_a_photo_stored_upright_that_cannot_be_written_leaves_no_part_behind(tmp_path, monkeypatch):
+    import errno
+
+    from PIL import Image
+
+    from xingzi.datasets.label import store_photo
+
+    src = tmp_path / "turned.jpg"
+    photo = Image.new("RGB", (40, 20), (200, 10, 10))
+    exif = photo.getexif()
+    exif[0x0112] = 6
+    photo.save(src, exif=exif.tobytes())
+
+    def disk_full(self, fp, *args, **kwargs):  # half the file written, then the disk is full
+        Path(fp).write_bytes(b"\xff\xd8 half a JPEG")
+        raise OSError(errno.ENOSPC, "No space left on device", str(fp))
+
+    monkeypatch.setattr(Image.Image, "save", disk_full)
+    out = tmp_path / "set" / "images"
+    with pytest.raises(OSError, match="No space left"):
+        store_photo(src, out / "turned.jpg", rotated=True, link=False)
+    assert list(out.iterdir()) == []
