@@ -3,7 +3,6 @@
 // order of play (counter-clockwise), as the engine numbers them: the payers of a 自摸 are the winner's 下家, 对家, 上家.
 "use strict";
 
-const TABLE_KEY = "xingzi.table.v1";
 // Each seat's own name, its wind, in each language: what it is called until a name is typed for it.
 const SEAT_NAMES = [["东", "East"], ["南", "South"], ["西", "West"], ["北", "North"]];
 const ADDED = T("已记入", "Added to the tally:");
@@ -11,29 +10,6 @@ const table = loadTable();
 // The photo last added (``table.added``, kept with the tally: memory.js's photo id): a second tap, a rescore or a
 // reload does not add it again (undo allows it).
 const addedAlready = () => kept.photo !== null && table.added === kept.photo;
-
-// ``names``: the names typed for the seats, "" for a seat called by its wind (seatName: in the language shown).
-function freshTable(names) {
-  return { names: names || ["", "", "", ""], totals: [0, 0, 0, 0], dealer: 0, winner: 1, discarder: 0, hands: [],
-    added: null, same: false };
-}
-
-function loadTable() {
-  try {
-    const saved = JSON.parse(localStorage.getItem(TABLE_KEY) || "null");
-    const seat = (v) => Number.isInteger(v) && v >= 0 && v < 4;
-    const four = (a, ok) => Array.isArray(a) && a.length === 4 && a.every(ok);
-    if (saved && four(saved.names, (n) => typeof n === "string") && four(saved.totals, Number.isFinite)
-        && seat(saved.dealer) && seat(saved.winner) && seat(saved.discarder) && Array.isArray(saved.hands)
-        && saved.hands.every((h) => h && four(h.deltas, Number.isFinite) && seat(h.dealer))
-        && [undefined, true, false].includes(saved.open) && [undefined, true, false].includes(saved.same)
-        && (saved.added === undefined || saved.added === null || typeof saved.added === "string")) {
-      saved.names = saved.names.map((n, s) => typedName(s, n));  // an older page kept the winds' names, in Chinese
-      return saved;
-    }
-  } catch (e) { /* no storage, or not ours: a fresh table */ }
-  return freshTable();
-}
 
 // A seat's name as a phrase: the name typed for it, the same in every language; else its wind in the language shown
 // (with both shown, in Chinese, as the Chinese labels come first).
@@ -48,10 +24,6 @@ function seatName(s) {
 function typedName(s, text) {
   const typed = String(text || "").trim();
   return SEAT_NAMES[s].some((w) => w.toLowerCase() === typed.toLowerCase()) ? "" : typed;
-}
-
-function saveTable() {
-  try { localStorage.setItem(TABLE_KEY, JSON.stringify(table)); } catch (e) { /* private mode: this visit only */ }
 }
 
 // The seat of each payer row of the page: the discarder, or on 自摸 the three others from the winner's 下家 on.
@@ -140,7 +112,12 @@ function buildTable() {
     }
     if (!syncDealer()) rescore();
   });
+  addEventListener("storage", adoptOtherTab);
   showTable();
+  if (tallyDamaged) {
+    tallySaid(T("存的记分读不出，已另存（xingzi.table.v1.damaged），重新开始记分",
+      "The tally kept in this browser could not be read: it is kept aside (xingzi.table.v1.damaged) and a new one begun"));
+  }
 }
 
 // A button its own tap switches off (a hand added, the last hand undone, the rules reset) hands the keyboard's focus on
@@ -368,6 +345,8 @@ function undoHand() {
 
 // What a tally button did, said beside the tally (where the finger is) and in the page's status line.
 function tallySaid(text) {  // a phrase (lang.js)
-  status(text);
-  say($("tally-status"), text);
+  const said = tallyUnsaved ? cat(text, T("（这台手机存不下记分：请复制记分）",
+    " (this browser is not keeping the tally: copy it as text)")) : text;
+  status(said);
+  say($("tally-status"), said);
 }
