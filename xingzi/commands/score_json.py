@@ -95,30 +95,18 @@ def answer(item: Any, n: int, ruleset, parse: bool = True) -> tuple[dict[str, An
         return {"error": str(e), "line": n}, False
 
 
-def _first_line_whole(text: str) -> bool:
-    """Whether the first line that is not blank is a JSON value of its own (JSON Lines), not the start of one value
-    written over several lines; a line past the parser's limits counts as whole (it is one of the lines)."""
-    first = next(line for line in text.split("\n") if line.strip())
-    try:
-        loads(first)
-    except json.JSONDecodeError:
-        return False
-    except ValueError:
-        return True
-    return True
-
-
-def _starts_a_value(text: str) -> bool:
-    """Whether the first line that is not blank begins a JSON value that goes on past it (``{``, ``[{``, a key
-    left open): the parser ran out of that line, rather than meeting something no JSON holds."""
+def _first_line_kind(text: str) -> str:
+    """What the first line that is not blank is: "whole", a JSON value of its own (JSON Lines; a line past the
+    parser's limits counts as one of the lines); "begun", the start of one value written over several lines (the
+    parser ran out of the line: ``{``, ``[{``, a key left open); "broken", something no JSON holds."""
     first = next(line for line in text.split("\n") if line.strip()).rstrip()
     try:
         loads(first)
     except json.JSONDecodeError as e:
-        return e.pos >= len(first)
+        return "begun" if e.pos >= len(first) else "broken"
     except ValueError:
-        return False
-    return False
+        return "whole"
+    return "whole"
 
 
 def score_whole(text: str, ruleset, out=None) -> int:
@@ -130,12 +118,12 @@ def score_whole(text: str, ruleset, out=None) -> int:
     try:
         whole = loads(text)
     except json.JSONDecodeError as e:  # not one JSON value: JSON Lines, each line told apart …
-        if _starts_a_value(text):  # … unless its first line only begins one (pretty-printed) with a mistake further on
+        if _first_line_kind(text) == "begun":  # … unless its first line only begins one (pretty-printed) with a mistake further on
             raise ValueError(f"not JSON: {e.msg} at line {e.lineno}, column {e.colno} (one situation written over "
                              "several lines; JSON Lines give one situation per line)") from None
         whole = None
     except ValueError:  # too deep or too long a number: said for the whole input, or for its one bad line
-        if sum(1 for line in text.split("\n") if line.strip()) <= 1 or not _first_line_whole(text):
+        if sum(1 for line in text.split("\n") if line.strip()) <= 1 or _first_line_kind(text) != "whole":
             raise  # one value, if written over several lines (pretty-printed): its lines are no JSON Lines
         whole = None
     if isinstance(whole, dict):
