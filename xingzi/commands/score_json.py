@@ -118,7 +118,8 @@ def score_whole(text: str, ruleset, out=None) -> int:
     try:
         whole = loads(text)
     except json.JSONDecodeError as e:  # not one JSON value: JSON Lines, each line told apart …
-        if _first_line_kind(text) == "begun":  # … unless its first line only begins one (pretty-printed) with a mistake further on
+        # … unless its first line only begins one (pretty-printed) and a mistake lies further on
+        if _first_line_kind(text) == "begun":
             raise ValueError(f"not JSON: {e.msg} at line {e.lineno}, column {e.colno} (one situation written over "
                              "several lines; JSON Lines give one situation per line)") from None
         whole = None
