@@ -461,6 +461,8 @@ def own_lists(root: Path) -> Path:
                  id="a-data-yaml-with-comments"),
     pytest.param(lambda r: (r / "data.yaml").write_text("train: images  # for now\nval: images\n") and r,
                  r"data.yaml:1: a comment \('# for now'\)", id="a-comment-after-a-value"),
+    pytest.param(lambda r: (r / "data.yaml").write_text("\ntrain: images\n# last") and r,
+                 r"data.yaml:3: a comment \('# last'\)", id="a-comment-below-a-blank-line-ending-the-file"),
 ])
 def test_split_in_place_refuses_to_replace_what_it_did_not_write(tmp_path, capsys, setup, message):
     root = setup(make_dataset(tmp_path / "d", {f"p{i}": f"0{BOX}" for i in range(4)}))

@@ -5,9 +5,11 @@ the files, not the figures, printed before the error."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 from yolo_folder import label_text, write_yolo_folder
 
@@ -92,3 +94,30 @@ def test_when_writing_fails_at_the_end_the_figures_are_printed_before_the_error(
     captured = capsys.readouterr()
     assert captured.out.startswith("row ") and "\npreds " in captured.out and "per class, preds:" in captured.out
     assert captured.err == f"xingzi eval: error: {out / 'preds_confusion.png'}: the disk is full\n"
+
+
+def test_save_preds_writes_the_model_rows_boxes_alone_and_they_score_the_same_read_back(
+        dataset, preds, tmp_path, capsys, monkeypatch, eval_scores_only):
+    from xingzi.vision import evaluate
+    from xingzi.vision.metrics import ImageBoxes
+
+    def model_reads(ds, weights, imgsz, *args, **kwargs):  # a.png read right, b.png's tile taken for 1m
+        boxes = [ImageBoxes(np.array([[30.0, 30.0, 50.0, 70.0]]), np.array([0]), np.array([0.8])),
+                 ImageBoxes(np.array([[110.0, 30.0, 130.0, 70.0]]), np.array([0]), np.array([0.7]))]
+        timing = {"images": 2, "imgsz": imgsz or 640, "backend": "onnx",
+                  **dict.fromkeys(("model_ms_median", "model_ms_p95", "predict_ms_median", "predict_ms_p95"), 0.0)}
+        return boxes, {"latency": timing}
+
+    monkeypatch.setattr(evaluate, "preds_from_model", model_reads)
+    saved, out = tmp_path / "saved", tmp_path / "o"
+    assert main(["eval", "--data", str(dataset), "--model", "net.onnx", "--preds", str(preds), "--out", str(out),
+                 "--save-preds", str(saved)]) == 0
+    assert [p.name for p in saved.iterdir()] == ["net.onnx@640"]  # the --preds row's files are not copied
+    written = saved / "net.onnx@640"
+    assert sorted(p.name for p in written.iterdir()) == ["a.txt", "b.txt", "classes.txt"]
+    assert f"boxes written: {written}" in capsys.readouterr().out
+    assert main(["eval", "--data", str(dataset), "--preds", str(written), "--out", str(tmp_path / "again")]) == 0
+    model_row = json.loads((out / "net.onnx@640.json").read_text())["summary"]
+    read_back = json.loads((tmp_path / "again" / "net.onnx@640.json").read_text())["summary"]
+    assert model_row["f1"] == read_back["f1"] == 0.5  # 1 right, 1 taken for another face
+    assert model_row["image_exact"] == read_back["image_exact"] == 0.5

@@ -296,3 +296,21 @@ def test_a_port_an_ipv4_server_holds_is_free_for_one_on_every_ipv6_address():
         check_port("::", port)  # no ValueError
         with pytest.raises(ValueError, match=rf"--port {port}: cannot listen on 0\.0\.0\.0:{port}"):
             check_port("0.0.0.0", port)
+
+
+def test_weights_read_by_torch_start_the_page_where_onnx_runtime_is_missing(served, tmp_path, monkeypatch, capsys):
+    """A .pt model is read by PyTorch: ONNX Runtime (the `read` extra) is not asked for; an .onnx model needs it."""
+    import sys
+
+    from xingzi.vision import pipeline
+
+    monkeypatch.setenv("XINGZI_RUNTIME", "onnxruntime")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # its import fails as a missing package's does
+    monkeypatch.setattr(pipeline, "make_detector", lambda weights, conf: "the detector")
+    for name in ("net.pt", "net.onnx"):
+        (tmp_path / name).write_bytes(b"weights")
+    assert main(["serve", "--model", str(tmp_path / "net.pt")]) == 0
+    assert served["app"] is not None
+    served.clear()
+    assert main(["serve", "--model", str(tmp_path / "net.onnx")]) == 2
+    assert "needs the onnxruntime package" in capsys.readouterr().err and not served
