@@ -18,6 +18,7 @@ from runpy import run_path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 ENGINE = ROOT / "engine"
@@ -103,4 +104,19 @@ class BuildExt(build_ext):
         _say(f"compiled the engine with mypyc: {', '.join(BUILD['MODULES'])} (in {folder})")
 
 
-setup(ext_modules=[PLACEHOLDER], cmdclass={"build_ext": BuildExt})
+class BuildPy(build_py):
+    """A wheel also carries the checkout's build files (xingzi/_checkout/), so that the page's /source, offered from
+    an installed wheel, builds as the checkout does (AGPL-3.0: the scripts that build and install it)."""
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):  # an editable install serves the checkout itself
+            return
+        packed = Path(self.build_lib) / "xingzi" / "_checkout"
+        packed.mkdir(parents=True, exist_ok=True)
+        for name in ("pyproject.toml", "setup.py", "Makefile", "README.md"):  # the licence: in the dist-info
+            if (ROOT / name).is_file():
+                shutil.copy2(ROOT / name, packed / name)
+
+
+setup(ext_modules=[PLACEHOLDER], cmdclass={"build_ext": BuildExt, "build_py": BuildPy})

@@ -106,3 +106,33 @@ def test_an_installed_wheel_offers_its_package_folder(tmp_path, monkeypatch):
     files = dict((name, path) for path, name in source.source_files())
     assert list(files) == ["LICENSE", "xingzi/cli.py", "xingzi/engine/scoring.py"]  # the licence goes with the code
     assert files["LICENSE"].read_text() == "AGPL text\n" == source.licence_text()
+
+
+def _build_py(checkout: Path, into: Path) -> set[str]:
+    """The package as setup.py lays it out for a wheel (its build_py step): its Python files' names."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "setup.py", "-q", "build_py", "-d", str(into)], cwd=checkout,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return {p.relative_to(into).as_posix() for p in into.rglob("*.py")}
+
+
+def test_the_source_offered_by_an_installed_wheel_builds_the_same_package(tmp_path, monkeypatch):
+    """A wheel packs the checkout's build files; its /source lays the packages out as the checkout does, so the
+    archive builds again into the same Python files (AGPL-3.0: the scripts that build and install it go with it)."""
+    wheel = tmp_path / "wheel"
+    built = _build_py(ROOT, wheel)
+    assert sorted(p.name for p in (wheel / "xingzi" / "_checkout").iterdir()) == \
+        ["Makefile", "README.md", "pyproject.toml", "setup.py"]
+    dirs = [wheel / Path(*name.split(".")) for name in source.PACKAGES]
+    monkeypatch.setattr(source, "_package_dirs", lambda: dirs)
+    monkeypatch.setattr(source, "_installed_licence", lambda: None)
+    names = [name for _, name in source.source_files()]
+    assert {"pyproject.toml", "setup.py", "Makefile", "engine/scoring.py", "xingzi/cli.py"} <= set(names)
+    assert not [n for n in names if n.startswith(("xingzi/engine/", "xingzi/_checkout/"))]  # laid out as checked out
+    unpacked = tmp_path / "unpacked"
+    with tarfile.open(fileobj=io.BytesIO(source.source_archive()), mode="r:gz") as tar:
+        tar.extractall(unpacked, filter="data")
+    assert _build_py(unpacked / source.ARCHIVE_ROOT, tmp_path / "again") == built

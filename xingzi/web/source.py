@@ -3,7 +3,9 @@ installed here (Python, the page, rulesets, docs and licence notices), and the l
 
 Made from the installed packages' folders, so it is what this server runs, edited or not: in a checkout (an
 editable install) with the checkout's top files (pyproject.toml, Makefile, LICENSE, README.md) and its paths; from
-an installed wheel, the ``xingzi`` package folder. Weights, fonts and pictures are data and are left out (the
+an installed wheel, the package folders laid out again as in the checkout, with the top files setup.py packed into
+the wheel (``xingzi/_checkout/``) and the licence from its dist-info, so that the archive builds as the checkout
+does. Weights, fonts and pictures are data and are left out (the
 repository and the wheel carry them; models/MODEL_CARD.md says where they come from). Built once, on first ask.
 """
 
@@ -21,7 +23,8 @@ from pathlib import Path
 PACKAGES = ("xingzi", "xingzi.engine", "xingzi.vision", "xingzi.datasets", "xingzi.models")
 TOP_FILES = ("pyproject.toml", "setup.py", "Makefile", "LICENSE", "README.md")
 SOURCE_SUFFIXES = frozenset({".py", ".js", ".css", ".html", ".toml", ".md", ".txt", ".json", ".sh", ".yaml", ".ipynb"})
-SKIPPED_DIRS = frozenset({"__pycache__", "build", ".venv", "runs"})
+CHECKOUT_FILES = "_checkout"  # a wheel's copy of TOP_FILES, inside the xingzi package (setup.py's build_py)
+SKIPPED_DIRS = frozenset({"__pycache__", "build", ".venv", "runs", CHECKOUT_FILES})
 # Ultralytics writes its settings (an install id, perhaps API keys) into models/ultralytics_config: never offered.
 SKIPPED_NAMES = frozenset({"settings.json"})
 ARCHIVE_ROOT = "xingzi-source"
@@ -49,24 +52,46 @@ def source_files() -> Iterator[tuple[Path, str]]:
     """(file, its name in the archive) for every source file of the running program, sorted, each once."""
     dirs = _package_dirs()
     root = _checkout_root(dirs)
-    base = root if root is not None else dirs[0].parent
-    seen: set[Path] = set()
-    found: list[tuple[Path, str]] = []
-    if root is not None:
-        found += [(root / name, name) for name in TOP_FILES if (root / name).is_file()]
-    elif (licence := _installed_licence()) is not None:  # a wheel keeps it in its dist-info, beside the package
+    top = root if root is not None else dirs[0] / CHECKOUT_FILES
+    found = [(top / name, name) for name in TOP_FILES if (top / name).is_file()]
+    if root is None and (licence := _installed_licence()) is not None:  # a wheel's is in its dist-info
         found.append((licence, "LICENSE"))
+    named = _checkout_names(dirs, top / "pyproject.toml") if root is None else {}
+    base = root if root is not None else dirs[0].parent
     for folder in dirs:
         for path in folder.rglob("*"):
             parts = path.relative_to(folder).parts
             hidden = any(part.startswith(".") for part in parts)
             if (path.is_file() and path.suffix in SOURCE_SUFFIXES and not set(parts[:-1]) & SKIPPED_DIRS
                     and path.name not in SKIPPED_NAMES and not hidden):
-                found.append((path, path.relative_to(base).as_posix()))
+                found.append((path, _name_in(path, named) or path.relative_to(base).as_posix()))
+    seen: set[Path] = set()
     for path, name in sorted(found, key=lambda f: f[1]):
         if path.resolve() not in seen:
             seen.add(path.resolve())
             yield path, name
+
+
+def _checkout_names(dirs: list[Path], pyproject: Path) -> dict[Path, str]:
+    """An installed package folder -> its folder in the checkout (``xingzi/engine`` -> ``engine``), as the packed
+    pyproject.toml's ``package-dir`` maps them; {} where the wheel packed none (the site-packages layout is kept)."""
+    import tomllib
+
+    try:
+        mapped = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["setuptools"]["package-dir"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    pairs = zip(PACKAGES, dirs, strict=False)  # (tests stand in fewer folders)
+    return {folder: mapped[name] for name, folder in pairs if isinstance(mapped.get(name), str)}
+
+
+def _name_in(path: Path, named: dict[Path, str]) -> str | None:
+    """``path``'s name in the checkout: under the innermost mapped folder holding it."""
+    holding = [folder for folder in named if path.is_relative_to(folder)]
+    if not holding:
+        return None
+    folder = max(holding, key=lambda f: len(f.parts))
+    return f"{named[folder]}/{path.relative_to(folder).as_posix()}"
 
 
 def _installed_licence() -> Path | None:
