@@ -185,7 +185,9 @@ def test_after_a_choice_by_keyboard_focus_stays_where_the_player_was(request, fi
 # (what to set up before, the button, where focus goes).
 SWITCHED_OFF = [
     pytest.param(None, "#add-hand", "#undo-hand", id="a-hand-added"),
-    pytest.param("#add-hand", "#undo-hand", "#new-game", id="the-last-hand-undone"),
+    pytest.param("#add-hand", "#undo-hand", "#redo-hand", id="the-last-hand-undone"),  # to put it back at once
+    pytest.param("#add-hand #undo-hand", "#redo-hand", "#undo-hand", id="the-hand-undone-redone"),
+    pytest.param("#add-hand #new-game", "#restore-game", "#undo-hand", id="the-previous-game-brought-back"),
     pytest.param("#rule-hai_di_pao", "#rules-reset", "#rule-flower_additions", id="the-rules-reset"),
 ]
 
@@ -201,7 +203,9 @@ def test_a_button_that_switches_itself_off_hands_focus_on(server_ok, before, but
         if before == "#rule-hai_di_pao":
             page.locator(before).select_option(index=1)  # a rule changed: the rules can be reset
         elif before:
-            page.locator(before).click()
+            page.on("dialog", lambda dialog: dialog.accept())  # a new game, asked first
+            for tap in before.split():
+                page.locator(tap).click()
         page.wait_for_function("state.pending === 0")
         page.locator(button).focus()
         page.keyboard.press("Enter")

@@ -73,3 +73,42 @@ def test_a_stored_tally_that_cannot_be_read_is_kept_aside_and_said(server_ok):
                                                               "(xingzi.table.v1.damaged)")
         _drawn_hand(page)
         assert page.evaluate(f"localStorage.getItem('{KEY}.damaged')") == damaged  # … the old one not written over
+
+
+def test_a_hand_undone_in_one_tab_is_redone_in_another(server_ok):
+    from playwright.sync_api import expect
+
+    context = shared_chromium().new_context(viewport={"width": 412, "height": 915})
+    try:
+        first, second = context.new_page(), context.new_page()
+        for page in (first, second):
+            page.goto(server_ok)
+            expect(page.locator("#faces button")).to_have_count(31)
+            page.evaluate("document.getElementById('table-box').open = true")
+        _drawn_hand(first)
+        first.locator("#undo-hand").click()
+        expect(second.locator("#hands li")).to_have_count(0)
+        second.locator("#redo-hand").click()  # what the other tab undid, kept with the tally
+        expect(second.locator("#hands li")).to_have_text(["1. 黄庄 东 连庄 keeps the deal"])
+        expect(first.locator("#hands li")).to_have_count(1)
+        expect(first.locator("#redo-hand")).to_be_disabled()
+    finally:
+        context.close()
+
+
+def test_a_damaged_hand_undone_or_game_kept_before_is_kept_aside_as_a_damaged_tally_is(server_ok):
+    from playwright.sync_api import expect
+
+    good = {"names": ["", "", "", ""], "totals": [0, 0, 0, 0], "dealer": 0, "winner": 1, "discarder": 0, "hands": []}
+    for extra in ({"undone": [{"hand": {"deltas": [1, 2], "dealer": 0}, "at": 0, "dealer": 0, "winner": 1,
+                               "discarder": 0, "same": False}]},
+                  {"previous": dict(good, totals=[1, 2, 3])}):
+        damaged = json.dumps(dict(good, totals=[5, -5, 0, 0], **extra))
+        with opened(server_ok) as page:
+            page.evaluate(f"localStorage.setItem('{KEY}', {json.dumps(damaged)})")
+            page.reload()
+            expect(page.locator("#faces button")).to_have_count(31)
+            page.locator("#table-box summary").click()
+            assert _totals(page) == ["0", "0", "0", "0"]
+            expect(page.locator("#tally-status")).to_contain_text("kept aside (xingzi.table.v1.damaged)")
+            assert page.evaluate(f"localStorage.getItem('{KEY}.damaged')") == damaged

@@ -12,9 +12,10 @@ const table = loadTable();
 const addedAlready = () => kept.photo !== null && table.added === kept.photo;
 
 // A seat's name as a phrase: the name typed for it, the same in every language; else its wind in the language shown
-// (with both shown, in Chinese, as the Chinese labels come first).
-function seatName(s) {
-  if (table.names[s]) return asPhrase(table.names[s]);
+// (with both shown, in Chinese, as the Chinese labels come first). ``names``: a game's names (a previous game's kept
+// apart by tallyundo.js), this game's by default.
+function seatName(s, names = table.names) {
+  if (names[s]) return asPhrase(names[s]);
   const [zh, en] = SEAT_NAMES[s];
   return T(zh, en, zh);
 }
@@ -85,16 +86,13 @@ function buildTable() {
   $("winner").addEventListener("change", () => { table.winner = Number($("winner").value); seatsChanged(); });
   $("discarder").addEventListener("change", () => { table.discarder = Number($("discarder").value); seatsChanged(); });
   $("add-hand").addEventListener("click", () => handFocus($("add-hand"), addHand, $("undo-hand")));
-  $("undo-hand").addEventListener("click", () => handFocus($("undo-hand"), undoHand, $("add-hand"), $("new-game")));
-  $("new-game").addEventListener("click", () => {
-    if (window.confirm(words(T("新一局：所有分数归零？", "New game: all totals back to 0?")))) {
-      Object.assign(table, freshTable(table.names));
-      $("same-discard").checked = false;
-      saveTable();
-      showTable();
-      syncDealer();  // 东 deals again: the score shown follows
-    }
-  });
+  // the hand undone can be redone at once: the keyboard's focus goes there, not to "new game"
+  $("undo-hand").addEventListener("click", () => handFocus($("undo-hand"), undoHand, $("redo-hand"), $("add-hand"),
+    $("new-game")));
+  $("redo-hand").addEventListener("click", () => handFocus($("redo-hand"), redoHand, $("undo-hand"), $("add-hand")));
+  $("new-game").addEventListener("click", newGame);
+  $("restore-game").addEventListener("click", () => handFocus($("restore-game"), restoreGame, $("undo-hand"),
+    $("new-game")));
   $("same-discard").checked = table.same === true;  // kept: a reload must not settle a second winner as a first
   $("same-discard").addEventListener("change", () => { table.same = $("same-discard").checked; saveTable(); syncDealer(); });
   $("follow-plain").addEventListener("click", () => followDealer("plain"));
@@ -164,12 +162,13 @@ function showTable() {
   fillSeats($("discarder"), [0, 1, 2, 3].filter((s) => s !== table.winner), table.discarder);
   $("discarder-box").hidden = $("self_draw").checked;
   const list = $("hands");
-  list.replaceChildren(...table.hands.map((h) => {
+  list.replaceChildren(...table.hands.map((h, i) => {
     const item = document.createElement("li");
-    say(item, handWords(h));
+    say(item, handWords(h, i));
     return item;
   }));
   $("undo-hand").disabled = !table.hands.length;
+  showUndone();  // redo, and the previous game kept (tallyundo.js)
   if (!$("tally-text").hidden) $("tally-text").value = tallyText();  // a copy shown stays the tally's
   const settled = addable();
   const ready = Boolean(settled);
@@ -192,9 +191,12 @@ function showTable() {
 // §8 跟庄, what the dealer pays, in words a player knows: "南 pays each of the others 1 pao, doubled for the
 // dealer: 2" (2 pao for 中/白: 4), as the table's rules say (the server's /api/faces: follow_dealer, the amount, and
 // follow_dealer_pao). Its ``both``: the English with the dealer named as with both languages shown.
-function followPays(kind) {
-  const dealer = seatName(table.dealer);
-  const amount = state.followDealer[kind], pao = (state.followPao || {})[kind];
+const followPays = (kind) => followPaysBy(seatName(table.dealer), state.followDealer[kind],
+  (state.followPao || {})[kind]);
+
+// What ``dealer`` (a phrase) pays each of the others on 跟庄: ``amount``, ``pao`` before the dealer's doubling (none
+// said where it is not known). Also the words of a 跟庄 in the tally, with the numbers it was added with.
+function followPaysBy(dealer, amount, pao) {
   const times = Number.isInteger(pao) && pao > 0 ? amount / pao : 1;
   let zh, en;
   if (times === 1) {  // not doubled (or not said): the amount alone
@@ -261,18 +263,9 @@ function addHand() {
   const deltas = settled.deltas;
   const selfDraw = $("self_draw").checked;
   const round = roundDealer();
-  const same = sameDiscard();
-  const [n, winner, discarder] = [table.hands.length + 1, seatName(table.winner), seatName(table.discarder)];
-  const how = data.valid ? (selfDraw ? "自摸" : "胡 " + discarder.zh + " 放炮") : "诈胡";
-  const text = `${n}. ${winner.zh} ${how}${data.valid ? " " + data.own + " 炮" : ""}${same ? " (一炮多响)" : ""}: `
-    + moved(deltas, "zh");
-  const en = `${n}. ${winner.en} ` + (data.valid ? (selfDraw ? "self-draw" : `wins on ${discarder.en}'s discard`)
-    + `, ${data.own} pao` : "false win") + (same ? " (a second winner on that discard)" : "") + ": "
-    + moved(deltas, "en");
-  const entry = { deltas, dealer: table.dealer, round, text, say: T(text, en, text), winner: table.winner,
-    discarder: selfDraw ? null : table.discarder, valid: Boolean(data.valid), same,
-    ...discardFacts(data) };  // a claim after it on its discard must agree (discard.js): its tile, events, payer …
-  table.hands.push(entry);
+  const entry = pushHand({ kind: "win", deltas, dealer: table.dealer, round, winner: table.winner,
+    discarder: selfDraw ? null : table.discarder, valid: Boolean(data.valid), own: data.own, same: sameDiscard(),
+    ...discardFacts(data) });  // a claim after it on its discard must agree (discard.js): its tile, events, payer …
   table.added = kept.photo;
   table.totals = table.totals.map((t, s) => t + deltas[s]);
   table.dealer = settled.next_dealer;
@@ -282,31 +275,29 @@ function addHand() {
   tallySaid(cat(ADDED, " ", entry.say));
 }
 
-// What each seat won or paid in a hand, its seats named in ``language`` ("zh" or "en"): "东 -6, 南 +6, 西 0, 北 0".
-const moved = (deltas, language) => deltas.map((d, s) => seatName(s)[language] + " " + signed(d)).join(", ");
-
-// A hand in the tally in the words of the language shown (kept with it, so that a hand added in one language is said
-// in another); a hand an older page added has its words in both alone.
-function handWords(h) {
-  const w = h.say || {};
-  return typeof w.zh === "string" && typeof w.en === "string" ? T(w.zh, w.en, h.text) : h.text;
+// A hand added to the tally (``entry``, what it was: tallytext.js says it in words), its words kept with it too (as
+// an older page of the tally reads them); a hand undone is no longer there to redo, nor a game before this one to
+// bring back (tallyundo.js). The entry, for its caller to say.
+function pushHand(entry) {
+  const said = handWords(entry, table.hands.length);
+  Object.assign(entry, { text: said.both, say: said });
+  table.hands.push(entry);
+  table.undone = [];
+  table.previous = null;
+  return entry;
 }
 
 // §8 跟庄: the three others discarded the dealer's first discard; the dealer pays each of them, play goes on.
 function followDealer(kind) {
   const amount = state.followDealer[kind];
   const what = kind === "dragon" ? "跟庄 中/白" : "跟庄";  // a tap in passing must not move the totals
-  const dealer = seatName(table.dealer);
   const followed = `Dealer followed${kind === "dragon" ? " on zhong/bai" : ""}`;
   const pays = followPays(kind);
   const ask = T(`${what}：${pays.zh}？`, `${followed}: ${pays.en}?`, `${what}：${pays.zh}？ ${followed}: ${pays.both}?`);
   if (!window.confirm(words(ask))) return;
   const deltas = [0, 1, 2, 3].map((s) => (s === table.dealer ? -3 * amount : amount));
-  const n = table.hands.length + 1;
-  const text = `${n}. 跟庄${kind === "dragon" ? " 中/白" : ""} ${dealer.zh}: ` + moved(deltas, "zh");
-  const entry = { deltas, dealer: table.dealer, text, say: T(text,
-    `${n}. ${followed} (${pays.en}): ` + moved(deltas, "en"), text), valid: false, same: false };
-  table.hands.push(entry);
+  const entry = pushHand({ kind: "follow", follow: kind, pao: (state.followPao || {})[kind], deltas,
+    dealer: table.dealer, valid: false, same: false });
   table.totals = table.totals.map((t, s) => t + deltas[s]);
   saveTable();
   showTable();
@@ -315,32 +306,11 @@ function followDealer(kind) {
 
 // §8: a drawn hand (黄庄) moves no points and the dealer deals again; it is written down all the same.
 function drawnHand() {
-  const [n, dealer] = [table.hands.length + 1, seatName(table.dealer)];
-  const text = `${n}. 黄庄 ${dealer.zh} 连庄 keeps the deal`;
-  const entry = { deltas: [0, 0, 0, 0], dealer: table.dealer, text, valid: false, same: false,
-    say: T(`${n}. 黄庄 ${dealer.zh} 连庄`, `${n}. Drawn hand: ${dealer.en} keeps the deal`, text) };
-  table.hands.push(entry);
+  const entry = pushHand({ kind: "drawn", deltas: [0, 0, 0, 0], dealer: table.dealer, valid: false, same: false });
   $("same-discard").checked = table.same = false;
   saveTable();
   showTable();
   tallySaid(cat(ADDED, " ", entry.say));
-}
-
-function undoHand() {
-  const last = table.hands.pop();
-  if (!last) return;
-  table.totals = table.totals.map((t, s) => t - last.deltas[s]);
-  table.dealer = last.dealer;
-  table.added = null;
-  if (Number.isInteger(last.winner)) {  // a hand won or claimed: its seats and its 一炮多响 tick as they were, so
-    table.winner = last.winner;         // that adding it again settles it as before
-    if (Number.isInteger(last.discarder)) table.discarder = last.discarder;
-    $("same-discard").checked = table.same = last.same === true;
-  }
-  saveTable();
-  showTable();
-  syncDealer();  // the deal as it was before that hand: the score shown follows
-  tallySaid(cat(T("已撤销", "Undone:"), " ", handWords(last)));
 }
 
 // What a tally button did, said beside the tally (where the finger is) and in the page's status line.

@@ -10,22 +10,39 @@ let tallyUnsaved = false;
 let tallyDamaged = false;
 
 // ``names``: the names typed for the seats, "" for a seat called by its wind (seatName: in the language shown).
+// ``undone``: the hands undone that a redo puts back, ``previous``: the game before a new one (tallyundo.js).
 function freshTable(names) {
   return { names: names || ["", "", "", ""], totals: [0, 0, 0, 0], dealer: 0, winner: 1, discarder: 0, hands: [],
-    added: null, same: false };
+    added: null, same: false, undone: [], previous: null };
+}
+
+const isSeat = (v) => Number.isInteger(v) && v >= 0 && v < 4;
+const four = (a, ok) => Array.isArray(a) && a.length === 4 && a.every(ok);
+const tallyHand = (h) => h && four(h.deltas, Number.isFinite) && isSeat(h.dealer);
+const photoId = (v) => v === undefined || v === null || typeof v === "string";
+
+// A game as this page keeps it (an older page's too: it kept no ``undone``, nor ``previous``): the hands undone a
+// redo puts back, and a game kept before it, are checked as the rest is.
+function tallyGame(g, previous) {
+  return Boolean(g && four(g.names, (n) => typeof n === "string") && four(g.totals, Number.isFinite)
+    && isSeat(g.dealer) && isSeat(g.winner) && isSeat(g.discarder) && Array.isArray(g.hands) && g.hands.every(tallyHand)
+    && [undefined, true, false].includes(g.same) && photoId(g.added)
+    && (g.undone === undefined || (Array.isArray(g.undone) && g.undone.every((u) => u && tallyHand(u.hand)
+      && Number.isInteger(u.at) && u.at >= 0 && isSeat(u.dealer) && isSeat(u.winner) && isSeat(u.discarder)
+      && typeof u.same === "boolean" && photoId(u.added))))
+    && (previous ? g.previous === undefined || g.previous === null || tallyGame(g.previous, false)
+      : g.previous === undefined || g.previous === null));
 }
 
 function loadTable() {
   try {
     const saved = JSON.parse(localStorage.getItem(TABLE_KEY) || "null");
-    const seat = (v) => Number.isInteger(v) && v >= 0 && v < 4;
-    const four = (a, ok) => Array.isArray(a) && a.length === 4 && a.every(ok);
-    if (saved && four(saved.names, (n) => typeof n === "string") && four(saved.totals, Number.isFinite)
-        && seat(saved.dealer) && seat(saved.winner) && seat(saved.discarder) && Array.isArray(saved.hands)
-        && saved.hands.every((h) => h && four(h.deltas, Number.isFinite) && seat(h.dealer))
-        && [undefined, true, false].includes(saved.open) && [undefined, true, false].includes(saved.same)
-        && (saved.added === undefined || saved.added === null || typeof saved.added === "string")) {
-      saved.names = saved.names.map((n, s) => typedName(s, n));  // an older page kept the winds' names, in Chinese
+    if (tallyGame(saved, true) && [undefined, true, false].includes(saved.open)) {
+      for (const game of [saved, saved.previous].filter(Boolean)) {
+        game.names = game.names.map((n, s) => typedName(s, n));  // an older page kept the winds' names, in Chinese
+        if (game.undone === undefined) game.undone = [];
+      }
+      if (saved.previous === undefined) saved.previous = null;
       return saved;
     }
   } catch (e) { /* no storage, or not JSON: a fresh table */ }
