@@ -8,9 +8,10 @@ from .melds import Meld, MeldKind
 from .notation import format_meld, format_tiles, parse_hand, parse_meld, parse_tiles
 from .ruleset import Ruleset, load_ruleset
 from .scoring import Score, score_hand
+from .seating import seat_settlement
 from .settlement import Payment, follow_dealer, next_dealer
 from .shapes import is_complete, waits
-from .situation import check_context, parse_situation, score_round, score_situation, seat_settlement
+from .situation import check_context, parse_situation, score_round, score_situation
 from .tiles import CLASS_NAMES, TILES, Tile
 
 

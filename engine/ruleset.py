@@ -61,6 +61,8 @@ _OPEN_TABLES: Final = ("replaces.", "flower_additions.")  # tables that may gain
 def _merge(base: dict, top: Mapping, where: str = "") -> dict:
     out = copy.deepcopy(base)
     for key, value in top.items():
+        if not isinstance(key, str):
+            raise ValueError(f"ruleset: keys are text, got {key!r} in {where.rstrip('.') or 'the top table'}"[:300])
         if key not in out and where.startswith(_OPEN_TABLES):
             out[key] = copy.deepcopy(_thaw(value))
         elif key not in out:
@@ -82,6 +84,8 @@ def _read_toml(path: Path) -> dict:
         return tomllib.loads(text.removeprefix("\ufeff"))  # the mark some editors (Notepad) put before UTF-8 text
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"ruleset {path}: not valid TOML (UTF-8 text): {e}") from None
+    except OSError as e:  # (a device that fails to read, a file this user may not read)
+        raise ValueError(f"ruleset {path}: cannot be read: {e.strerror or e}") from None
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,9 @@ class Ruleset:
             return self
         if not isinstance(overrides, Mapping):
             raise ValueError(f"rules overrides must be an object, got {overrides!r}")
+        given: Any = overrides  # (compiled, a typed loop would raise TypeError at a key that is no text)
+        if named := [key for key in given if not isinstance(key, str)]:
+            raise ValueError(f"rules override names are text, like \"pao.ping_hu\", got {named[0]!r}"[:300])
         nested: dict[str, Any] = {}
         for key, value in overrides.items():
             number = isinstance(value, int) and not isinstance(value, bool)
@@ -296,10 +303,16 @@ def load_ruleset(source: object = None) -> Ruleset:
         path = RULESET_DIR / PRESETS[key]
     else:
         path = Path(key)
-        if path.is_dir():
-            raise ValueError(f"ruleset {key!r} is a folder: give a TOML file (or a preset: {', '.join(PRESETS)})")
-        if not path.is_file():
-            raise ValueError(f"ruleset file {key!r} not found (or use a preset: {', '.join(PRESETS)})")
+        said = key if len(key) <= 120 else f"{key[:120]}… ({len(key)} characters)"
+        try:
+            folder, found = path.is_dir(), path.is_file()
+        except OSError as e:  # a name too long for the system, a loop of links
+            raise ValueError(f"ruleset file {said!r}: {e.strerror or e} (or use a preset: {', '.join(PRESETS)})") \
+                from None
+        if folder:
+            raise ValueError(f"ruleset {said!r} is a folder: give a TOML file (or a preset: {', '.join(PRESETS)})")
+        if not found:
+            raise ValueError(f"ruleset file {said!r} not found (or use a preset: {', '.join(PRESETS)})")
     raw = _read_toml(path)
     base = raw.get("base")
     if base is not None and (not isinstance(base, str) or base not in PRESETS):

@@ -9,10 +9,12 @@ from typing import Any
 
 from .hand import EVENTS, Hand, Payer, WinContext, _check_copies, make_context, make_hand, robbed
 from .items import NAMES
+from .limits import HAND_CHARS, MELD_CHARS, TILE_CHARS, check_shape, check_text, shown
 from .melds import Meld
 from .notation import check_written_win, format_counts, format_meld, parse_hand, parse_meld, parse_tiles
 from .ruleset import Ruleset, load_ruleset
 from .scoring import SYMBOLS, Score, score_hand
+from .seating import _base, _seated_payers, seat_settlement
 from .settlement import CLAIMANT, Payment, follow_dealer, next_dealer
 from .tiles import Tile
 from .unscored import events_not_counted
@@ -20,7 +22,7 @@ from .unscored import events_not_counted
 
 def _said(value: Any) -> str:
     """A value as the JSON it came from spells it where Python would not (true, false, null); others as Python does."""
-    return json.dumps(value) if value is None or isinstance(value, bool) else repr(value)
+    return json.dumps(value) if value is None or isinstance(value, bool) else shown(value)
 
 
 def _bool(s: Mapping, key: str, default: bool = False) -> bool:
@@ -41,7 +43,7 @@ def _melds(value: Any, who: str) -> tuple[Meld, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise ValueError(f"{who} melds must be a list like [\"pung 中\", \"kong 9p\"], got {value!r}")
+        raise ValueError(f"{who} melds must be a list like [\"pung 中\", \"kong 9p\"], got {shown(value)}")
     out = []
     for m in value:
         if isinstance(m, Mapping):  # the object form, {"kind": "pung", "tile": "中"}, is taken too
@@ -50,23 +52,19 @@ def _melds(value: Any, who: str) -> tuple[Meld, ...]:
                 raise ValueError(f"{who} meld objects need \"kind\" and \"tile\" as text, like "
                                  f"{{\"kind\": \"pung\", \"tile\": \"中\"}}, got {dict(m)!r}"[:300])
             m = f"{kind} {tile}"
+        check_text(m, f"{who} meld", MELD_CHARS)
         out.append(parse_meld(m))
     return tuple(out)
 
 
 def _tile(text: Any, what: str) -> Tile:
     if not isinstance(text, str):
-        raise ValueError(f"{what} must be one tile such as '3m' or '中', got {text!r}")
+        raise ValueError(f"{what} must be one tile such as '3m' or '中', got {shown(text)}")
+    check_text(text, what, TILE_CHARS)
     tiles = parse_tiles(text)
     if len(tiles) != 1:
         raise ValueError(f"{what} must be exactly one tile, got {text!r}")
     return tiles[0]
-
-
-def _base(ruleset: Any) -> Ruleset | None:
-    if ruleset is not None and not isinstance(ruleset, Ruleset):
-        raise ValueError(f"the base ruleset must be a Ruleset (load_ruleset(\"text000\")) or None, got {ruleset!r}")
-    return ruleset
 
 
 def parse_situation(s: Any, ruleset: Ruleset | None = None) -> tuple[Hand, WinContext, Ruleset]:
@@ -74,13 +72,15 @@ def parse_situation(s: Any, ruleset: Ruleset | None = None) -> tuple[Hand, WinCo
     ruleset = _base(ruleset)
     if not isinstance(s, Mapping):
         raise ValueError(f"a situation is a JSON object with at least \"hand\", got {type(s).__name__}")
+    check_shape(s, "the situation")
     if "hand" not in s:
         raise ValueError("situation has no \"hand\" (the tiles standing in the hand, winning tile included)")
     text = s["hand"]
-    if isinstance(text, list):
-        text = " ".join(map(str, text))
+    if isinstance(text, list):  # pieces of notation: joined, none set apart as the winning tile (that is win_tile's)
+        text = "".join(map(str, text))
     if not isinstance(text, str):
-        raise ValueError(f"\"hand\" must be a tile string like '123m456p中中', got {text!r}")
+        raise ValueError(f"\"hand\" must be a tile string like '123m456p中中', got {shown(text)}")
+    check_text(text, "\"hand\"", HAND_CHARS)
     tiles, separated = parse_hand(text)
     win = separated
     if s.get("win_tile") is not None:
@@ -103,7 +103,7 @@ def _rules_of(s: Mapping[str, Any], ruleset: Ruleset | None) -> Ruleset:
     base = ruleset
     if s.get("ruleset") is not None:
         if not isinstance(s["ruleset"], str):
-            raise ValueError(f"\"ruleset\" must be a preset name or a ruleset file, got {s['ruleset']!r}")
+            raise ValueError(f"\"ruleset\" must be a preset name or a ruleset file, got {shown(s['ruleset'])}")
         base = load_ruleset(s["ruleset"])
     return _with_overrides(base or load_ruleset(), s.get("rules"))
 
@@ -179,7 +179,7 @@ ROUND_FIELDS = ("dealer", "discarder", "wins", "follow_dealer", "rules", "rulese
 def _payers(raw: Any) -> tuple[Payer, ...]:
     raw = [] if raw is None else raw  # (0, "" or {} are no list of payers: refused, not read as none)
     if not isinstance(raw, list) or not all(isinstance(p, Mapping) for p in raw):
-        raise ValueError(f"\"payers\" must be a list of objects like {{\"dealer\": true, \"fa\": 1}}, got {raw!r}")
+        raise ValueError(f"\"payers\" must be a list of objects like {{\"dealer\": true, \"fa\": 1}}, got {shown(raw)}")
     payers = []
     for i, p in enumerate(raw):
         fa = _int(p, "fa")
@@ -195,7 +195,7 @@ def _payers(raw: Any) -> tuple[Payer, ...]:
 def _events(raw: Any) -> list[str]:
     events = [] if raw is None else raw
     if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
-        raise ValueError(f"\"events\" must be a list of names, got {events!r}")
+        raise ValueError(f"\"events\" must be a list of names, got {shown(events)}")
     return events
 
 
@@ -205,7 +205,7 @@ def check_context(events: Any, payers: Any) -> None:
     ValueError saying what was expected. Whether they fit the hand is the score's to say."""
     for e in _events(events):
         if e not in EVENTS:
-            raise ValueError(f"unknown event {e!r}; expected any of {', '.join(EVENTS)}")
+            raise ValueError(f"unknown event {shown(e)}; expected any of {', '.join(EVENTS)}")
     _payers(payers)
 
 
@@ -222,13 +222,14 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     """
     if not isinstance(round_, Mapping):
         raise ValueError(f"a round is a JSON object with \"dealer\" and \"wins\", got {type(round_).__name__}")
+    check_shape(round_, "the round")
     ruleset = _rules_of(round_, _base(ruleset))  # the round's own, under each win's and over 跟庄
     if "dealer" not in round_:  # (every payment to or from the dealer is doubled: no seat can be assumed)
         raise ValueError("a round needs \"dealer\": the seat 0..3 that deals this hand")
     dealer = _int(round_, "dealer")
     discarder = round_.get("discarder")
     if discarder is not None and (not isinstance(discarder, int) or isinstance(discarder, bool)):
-        raise ValueError(f"\"discarder\" must be a seat 0..3 or null, got {discarder!r}")
+        raise ValueError(f"\"discarder\" must be a seat 0..3 or null, got {shown(discarder)}")
     wins = round_.get("wins")
     wins = [] if wins is None else wins  # ({} or "" are no list of wins: refused, not read as none)
     if not isinstance(wins, list):
@@ -239,7 +240,7 @@ def score_round(round_: Mapping[str, Any], ruleset: Ruleset | None = None) -> di
     claims: list[tuple[int, dict]] = []
     for w in wins:
         if not isinstance(w, Mapping):
-            raise ValueError(f"each win is a situation object, got {w!r}")
+            raise ValueError(f"each win is a situation object, got {shown(w)}")
         if "seat" not in w:
             raise ValueError("each win in a round needs \"seat\": the winner's seat 0..3")
         seat = _int(w, "seat")
@@ -329,73 +330,3 @@ def _check_one_discard(claims: list[tuple[int, dict]], discarder: int | None, ru
     fa = sum(hand.fa for _, hand, _ in parsed) + discarder_shows.fa
     if fa > 4:
         raise ValueError(f"{fa} 发 in front of the winners on one discard and its discarder: a set has only 4")
-
-
-def paying_seats(seat: int, discarder: int | None) -> list[int]:
-    """Who pays a win at ``seat``, in the order of its payers: the discarder, or on 自摸 the three others from the
-    winner's 下家 on."""
-    return [discarder] if discarder is not None else [(seat + k) % 4 for k in (1, 2, 3)]
-
-
-def _seated_payers(payers: Any, seat: int, discarder: int | None, dealer: int) -> Any:
-    """The payers of a win at ``seat``, each marked dealer or not from the seats (§8: the dealer's payment is
-    doubled): missing ones are plain players; a ``dealer`` flag that disagrees with the seats is refused."""
-    paying = paying_seats(seat, discarder)
-    if payers is None:
-        payers = []
-    if not isinstance(payers, list) or not all(isinstance(p, Mapping) for p in payers):
-        return payers  # score_situation says what was expected
-    out = []
-    for k, p in enumerate(payers):  # more than there are: score_situation refuses them
-        p = dict(p)
-        if k < len(paying):
-            flag = p.setdefault("dealer", paying[k] == dealer)
-            if flag is not (paying[k] == dealer):
-                raise ValueError(f"seat {seat}: payer {k + 1} (seat {paying[k]}) dealer flag is {flag!r}, but the "
-                                 f"round's dealer is seat {dealer}")
-        out.append(p)
-    out += [{"dealer": s == dealer} for s in paying[len(out):]]
-    return out
-
-
-def seat_settlement(result: Mapping[str, Any], seat: int, discarder: int | None, dealer: int,
-                    rules: Ruleset | None = None) -> dict[str, Any]:
-    """A §10 result between the four seats: its ``payments``, each with the ``seat`` on the other side, and
-    ``deltas``, what each seat wins (+) or pays (−). ``seat`` won (or claimed), ``discarder`` discarded (None:
-    自摸), ``dealer`` deals this hand.
-
-    A win is paid by the discarder, or on 自摸 by the three others from the winner's 下家 on; a false claim pays
-    every other seat, the discarder first. A false claim's situation names one payer on a discard, so its
-    penalty to the two others could not be doubled for a dealer among them: the seats are known here, and each
-    payment, a win's or a penalty, is doubled with the dealer on either side (§7, §8), whatever the situation's
-    dealer flags said.
-    """
-    for who in (seat, dealer, *(() if discarder is None else (discarder,))):
-        if isinstance(who, bool) or not isinstance(who, int) or who not in range(4):  # (1.0 is in range(4))
-            raise ValueError(f"seats are 0..3 in order of play, got {who!r}")
-    if not isinstance(result, Mapping) or "valid" not in result or "payments" not in result:
-        raise ValueError(f"result must be a score_situation result (with \"valid\" and \"payments\"), got {result!r}"[:300])
-    rules = _base(rules)
-    if discarder == seat:
-        raise ValueError(f"the discarder (seat {discarder}) cannot win on their own discard")
-    others = [(seat + k) % 4 for k in (1, 2, 3)]
-    if result["valid"]:
-        counterparts = [discarder] if discarder is not None else others
-    else:
-        counterparts = others if discarder is None else [discarder] + [o for o in others if o != discarder]
-    if len(result["payments"]) != len(counterparts):
-        raise ValueError(f"a {'self-drawn' if discarder is None else 'discard'} {'win' if result['valid'] else 'claim'} "
-                         f"has {len(counterparts)} payment(s), the result has {len(result['payments'])}")
-    factor = int((rules or load_ruleset()).settlement["dealer_factor"])
-    payments, deltas = [], [0, 0, 0, 0]
-    for p, other in zip(result["payments"], counterparts, strict=True):
-        p = {**p, "seat": other}
-        p["amount"] = p["pao"] * (factor if dealer in (seat, other) else 1)  # the seats decide, not the flags
-        if p["payer"] == "claimant":
-            deltas[seat] -= p["amount"]
-            deltas[other] += p["amount"]
-        else:
-            deltas[other] -= p["amount"]
-            deltas[seat] += p["amount"]
-        payments.append(p)
-    return {"payments": payments, "deltas": deltas}

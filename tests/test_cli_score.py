@@ -166,6 +166,13 @@ def test_json_lines_from_stdin_keep_going_after_a_bad_line(capsys, monkeypatch) 
     pytest.param("[" * 100_000, "the input is nested too deeply to be a situation", id="nested-deep"),
     pytest.param('{"hand": "12m456m789p22345s3m", "win_tile": "3m", "fa": 1' + "0" * 5000 + "}",
                  "a number of thousands of digits: no situation holds one", id="huge-number"),
+    # read as JSON, refused by the engine: each one line's error, the lines after it still answered
+    pytest.param('{"hand": "12m456m789p22345s3m", "win_tile": "3m", "rules": {"optional": ' + "[" * 600 + "]" * 600
+                 + "}}", "the situation is nested more than 32 deep: a situation's objects and lists are a few deep",
+                 id="rules-nested-hundreds-deep"),
+    pytest.param('{"hand": "12m456m789p22345s3m", "win_tile": "3m", "ruleset": "' + "a" * 300 + '"}',
+                 f"ruleset file '{'a' * 120}… (300 characters)': File name too long (or use a preset: default, "
+                 "text000)", id="a-ruleset-name-too-long-for-the-system"),
 ])
 @pytest.mark.parametrize("first", [True, False], ids=["bad-line-first", "bad-line-second"])
 def test_a_json_line_past_the_parsers_limits_is_one_bad_line(capsys, monkeypatch, bad, message, first) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from xingzi.engine import (
@@ -284,3 +286,45 @@ def test_lists_and_tuples_are_taken_alike() -> None:
     assert make_context(HAND, False, False, {"hui_tou"}, [Payer(fa=1)]) == make_context(HAND, False, False, ("hui_tou",),
                                                                                          (Payer(fa=1),))
     assert next_dealer(0, (2, 3), 1) == next_dealer(0, [2, 3], 1) == 2
+
+
+DEEP_RULES = {"optional": json.loads("[" * 600 + "]" * 600)}
+WINDS = ["1m", "2m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "2s", "3s", "4s", "5s", "3m"]
+
+
+@pytest.mark.parametrize("call, args, message", [
+    pytest.param(score_situation, ({**EX1, "hand": "1" * 1_000_000 + "m"},),
+                 r'^"hand" in the situation is 1000001 characters long: expected at most 200, got', id="a-megabyte-of-notation"),
+    pytest.param(score_situation, ({**EX1, "win_tile": "1m" * 500_000},),
+                 r'^"win_tile" in the situation is 1000000 characters long: expected at most 16', id="a-megabyte-winning-tile"),
+    pytest.param(score_situation, ({**EX1, "melds": ["pung " + "1m" * 1000]},),
+                 r"^the winner's meld is 2005 characters long: expected at most 40", id="a-long-meld"),
+    pytest.param(score_situation, ({**EX1, "events": ["x" * 100_000]},),
+                 r'^"events"\[0\] in the situation is 100000 characters long: expected at most 4096', id="a-long-event"),
+    pytest.param(score_situation, ({**EX1, "payers": [{}] * 20_000},), "holds more than 10000 values",
+                 id="twenty-thousand-payers"),
+    pytest.param(score_situation, ({**EX1, "rules": DEEP_RULES},), "nested more than 32 deep", id="rules-600-deep"),
+    pytest.param(score_round, ({"dealer": 0, "wins": [{"seat": 1, **EX1, "self_draw": True}], "rules": DEEP_RULES},),
+                 "^the round is nested more than 32 deep", id="a-round-600-deep"),
+    pytest.param(score_situation, ({**EX1, "rules": {1: 2}},), "^the situation: object keys are text, got 1",
+                 id="a-key-that-is-a-number"),
+    pytest.param(score_situation, ({**EX1, "ruleset": "a" * 300},), r"a{120}… \(300 characters\)': File name too long",
+                 id="a-ruleset-name-too-long-for-the-system"),
+    pytest.param(score_situation, ({**EX1, "ruleset": "/proc/self/mem"},),
+                 "^ruleset /proc/self/mem: cannot be read: Input/output error", id="a-ruleset-that-fails-to-read"),
+    pytest.param(RULES.with_overrides, ({1: 2},), "^rules override names are text", id="override-named-by-a-number"),
+    pytest.param(RULES.with_overrides, ({"pao": {None: 1}},), "^ruleset: keys are text, got None in pao",
+                 id="a-pao-named-none"),
+    pytest.param(seat_settlement, ({**RESULT, "payments": [{}]}, 1, 2, 0), "^payment 0 must be a score_situation "
+                 "payment", id="a-payment-without-pao"),
+    pytest.param(seat_settlement, ({**RESULT, "payments": 5}, 1, 2, 0), "^a result's \"payments\" is a list, got 5",
+                 id="payments-a-number"),
+    # a list of notation pieces is joined: its last tile is not taken as the winning tile without a word
+    pytest.param(score_situation, ({"hand": WINDS},), "^winning tile missing: give win_tile", id="a-list-of-tiles"),
+])
+def test_what_no_table_holds_is_refused_in_a_few_words(call, args, message: str) -> None:
+    """Beyond any hand (a megabyte of text, rules hundreds deep, keys that are no text, a payment without 炮): a
+    ValueError quoting a bounded piece of what came, not a TypeError, RecursionError or OSError."""
+    with pytest.raises(ValueError, match=message) as refused:
+        call(*args)
+    assert len(str(refused.value)) < 400

@@ -93,6 +93,8 @@ def answer(item: Any, n: int, ruleset, parse: bool = True) -> tuple[dict[str, An
         return {"error": f"not JSON: {e}", "line": n}, False
     except ValueError as e:
         return {"error": str(e), "line": n}, False
+    except RecursionError:  # (the engine checks nesting first: a last guard, so one line cannot end the stream)
+        return {"error": "the input is nested too deeply to be a situation", "line": n}, False
 
 
 def _first_line_kind(text: str) -> str:

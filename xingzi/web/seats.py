@@ -9,7 +9,7 @@ from typing import Any
 
 from xingzi.engine import next_dealer, seat_settlement
 from xingzi.engine.ruleset import Ruleset
-from xingzi.engine.situation import paying_seats
+from xingzi.engine.seating import paying_seats
 
 EXPECTED = ('table must be {"winner": 0-3, "discarder": 0-3 or null, "dealer": 0-3, "before": [winners already '
             'added on this discard]}')
