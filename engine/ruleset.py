@@ -58,7 +58,25 @@ def _thaw(value: Any) -> Any:
 _OPEN_TABLES: Final = ("replaces.", "flower_additions.")  # tables that may gain new keys
 
 
-def _merge(base: dict, top: Mapping, where: str = "") -> dict:
+def _homes(tables: Mapping, key: str, where: str = "") -> list[str]:
+    """The paths of the tables that hold ``key`` (``min_own`` → ``["threshold"]``), [pao] and [options] first: where
+    a key written in the wrong place belongs."""
+    found: list[str] = []
+    for name, value in tables.items():
+        if isinstance(value, Mapping):
+            if key in value:
+                found.append(where + name)
+            found += _homes(value, key, f"{where}{name}.")
+    return sorted(found, key=lambda path: ("pao", "options").index(path) if path in ("pao", "options") else 2)
+
+
+def _said_homes(homes: list[str]) -> str:
+    """``[pao], [options] or [eating]``: the tables a key belongs under, at most four named."""
+    named = [f"[{home}]" for home in homes[:4]] + (["…"] if len(homes) > 4 else [])
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+
+
+def _merge(base: dict, top: Mapping, where: str = "", root: Mapping | None = None) -> dict:
     out = copy.deepcopy(base)
     for key, value in top.items():
         if not isinstance(key, str):
@@ -66,13 +84,13 @@ def _merge(base: dict, top: Mapping, where: str = "") -> dict:
         if key not in out and where.startswith(_OPEN_TABLES):
             out[key] = copy.deepcopy(_thaw(value))
         elif key not in out:
-            home = [table for table in ("pao", "options") if not where and key in out.get(table, {})]
-            hint = f" ({key} belongs under {' or '.join(f'[{t}]' for t in home)})" if home else ""
+            home = _homes(base if root is None else root, key)  # (not this table: it lacks the key)
+            hint = f" ({key} belongs under {_said_homes(home)})" if home else ""
             raise ValueError(f"ruleset: unknown key {where + key!r}; expected one of {sorted(out)}{hint}")
         if isinstance(out[key], dict):
             if not isinstance(value, Mapping):
                 raise ValueError(f"ruleset: {where + key!r} must be a table, got {value!r}")
-            out[key] = _merge(out[key], value, f"{where}{key}.")
+            out[key] = _merge(out[key], value, f"{where}{key}.", base if root is None else root)
         else:
             out[key] = copy.deepcopy(_thaw(value))
     return out
@@ -181,6 +199,9 @@ class Ruleset:
                 nested.setdefault("options", {})[key] = value
             elif key in self.pao:
                 nested.setdefault("pao", {})[key] = value
+            elif home := _homes(self.data, key):  # min_own: a key of a table, given without its table
+                raise ValueError(f"rules override {key!r} belongs under {_said_homes(home)}: name it by its path, "
+                                 f"{'' if len(home) == 1 else 'e.g. '}{home[0]}.{key}"[:300])
             else:
                 raise ValueError(
                     f"rules override {key!r} is not an option, a 炮 name, a table of the ruleset or a path into one "

@@ -968,6 +968,13 @@ def test_rules_command_shows_the_table_under_set(capsys, tmp_path) -> None:
     assert code == 2 and "four_fa" in err
 
 
+@pytest.mark.parametrize("command", [["rules"], ["score", "--hand", "123m456m789p12s55p 3s"]])
+def test_a_set_override_without_its_table_is_told_its_path(capsys, command) -> None:
+    code, out, err = run([*command, "--set", "min_own=3"], capsys)
+    assert code == 2 and out == "" and "'min_own' belongs under [threshold]: name it by its path, threshold.min_own" in err
+    assert run([*command, "--set", "threshold.min_own=3"], capsys)[0] == 0
+
+
 @pytest.mark.parametrize("least, said", [
     pytest.param(2, "两炮起胡 (the least a win may be): own 炮 ≥ 2;", id="the-rule-as-named"),
     pytest.param(3, "三炮起胡 (the least a win may be): own 炮 ≥ 3;", id="a-house-three"),

@@ -80,6 +80,26 @@ def test_a_wrong_path_override_is_refused_by_its_path(overrides, message) -> Non
         load_ruleset().with_overrides(overrides)
 
 
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        pytest.param({"min_own": 3}, r"'min_own' belongs under \[threshold\]: name it by its path, threshold.min_own$",
+                     id="min-own"),
+        pytest.param({"dealer_factor": 3}, r"belongs under \[settlement\]: name it by its path, settlement.dealer_factor$",
+                     id="a-settlement"),
+        pytest.param({"base": 7}, r"belongs under \[eating.hong_qi.in_all\] or \[eating.hong_qi.on_top\]: name it by its "
+                     r"path, e.g. eating.hong_qi.in_all.base$", id="in-two-tables"),
+        pytest.param({"settlement.min_own": 3}, r"unknown key 'settlement.min_own'.*\(min_own belongs under \[threshold\]\)",
+                     id="under-another-table"),
+    ],
+)
+def test_an_override_of_a_key_without_its_table_is_told_its_path(overrides, message) -> None:
+    """``--set min_own=3`` was refused as "not an option, a 炮 name, a table ...", listing only the options, while a
+    house file with ``qing_yi_se`` outside [pao] was told where it belongs: any key of a table now is."""
+    with pytest.raises(ValueError, match=message):
+        load_ruleset().with_overrides(overrides)
+
+
 @pytest.mark.parametrize("qi_dui", [0, 10])
 def test_seven_pairs_never_take_concealed_nor_single_wait_whatever_they_are_worth(qi_dui) -> None:
     """RULES.md §4: 门前清 and 胡单张 are 'not for 七对', a condition on the shape: at 0 炮 the 七对 item went, and its
@@ -137,7 +157,12 @@ def test_house_file_with_base_and_changes(tmp_path) -> None:
                      id="a-pao-number-outside-its-table"),
         pytest.param("hong_qi_seven_pairs = 'fours'\n", r"\(hong_qi_seven_pairs belongs under \[options\]\)",
                      id="an-option-outside-its-table"),
-        pytest.param("four_fa = 'on_top'\n", r"\(four_fa belongs under \[pao\] or \[options\]\)", id="both-a-number-and-an-option"),
+        pytest.param("four_fa = 'on_top'\n", r"\(four_fa belongs under \[pao\], \[options\] or \[eating\]\)",
+                     id="both-a-number-and-an-option"),
+        pytest.param("min_own = 3\n", r"unknown key 'min_own'.*\(min_own belongs under \[threshold\]\)",
+                     id="a-threshold-key-outside-its-table"),
+        pytest.param("[settlement]\nmin_own = 3\n", r"unknown key 'settlement.min_own'.*\(min_own belongs under \[threshold\]\)",
+                     id="a-key-in-another-table"),
         pytest.param("[options]\noptional = ['tong_ku', 'flying']\n", r"must list items among \[.*\], got \['tong_ku', 'flying'\]",
                      id="unknown-optional"),
         pytest.param("[options\n", "not valid TOML", id="broken-toml"),
