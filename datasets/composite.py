@@ -244,7 +244,7 @@ def _bgr(text: str) -> tuple[int, int, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m xingzi.datasets.composite", description=__doc__.split("\n\n")[0])
     p.add_argument("--real", required=True, help="a YOLO folder of real photos whose labelled tiles are cut out")
     p.add_argument("--out", required=True, help="the folder to write (images/, labels/, meta/, data.yaml)")
     p.add_argument("--n", type=int, default=CompositeConfig.n, help="hands to lay out")
@@ -254,7 +254,10 @@ def main(argv: list[str] | None = None) -> int:
                         "blue, orange and purple)")
     args = p.parse_args(argv)
     backs = tuple(args.back) if args.back else BACKS
-    summary = build(CompositeConfig(args.real, args.out, args.n, args.seed, backs=backs))
+    try:
+        summary = build(CompositeConfig(args.real, args.out, args.n, args.seed, backs=backs))
+    except (ValueError, OSError) as e:  # a folder short of a face, none at all: one line, as argparse's own
+        p.error(str(e))
     faces = summary["pictures_per_face"]
     print(f"{args.n} hands written to {args.out} from {sum(faces.values())} tile pictures "
           f"(fewest: {min(faces.values())} of {min(faces, key=faces.get)})")

@@ -16,8 +16,10 @@ kept under ``OUT/shipped-<hash of the shipped model files>/``, so the next candi
 from __future__ import annotations
 
 import argparse
+import codecs
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -222,9 +224,20 @@ def prepare_candidate(candidate: Path, out: Path) -> Path:
 
 
 def subprocess_runner(cmd: list[str]) -> None:
-    """Run one step as ``python -m ...``, its output shown; a failed step stops the judgement."""
+    """Run one step as ``python -m ...``, its output shown as it comes; a failed step stops the judgement
+    (CalledProcessError, its ``stderr`` the step's last line of errors: its own "error:" line, a traceback's last)."""
     print("$ python -m", *cmd, flush=True)
-    subprocess.run([sys.executable, "-m", *cmd], check=True)
+    decoder, tail = codecs.getincrementaldecoder("utf-8")(errors="replace"), ""
+    with subprocess.Popen([sys.executable, "-m", *cmd], stderr=subprocess.PIPE) as proc:
+        assert proc.stderr is not None
+        while chunk := os.read(proc.stderr.fileno(), 65536):  # passed on at once: progress bars redraw in place
+            text = decoder.decode(chunk)
+            sys.stderr.write(text)
+            sys.stderr.flush()
+            tail = (tail + text)[-4000:]
+    if proc.returncode:
+        said = [line.strip() for line in tail.replace("\r", "\n").splitlines() if line.strip()]
+        raise subprocess.CalledProcessError(proc.returncode, cmd, stderr=said[-1] if said else "")
 
 
 def judge(candidate: Path, second: str | None, sets: Path, out: Path, real: Path, only: Sequence[str] = (),
@@ -286,8 +299,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         ok, why, pairings = judge(args.candidate, args.second, args.sets, args.out, args.real, args.only)
-    except (ValueError, subprocess.CalledProcessError) as e:
+    except ValueError as e:
         print(f"judge: error: {e}", file=sys.stderr)
+        return 2
+    except subprocess.CalledProcessError as e:  # the step's own words, not only its exit status
+        said = f": {e.stderr}" if e.stderr else ""
+        print(f"judge: error: the step `python -m {' '.join(map(str, e.cmd))}` stopped (exit status {e.returncode})"
+              f"{said}", file=sys.stderr)
         return 2
     print(report(pairings, ok, why))
     return 0 if ok else 1

@@ -84,6 +84,18 @@ def test_a_face_with_no_picture_is_a_clear_error(tmp_path):
         tile_bank(_real_folder(tmp_path / "real", missing=6))
 
 
+def test_a_folder_short_of_a_face_is_one_line_from_the_command(tmp_path, capsys):
+    """``--real`` on a folder without an upright picture of every face ended in a traceback (ValueError)."""
+    from xingzi.datasets.composite import main as composite_main
+
+    with pytest.raises(SystemExit) as stopped:
+        composite_main(["--real", str(_real_folder(tmp_path / "real", missing=6)), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("python -m xingzi.datasets.composite: error: ")
+    assert "no upright picture of 7m; a hand needs every face" in err and not (tmp_path / "out").exists()
+
+
 def test_hands_laid_out_carry_their_truth(tmp_path):
     out = tmp_path / "composite"
     summary = build(CompositeConfig(str(_real_folder(tmp_path / "real")), str(out), n=6, seed=3))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -239,6 +240,33 @@ def test_bad_input_is_told_before_anything_runs(tmp_path, name, content, only, m
 def test_main_says_what_is_wrong_and_exits_2(tmp_path, capsys):
     assert judge.main([str(tmp_path / "nope.pt"), "--real", str(tmp_path)]) == 2
     assert "candidate weights not found" in capsys.readouterr().err
+
+
+def test_a_step_that_fails_is_said_by_its_own_error_line(tmp_path, capsys, monkeypatch):
+    """A composite set made from --real photos short of a face stopped the judge with only "Command [...] returned
+    non-zero exit status 1": the step's own error line is now said with it."""
+    from xingzi.engine.tiles import CLASS_NAMES
+
+    real = tmp_path / "real"
+    (real / "images").mkdir(parents=True)
+    (real / "classes.txt").write_text("\n".join(CLASS_NAMES) + "\n")
+    step = ["xingzi.datasets.composite", "--real", str(real), "--out", str(tmp_path / "composite_s7"), "--n", "1"]
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        judge.subprocess_runner(step)
+    assert failed.value.returncode == 2
+    assert failed.value.stderr.startswith("python -m xingzi.datasets.composite: error: ")
+    assert failed.value.stderr.endswith("a hand needs every face")
+    capsys.readouterr()
+
+    def stopped(*args):
+        raise failed.value
+
+    monkeypatch.setattr(judge, "judge", stopped)
+    assert judge.main([str(tmp_path / "best.pt"), "--real", str(real)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("judge: error: the step `python -m xingzi.datasets.composite --real ")
+    assert "stopped (exit status 2): python -m xingzi.datasets.composite: error: " in err
+    assert "no upright picture of 1m" in err
 
 
 @pytest.mark.parametrize(("ok", "code"), [pytest.param(True, 0, id="ship"), pytest.param(False, 1, id="keep")])
