@@ -129,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         skipped = convert(args.out, args.onnx)
     except ValueError as e:  # the package missing, a file that is no such network: a line, not a traceback
         ap.exit(2, f"{ap.prog}: error: {e}\n")
-    print(f"wrote {args.out}; {len(skipped)} tensors left at init: {', '.join(skipped)}")
+    left = f"{len(skipped)} tensors left at init: {', '.join(skipped)}" if skipped else "every tensor transferred"
+    print(f"wrote {args.out}; {left}")
     return 0
 
 

@@ -322,9 +322,9 @@ def export(checkpoint: Path, onnx_path: Path, weight: float | None = None, min_c
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="train / export the tile classifier")
+    ap = argparse.ArgumentParser(prog="python -m xingzi.models.tilecls", description="train / export the tile classifier")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    tr = sub.add_parser("train")
+    tr = sub.add_parser("train", help="train on a crop set (xingzi.datasets.tile_crops); checkpoints in --out (best.pt, last.pt)")
     for f in fields(TrainConfig):
         tr.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
     tr.add_argument("--resume", action="store_true", help="continue from OUT/last.pt with OUT/config.json")
@@ -336,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     im.add_argument("onnx", type=Path)
     im.add_argument("checkpoint", type=Path)
     im.add_argument("--crops", type=Path, default=None, help="crop set whose statistics the batch norms take")
-    ex = sub.add_parser("export")
+    ex = sub.add_parser("export", help="a checkpoint as the .onnx the reader loads, its settings in the .json beside it")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("onnx", type=Path)
     def keep(key: str) -> str:

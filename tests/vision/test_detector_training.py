@@ -98,6 +98,19 @@ def test_the_converter_says_in_a_line_when_its_network_is_not_installed(monkeypa
     assert not (tmp_path / "start.pt").exists()
 
 
+@pytest.mark.parametrize(("skipped", "said"), [
+    pytest.param([], "; every tensor transferred", id="none-left"),
+    pytest.param(["model.24.a", "model.24.b"], "; 2 tensors left at init: model.24.a, model.24.b", id="two-left"),
+])
+def test_the_converter_names_the_tensors_left_at_init_only_when_some_are(tmp_path, capsys, monkeypatch, skipped, said):
+    """It printed "0 tensors left at init: " with nothing after the colon."""
+    from xingzi.models import convert_mahjong_detector as conv
+
+    monkeypatch.setattr(conv, "convert", lambda out, onnx: skipped)
+    assert conv.main(["--out", str(tmp_path / "start.pt")]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'start.pt'}{said}\n"
+
+
 def test_the_converter_maps_fused_weights_head_rows_and_the_grey_first_layer():
     import torch
 

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from xingzi.models.tilecls import TileNet, TrainConfig, distill_loss, export, teach, train
+from xingzi.models.tilecls import main as tilecls_main
 from xingzi.vision.classifier import TileClassifier
 
 
@@ -232,3 +233,12 @@ def test_squash_takes_the_share_of_crops_asked_and_tilt_turns_them_a_little():
     assert ((area - 256).abs() < 40).all()  # turned, not shrunk
     assert ((turned - x).abs().amax(dim=(1, 2, 3)) > 0.1).float().mean().item() > 0.5
     assert not torch.allclose(turned, reshape(x, torch.Generator().manual_seed(7), 0.0, 10.0))
+
+
+def test_tilecls_help_says_what_each_subcommand_does(capsys):
+    with pytest.raises(SystemExit):
+        tilecls_main(["--help"])
+    out = capsys.readouterr().out
+    listed = out.split("  {train,teach,import,export}\n", 1)[1].splitlines()  # each with help has a line of its own
+    helped = [line.split()[0] for line in listed if line.startswith("    ") and not line.startswith("     ")]
+    assert helped == ["train", "teach", "import", "export"], out
