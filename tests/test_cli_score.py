@@ -187,6 +187,21 @@ def test_a_json_line_past_the_parsers_limits_is_one_bad_line(capsys, monkeypatch
     assert [r["own"] for i, r in enumerate(results) if i != bad_at] == [3, 3]
 
 
+def test_a_json_line_naming_a_ruleset_nested_thousands_deep_is_one_bad_line(capsys, monkeypatch, tmp_path) -> None:
+    """The line is read, its ruleset file is not (the TOML reader recurses past Python's limit): that line's error,
+    not the stream's end, and the lines after it answered."""
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    good = json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"})
+    bad = json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m", "ruleset": str(deep)})
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join([bad, good]) + "\n"))
+    code, out, err = run(["score", "--json", "-"], capsys)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and "Traceback" not in err
+    assert results == [{"error": "the input is nested too deeply to be a situation or a ruleset", "line": 1},
+                       {**results[1], "own": 3}]
+
+
 @pytest.mark.parametrize(("text", "message"), [
     pytest.param("[\n1" + "0" * 5000 + "]\n", "a number of thousands of digits: no situation holds one",
                  id="huge-number"),

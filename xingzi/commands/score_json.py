@@ -93,8 +93,8 @@ def answer(item: Any, n: int, ruleset, parse: bool = True) -> tuple[dict[str, An
         return {"error": f"not JSON: {e}", "line": n}, False
     except ValueError as e:
         return {"error": str(e), "line": n}, False
-    except RecursionError:  # (the engine checks nesting first: a last guard, so one line cannot end the stream)
-        return {"error": "the input is nested too deeply to be a situation", "line": n}, False
+    except RecursionError:  # a ruleset file nested thousands deep (the engine checks the line's own nesting first)
+        return {"error": "the input is nested too deeply to be a situation or a ruleset", "line": n}, False
 
 
 def _first_line_kind(text: str) -> str:
