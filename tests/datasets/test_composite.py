@@ -96,6 +96,16 @@ def test_a_folder_short_of_a_face_is_one_line_from_the_command(tmp_path, capsys)
     assert "no upright picture of 7m; a hand needs every face" in err and not (tmp_path / "out").exists()
 
 
+def test_the_command_says_what_it_does_under_its_module_name(capsys):
+    import xingzi.datasets.composite as composite
+
+    with pytest.raises(SystemExit) as stopped:
+        composite.main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert stopped.value.code == 0 and out.startswith("usage: python -m xingzi.datasets.composite ")
+    assert " ".join(composite.__doc__.split("\n\n")[0].split()) in out  # its first paragraph, not another
+
+
 def test_hands_laid_out_carry_their_truth(tmp_path):
     out = tmp_path / "composite"
     summary = build(CompositeConfig(str(_real_folder(tmp_path / "real")), str(out), n=6, seed=3))

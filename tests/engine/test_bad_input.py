@@ -32,6 +32,7 @@ from xingzi.engine import (
     wait_set,
     waits,
 )
+from xingzi.engine.limits import DEPTH, PARTS, check_shape
 from xingzi.engine.tiles import tile_counts
 
 EX1 = {"hand": "12m456m789p22345s3m", "win_tile": "3m"}
@@ -319,6 +320,13 @@ WINDS = ["1m", "2m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "2s", "3s", "4s",
                  "payment", id="a-payment-without-pao"),
     pytest.param(seat_settlement, ({**RESULT, "payments": 5}, 1, 2, 0), "^a result's \"payments\" is a list, got 5",
                  id="payments-a-number"),
+    pytest.param(seat_settlement, ({**RESULT, "payments": [{"pao": 3}]}, 1, 2, 0), "^payment 0 must be a "
+                 "score_situation payment", id="a-payment-without-a-payer"),
+    pytest.param(seat_settlement, ({**RESULT, "payments": [{"pao": "3", "payer": 0}]}, 1, 2, 0), "^payment 0 must "
+                 "be a score_situation payment", id="a-payment-of-pao-as-text"),
+    # each piece short enough, joined a megabyte: refused as the hand's length, not read tile by tile
+    pytest.param(score_situation, ({**EX1, "hand": ["1" * 4000 + "m"] * 250},),
+                 r'^"hand" is 1000250 characters long: expected at most 200, got', id="a-megabyte-of-notation-in-pieces"),
     # a list of notation pieces is joined: its last tile is not taken as the winning tile without a word
     pytest.param(score_situation, ({"hand": WINDS},), "^winning tile missing: give win_tile", id="a-list-of-tiles"),
 ])
@@ -328,3 +336,23 @@ def test_what_no_table_holds_is_refused_in_a_few_words(call, args, message: str)
     with pytest.raises(ValueError, match=message) as refused:
         call(*args)
     assert len(str(refused.value)) < 400
+
+
+@pytest.mark.parametrize("value, refused", [
+    pytest.param([0] * (PARTS - 1), "", id="parts-all-the-values-allowed"),  # the list itself is one of them
+    pytest.param([0] * PARTS, f"holds more than {PARTS} values", id="parts-one-value-too-many"),
+    pytest.param(json.loads("[" * DEPTH + "]" * DEPTH), "", id="lists-as-deep-as-allowed"),
+    pytest.param(json.loads("[" * (DEPTH + 1) + "]" * (DEPTH + 1)), f"nested more than {DEPTH} deep",
+                 id="lists-one-deeper"),
+    pytest.param(json.loads('{"a": ' * (DEPTH - 1) + "{}" + "}" * (DEPTH - 1)), "", id="objects-as-deep-as-allowed"),
+    pytest.param(json.loads('{"a": ' * DEPTH + "{}" + "}" * DEPTH), f"nested more than {DEPTH} deep",
+                 id="objects-one-deeper"),
+])
+def test_the_limits_hold_exactly_at_their_bounds(value, refused: str) -> None:
+    """limits.check_shape: ``PARTS`` values and ``DEPTH`` levels (the top value counted as one of each) are taken,
+    one more is not, for lists as for objects."""
+    if refused:
+        with pytest.raises(ValueError, match=refused):
+            check_shape(value, "the situation")
+    else:
+        check_shape(value, "the situation")

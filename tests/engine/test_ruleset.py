@@ -163,6 +163,11 @@ def test_house_file_with_base_and_changes(tmp_path) -> None:
                      id="a-threshold-key-outside-its-table"),
         pytest.param("[settlement]\nmin_own = 3\n", r"unknown key 'settlement.min_own'.*\(min_own belongs under \[threshold\]\)",
                      id="a-key-in-another-table"),
+        pytest.param("hun_yi_se = 3\n", r"\(hun_yi_se belongs under \[pao\], \[flower_additions.000.self_draw\], "
+                     r"\[flower_additions.000.concealed\] or \[flower_additions.000.single_wait\]\)$",
+                     id="in-four-tables-all-named"),
+        pytest.param("kong = 3\n", r"\(kong belongs under \[pao\], \[hong_qi_sets\], \[eating\], "
+                     r"\[eating.hong_qi.in_all\] or …\)$", id="in-five-tables-four-named"),
         pytest.param("[options]\noptional = ['tong_ku', 'flying']\n", r"must list items among \[.*\], got \['tong_ku', 'flying'\]",
                      id="unknown-optional"),
         pytest.param("[options\n", "not valid TOML", id="broken-toml"),

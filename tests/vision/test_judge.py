@@ -256,7 +256,7 @@ def test_a_step_that_fails_is_said_by_its_own_error_line(tmp_path, capsys, monke
     assert failed.value.returncode == 2
     assert failed.value.stderr.startswith("python -m xingzi.datasets.composite: error: ")
     assert failed.value.stderr.endswith("a hand needs every face")
-    capsys.readouterr()
+    assert "usage: python -m xingzi.datasets.composite" in capsys.readouterr().err  # the step's output passed on
 
     def stopped(*args):
         raise failed.value

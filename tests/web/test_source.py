@@ -126,6 +126,7 @@ def test_the_source_offered_by_an_installed_wheel_builds_the_same_package(tmp_pa
     built = _build_py(ROOT, wheel)
     assert sorted(p.name for p in (wheel / "xingzi" / "_checkout").iterdir()) == \
         ["Makefile", "README.md", "pyproject.toml", "setup.py"]
+    assert _build_py(ROOT, wheel) == built  # built again into the same folder (a second `pip wheel .` keeps build/)
     dirs = [wheel / Path(*name.split(".")) for name in source.PACKAGES]
     monkeypatch.setattr(source, "_package_dirs", lambda: dirs)
     monkeypatch.setattr(source, "_installed_licence", lambda: None)
