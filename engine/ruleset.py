@@ -102,6 +102,8 @@ def _read_toml(path: Path) -> dict:
         return tomllib.loads(text.removeprefix("\ufeff"))  # the mark some editors (Notepad) put before UTF-8 text
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"ruleset {path}: not valid TOML (UTF-8 text): {e}") from None
+    except RecursionError:  # (tomllib recurses: arrays nested thousands deep)
+        raise ValueError(f"ruleset {path}: nested too deeply to be a ruleset (its tables are a few deep)") from None
     except OSError as e:  # (a device that fails to read, a file this user may not read)
         raise ValueError(f"ruleset {path}: cannot be read: {e.strerror or e}") from None
 

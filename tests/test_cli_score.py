@@ -189,7 +189,7 @@ def test_a_json_line_past_the_parsers_limits_is_one_bad_line(capsys, monkeypatch
 
 def test_a_json_line_naming_a_ruleset_nested_thousands_deep_is_one_bad_line(capsys, monkeypatch, tmp_path) -> None:
     """The line is read, its ruleset file is not (the TOML reader recurses past Python's limit): that line's error,
-    not the stream's end, and the lines after it answered."""
+    saying which file, not the stream's end, and the lines after it answered."""
     deep = tmp_path / "deep.toml"
     deep.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
     good = json.dumps({"hand": "12m456m789p22345s3m", "win_tile": "3m"})
@@ -198,7 +198,8 @@ def test_a_json_line_naming_a_ruleset_nested_thousands_deep_is_one_bad_line(caps
     code, out, err = run(["score", "--json", "-"], capsys)
     results = [json.loads(line) for line in out.splitlines()]
     assert code == 1 and "Traceback" not in err
-    assert results == [{"error": "the input is nested too deeply to be a situation or a ruleset", "line": 1},
+    assert results == [{"error": f"ruleset {deep}: nested too deeply to be a ruleset (its tables are a few deep)",
+                        "line": 1},
                        {**results[1], "own": 3}]
 
 
@@ -822,7 +823,7 @@ def test_a_ruleset_nested_thousands_deep_is_a_clear_error(capsys, tmp_path) -> N
     deep.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
     code, out, err = run(["rules", "--rules", str(deep)], capsys)
     assert code == 2 and out == "" and "Traceback" not in err
-    assert "xingzi rules: error: the input is nested too deeply to be a situation or a ruleset" in err
+    assert f"xingzi rules: error: ruleset {deep}: nested too deeply to be a ruleset (its tables are a few deep)" in err
 
 
 def _wait_reading_stdin(parent: int, limit: float = 90.0) -> None:
