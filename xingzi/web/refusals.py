@@ -151,7 +151,10 @@ PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = t
          lambda m: "杠上开花的杠应为一种牌，如 9p，或不填"),
         (r"table must be .+", lambda m: "记分表的座位不对：赢家、庄家应为 0–3，放炮者为 0–3 或不填"),
         (r"a self-drawn win has one winner: .+", lambda m: "自摸只有一个赢家：前面不能有别的赢家"),
-        (r"a discard win needs a discarder other than the winner, .+", lambda m: "点炮要有赢家以外的放炮者"),
+        (r"a discard win needs a discarder other than the winner: none was sent .+",
+         lambda m: "点炮要有赢家以外的放炮者：没有放炮者（自摸请勾选自摸）"),
+        (r"a discard win needs a discarder other than the winner: seat (\d) \(\w+\) is sent as both",
+         lambda m: f"点炮要有赢家以外的放炮者：{'东南西北'[int(m[1])]}既是赢家又是放炮者"),
         (r"the winners before on this discard are other seats .+",
          lambda m: "同一张放炮的前几个赢家，应是放炮者和赢家以外的座位，每人一次"),
         # a tile written wrong (a payer's meld, the bloom's kong)

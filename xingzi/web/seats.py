@@ -14,6 +14,8 @@ from xingzi.engine.seating import paying_seats
 EXPECTED = ('table must be {"winner": 0-3, "discarder": 0-3 or null, "dealer": 0-3, "before": [winners already '
             'added on this discard]}')
 
+WINDS = ("East", "South", "West", "North")  # the seats as the engine numbers them, in the order of play
+
 
 @dataclass(frozen=True)
 class Seats:
@@ -46,8 +48,12 @@ def parse_seats(value: Any, self_draw: bool) -> Seats | None:
         if before:
             raise ValueError(f"a self-drawn win has one winner: no winners before it, got {value!r}"[:300])
         return Seats(winner, None, dealer)
-    if discarder is None or discarder == winner:
-        raise ValueError(f"a discard win needs a discarder other than the winner, got {value!r}"[:300])
+    if discarder is None:
+        raise ValueError("a discard win needs a discarder other than the winner: none was sent (a self-drawn win is "
+                         "sent with self_draw true)")
+    if discarder == winner:  # said in words: the page shows it as it is (a raw dict there told a player nothing)
+        raise ValueError(f"a discard win needs a discarder other than the winner: seat {winner} ({WINDS[winner]}) "
+                         "is sent as both")
     if discarder in before or winner in before or len(set(before)) != len(before):
         raise ValueError(f"the winners before on this discard are other seats than the discarder and the winner, "
                          f"each once, got {value!r}"[:300])
