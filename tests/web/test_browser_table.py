@@ -101,7 +101,9 @@ def test_a_new_game_an_undo_and_closing_the_tally_each_settle_the_score_shown_ag
         page.once("dialog", lambda dialog: dialog.accept())
         page.locator("#new-game").click()
         expect(page.locator("#dealer")).not_to_be_checked()
-        expect(page.locator("#add-hand")).to_contain_text("南 +16")
+        expect(page.locator("#payments li")).to_have_text(["西付 pays 4", "北付 pays 4", "东付 pays 8 (4 炮 ×2 庄家 dealer)"])
+        # the photo shown, the game ended counted: not the new game's first hand (a tap by mistake would add it)
+        expect(page.locator("#add-hand")).to_contain_text("added to the previous game")
         page.locator("#table-box summary").click()  # closed: the page's own ticks settle it (东, 上家, left ticked)
         expect(page.locator("#dealer-by-tally")).to_be_hidden()
         expect(page.locator("#payments li")).to_have_text(["下家付 next player pays 4", "对家付 opposite pays 4",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from browser import opened, shared_chromium
+from browser import opened, read_photo, shared_chromium
 
 KEY = "xingzi.table.v1"
 
@@ -96,19 +96,95 @@ def test_a_hand_undone_in_one_tab_is_redone_in_another(server_ok):
         context.close()
 
 
-def test_a_damaged_hand_undone_or_game_kept_before_is_kept_aside_as_a_damaged_tally_is(server_ok):
+def test_a_damaged_optional_part_is_left_out_and_the_game_kept(server_ok):
+    """A hand undone, the game kept before, the 一炮多响 tick that cannot be read: that part is left out and said so,
+    the whole stored text kept aside; the totals and hands stay (before session 78 the whole game was set aside)."""
     from playwright.sync_api import expect
 
     good = {"names": ["", "", "", ""], "totals": [0, 0, 0, 0], "dealer": 0, "winner": 1, "discarder": 0, "hands": []}
-    for extra in ({"undone": [{"hand": {"deltas": [1, 2], "dealer": 0}, "at": 0, "dealer": 0, "winner": 1,
-                               "discarder": 0, "same": False}]},
-                  {"previous": dict(good, totals=[1, 2, 3])}):
-        damaged = json.dumps(dict(good, totals=[5, -5, 0, 0], **extra))
+    drawn = {"kind": "drawn", "deltas": [0, 0, 0, 0], "dealer": 0, "valid": False, "same": False}
+    redo = {"hand": drawn, "at": 1, "dealer": 0, "winner": 1, "discarder": 0, "same": False}
+    for extra, left_out in (
+            # the one undone last (the top of the stack) can still be redone; the one undone before it could only
+            # be redone after the damaged one
+            ({"undone": [{"hand": {"deltas": [1, 2], "dealer": 0}, "at": 1, "dealer": 0, "winner": 1,
+                          "discarder": 0, "same": False}, redo]}, "hands undone (they cannot be redone)"),
+            ({"previous": dict(good, totals=[1, 2, 3])}, "the previous game"),
+            ({"same": None}, "the 一炮多响 tick")):
+        damaged = json.dumps(dict(good, totals=[5, -5, 0, 0], hands=[drawn], **extra))
         with opened(server_ok) as page:
+            page.locator("#lang").select_option("en")
             page.evaluate(f"localStorage.setItem('{KEY}', {json.dumps(damaged)})")
             page.reload()
             expect(page.locator("#faces button")).to_have_count(31)
             page.locator("#table-box summary").click()
-            assert _totals(page) == ["0", "0", "0", "0"]
-            expect(page.locator("#tally-status")).to_contain_text("kept aside (xingzi.table.v1.damaged)")
+            assert _totals(page) == ["+5", "-5", "0", "0"]
+            expect(page.locator("#hands li")).to_have_text(["1. Drawn hand: East keeps the deal"])
+            expect(page.locator("#tally-status")).to_have_text(
+                f"Part of the tally kept in this browser could not be read: {left_out} left out, the totals and hands "
+                "are as they were; all of it is kept aside (xingzi.table.v1.damaged)")
             assert page.evaluate(f"localStorage.getItem('{KEY}.damaged')") == damaged
+            expect(page.locator("#redo-hand")).to_be_enabled() if "undone" in extra else None
+            expect(page.locator("#restore-game")).to_be_hidden()
+            expect(page.locator("#same-discard")).not_to_be_checked()
+
+
+def test_a_hand_kept_without_what_it_was_nor_its_words_is_said_by_what_it_moved(server_ok):
+    from playwright.sync_api import expect
+
+    game = {"names": ["", "Ann", "", ""], "totals": [-6, 6, 0, 0], "dealer": 0, "winner": 1, "discarder": 0,
+            "hands": [{"deltas": [-6, 6, 0, 0], "dealer": 0}]}
+    with opened(server_ok) as page:
+        page.evaluate(f"localStorage.setItem('{KEY}', {json.dumps(json.dumps(game))})")
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.locator("#table-box summary").click()
+        for lang, said in (("zh", "1. 一手（没记下是什么）: 东 -6, Ann +6, 西 0, 北 0"),
+                           ("en", "1. A hand (its kind was not kept): East -6, Ann +6, West 0, North 0")):
+            page.locator("#lang").select_option(lang)
+            expect(page.locator("#hands li")).to_have_text([said])  # not "undefined"
+        page.locator("#copy-tally").click()
+        assert page.locator("#tally-text").input_value().split("\n")[-1] == said
+
+
+def test_a_second_damaged_tally_is_kept_beside_the_first(server_ok):
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        for n, text in enumerate(('{"first": 1', '{"second": 2', '{"second": 2')):
+            page.evaluate(f"localStorage.setItem('{KEY}', {json.dumps(text)})")
+            page.reload()
+            expect(page.locator("#faces button")).to_have_count(31)
+            page.locator("#table-box summary").click() if n == 0 else None
+            expect(page.locator("#tally-status")).to_contain_text(f"kept aside ({KEY}.damaged{'.2' if n else ''})")
+        assert page.evaluate(f"localStorage.getItem('{KEY}.damaged')") == '{"first": 1'
+        assert page.evaluate(f"localStorage.getItem('{KEY}.damaged.2')") == '{"second": 2'  # the same not twice
+        assert page.evaluate(f"localStorage.getItem('{KEY}.damaged.3')") is None
+
+
+def test_a_tab_takes_the_other_tabs_one_discard_tick_with_its_tally(server_ok):
+    """一炮多响 ticked (or brought back by an undo) in one tab is ticked in the other: the same hand is settled the
+    same in both (before session 78 the other tab kept its own tick, and settled a second winner as a first)."""
+    from playwright.sync_api import expect
+
+    context = shared_chromium().new_context(viewport={"width": 412, "height": 915})
+    try:
+        first, second = context.new_page(), context.new_page()
+        for page in (first, second):
+            page.goto(server_ok)
+            expect(page.locator("#faces button")).to_have_count(31)
+            page.evaluate("document.getElementById('table-box').open = true")
+        read_photo(first)
+        first.locator("#add-hand").click()  # 南 on 东's discard
+        read_photo(first, "second.jpg")
+        first.locator("#winner").select_option("2")
+        first.locator("#same-discard").check()  # 西 on it too
+        expect(second.locator("#same-discard")).to_be_checked()
+        first.locator("#add-hand").click()
+        expect(second.locator("#same-discard")).not_to_be_checked()
+        second.locator("#undo-hand").click()  # 西's hand undone there: its tick back, here too
+        expect(second.locator("#same-discard")).to_be_checked()
+        expect(first.locator("#same-discard")).to_be_checked()
+        expect(first.locator("#add-hand")).to_contain_text("西 +6")  # 东 dealt that discard: doubled (a hand of its own: +3)
+    finally:
+        context.close()

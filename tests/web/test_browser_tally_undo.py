@@ -32,8 +32,9 @@ def test_a_hand_undone_is_redone_as_it_was_settled_even_after_a_reload(server_ok
         expect(page.locator(TOTALS)).to_have_text(["0", "0", "0", "0"])
         expect(page.locator('.seat[data-seat="0"] .seat-dealer')).to_be_checked()
         expect(page.locator("#redo-hand")).to_be_enabled()
-        expect(page.locator("#tally-status")).to_contain_text("已撤销 Undone: 1. 南 胡 东 放炮 3 炮")
-        expect(page.locator("#tally-status")).to_contain_text("Redo puts it back")
+        # with both languages shown, one space between them (two before session 78)
+        expect(page.locator("#tally-status")).to_have_text("已撤销 Undone: 1. 南 胡 东 放炮 3 炮: 东 -6, 南 +6, 西 0, 北 0"
+                                                           "（可重做） (Redo puts it back)")
         page.reload()  # the hands undone are kept with the tally
         expect(page.locator("#faces button")).to_have_count(31)
         expect(page.locator("#redo-hand")).to_be_enabled()
@@ -53,7 +54,7 @@ def test_a_hand_undone_is_redone_as_it_was_settled_even_after_a_reload(server_ok
         page.locator("#undo-hand").click()
         expect(page.locator("#tally-status")).to_have_text("已撤销 2. 南 自摸 4 炮: 东 -8, 南 +24, 西 -8, 北 -8（可重做）")
         page.locator("#lang").select_option("en")
-        expect(page.locator("#redo-hand")).to_have_text("Redo the hand undone", use_inner_text=True)
+        expect(page.locator("#redo-hand")).to_have_text("Redo the last undone hand", use_inner_text=True)
         expect(page.locator("#tally-status")).to_have_text("Undone: 2. South self-draw, 4 pao: East -8, South +24, "
                                                            "West -8, North -8 (Redo puts it back)")
         page.locator("#redo-hand").click()
@@ -183,3 +184,122 @@ def test_a_hand_an_older_page_added_keeps_the_words_it_kept(server_ok):
         page.locator("#undo-hand").click()  # undone and redone as kept
         page.locator("#redo-hand").click()
         expect(page.locator("#hands li")).to_have_text(["1. 黄庄 东 连庄 keeps the deal"])
+
+
+def test_a_first_tap_after_a_new_game_begun_by_mistake_is_undone_and_the_game_before_brought_back(server_ok):
+    """New game by mistake, then one more tap: the photo the game before counted is not offered to the new one, and
+    a 黄庄 tapped, undone, offers the game before again (before session 78 that tap lost it for good)."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        asked = []
+        page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+        page.locator("#lang").select_option("en")
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        page.locator("#add-hand").click()
+        page.locator("#new-game").click()
+        assert asked == ["New game: all totals back to 0? (this game can be brought back until a hand is added to "
+                         "the new one)"]
+        expect(page.locator("#tally-status")).to_have_text("A new game has begun: until a hand is added to it, the "
+                                                           "previous game can be brought back")
+        # the photo shown is the game before's last hand: not its first hand here too
+        expect(page.locator("#add-hand")).to_be_disabled()
+        expect(page.locator("#add-hand")).to_have_text("Add this hand — added to the previous game",
+                                                       use_inner_text=True)
+        page.locator("#drawn-hand").click()  # a tap by mistake
+        expect(page.locator("#restore-game")).to_be_hidden()
+        page.locator("#undo-hand").click()
+        expect(page.locator("#restore-game")).to_be_visible()
+        expect(page.locator("#tally-status")).to_have_text("Undone: 1. Drawn hand: East keeps the deal (Redo puts it "
+                                                           "back; or bring back the previous game)")
+        page.reload()  # kept so in this browser
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.locator("#restore-game").click()
+        expect(page.locator(TOTALS)).to_have_text(["-6", "+6", "0", "0"])
+        expect(page.locator("#hands li")).to_have_text(["1. South wins on East's discard, 3 pao: East -6, South +6, "
+                                                        "West 0, North 0"])
+        page.locator("#new-game").click()  # a new game's second hand is one of its own: the game before goes
+        page.locator("#drawn-hand").click()
+        page.locator("#drawn-hand").click()
+        page.locator("#undo-hand").click()
+        page.locator("#undo-hand").click()
+        expect(page.locator("#restore-game")).to_be_hidden()
+        read_photo(page, "next.jpg")  # a new photo is the new game's to add
+        expect(page.locator("#add-hand")).to_be_enabled()
+
+
+def test_a_new_game_on_a_game_whose_hands_are_all_undone_keeps_them_to_bring_back(server_ok):
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        asked = []
+        page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+        page.locator("#lang").select_option("zh")
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        page.locator("#add-hand").click()
+        page.locator("#drawn-hand").click()
+        page.locator("#undo-hand").click()
+        page.locator("#undo-hand").click()
+        expect(page.locator("#tally-status")).to_contain_text("（可重做）")
+        page.locator("#new-game").click()
+        assert asked == ["新一局：所有分数归零？（在新一局记入一手之前，可以恢复这一局）"]
+        expect(page.locator("#tally-status")).to_have_text("新一局开始了。记入这一局的第一手之前，可以恢复上一局")  # no "redo"
+        expect(page.locator("#redo-hand")).to_be_disabled()
+        page.locator("#restore-game").click()
+        expect(page.locator("#tally-status")).to_have_text("已恢复上一局（0 手，撤销的 2 手可重做）")
+        page.locator("#redo-hand").click()
+        page.locator("#redo-hand").click()
+        expect(page.locator("#hands li")).to_have_text(["1. 南 胡 东 放炮 3 炮: 东 -6, 南 +6, 西 0, 北 0", "2. 黄庄 南 连庄"])
+        # a game kept already, with hands, stays the one to bring back: a new game's hand undone is gone, and said so
+        page.locator("#new-game").click()
+        page.locator("#drawn-hand").click()
+        page.locator("#undo-hand").click()
+        page.locator("#lang").select_option("en")
+        page.locator("#new-game").click()
+        assert asked[-1] == "New game: all totals back to 0? (the hands undone here can no longer be redone)"
+        expect(page.locator("#tally-status")).to_have_text("A new game has begun: until a hand is added to it, the "
+                                                           "previous game can be brought back (the hands undone can "
+                                                           "no longer be redone)")
+        page.locator("#restore-game").click()
+        expect(page.locator("#hands li")).to_have_count(2)
+
+
+def test_a_self_drawn_hand_undone_after_a_win_on_its_winners_discard_leaves_another_seat_the_discarder(server_ok):
+    """北 self-draws, then 南 wins on 北's discard: both undone, 北 is the winner again, and the discarder is not left
+    as 北 too (before session 78: a blank menu, and the server refusing a win on one's own discard with a raw dict).
+    The 自摸 tick stays as the user left it for the photo shown (the next hand's, as often)."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        page.locator("#table-box summary").click()
+        page.locator("#self_draw").check()
+        page.locator("#winner").select_option("3")
+        expect(page.locator("#add-hand")).to_contain_text("北 +")
+        page.locator("#add-hand").click()
+        read_photo(page, "second.jpg")
+        page.locator("#self_draw").uncheck()
+        page.locator("#winner").select_option("1")
+        page.locator("#discarder").select_option("3")
+        expect(page.locator("#add-hand")).to_contain_text("南 +")
+        page.locator("#add-hand").click()
+        page.locator("#undo-hand").click()
+        page.locator("#undo-hand").click()
+        expect(page.locator("#winner")).to_have_value("3")
+        expect(page.locator("#discarder")).to_have_value("2")  # the winner's 上家, as the winner's menu does
+        expect(page.locator("#self_draw")).not_to_be_checked()
+        expect(page.locator("#add-hand")).to_contain_text("北 +3")  # 北 on 西's discard, 东 dealing: not doubled
+        expect(page.locator("#status")).not_to_contain_text("Error")
+        page.locator("#redo-hand").click()  # the seats as they were before that undo
+        expect(page.locator("#winner")).to_have_value("1")
+        expect(page.locator("#discarder")).to_have_value("3")
+        stored = page.evaluate("JSON.parse(localStorage.getItem('xingzi.table.v1'))")
+        assert stored["winner"] != stored["discarder"]
+        # a tally an older page left so is read with the winner's 上家 as the discarder
+        page.evaluate("localStorage.setItem('xingzi.table.v1', JSON.stringify(Object.assign("
+                      "JSON.parse(localStorage.getItem('xingzi.table.v1')), {winner: 3, discarder: 3})))")
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)
+        expect(page.locator("#discarder")).to_have_value("2")

@@ -112,10 +112,7 @@ function buildTable() {
   });
   addEventListener("storage", adoptOtherTab);
   showTable();
-  if (tallyDamaged) {
-    tallySaid(T("存的记分读不出，已另存（xingzi.table.v1.damaged），重新开始记分",
-      "The tally kept in this browser could not be read: it is kept aside (xingzi.table.v1.damaged) and a new one begun"));
-  }
+  if (tallyDamaged) tallySaid(damagedWords());  // what could not be read, and where it is kept aside
 }
 
 // A button its own tap switches off (a hand added, the last hand undone, the rules reset) hands the keyboard's focus on
@@ -251,7 +248,9 @@ function notAddable() {
   if (!data) return T("先拍一手牌", "take a photo first");
   if (state.pending) return T("计算中", "scoring…");
   if (state.stale) return T("分数已过时", "the score is out of date");
-  if (addedAlready()) return T("已记入", "added");
+  if (addedAlready()) {  // a new game's: the last photo of the game ended, which counted it (tallyundo.js newGame)
+    return table.hands.length || !table.previous ? T("已记入", "added") : T("已记入上一局", "added to the previous game");
+  }
   if (chainRefused()) return T("一炮多响不符，见上", "not on the last hand's discard: see above");
   return T("没有可记的分", "no score to add");
 }
@@ -276,14 +275,16 @@ function addHand() {
 }
 
 // A hand added to the tally (``entry``, what it was: tallytext.js says it in words), its words kept with it too (as
-// an older page of the tally reads them); a hand undone is no longer there to redo, nor a game before this one to
-// bring back (tallyundo.js). The entry, for its caller to say.
+// an older page of the tally reads them); a hand undone is no longer there to redo. The game before this one
+// (tallyundo.js) is kept through the new game's first hand, hidden while the hand is there: a first tap by mistake
+// after a new game begun by mistake (黄庄, or a hand), undone, offers it again; the second hand drops it. The entry,
+// for its caller to say.
 function pushHand(entry) {
   const said = handWords(entry, table.hands.length);
   Object.assign(entry, { text: said.both, say: said });
+  if (table.hands.length) table.previous = null;
   table.hands.push(entry);
   table.undone = [];
-  table.previous = null;
   return entry;
 }
 

@@ -11,12 +11,18 @@ const moved = (deltas, language, names) => deltas.map((d, s) => seatName(s, name
 // The ``i``th hand of a game (from 0) in the words of the language shown, its seats called by the game's names as
 // they are now (``names``, this game's by default): a seat renamed after the hand is called by its new name there
 // too, as in the totals. A hand an older page added kept only its words (in both languages; older still, in both
-// alone), with the names of its time.
+// alone), with the names of its time; one that kept neither what it was nor its words (a damaged store) is said by
+// what it moved.
 function handWords(h, i, names = table.names) {
   const said = handPhrase(h, i + 1, names);
   if (said) return said;
   const w = h.say || {};
-  return typeof w.zh === "string" && typeof w.en === "string" ? T(w.zh, w.en, h.text) : h.text;
+  if (typeof w.zh === "string" && typeof w.en === "string") return T(w.zh, w.en, typeof h.text === "string" ? h.text
+    : undefined);
+  if (typeof h.text === "string") return h.text;
+  const [zh, en] = [moved(h.deltas, "zh", names), moved(h.deltas, "en", names)];
+  return T(`${i + 1}. 一手（没记下是什么）: ${zh}`, `${i + 1}. A hand (its kind was not kept): ${en}`,
+    `${i + 1}. 一手（没记下是什么） a hand (its kind was not kept): ${zh}`);
 }
 
 // A hand as its ``kind`` says it was added (table.js: a win or a false claim, the dealer followed, a drawn hand),
