@@ -19,16 +19,24 @@ def _drawn_hand(page) -> None:
     page.locator("#drawn-hand").click()
 
 
+def _two_tabs(context, url: str) -> tuple:
+    """One phone, two tabs of the page, each with the tally open (the first tab's open box is kept)."""
+    from playwright.sync_api import expect
+
+    first, second = context.new_page(), context.new_page()
+    for page in (first, second):
+        page.goto(url)
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.evaluate("document.getElementById('table-box').open = true")
+    return first, second
+
+
 def test_a_tab_shows_what_another_tab_added_and_adds_after_it(server_ok):
     from playwright.sync_api import expect
 
     context = shared_chromium().new_context(viewport={"width": 412, "height": 915})
     try:
-        first, second = context.new_page(), context.new_page()  # one phone, two tabs of the page
-        for page in (first, second):
-            page.goto(server_ok)
-            expect(page.locator("#faces button")).to_have_count(31)
-            page.evaluate("document.getElementById('table-box').open = true")  # (the first tab's open box is kept)
+        first, second = _two_tabs(context, server_ok)
         _drawn_hand(first)
         expect(first.locator("#hands li")).to_have_count(1)
         # the other tab, open all along, shows it and says why (it kept its own copy, and wrote it over at its next tap)
@@ -80,11 +88,7 @@ def test_a_hand_undone_in_one_tab_is_redone_in_another(server_ok):
 
     context = shared_chromium().new_context(viewport={"width": 412, "height": 915})
     try:
-        first, second = context.new_page(), context.new_page()
-        for page in (first, second):
-            page.goto(server_ok)
-            expect(page.locator("#faces button")).to_have_count(31)
-            page.evaluate("document.getElementById('table-box').open = true")
+        first, second = _two_tabs(context, server_ok)
         _drawn_hand(first)
         first.locator("#undo-hand").click()
         expect(second.locator("#hands li")).to_have_count(0)
@@ -169,11 +173,7 @@ def test_a_tab_takes_the_other_tabs_one_discard_tick_with_its_tally(server_ok):
 
     context = shared_chromium().new_context(viewport={"width": 412, "height": 915})
     try:
-        first, second = context.new_page(), context.new_page()
-        for page in (first, second):
-            page.goto(server_ok)
-            expect(page.locator("#faces button")).to_have_count(31)
-            page.evaluate("document.getElementById('table-box').open = true")
+        first, second = _two_tabs(context, server_ok)
         read_photo(first)
         first.locator("#add-hand").click()  # 南 on 东's discard
         read_photo(first, "second.jpg")
