@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from browser import opened, read_photo, shared_chromium
+from browser import on_phone, opened, read_photo, shared_chromium
 
 KEY = "xingzi.table.v1"
 
@@ -188,3 +188,21 @@ def test_a_tab_takes_the_other_tabs_one_discard_tick_with_its_tally(server_ok):
         expect(first.locator("#add-hand")).to_contain_text("西 +6")  # 东 dealt that discard: doubled (a hand of its own: +3)
     finally:
         context.close()
+
+
+def test_a_tap_on_add_with_a_seats_name_still_being_typed_adds_the_hand_and_keeps_the_name(server_ok):
+    """The name is saved as the field loses the finger, and the button's label redrawn under it: the same tap adds
+    the hand (before session 78 the redrawn piece of the label swallowed it, and a second tap was needed)."""
+    from playwright.sync_api import expect
+
+    with on_phone(server_ok) as page:
+        page.evaluate("document.getElementById('table-box').open = true")
+        read_photo(page)
+        expect(page.locator("#add-hand")).to_be_enabled()
+        name = page.locator("#seats .seat-name").nth(3)
+        name.click()
+        name.press("End")
+        page.keyboard.insert_text("阿明")
+        page.locator("#add-hand").tap()
+        expect(page.locator("#hands li")).to_have_count(1)
+        assert page.evaluate("table.names[3]") == "北阿明"
