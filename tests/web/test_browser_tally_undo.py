@@ -13,6 +13,19 @@ def _lines(page) -> list[str]:
     return page.locator("#tally-text").input_value().split("\n")
 
 
+def _tally_opened(page, language: str | None = None) -> list[str]:
+    """The photo read (3 炮), the tally opened, every question answered yes: the questions asked, as they come."""
+    from playwright.sync_api import expect
+
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    if language:
+        page.locator("#lang").select_option(language)
+    expect(page.locator("#total")).to_have_text("3")
+    page.locator("#table-box summary").click()
+    return asked
+
+
 def test_a_hand_undone_is_redone_as_it_was_settled_even_after_a_reload(server_ok):
     from playwright.sync_api import expect
 
@@ -74,9 +87,7 @@ def test_a_new_game_begun_by_mistake_is_taken_back_and_its_text_is_not_lost(serv
     from playwright.sync_api import expect
 
     with uploaded(server_ok) as page:
-        page.on("dialog", lambda dialog: dialog.accept())
-        expect(page.locator("#total")).to_have_text("3")
-        page.locator("#table-box summary").click()
+        _tally_opened(page)
         expect(page.locator("#restore-game")).to_be_hidden()  # no game before this one
         page.locator('.seat[data-seat="2"] .seat-name').fill("Ann")
         page.locator('.seat[data-seat="2"] .seat-name').press("Enter")
@@ -130,9 +141,7 @@ def test_a_seat_renamed_after_its_hands_is_called_by_its_new_name_in_every_one(s
     from playwright.sync_api import expect
 
     with uploaded(server_ok) as page:
-        page.on("dialog", lambda dialog: dialog.accept())
-        expect(page.locator("#total")).to_have_text("3")
-        page.locator("#table-box summary").click()
+        _tally_opened(page)
         page.locator("#add-hand").click()  # 南 wins on 东's discard: 南 deals next
         page.locator("#follow-plain").click()  # 南, dealing, pays each of the others 1 ×2
         page.locator("#drawn-hand").click()
@@ -192,11 +201,7 @@ def test_a_first_tap_after_a_new_game_begun_by_mistake_is_undone_and_the_game_be
     from playwright.sync_api import expect
 
     with uploaded(server_ok) as page:
-        asked = []
-        page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
-        page.locator("#lang").select_option("en")
-        expect(page.locator("#total")).to_have_text("3")
-        page.locator("#table-box summary").click()
+        asked = _tally_opened(page, "en")
         page.locator("#add-hand").click()
         page.locator("#new-game").click()
         assert asked == ["New game: all totals back to 0? (this game can be brought back until a hand is added to "
@@ -233,11 +238,7 @@ def test_a_new_game_on_a_game_whose_hands_are_all_undone_keeps_them_to_bring_bac
     from playwright.sync_api import expect
 
     with uploaded(server_ok) as page:
-        asked = []
-        page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
-        page.locator("#lang").select_option("zh")
-        expect(page.locator("#total")).to_have_text("3")
-        page.locator("#table-box summary").click()
+        asked = _tally_opened(page, "zh")
         page.locator("#add-hand").click()
         page.locator("#drawn-hand").click()
         page.locator("#undo-hand").click()
