@@ -9,7 +9,7 @@ from typing import Any
 
 from .hand import EVENTS, Hand, Payer, WinContext, _check_copies, make_context, make_hand, robbed
 from .items import NAMES
-from .limits import HAND_CHARS, MELD_CHARS, TILE_CHARS, check_shape, check_text, shown
+from .limits import HAND_CHARS, MELD_CHARS, check_shape, check_text, shown
 from .melds import Meld
 from .notation import check_written_win, format_counts, format_meld, parse_hand, parse_meld, parse_tiles
 from .ruleset import Ruleset, load_ruleset
@@ -60,7 +60,6 @@ def _melds(value: Any, who: str) -> tuple[Meld, ...]:
 def _tile(text: Any, what: str) -> Tile:
     if not isinstance(text, str):
         raise ValueError(f"{what} must be one tile such as '3m' or '中', got {shown(text)}")
-    check_text(text, what, TILE_CHARS)
     tiles = parse_tiles(text)
     if len(tiles) != 1:
         raise ValueError(f"{what} must be exactly one tile, got {text!r}")
