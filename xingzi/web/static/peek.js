@@ -13,6 +13,14 @@ function peekLater() {
   if (!peekFrame) peekFrame = requestAnimationFrame(() => { peekFrame = 0; peekClear(); });
 }
 
+// Layout can move under the bar with no event heard here (a font arriving, a dialog closing, the phone's keyboard
+// closing on iOS, which resizes only the visual viewport): checked again twice a second as well, cheap while shown.
+setInterval(() => { if (!document.hidden) peekLater(); }, 500);
+if (window.visualViewport) {
+  visualViewport.addEventListener("resize", peekLater);
+  visualViewport.addEventListener("scroll", peekLater);
+}
+
 // checkVisibility is missing from Safari before 17.4 (iOS 16 phones): laid out and not hidden does there
 const shownOnPage = (e) => (e.checkVisibility ? e.checkVisibility({ visibilityProperty: true })
   : e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden");
