@@ -181,7 +181,6 @@ def _hand(**changes) -> str:
     pytest.param("{not json", id="not-json"),
     pytest.param(json.dumps({"v": 0, "token": 5}), id="another-format"),
     pytest.param(_hand(), id="a-photo-the-server-never-had-and-no-copy"),
-    pytest.param(_hand(token="HELD", corrections={"3": 99}), id="marks-the-server-refuses"),  # no face 99
 ])
 def test_a_kept_hand_that_no_longer_loads_is_dropped_quietly(server_ok, kept):
     from playwright.sync_api import expect
@@ -193,6 +192,85 @@ def test_a_kept_hand_that_no_longer_loads_is_dropped_quietly(server_ok, kept):
         _dropped(page)
         page.set_input_files("#photo", files=[{"name": "hand.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
         expect(page.locator("#total")).to_have_text("3")  # the page works
+
+
+def test_a_refused_winning_tile_is_not_kept_and_a_reload_shows_the_last_score_the_server_gave(server_kong_down):
+    """"This is the winning tile" on a face-down tile of a concealed kong is refused: the mark is taken back, and not
+    kept for a reload. Kept, it was sent on after each tick (refused again), and a reload dropped the photo, its
+    score and the ticks without a word."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_kong_down) as page:
+        page.locator("#self_draw").check()
+        expect(page.locator("#total")).to_have_text("5")
+        page.locator('#strip .chip[data-index="8"]').click()  # 背: a face-down tile of the 中 kong
+        page.locator("#mark-win").click()
+        expect(page.locator("#status")).to_contain_text("only a tile standing in the hand can be the winning tile")
+        page.locator("#dealer").check()  # the next tick is scored: the refused mark is not sent again
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(page.locator("#result")).not_to_have_class(re.compile(r"\bstale\b"))
+        page.locator("#dealer").uncheck()
+        page.locator('#strip .chip[data-index="8"]').click()
+        page.locator("#mark-win").click()  # refused again, and left so: a reload comes next
+        expect(page.locator("#status")).to_contain_text("only a tile standing in the hand can be the winning tile")
+        _photo_kept(page)
+
+        _reload(page)
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#total")).to_have_text("5")  # the last score the server gave
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(page.locator("#self_draw")).to_be_checked()
+        expect(page.locator("#status")).to_have_text("")
+
+
+def test_a_tap_the_server_refused_and_left_on_the_page_is_not_kept_for_a_reload(server_ok):
+    """A face picked whose rescore is refused stays on the page, greyed (the user may change it back); what is kept
+    for a reload is what the server last scored, not the refused tap."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        expect(page.locator("#total")).to_have_text("3")
+        _photo_kept(page)
+        page.route("**/api/rescore", lambda route: route.fulfill(
+            status=400, content_type="application/json", body='{"error": "refused for this test"}'))
+        page.locator('.hit[data-index="3"]').click()
+        page.locator(f'#faces button[data-cls="{Tile.M5.index}"]').click()  # 4m → 5m: no hand, had it been scored
+        expect(page.locator("#verdict")).to_contain_text("refused for this test")
+        page.unroute("**/api/rescore")
+        _reload(page)
+        expect(page.locator("#total")).to_have_text("3")
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(page.locator('#strip .chip[data-index="3"]')).not_to_have_class(re.compile(r"\bfixed\b"))
+        expect(page.locator("#status")).to_have_text("")
+
+
+def test_a_kept_hand_whose_taps_the_server_refuses_comes_back_as_read_saying_so(server_ok):
+    """Taps kept that the server refuses now (kept by an older page, or a server of other rules): the photo comes
+    back as read, its ticks kept, and the page says the taps were not brought back; it is not dropped unsaid."""
+    from playwright.sync_api import expect
+
+    held = _read(server_ok)  # a photo the server does hold
+    with opened(server_ok) as page:
+        kept = _hand(token=held, corrections={"3": 99}, win=2)  # there is no face 99
+        page.evaluate("([key, value]) => localStorage.setItem(key, value)", [HAND_KEY, kept])
+        _reload(page)
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#total")).to_have_text("4")  # as read, on the self-draw kept
+        expect(page.locator("#self_draw")).to_be_checked()
+        expect(page.locator("#status")).to_contain_text("上一张照片已恢复，但对它的改动没能恢复")
+        expect(page.locator("#status")).to_contain_text("The last photo is back, but your changes to it are not")
+        expect(page.locator('#strip .chip[data-index="3"]')).not_to_have_class(re.compile(r"\bfixed\b"))
+        _reload(page)  # what is kept now is what is shown
+        expect(page.locator("#total")).to_have_text("4")
+        expect(page.locator("#status")).to_have_text("")
+        page.route("**/api/rescore", lambda route: route.fulfill(
+            status=400, content_type="application/json", body='{"error": "refused for this test"}'))
+        _reload(page)  # refused even as read: dropped, but said
+        expect(page.locator("#status")).to_contain_text("上一张照片没能恢复（服务器不接受）")
+        expect(page.locator("#status")).to_contain_text("The last photo could not be brought back (the server "
+                                                        "refused it):")
+        expect(page.locator("#status")).to_contain_text("refused for this test")
+        expect(page.locator("#result")).to_be_hidden()
 
 
 def test_a_hand_scored_with_the_tally_open_comes_back_settled_between_its_seats(server_ok):

@@ -243,7 +243,7 @@ function show(data) {
   say($("score-peek"), falseWin ? total : cat(total, T(" 炮 · ", " pao · ", " 炮 · "), verdict));  // "诈胡 −80" says all
   $("score-peek").hidden = Boolean(state.scoreInView);
   peekClear();
-  remember();  // kept in this browser: a reload shows it again
+  rememberScored();  // kept in this browser: a reload shows it again
 }
 
 // The score in a small bar at the foot of the screen while the score itself is out of view (changing the events or
@@ -285,12 +285,12 @@ async function init() {
   buildPicker();
   buildPayers();
   buildTable();
-  $("mark-win").addEventListener("click", () => {
+  $("mark-win").addEventListener("click", async () => {
     $("picker").close();
-    if (state.picking) {
-      state.win = state.picking.index;
-      rescore();
-    }
+    if (!state.picking) return;
+    const before = state.win;
+    state.win = state.picking.index;
+    if (!(await rescore())) state.win = before;  // refused (a kong's face-down tile): as it was, not sent again
   });
   $("set-aside").addEventListener("click", () => leaveOut(state.ignored));
   $("not-tile").addEventListener("click", () => leaveOut(state.removed));  // no tile: out of the labels too

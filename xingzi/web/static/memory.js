@@ -2,14 +2,18 @@
 // rescore it uses when called, and the payers' and the tally's functions): a phone reloads a page it swapped out,
 // and the photo, its score and the user's taps come back as they were. The photo as sent is kept in IndexedDB (it
 // may be megabytes) and read again should the server no longer hold it; the rest is small, in localStorage. A new
-// photo replaces both. A kept hand that no longer loads (bad data, an older format, a photo the server now reads
-// otherwise) is dropped without a word: the page is as on a first visit.
+// photo replaces both. What is kept is what the server last scored: a change it refused (a winning tile marked on
+// a kong's face-down tile) is never kept, to be refused again on the reload. Taps kept that the server refuses
+// anyway (kept by an older page) are let go, the photo brought back as read, and the page says so. A kept hand that
+// no longer loads (bad data, an older format, a photo the server now reads otherwise) is dropped without a word:
+// the page is as on a first visit.
 "use strict";
 
 const HAND_KEY = "xingzi.hand.v1";
 const PHOTO_DB = "xingzi", PHOTOS = "photos";  // the last photo, under "last"
 const NO_PAYER = { dealer: false, fa: 0, kongs: 0, concealed_kongs: 0, zhong: "", bai: "" };
-const kept = { photo: null, tiles: "" };  // the photo kept: the token it was first read under, and its tiles as read
+// the photo kept: the token it was first read under, and its tiles as read; the user's word on them as last scored
+const kept = { photo: null, tiles: "", taps: null };
 
 // The tiles found, box by box: a photo read again must give the same, or the taps kept would land on other tiles.
 const tilesRead = (data) => data.reading.tiles.map((t) => t.cls + "@" + t.xyxy.map(Math.round).join(",")).join(";");
@@ -23,18 +27,24 @@ function keepPhoto(blob, data) {
     .catch(() => { /* no IndexedDB here (a private window): only the server's copy */ });
 }
 
-// The hand now: the photo's token, the user's word on its tiles and the context set around it.
+// A score shown (app.js's show): the user's word on the photo's tiles it was given for, kept (a copy: the page's own
+// lists change with the next tap, which the server may refuse).
+function rememberScored() {
+  kept.taps = JSON.parse(JSON.stringify(Object.fromEntries(Object.keys(noMarks()).map((k) => [k, state[k]]))));
+  remember();
+}
+
+// The hand now: the photo's token, the user's word on its tiles as last scored and the context set around it.
 function remember() {
-  if (!state.token || !state.data) return;
-  const taps = Object.fromEntries(Object.keys(noMarks()).map((k) => [k, state[k]]));
-  const hand = { v: 1, token: state.token, photo: kept.photo, tiles: kept.tiles, name: state.name, ...taps,
+  if (!state.token || !state.data || !kept.taps) return;
+  const hand = { v: 1, token: state.token, photo: kept.photo, tiles: kept.tiles, name: state.name, ...kept.taps,
     self_draw: $("self_draw").checked, dealer: $("dealer").checked, as_read: $("as_read").checked,
     events: state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key), payers: payerRows() };
   try { localStorage.setItem(HAND_KEY, JSON.stringify(hand)); } catch (e) { /* full, or private mode */ }
 }
 
 function forget() {
-  Object.assign(kept, { photo: null, tiles: "" });
+  Object.assign(kept, { photo: null, tiles: "", taps: null });
   try { localStorage.removeItem(HAND_KEY); } catch (e) { /* no storage */ }
   photoStore("readwrite", (s) => s.delete("last")).catch(() => { /* none kept */ });
 }
@@ -90,13 +100,17 @@ async function recall() {
   try {
     setContext(hand);
     for (const k of ["name", ...Object.keys(noMarks())]) state[k] = hand[k];
-    const data = await scoredAgain(hand);
+    const [data, refused] = await scoredAgain(hand);
     if (mine !== state.uploads) return;
     Object.assign(kept, { photo: hand.photo, tiles: hand.tiles });
     state.token = data.token;
     show(data);
     if (payers().length) await rescore();  // the payers' kongs need the hand's faces, as after a read
     if (hand.tallied && table.added === undefined) table.added = hand.photo;  // kept by an older page: not twice
+    if (refused && mine === state.uploads) {
+      status(cat(T("上一张照片已恢复，但对它的改动没能恢复（服务器不接受）：", "The last photo is back, but your changes to it "
+        + "are not (the server refused them):"), " ", readFailure(refused, RESCORE_REFUSED)), true);
+    }
   } catch (e) {
     if (mine !== state.uploads) return;
     if (e.zh && e.status === undefined) {  // no server reached (off the Wi-Fi): kept for the next try
@@ -106,7 +120,9 @@ async function recall() {
     forget();
     Object.assign(state, noMarks());
     setContext({ self_draw: false, dealer: false, as_read: false, events: [], payers: [] });
-    status("");
+    // refused even as read (by what is set around it: the tally's seats): said, not dropped unsaid
+    status(e.status === 400 ? cat(T("上一张照片没能恢复（服务器不接受）：", "The last photo could not be brought back "
+      + "(the server refused it):"), " ", readFailure(e, RESCORE_REFUSED)) : "", e.status === 400);
   } finally {
     state.pending -= 1;
     showTable();
@@ -115,12 +131,22 @@ async function recall() {
 
 // The kept hand scored by the server: under its token, or, when the server no longer holds the photo (restarted,
 // or it took many photos since), with the photo read again from this browser's copy. The payers' kongs are sent
-// later, as after a read.
+// later, as after a read. [the score, null], or where the server refused the taps kept, the photo as read (the
+// taps let go) and that refusal.
 async function scoredAgain(hand) {
   const rescored = (token) => call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify(Object.assign(marks(), { token, payers: [] })) });
+  const tried = async (token) => {
+    try {
+      return [await rescored(token), null];
+    } catch (e) {
+      if (e.status !== 400) throw e;
+      Object.assign(state, noMarks());  // refused: the taps let go, not the photo
+      return [await rescored(token), e];
+    }
+  };
   try {
-    return await rescored(hand.token);
+    return await tried(hand.token);
   } catch (e) {
     if (e.status !== 404) throw e;
   }
@@ -130,7 +156,7 @@ async function scoredAgain(hand) {
   const read = await call("/api/read", { method: "POST", body: new Blob([photo.bytes], { type }),
     headers: { "Content-Type": type } });
   if (tilesRead(read) !== hand.tiles) throw new Error("the photo is read otherwise now");
-  return rescored(read.token);
+  return tried(read.token);
 }
 
 // The ticks, events and payers' rows as kept.
