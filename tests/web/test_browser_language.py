@@ -207,3 +207,39 @@ def test_names_typed_are_kept_and_the_winds_follow_the_language_back_and_forth(s
         page.locator('.seat[data-seat="0"] .seat-name').press("Enter")
         page.select_option("#lang", "en")
         assert _names(page) == ["老王", "South", "West", "North"]
+
+
+@pytest.mark.parametrize("chosen", ["zh", "en"])
+def test_the_language_menu_agrees_with_the_page_after_back_from_the_licence(server_ok, chosen):
+    """Back from /licence, the browser restored the menu's own choice as it left it on a first visit (both), over the
+    language the page was drawn in: a page in Chinese alone said "中文 + English" in its menu."""
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.select_option("#lang", chosen)
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.locator("#about a[href='/licence']").click()
+        page.wait_for_url("**/licence")
+        page.go_back()
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.wait_for_load_state("load")
+        expect(page.locator("html")).to_have_attribute("data-lang", chosen)
+        expect(page.locator("#lang")).to_have_value(chosen)
+        page.wait_for_timeout(300)  # a form's state is restored after the page's scripts ran: still so after it
+        expect(page.locator("#lang")).to_have_value(chosen)
+        assert page.evaluate("lang") == chosen
+
+
+def test_a_page_back_from_the_back_forward_cache_is_drawn_in_the_language_kept_now(server_ok):
+    """Kept whole while away (the back-forward cache), the page comes back as it was left; a language chosen in
+    another tab meanwhile is the one kept: page and menu follow it, together."""
+    from playwright.sync_api import expect
+
+    with opened(server_ok) as page:
+        page.select_option("#lang", "zh")
+        page.evaluate("localStorage.setItem('xingzi.lang.v1', 'en')")  # another tab's choice
+        page.evaluate("dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }))")
+        expect(page.locator("html")).to_have_attribute("data-lang", "en")
+        expect(page.locator("#lang")).to_have_value("en")
+        assert _seen(page, "label[for=photo]") == "Take a photo"

@@ -97,14 +97,22 @@ function bi(zh, en) {
 // The header's menu of languages; each text on the page said again in the one chosen.
 function buildLang() {
   const menu = document.getElementById("lang");
-  menu.addEventListener("change", () => {
-    if (!LANGS.includes(menu.value)) return;
-    lang = menu.value;
-    try { localStorage.setItem(LANG_KEY, lang); } catch (e) { /* private mode: this visit only */ }
+  const use = (chosen) => {
+    lang = chosen;
     showLang();
     if (!document.getElementById("tally-text").hidden) document.getElementById("tally-text").value = tallyText();
+  };
+  menu.addEventListener("change", () => {
+    if (!LANGS.includes(menu.value)) return;
+    try { localStorage.setItem(LANG_KEY, menu.value); } catch (e) { /* private mode: this visit only */ }
+    use(menu.value);
   });
   showLang();
+  // Back to a page kept whole (the back-forward cache): drawn in the language kept now (chosen in another tab
+  // meanwhile), the menu with it. The menu is never the browser's to restore (autocomplete="off" in index.html).
+  window.addEventListener("pageshow", (e) => {
+    if (e.persisted && (savedLang() !== lang || menu.value !== lang)) use(savedLang());
+  });
 }
 
 function showLang() {
