@@ -75,6 +75,17 @@ def miss_kinds(rows: Sequence[dict]) -> dict:
     return out
 
 
+def fixes_per_image(s: Scores) -> dict[str, float]:
+    """How many fixes a user makes on each photo before its tiles are right, over the images: one per face
+    misread (the picker), tile missed (added) or box on no tile (removed); a box off its tile with the right face
+    needs none. Shares of images with 0, 1, 2 and 3 or more, and the mean."""
+    counts = np.array([sum(error_kind(t, p) != "off" for t, p, _ in errors) for errors in s.errors], np.int64)
+    n = max(len(counts), 1)
+    return {"0": float((counts == 0).sum() / n), "1": float((counts == 1).sum() / n),
+            "2": float((counts == 2).sum() / n), "3+": float((counts >= 3).sum() / n),
+            "mean": float(counts.mean()) if len(counts) else 0.0}
+
+
 def confusions(s: Scores, top: int = 10) -> list[tuple[str, int]]:
     """The commonest misreads over the set ("3m read as 2m"), with counts."""
     count = Counter(describe(t, p) for errors in s.errors for t, p, _ in errors if t != p and NC not in (t, p))

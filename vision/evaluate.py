@@ -169,7 +169,7 @@ def summary(s: Scores) -> dict:
     hand, n_hand = s.image_exact_rate(HAND_MAX_TILES)
     return {"mAP50": s.map50, "mAP50-95": s.map50_95, "precision": p, "recall": r, "f1": f1,
             "image_exact": img, "images": n_img, "hand_exact": hand, "hand_images": n_hand,
-            "tiles": int(s.n_truth.sum())}
+            "tiles": int(s.n_truth.sum()), "fixes": eval_report.fixes_per_image(s)}
 
 
 SWEEP = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
@@ -253,6 +253,10 @@ def format_rows(results: list[dict]) -> str:
         if lat and "classifier_ms_median" in lat:
             lines.append(f"{'':<{w}}second-stage classifier: {lat['classifier_ms_median']:.1f}/"
                          f"{lat['classifier_ms_p95']:.1f} ms med/p95 per photo (included in predict)")
+        if "fixes" in s:  # (rows written before session 79 have none)
+            f = s["fixes"]
+            lines.append(f"{'':<{w}}fixes per photo (a face changed, a tile added or removed): "
+                         + " · ".join(f"{k} {f[k]:.1%}" for k in ("0", "1", "2", "3+")) + f"; mean {f['mean']:.2f}")
         if "as_users" in r:
             u = r["as_users"]
             lines.append(f"{'':<{w}}as xingzi score reads (a reading that makes no hand read again): F1 {u['f1']:.3f}, "

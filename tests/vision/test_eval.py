@@ -39,21 +39,25 @@ def _preds(tmp_path, name, per_image):
 
 
 @pytest.mark.parametrize(
-    ("preds", "f1", "image_exact"),
+    ("preds", "f1", "image_exact", "fixes"),
     [
         pytest.param({"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8)],
                       "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9), (3, 0.4, 0.5, 0.1, 0.4, 0.7)]}, 1.0, 1.0,
-                     id="perfect-and-other-not-missed"),
+                     {"0": 1.0, "1": 0.0, "2": 0.0, "3+": 0.0, "mean": 0.0}, id="perfect-and-other-not-missed"),
         pytest.param({"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.3, 0.5, 0.1, 0.4, 0.8),
                             (0, 0.5, 0.5, 0.1, 0.4, 0.9)],  # a tile read on the `other` box: not extra
                       "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9)]}, 2 * 3 / 4 / (1 + 3 / 4), 0.5,
-                     id="one-miss"),
+                     {"0": 0.5, "1": 0.5, "2": 0.0, "3+": 0.0, "mean": 0.5}, id="one-miss"),
         pytest.param({"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (3, 0.3, 0.5, 0.1, 0.4, 0.8)],
                       "b": [(3, 0.2, 0.5, 0.1, 0.4, 0.9), (3, 0.4, 0.5, 0.1, 0.4, 0.1)]}, 4 / 7, 0.0,
-                     id="wrong-class-and-below-threshold"),
+                     {"0": 0.0, "1": 1.0, "2": 0.0, "3+": 0.0, "mean": 1.0}, id="wrong-class-and-below-threshold"),
+        pytest.param({"a": [(0, 0.1, 0.5, 0.1, 0.4, 0.9), (1, 0.37, 0.5, 0.1, 0.4, 0.8),  # off its tile, face right
+                            (3, 0.7, 0.5, 0.1, 0.4, 0.9), (3, 0.9, 0.5, 0.1, 0.4, 0.9)],  # two on no tile
+                      "b": []}, 0.25, 0.0,  # 1 true box of 4 read, of 4 boxes
+                     {"0": 0.0, "1": 0.0, "2": 1.0, "3+": 0.0, "mean": 2.0}, id="off-needs-no-fix"),
     ],
 )
-def test_eval_scores_yolo_txt_predictions(dataset, tmp_path, capsys, preds, f1, image_exact):
+def test_eval_scores_yolo_txt_predictions(dataset, tmp_path, capsys, preds, f1, image_exact, fixes):
     pred_dir = _preds(tmp_path, "theirs", preds)
     (pred_dir / "classes.txt").write_text("\n".join(THEIR_NAMES) + "\n")
     out = tmp_path / "out" / "eval"  # made with its parents
@@ -62,6 +66,7 @@ def test_eval_scores_yolo_txt_predictions(dataset, tmp_path, capsys, preds, f1, 
     assert result["summary"]["tiles"] == 4  # the `other` box is not a tile
     assert result["summary"]["f1"] == pytest.approx(f1)
     assert result["summary"]["image_exact"] == pytest.approx(image_exact)
+    assert result["summary"]["fixes"] == pytest.approx(fixes)
     assert (out / "theirs_confusion.png").stat().st_size > 0
     assert "theirs" in capsys.readouterr().out
 
