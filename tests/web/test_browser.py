@@ -11,7 +11,15 @@ import re
 
 import pytest
 from browser import opened, serve_with, uploaded
-from web_helpers import HEIGHT, WIDTH, FakeDetector, jpeg_bytes, layout_detections, missed_tile_detections
+from web_helpers import (
+    HEIGHT,
+    WIDTH,
+    FakeDetector,
+    jpeg_bytes,
+    layout_detections,
+    missed_tile_detections,
+    tray_detections,
+)
 
 from xingzi.engine.tiles import BACK_CLASS, Tile
 
@@ -93,8 +101,73 @@ def test_what_the_payers_show_is_eaten_and_one_player_is_the_dealer(server_ok):
             "下家付 next player pays 16 (含吃 4 炮 eaten, 8 炮 ×2 庄家 dealer)",
             "对家付 opposite pays 8 (4 炮 ×2 庄家 dealer)",
             "上家付 previous player pays 8 (4 炮 ×2 庄家 dealer)"])
-        page.locator('#payers .payer[data-payer="1"] select[data-key="fa"]').select_option("3")  # 2 + 3 > 4 发
-        expect(page.locator("#verdict")).to_contain_text("more than four 发")
+        fa = page.locator('#payers .payer[data-payer="1"] select[data-key="fa"] option:enabled')
+        expect(fa).to_have_text(["0", "1", "2"])  # 2 + 3 > 4 发: not offered
+
+
+def test_the_payers_menus_offer_no_meld_or_tile_a_table_does_not_have(server_ok):
+    """A player shows at most 4 melds (4 sets and a pair); the set has four 发 and four 中: the menus offer no more.
+    Six melds for one payer were offered, refused by the server, and the refusal greyed every later photo."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_ok) as page:
+        page.locator("#self_draw").check()
+        page.locator("#payers-box summary").click()
+        first, second = page.locator('#payers .payer[data-payer="0"]'), page.locator('#payers .payer[data-payer="1"]')
+        first.locator('select[data-key="kongs"]').select_option("3")
+        concealed = first.locator('select[data-key="concealed_kongs"] option')
+        expect(concealed.and_(page.locator(":enabled"))).to_have_text(["0", "1"])  # a fourth meld, no fifth
+        first.locator('select[data-key="concealed_kongs"]').select_option("1")
+        expect(first.locator('select[data-key="zhong"] option:enabled')).to_have_text(["—"])  # four already
+        expect(first.locator('select[data-key="kongs"] option:enabled')).to_have_text(["0", "1", "2", "3"])
+        first.locator('select[data-key="kongs"]').select_option("2")  # one less: a 中 set fits again
+        first.locator('select[data-key="zhong"]').select_option("pung")
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(second.locator('select[data-key="zhong"] option:enabled')).to_have_text(["—"])  # 中 taken: 3 + 3 > 4
+        expect(second.locator('select[data-key="bai"] option:enabled')).to_have_count(4)
+        first.locator('select[data-key="fa"]').select_option("3")
+        expect(second.locator('select[data-key="fa"] option:enabled')).to_have_text(["0", "1"])  # four 发 in a set
+        assert page.evaluate("payers()[0].melds.length") == 4
+
+
+@pytest.fixture(scope="module")
+def server_switching():
+    """Photos of the plain hand, until the test sets its detector's detections to another."""
+    detector = FakeDetector(layout_detections())
+    for url in serve_with(detector):
+        yield url, detector
+
+
+def test_payers_left_from_the_last_hand_that_the_next_photo_cannot_have_are_cleared_and_said(server_switching):
+    """The payers' rows stay set from photo to photo; a 中 pung shown by the last hand's discarder cannot be where
+    this winner holds three 中: the server refuses it, and that refusal greyed the new photo (and each after it)
+    until the rows were changed. Now the rows are cleared for it, said, and the photo scored."""
+    from playwright.sync_api import expect
+
+    url, detector = server_switching
+    with uploaded(url) as page:
+        page.locator("#payers-box summary").click()
+        discarder = page.locator('#payers .payer[data-payer="0"]')
+        discarder.locator('select[data-key="zhong"]').select_option("pung")
+        discarder.locator('select[data-key="fa"]').select_option("1")
+        discarder.locator(".payer-dealer").check()
+        expect(page.locator("#payments li")).to_have_text(
+            ["放炮者付 the discarder pays 10 (含吃 2 炮 eaten, 5 炮 ×2 庄家 dealer)"])
+        detector.detections = tray_detections()  # the next hand: 22288m66s中中中, a pung of 8s
+        page.set_input_files("#photo", files=[{"name": "next.jpg", "mimeType": "image/jpeg", "buffer": jpeg_bytes()}])
+        expect(page.locator("#result")).to_have_attribute("aria-busy", "false")
+        expect(page.locator("#status")).to_contain_text("吃炮的设置不适合这张照片（也许是上一手的），已清空")
+        expect(page.locator("#status")).to_contain_text(
+            "What the payers show does not fit this photo (set for the last hand?), and was cleared")
+        expect(page.locator("#status")).to_contain_text("6 copies of 中")  # why
+        expect(page.locator("#result")).not_to_have_class(re.compile(r"\bstale\b"))
+        expect(page.locator("#total")).to_have_text("17")
+        expect(discarder.locator('select[data-key="zhong"]')).to_have_value("")
+        expect(discarder.locator('select[data-key="fa"]')).to_have_value("0")
+        expect(discarder.locator(".payer-dealer")).to_be_checked()  # who deals is no part of what they show
+        expect(page.locator("#payers-set")).to_have_text("：已设 1 家")
+        page.locator("#table-box summary").click()
+        expect(page.locator("#add-hand")).to_be_enabled()
 
 
 def test_choosing_which_tile_won_from_the_offered_totals(server_win_in_row):

@@ -273,6 +273,24 @@ def test_a_kept_hand_whose_taps_the_server_refuses_comes_back_as_read_saying_so(
         expect(page.locator("#result")).to_be_hidden()
 
 
+def test_a_kept_payer_showing_more_melds_than_a_player_can_is_brought_back_within_the_menus(server_ok):
+    """Six melds for one payer, kept by a page whose menus offered them: brought back as the menus offer (the
+    fifth and sixth left out), not refused and the photo greyed."""
+    from playwright.sync_api import expect
+
+    held = _read(server_ok)
+    six = {"dealer": False, "fa": 1, "kongs": 4, "concealed_kongs": 2, "zhong": "", "bai": ""}
+    with opened(server_ok) as page:
+        page.evaluate("([key, value]) => localStorage.setItem(key, value)",
+                      [HAND_KEY, _hand(token=held, self_draw=False, payers=[six])])
+        _reload(page)
+        discarder = page.locator('#payers .payer[data-payer="0"]')
+        expect(discarder.locator('select[data-key="kongs"]')).to_have_value("4")
+        expect(discarder.locator('select[data-key="concealed_kongs"]')).to_have_value("0")
+        expect(page.locator("#payments li")).to_have_text(["放炮者付 the discarder pays 8 (含吃 5 炮 eaten)"])
+        expect(page.locator("#result")).not_to_have_class(re.compile(r"\bstale\b"))
+
+
 def test_a_hand_scored_with_the_tally_open_comes_back_settled_between_its_seats(server_ok):
     from playwright.sync_api import expect
 

@@ -161,7 +161,7 @@ def test_a_photo_refused_read_corrected_and_the_rules_in_one_language(server, la
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_a_claimed_meld_a_claim_refused_a_fifth_copy_and_too_many_melds_in_one_language(server_tray, lang):
+def test_a_claimed_meld_a_claim_refused_a_fifth_copy_and_payers_that_do_not_fit_in_one_language(server_tray, lang):
     from playwright.sync_api import expect
 
     with opened(server_tray) as page:
@@ -189,10 +189,13 @@ def test_a_claimed_meld_a_claim_refused_a_fifth_copy_and_too_many_melds_in_one_l
         seen.look("a fifth copy of a tile")
         _open(page, "#payers-box summary")
         payer = page.locator('#payers .payer[data-payer="0"]')
-        payer.locator('select[data-key="kongs"]').select_option("4")
-        payer.locator('select[data-key="concealed_kongs"]').select_option("1")  # five melds: refused
+        payer.locator('select[data-key="zhong"]').select_option("pung")  # the winner holds three 中: not scored
+        expect(page.locator("#verdict")).to_have_class("bad")
+        seen.look("a payer showing a 中 pung the hand leaves no 中 for")
+        _upload(page, "next.jpg")  # the rows stay set, and do not fit: cleared, and said
         expect(page.locator("#status")).to_have_class("bad")
-        seen.look("a payer showing five melds")
+        expect(payer.locator('select[data-key="zhong"]')).to_have_value("")
+        seen.look("the payers' rows cleared for a photo they do not fit")
         seen.done()
 
 
@@ -263,10 +266,11 @@ def test_events_kong_bloom_and_the_payers_in_one_language(server_two_kongs, lang
         first.locator('select[data-key="fa"]').select_option("2")
         first.locator('select[data-key="bai"]').select_option("pung")
         first.locator(".payer-dealer").check()
-        page.locator('#payers .payer[data-payer="1"] select[data-key="fa"]').select_option("3")  # five 发 in all
+        zhong = page.locator('#payers .payer[data-payer="1"] select[data-key="zhong"]')
+        zhong.select_option("pung")  # the winner's 中 kong holds all four 中
         expect(page.locator("#verdict")).to_have_class("bad")
-        seen.look("the payers set, more 发 than a set holds")
-        page.locator('#payers .payer[data-payer="1"] select[data-key="fa"]').select_option("0")
+        seen.look("the payers set, more 中 than a set holds")
+        zhong.select_option("")
         expect(page.locator("#verdict")).not_to_have_class("bad")
         seen.look("the payers eaten from")
         # the score just out of view below: its bar at the foot of the screen, over no control

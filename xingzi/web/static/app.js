@@ -6,7 +6,7 @@ const noMarks = () => ({ corrections: {}, added: [], ignored: [], removed: [], c
   bloom: null });
 const state = { token: null, ...noMarks(), data: null, uploads: 0, faces: [], events: [], picking: null, adding: null,
   maxSide: 0, name: "photo", collect: null, followDealer: { plain: 2, dragon: 4 }, pending: 0, reading: 0, asked: 0,
-  queue: [] };
+  queue: [], refusal: null };  // refusal: why the last rescore was refused (payers.js asks)
 
 function context() {
   const events = state.events.filter((e) => $("ev-" + e.key).checked).map((e) => e.key);
@@ -72,7 +72,9 @@ async function upload(file) {
     show(data);
     $("result").scrollIntoView({ block: "start" });  // the score, not the buttons, after a read on a small screen
     // the payers' kongs need the hand's faces; a tick changed while the photo was read is scored too
-    if (payers().length || JSON.stringify(context()) !== JSON.stringify(c)) await rescore();
+    if (payers().length || JSON.stringify(context()) !== JSON.stringify(c)) {
+      await rescoreWithPayers(() => mine === state.uploads);
+    }
   } catch (e) {
     if (mine !== state.uploads) return;  // (the finally below still runs)
     status(cat(ERROR, " ", readFailure(e)), true);
@@ -131,8 +133,10 @@ async function rescore() {
     const data = await call("/api/rescore", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(marks()) });
     if (ask === state.asked) show(data);  // answers can come back out of order: only the latest request's shows
+    state.refusal = null;
     return true;
   } catch (e) {
+    state.refusal = e;
     const why = readFailure(e, RESCORE_REFUSED);
     status(cat(ERROR, " ", why), true);
     if (ask === state.asked) stale(cat(T("没有按刚才的改动重新计分", "Not scored again with your last change:"), " ", why));

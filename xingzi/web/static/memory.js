@@ -11,7 +11,6 @@
 
 const HAND_KEY = "xingzi.hand.v1";
 const PHOTO_DB = "xingzi", PHOTOS = "photos";  // the last photo, under "last"
-const NO_PAYER = { dealer: false, fa: 0, kongs: 0, concealed_kongs: 0, zhong: "", bai: "" };
 // the photo kept: the token it was first read under, and its tiles as read; the user's word on them as last scored
 const kept = { photo: null, tiles: "", taps: null };
 
@@ -105,7 +104,7 @@ async function recall() {
     Object.assign(kept, { photo: hand.photo, tiles: hand.tiles });
     state.token = data.token;
     show(data);
-    if (payers().length) await rescore();  // the payers' kongs need the hand's faces, as after a read
+    if (payers().length) await rescoreWithPayers(() => mine === state.uploads);  // their kongs need the hand's faces
     if (hand.tallied && table.added === undefined) table.added = hand.photo;  // kept by an older page: not twice
     if (refused && mine === state.uploads) {
       status(cat(T("上一张照片已恢复，但对它的改动没能恢复（服务器不接受）：", "The last photo is back, but your changes to it "
@@ -164,14 +163,7 @@ function setContext(hand) {
   for (const id of ["self_draw", "dealer", "as_read"]) $(id).checked = hand[id];
   for (const e of state.events) $("ev-" + e.key).checked = hand.events.includes(e.key);
   buildPayers();  // a row for each payer of this kind of win
-  document.querySelectorAll("#payers .payer").forEach((row, k) => {
-    const r = hand.payers[k] || NO_PAYER;
-    row.querySelector(".payer-dealer").checked = r.dealer;
-    for (const select of row.querySelectorAll("select")) {
-      const value = String(r[select.dataset.key]);
-      if (Array.from(select.options).some((o) => o.value === value)) select.value = value;
-    }
-  });
+  setPayerRows(hand.payers);
   showFolded();
   showTable();
 }

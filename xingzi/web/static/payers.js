@@ -12,6 +12,12 @@ const SEATS = [["下家", "next player"], ["对家", "opposite"], ["上家", "pr
 // each field named in both languages, as the rest of the page is: [key, Chinese, English, most]
 const PAYER_FIELDS = [["fa", "发", "fa", 4], ["kongs", "明杠 万筒条", "suit kongs", 4],
   ["concealed_kongs", "暗杠 万筒条", "concealed suit kongs", 4]];
+const NO_PAYER = { dealer: false, fa: 0, kongs: 0, concealed_kongs: 0, zhong: "", bai: "" };
+// What the menus offer no more of: a player shows at most 4 melds (4 sets and a pair make a hand; the engine
+// refuses a fifth), and a set has four 发 and four 中 and 白 (a 中/白 set takes three: one player's alone).
+const MOST_MELDS = 4, MOST_FA = 4;
+const meldsOf = (key, value) => (key === "kongs" || key === "concealed_kongs" ? Number(value)
+  : key === "zhong" || key === "bai" ? Number(Boolean(value)) : 0);
 
 function buildPayers() {
   const n = $("self_draw").checked ? 3 : 1;
@@ -41,7 +47,68 @@ function buildPayers() {
     for (const [key, zh, en] of [["zhong", "中", "zhong set"], ["bai", "白", "bai set"]]) {
       row.appendChild(choice(key, zh, en, DRAGON_SETS, kept[k] ? kept[k][key] : ""));
     }
+    row.addEventListener("change", fitPayers);
     box.appendChild(row);
+  }
+  fitPayers();
+}
+
+// Each menu's choices that would make more than a table can have, greyed out (disabled): a fifth meld in a row, a
+// fifth 发, a second 中 or 白 set (fed to the winner by payers of the same hand).
+function fitPayers() {
+  const rows = payerRows();
+  const fa = rows.reduce((n, r) => n + r.fa, 0);
+  const dragon = (key, k) => rows.some((r, i) => i !== k && r[key]);  // another payer shows that set
+  document.querySelectorAll("#payers .payer").forEach((row, k) => {
+    const melds = Object.entries(rows[k]).reduce((n, [key, v]) => n + meldsOf(key, v), 0);
+    for (const select of row.querySelectorAll("select")) {
+      const key = select.dataset.key, now = rows[k][key];
+      for (const o of select.options) {
+        o.disabled = melds - meldsOf(key, now) + meldsOf(key, o.value) > MOST_MELDS
+          || (key === "fa" && fa - now + Number(o.value) > MOST_FA)
+          || ((key === "zhong" || key === "bai") && o.value !== "" && dragon(key, k));
+      }
+    }
+  });
+}
+
+// The rows set as ``rows`` say (a kept hand's; a row not given shows nothing), a choice the menus do not offer
+// after those set before it (a fifth meld kept by an older page) left out.
+function setPayerRows(rows) {
+  const all = document.querySelectorAll("#payers .payer");
+  for (const select of document.querySelectorAll("#payers select")) select.selectedIndex = 0;
+  all.forEach((row, k) => {
+    const r = rows[k] || NO_PAYER;
+    row.querySelector(".payer-dealer").checked = r.dealer;
+    for (const select of row.querySelectorAll("select")) {
+      fitPayers();
+      const o = Array.from(select.options).find((x) => x.value === String(r[select.dataset.key]));
+      if (o && !o.disabled) select.value = o.value;
+    }
+  });
+  fitPayers();
+}
+
+// A photo (new, or brought back on a reload) scored with the payers' rows, which stay set from hand to hand: what
+// the last hand's payers showed may not fit this one (a 中 pung where this winner holds three 中). Refused, or not
+// scored with them where it is without them, the rows are cleared (each payer's dealer tick kept) and that said:
+// the photo is not left greyed or unscored by the last hand's rows till they are changed. ``current``: whether this
+// photo is still the page's.
+async function rescoreWithPayers(current) {
+  const scored = await rescore();
+  if (!current() || !payers().length) return;
+  const fits = () => state.data && !state.data.error && !state.stale;
+  if (scored ? fits() : (state.refusal || {}).status !== 400) return;  // fits, or not the rows' fault (no Wi-Fi)
+  const why = scored ? told(state.data.reading.messages_zh || {}, state.data.error)
+    : readFailure(state.refusal, RESCORE_REFUSED);
+  const rows = payerRows();
+  setPayerRows(rows.map((r) => ({ ...NO_PAYER, dealer: r.dealer })));
+  if ((await rescore()) && current() && fits()) {
+    status(cat(T("吃炮的设置不适合这张照片（也许是上一手的），已清空：", "What the payers show does not fit this photo "
+      + "(set for the last hand?), and was cleared:"), " ", why), true);
+  } else if (current()) {  // the photo's own doing: the rows as they were
+    setPayerRows(rows);
+    await rescore();
   }
 }
 
