@@ -147,6 +147,29 @@ def test_the_tile_picker_is_a_dialog_named_in_the_language_shown_entered_and_lef
         expect(tile).to_be_focused()  # and came back to the tile
 
 
+@pytest.mark.parametrize("close", ["Cancel", "Escape"])
+def test_the_picker_opened_on_bare_photo_gives_focus_back_to_the_photo_as_it_closes(server_missed, close):
+    """A tap on the photo where no tile was found opens the picker to add one; closed, focus went to the page's
+    top (<body>), where a keyboard or a screen reader then starts again: it goes back to the photo, as it goes back
+    to a tile's button for the pickers opened there."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_missed) as page:
+        page.locator("#hits").click(position={"x": 20, "y": 20})  # where no tile was found
+        expect(page.locator("#picker")).to_be_visible()
+        expect(page.locator("#picker-title")).to_have_text("添加 Add a tile here")
+        if close == "Escape":
+            page.keyboard.press("Escape")
+        else:
+            page.locator("#picker .cancel").click()
+        expect(page.locator("#picker")).to_be_hidden()
+        expect(page.locator("#annotated")).to_be_focused()
+        page.locator("#hits").click(position={"x": 20, "y": 20})  # and once a tile is added there
+        page.locator(f'#faces button[data-cls="{Tile.M5.index}"]').click()
+        expect(page.locator(".hit")).to_have_count(14)
+        expect(page.locator("#annotated")).to_be_focused()
+
+
 # After a choice made by keyboard the score is drawn again: focus stays on what the player was on (the tile, the
 # choice), or where that is gone, moves to the score; never back to the top of the page.
 AFTER_A_CHOICE = [

@@ -20,7 +20,7 @@ function showHits(data) {
       `第 ${tile.index} 张 ${zh} tile ${tile.index} ${tile.name}`),
       "aria-label");
     place(b, tile.xyxy);
-    b.addEventListener("click", () => pick(tile));
+    b.addEventListener("click", () => pick(tile, b));
     if (tile.label_xyxy) {  // the tile's label drawn on the photo: a tap on it means the tile, not "add one here"
       const tag = document.createElement("button");
       tag.className = "tag-hit";
@@ -28,7 +28,7 @@ function showHits(data) {
       tag.tabIndex = -1;  // the tile's own button is the one to reach by keyboard
       tag.setAttribute("aria-hidden", "true");
       place(tag, tile.label_xyxy);
-      tag.addEventListener("click", () => pick(tile));
+      tag.addEventListener("click", () => pick(tile, b));  // focus back to the tile's own button
       hits.appendChild(tag);
     }
     hits.appendChild(b);
@@ -49,12 +49,12 @@ function addAtPoint(clientX, clientY) {
   const y = (clientY - r.top) * state.data.height / r.height;
   const [w, h] = tileSize(state.data);
   const xyxy = [x - w / 2, y - h / 2, x + w / 2, y + h / 2].map((v) => Math.round(v * 10) / 10);
-  openAdding({ xyxy }, bi("添加", "Add a tile here"));
+  openAdding({ xyxy }, bi("添加", "Add a tile here"), $("annotated"));  // focus back to the photo
 }
 
 // The picker for a tile to add: ``where`` it goes ({xyxy} on the photo, or {beside: index} of a tile of its group,
-// which the server places), ``title`` what the picker says it is for.
-function openAdding(where, title) {
+// which the server places), ``title`` what the picker says it is for, ``opener`` what opened it (picker.js).
+function openAdding(where, title, opener) {
   state.picking = null;
   state.adding = where;
   for (const id of ["mark-win", "set-aside", "not-tile", "claim"]) $(id).hidden = true;
@@ -62,7 +62,7 @@ function openAdding(where, title) {
   showAlternatives(null);
   say($("picker-current"), "");
   $("picker-then").hidden = true;
-  $("picker").showModal();
+  showPicker(opener);
 }
 
 function median(values) {

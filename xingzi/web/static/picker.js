@@ -4,8 +4,19 @@
 "use strict";
 
 const CLAIMED = ["pung", "kong"];
+let pickerOpener = null;  // what opened the picker: focus goes back to it as the picker closes
 
-function pick(tile) {
+// The picker shown, ``opener`` (a tile's button, a "+", the photo) focused first: a closed dialog gives focus back
+// to what had it before, and a tap on bare photo (or on a button in Safari) focuses nothing, which left focus at
+// the page's top (<body>). Where a browser gives it back elsewhere all the same, the close below does.
+function showPicker(opener) {
+  pickerOpener = opener || null;
+  if (pickerOpener && document.activeElement !== pickerOpener) pickerOpener.focus({ preventScroll: true });
+  $("picker").showModal();
+}
+
+// ``opener``: the button tapped for it.
+function pick(tile, opener) {
   state.picking = tile;
   state.adding = null;
   for (const id of ["mark-win", "set-aside", "not-tile"]) $(id).hidden = false;
@@ -22,7 +33,7 @@ function pick(tile) {
   // a wind or flower left out: any face picked (even the one shown) counts it back in
   say($("picker-current"), tile.role === "foreign" ? T(`非星子牌？(${read})`, `Not a Xingzi tile? (${en})`,
     `非星子牌？(${read})`) : T(read, en, read));
-  $("picker").showModal();
+  showPicker(opener);
 }
 
 function faceButton(face) {
@@ -39,6 +50,11 @@ function buildPicker() {
   for (const face of state.faces) grid.appendChild(faceButton(face));
   // a tap on the dimmed page around the picker closes it, as its cancel button does
   $("picker").addEventListener("click", (e) => { if (e.target === $("picker")) $("picker").close(); });
+  $("picker").addEventListener("close", () => {
+    const back = pickerOpener, lost = !document.activeElement || document.activeElement === document.body;
+    pickerOpener = null;
+    if (back && back.isConnected && lost) back.focus({ preventScroll: true });
+  });
 }
 
 // The faces the model found likeliest after the one it read, offered first: most misreads are one of them.

@@ -45,7 +45,7 @@ function chip(tile, scoredAs) {
   say(b, title, "title");
   say(b, cat(T(`第 ${tile.index} 张`, `tile ${tile.index}`, `第 ${tile.index} 张 tile ${tile.index}`), " ", title),
     "aria-label");
-  b.addEventListener("click", () => pick(tile));
+  b.addEventListener("click", () => pick(tile, b));
   return b;
 }
 
@@ -71,7 +71,7 @@ function addButton(tile, zh, en) {
   const what = T(`在${zh}里添加漏读的牌`, `Add a missed tile to the ${en}`, `在${zh}里添加漏读的牌 Add a missed tile to the ${en}`);
   say(b, what, "aria-label");
   say(b, what, "title");
-  b.addEventListener("click", () => openAdding({ beside: tile.index }, bi(`添加到${zh}`, `Add to the ${en}`)));
+  b.addEventListener("click", () => openAdding({ beside: tile.index }, bi(`添加到${zh}`, `Add to the ${en}`), b));
   return b;
 }
 
