@@ -662,7 +662,7 @@ def test_an_answer_overtaken_by_a_later_one_is_not_shown(server_ok):
         assert len(held) == 1
         with page.expect_response("**/api/rescore"):
             held[0].continue_()  # the 自摸 answer comes last
-        page.wait_for_timeout(300)
+        page.wait_for_function("state.pending === 0")  # that answer handled (and, were it shown, drawn)
         expect(page.locator("#total")).to_have_text("3")
         expect(page.locator("#payments li")).to_have_count(1)
 
