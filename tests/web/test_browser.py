@@ -130,6 +130,21 @@ def test_the_payers_menus_offer_no_meld_or_tile_a_table_does_not_have(server_ok)
         assert page.evaluate("payers()[0].melds.length") == 4
 
 
+def test_the_payers_fa_menus_count_the_winners_own_fa(server_stray_fa):
+    """The set has four 发 in all: with one before the winner, the payers between them are offered three (six were
+    offered, and the photo stayed unscored until the rows changed: random taps, session 79)."""
+    from playwright.sync_api import expect
+
+    with uploaded(server_stray_fa) as page:
+        expect(page.locator("#total")).to_have_text("4")  # its 发 counted
+        page.locator("#self_draw").check()  # three payers
+        page.locator("#payers-box summary").click()
+        first, second = page.locator('#payers .payer[data-payer="0"]'), page.locator('#payers .payer[data-payer="1"]')
+        expect(first.locator('select[data-key="fa"] option:enabled')).to_have_text(["0", "1", "2", "3"])
+        first.locator('select[data-key="fa"]').select_option("2")
+        expect(second.locator('select[data-key="fa"] option:enabled')).to_have_text(["0", "1"])
+
+
 @pytest.fixture(scope="module")
 def server_switching():
     """Photos of the plain hand, until the test sets its detector's detections to another."""

@@ -206,6 +206,10 @@ def test_a_refused_winning_tile_is_not_kept_and_a_reload_shows_the_last_score_th
         page.locator('#strip .chip[data-index="8"]').click()  # 背: a face-down tile of the 中 kong
         page.locator("#mark-win").click()
         expect(page.locator("#status")).to_contain_text("only a tile standing in the hand can be the winning tile")
+        # taken back, the score shown is the one for the page's taps again: current, not greyed as out of date
+        expect(page.locator("#result")).not_to_have_class(re.compile(r"\bstale\b"))
+        expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
+        expect(page.locator("#status")).to_contain_text("only a tile standing in the hand can be the winning tile")
         page.locator("#dealer").check()  # the next tick is scored: the refused mark is not sent again
         expect(page.locator("#verdict")).to_have_text("胡牌 valid win")
         expect(page.locator("#result")).not_to_have_class(re.compile(r"\bstale\b"))

@@ -336,6 +336,23 @@ def test_the_floating_score_steps_aside_for_a_control_moved_under_it_without_any
         expect(page.locator("#score-peek")).to_be_visible()
 
 
+def test_the_score_bars_timer_throws_nothing_while_the_page_is_still_loading(server_ok):
+    """The bar's twice-a-second check starts with peek.js, before app.js (the last script) has come: on a slow
+    network it threw "$ is not defined" every half second until app.js ran (found by random taps, session 79)."""
+    import time
+
+    from playwright.sync_api import expect
+
+    with on_phone(server_ok) as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.route("**/static/app.js", lambda route: (time.sleep(1.5), route.continue_()))
+        page.reload()
+        expect(page.locator("#faces button")).to_have_count(31)
+        page.wait_for_timeout(600)  # a tick of the timer after app.js, too
+        assert errors == []
+
+
 def test_the_floating_score_steps_aside_on_a_browser_without_check_visibility(server_ok):
     """Safari before 17.4 (iOS 16 phones) has no Element.checkVisibility: the score bar's check must not throw there
     (it ran inside the code showing a result, which would have stopped half way) and still steps aside."""

@@ -165,7 +165,7 @@ function stale(why) {
   showTable();
 }
 
-function show(data) {
+function show(data, keepStatus = false) {
   const held = heldFocus();  // a tile or choice redrawn below keeps the keyboard's place (strip.js)
   state.data = data;
   if (data.added) state.added = data.added;  // each added tile where it went (one added beside a group, placed)
@@ -241,13 +241,21 @@ function show(data) {
   }
   restoreFocus(held);
   showTable();  // what "add this hand" would add
-  status("");
+  fitPayers();  // the 发 this photo's winner shows count against the set's four
+  if (!keepStatus) status("");
   const verdict = scored ? T("胡牌", "valid win", "胡牌") : data.reason ? T("诈胡", "false win", "诈胡")
     : T("未能计分", "not scored", "未能计分");
   say($("score-peek"), falseWin ? total : cat(total, T(" 炮 · ", " pao · ", " 炮 · "), verdict));  // "诈胡 −80" says all
   $("score-peek").hidden = Boolean(state.scoreInView);
   peekClear();
   rememberScored();  // kept in this browser: a reload shows it again
+}
+
+// A change the server refused, taken back whole by the page: the score shown is again the one for the page's taps,
+// drawn as current (not greyed, so it may be added), the refusal left in the status line. Not while another
+// answer is on its way (it redraws).
+function takenBack() {
+  if (state.stale && state.data && !state.pending) show(state.data, true);
 }
 
 // The score in a small bar at the foot of the screen while the score itself is out of view (changing the events or
@@ -294,7 +302,10 @@ async function init() {
     if (!state.picking) return;
     const before = state.win;
     state.win = state.picking.index;
-    if (!(await rescore())) state.win = before;  // refused (a kong's face-down tile): as it was, not sent again
+    if (!(await rescore())) {  // refused (a kong's face-down tile): as it was, not sent again
+      state.win = before;
+      takenBack();
+    }
   });
   $("set-aside").addEventListener("click", () => leaveOut(state.ignored));
   $("not-tile").addEventListener("click", () => leaveOut(state.removed));  // no tile: out of the labels too
@@ -313,7 +324,10 @@ async function init() {
       state.released = state.released.filter((i) => i !== t.index);
       state.claimed.push(t.index);
     }
-    if (!(await rescore())) [state.claimed, state.released] = saved;  // refused: as it was
+    if (!(await rescore())) {  // refused: as it was
+      [state.claimed, state.released] = saved;
+      takenBack();
+    }
   });
   $("hits").addEventListener("click", addAt);
   watchFinger();

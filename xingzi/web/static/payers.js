@@ -57,7 +57,8 @@ function buildPayers() {
 // fifth 发, a second 中 or 白 set (fed to the winner by payers of the same hand).
 function fitPayers() {
   const rows = payerRows();
-  const fa = rows.reduce((n, r) => n + r.fa, 0);
+  const s = state.data && state.data.situation;  // the winner's own 发 lie before the table too
+  const fa = rows.reduce((n, r) => n + r.fa, s && Number.isInteger(s.fa) ? s.fa : 0);
   const dragon = (key, k) => rows.some((r, i) => i !== k && r[key]);  // another payer shows that set
   document.querySelectorAll("#payers .payer").forEach((row, k) => {
     const melds = Object.entries(rows[k]).reduce((n, [key, v]) => n + meldsOf(key, v), 0);

@@ -26,7 +26,7 @@ const shownOnPage = (e) => (e.checkVisibility ? e.checkVisibility({ visibilityPr
   : e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden");
 
 function peekClear() {
-  const peek = $("score-peek");
+  const peek = document.getElementById("score-peek");  // (not app.js's $: the timer may fire before app.js loads)
   if (peek.hidden) return;
   const r = peek.getBoundingClientRect();  // visibility: hidden keeps its box in place
   const under = (e) => {

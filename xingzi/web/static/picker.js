@@ -75,7 +75,10 @@ async function chooseFace(face) {
   if (state.adding) {
     state.added.push(Object.assign({ cls: face.cls }, state.adding));  // placed by the server if beside a group
     state.adding = null;
-    if (!(await rescore())) state.added.pop();  // refused: not added
+    if (!(await rescore())) {  // refused: not added
+      state.added.pop();
+      takenBack();
+    }
   } else if (state.picking) {
     state.corrections[state.picking.index] = face.cls;
     const back = (i) => i !== state.picking.index;  // a face picked: a tile, part of the hand
