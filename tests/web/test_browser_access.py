@@ -179,6 +179,10 @@ AFTER_A_CHOICE = [
                  '#hits .hit[data-index="2"]', id="a-face-for-a-tile-on-the-photo"),
     pytest.param("server_ok", '#strip .chip[data-index="13"]', "#set-aside", '#strip .chip[data-index="13"]',
                  id="not-part-of-this-hand"),
+    pytest.param("server_missed", "#strip .add-chip >> nth=0", f'#faces button[data-cls="{Tile.M5.index}"]',
+                 "#strip .add-chip >> nth=0", id="a-missed-tile-added-by-the-rows-plus"),  # its first tile may change
+    pytest.param("server_kong_down", "#strip .group >> nth=2 >> .add-chip", f'#faces button[data-cls="{Tile.P9.index}"]',
+                 "#strip .group >> nth=2 >> .chip >> nth=-1", id="a-pung-made-a-kong-by-its-plus"),  # its + gone
     pytest.param("server_win_in_row", '#win-options button[data-tile="1m"]', None,
                  '#win-options button[data-tile="1m"]', id="which-tile-won"),
     pytest.param("server_kong_down", '#kong-options button[data-tile="中"]', None, "#score-heading",

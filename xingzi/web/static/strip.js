@@ -62,11 +62,14 @@ function scoredFaces(data) {
 
 // A "+" after a group: a tile the detector missed there added by its face alone (the server finds its place), by a
 // keyboard, a screen reader or a finger too big for the photo.
+const groupName = (tile, zh) => (tile.meld >= 0 ? "meld " + tile.meld : zh);  // a pung made a kong: the same meld
+
 function addButton(tile, zh, en) {
   const b = document.createElement("button");
   b.type = "button";
   b.className = "add-chip";
   b.dataset.tile = tile.index;
+  b.dataset.group = groupName(tile, zh);  // found again after a redraw by its group (its tiles' numbers may change)
   b.textContent = "+";
   const what = T(`在${zh}里添加漏读的牌`, `Add a missed tile to the ${en}`, `在${zh}里添加漏读的牌 Add a missed tile to the ${en}`);
   say(b, what, "aria-label");
@@ -92,6 +95,7 @@ function showStrip(data) {
   for (const { zh, en, tiles } of groups.values()) {
     const group = document.createElement("span");
     group.className = "group";
+    group.dataset.group = groupName(tiles[0], zh);
     const label = document.createElement("span");
     label.className = "group-name";
     label.append(piece("zh", zh), piece("en", en, "small"));
@@ -114,13 +118,15 @@ function showStrip(data) {
 function heldFocus() {
   const e = document.activeElement;
   if (!e || !$("result").contains(e)) return null;
-  const key = e.dataset.index !== undefined ? `.${e.classList[0]}[data-index="${e.dataset.index}"]`
+  const g = e.classList.contains("add-chip") && CSS.escape(e.dataset.group);  // its "+", or the group's last tile
+  const key = g ? [`.add-chip[data-group="${g}"]`, `.group[data-group="${g}"] .chip`]
+    : e.dataset.index !== undefined ? `.${e.classList[0]}[data-index="${e.dataset.index}"]`
     : e.dataset.tile !== undefined ? `#${e.closest("[id]").id} [data-tile="${e.dataset.tile}"]` : null;
   return { e, key };
 }
 
 function restoreFocus(held) {
   if (!held || held.e.isConnected) return;
-  const again = held.key && document.querySelector(held.key);
+  const again = [held.key].flat().map((k) => k && Array.from(document.querySelectorAll(k)).pop()).find(Boolean);
   (again && !again.disabled ? again : $("score-heading")).focus();
 }
