@@ -87,15 +87,15 @@ function showStrip(data) {
     const tiles = data.reading.tiles.filter((t) => t.role === role)
       .sort((a, b) => a.meld - b.meld || a.cls - b.cls || a.index - b.index);
     for (const t of tiles) {
-      const key = t.meld >= 0 ? "meld " + t.meld : zh;
+      const key = groupName(t, zh);
       if (!groups.has(key)) groups.set(key, { zh, en, tiles: [] });
       groups.get(key).tiles.push(t);
     }
   }
-  for (const { zh, en, tiles } of groups.values()) {
+  for (const [name, { zh, en, tiles }] of groups) {
     const group = document.createElement("span");
     group.className = "group";
-    group.dataset.group = groupName(tiles[0], zh);
+    group.dataset.group = name;
     const label = document.createElement("span");
     label.className = "group-name";
     label.append(piece("zh", zh), piece("en", en, "small"));
